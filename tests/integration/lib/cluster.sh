@@ -516,6 +516,8 @@ cluster_dump_logs()
 	local f
 	for f in "$CLUSTER_DIR"/log/*; do
 		[ -s "$f" ] || continue
+		# A daemon's .out repeats its .log; munged has only the .out.
+		case $f in *.out) [ -e "${f%.out}.log" ] && continue ;; esac
 		echo "----- tail of $f"
 		tail -n 25 "$f"
 	done
@@ -593,14 +595,16 @@ wait_for_state()
 	return 1
 }
 
-# wait_for_reason JOBID REASON [TIMEOUT]: wait until a pending JOBID shows
-# Reason=REASON (the scheduler sets it on its first pass over the job).
+# wait_for_reason JOBID REASON [TIMEOUT]: wait until a pending JOBID shows a
+# Reason starting with REASON (an extended regex; Slurm appends details, e.g.
+# ReqNodeNotAvail,_UnavailableNodes:n1); the scheduler sets it on its first
+# pass over the job.
 wait_for_reason()
 {
 	local id=$1 want=$2 end=$((SECONDS + ${3:-20})) r=
 	while [ $SECONDS -le $end ]; do
 		r=$(job_field "$id" Reason)
-		[ "$r" = "$want" ] && return 0
+		[[ $r =~ ^($want)($|,) ]] && return 0
 		sleep 0.3
 	done
 	echo "  job $id: reason '$r' after ${3:-20}s, wanted $want" >&2
@@ -618,6 +622,19 @@ wait_for_empty_queue()
 	done
 	echo "  queue not empty after ${1:-20}s: $(squeue -h -o '%i:%T' | tr '\n' ' ')" >&2
 	return 1
+}
+
+# cluster_drain NODE [REASON]: drain NODE (scontrol update) and wait until
+# sinfo shows it drained or draining.
+cluster_drain()
+{
+	local i
+	scontrol update nodename="$1" state=drain reason="${2:-test}" || cluster_fail "cannot drain $1"
+	for i in $(seq 50); do
+		case $(sinfo -h -n "$1" -o %t) in drain*|drng*) return 0 ;; esac
+		sleep 0.2
+	done
+	cluster_fail "$1 not drained: $(sinfo -h -n "$1" -o %t)"
 }
 
 # cluster_ctld_log: print slurmctld's log so far.
