@@ -2,8 +2,8 @@
 # tests/integration/test_plugin_alloc.sh: the other ways a job enters
 # slurmctld, with job_submit/nodeox loaded: salloc and srun allocations, a job
 # array, each component of a heterogeneous job, and `scontrol update` of the
-# comment (job_modify): tagged ones are broadened as with sbatch, untagged ones
-# are left alone.
+# comment or the GPU request (job_modify): tagged ones are broadened as with
+# sbatch, untagged ones are left alone.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
 
@@ -67,19 +67,36 @@ h2=$(cluster_sbatch --hold --gres=gpu:a100:1 --comment=nodeox:flex : --gres=gpu:
 check_eq "$(job_field "$h2+1" TresPerNode)" gres:gpu:2 "het component 1 (tagged): untyped"
 check_eq "$(job_field "$h2+1" Features)" "a100|l40s" "het component 1 (tagged): constraint"
 
-# job_modify: tagging a held job with scontrol update broadens it.
+# job_modify, GPU request: a tagged (already untyped) job whose request is
+# updated to another typed count is rewritten again. Without the plugin
+# Slurm refuses this update ("with and without type identification").
+t=$(cluster_sbatch --hold -t 60 --gres=gpu:a100:2 --comment=nodeox:flex --wrap true)
+check_eq "$(job_field "$t" TimeLimit)" 01:40:00 "tagged job: time limit scaled once"
+out=$(scontrol update jobid="$t" Gres=gpu:a100:3 2>&1)
+rc=$?
+echo "  scontrol update Gres=gpu:a100:3: rc=$rc $out"
+check_eq "$rc" 0 "update of a tagged job's GPU request accepted"
+check_eq "$(job_field "$t" TresPerNode)" gres:gpu:3 "update: new request untyped"
+check_eq "$(job_field "$t" Features)" "a100|l40s" "update: constraint kept, not AND-ed with itself"
+check_eq "$(job_field "$t" TimeLimit)" 01:40:00 "update: time limit not scaled twice"
+
+# job_modify, comment: Slurm 22.05 cannot turn a pending job's typed request
+# into an untyped one by an update (it merges the old typed entry: "Invalid
+# GRES specification (with and without type identification)", seen without
+# the plugin), so tagging a typed job afterwards must leave the request as it
+# is and let the comment change through, not fail the update.
 u=$(cluster_sbatch --hold --gres=gpu:a100:2 --wrap true)
-check_eq "$(job_field "$u" TresPerNode)" gres:gpu:a100:2 "before update: typed"
 out=$(scontrol update jobid="$u" comment=nodeox:flex 2>&1)
-echo "  scontrol update comment: rc=$? $out"
-check_eq "$(job_field "$u" Comment)" nodeox:flex "update: comment set"
-check_eq "$(job_field "$u" TresPerNode)" gres:gpu:2 "update: request untyped"
-check_eq "$(job_field "$u" Features)" "a100|l40s" "update: constraint"
+rc=$?
+echo "  scontrol update comment=nodeox:flex: rc=$rc $out"
+check_eq "$rc" 0 "tagging a typed job by update: update accepted"
+check_eq "$(job_field "$u" Comment)" nodeox:flex "tagging by update: comment set"
+check_eq "$(job_field "$u" TresPerNode)" gres:gpu:a100:2 "tagging by update: request kept (22.05 limit)"
 # ... and a malformed tag in an update is refused.
-out=$(scontrol update jobid="$u" comment=nodeox:flex:bogus 2>&1)
+out=$(scontrol update jobid="$t" comment=nodeox:flex:bogus 2>&1)
 rc=$?
 check_true "update with malformed tag refused" test "$rc" != 0
-check_eq "$(job_field "$u" Comment)" nodeox:flex "malformed update: comment unchanged"
+check_eq "$(job_field "$t" Comment)" nodeox:flex "malformed update: comment unchanged"
 # An untagged update of an untagged job changes nothing else.
 v=$(cluster_sbatch --hold --gres=gpu:a100:2 --wrap true)
 scontrol update jobid="$v" comment=hello

@@ -24,7 +24,7 @@ check_true "filler on a2 runs" wait_for_state "$j2" RUNNING 20
 
 # Untagged 4x a100: pends, untouched, nothing said.
 j3=$(cluster_sbatch -t 60 --gres=gpu:a100:4 --wrap "sleep 300")
-check_eq "$CLUSTER_SUBMIT_ERR" "" "untagged job: no message"
+check_eq "$(cluster_submit_msg)" "" "untagged job: no message"
 check_true "untagged 4x a100 pends for Resources" wait_for_reason "$j3" Resources 20
 check_eq "$(job_field "$j3" TresPerNode)" gres:gpu:a100:4 "untagged job keeps its typed request"
 check_eq "$(job_field "$j3" Features)" "(null)" "untagged job gets no constraint"
@@ -33,8 +33,8 @@ check_eq "$(job_field "$j3" TimeLimit)" 01:00:00 "untagged job keeps its time li
 
 # The same job tagged: rewritten, starts on l40s.
 j4=$(cluster_sbatch -t 60 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 300")
-check_match "$CLUSTER_SUBMIT_ERR" '^sbatch: nodeox: .*a100' "tagged job: one line to the user"
-check_eq "$(echo "$CLUSTER_SUBMIT_ERR" | wc -l)" 1 "tagged job: exactly one line"
+check_match "$(cluster_submit_msg)" '^sbatch: nodeox: .*a100' "tagged job: one line to the user"
+check_eq "$(echo "$(cluster_submit_msg)" | wc -l)" 1 "tagged job: exactly one line"
 check_true "tagged 4x a100 job starts" wait_for_state "$j4" RUNNING 20
 check_match "$(job_field "$j4" NodeList)" '^l[12]$' "tagged job runs on an l40s node"
 check_eq "$(job_field "$j4" TresPerNode)" gres:gpu:4 "tagged job: GPU request untyped"
@@ -58,7 +58,7 @@ check_match "$(job_field "$j6" Features)" '^\(?ib\)?&\(a100\|l40s\)$' "mixed: (a
 
 # mem=60G: l40s (48G) is not eligible, nothing beyond a100: left as asked.
 j7=$(cluster_sbatch --hold --gres=gpu:a100:4 --comment=nodeox:flex:mem=60G --wrap true)
-check_match "$CLUSTER_SUBMIT_ERR" '^sbatch: nodeox: .*not broadened' "mem=60G: told why not broadened"
+check_match "$(cluster_submit_msg)" '^sbatch: nodeox: .*not broadened' "mem=60G: told why not broadened"
 check_eq "$(job_field "$j7" TresPerNode)" gres:gpu:a100:4 "mem=60G: request unchanged"
 check_eq "$(job_field "$j7" Features)" "(null)" "mem=60G: no constraint"
 

@@ -26,7 +26,7 @@ form_check()
 	check_eq "$(job_field "$u" "$field")" "$want_untagged" "$what untagged: $field as asked"
 	check_eq "$(job_field "$u" Features)" "(null)" "$what untagged: no constraint"
 	t=$(cluster_sbatch "$@" --comment=nodeox:flex --wrap "sleep 300")
-	check_match "$CLUSTER_SUBMIT_ERR" '^sbatch: nodeox: ' "$what tagged: user told"
+	check_match "$(cluster_submit_msg)" '^sbatch: nodeox: ' "$what tagged: user told"
 	check_eq "$(job_field "$t" "$field")" "$want_tagged" "$what tagged: $field untyped"
 	check_eq "$(job_field "$t" Features)" "a100|l40s" "$what tagged: constraint"
 	check_true "$what tagged: job starts" wait_for_state "$t" RUNNING 20
@@ -38,11 +38,12 @@ form_check "--gpus-per-node=a100:1" TresPerNode gres:gpu:1 gres:gpu:a100:1 --gpu
 form_check "--gpus-per-task=a100:1 -n 2" TresPerTask gres:gpu:1 gres:gpu:a100:1 -n 2 --gpus-per-task=a100:1
 form_check "--gpus-per-socket=a100:1" TresPerSocket gres:gpu:1 gres:gpu:a100:1 --sockets-per-node=2 --gpus-per-socket=a100:1
 form_check "--gres list" TresPerNode gres:gpu:1,gres:nic:1 gres:gpu:a100:1,gres:nic:1 --gres=gpu:a100:1,nic:1
-form_check "--gres=nic + --gpus-per-node" TresPerNode gres:nic:1,gres:gpu:1 gres:nic:1,gres:gpu:a100:1 --gres=nic:1 --gpus-per-node=a100:1
+# sbatch puts --gpus-per-node before the --gres entries (seen on 22.05).
+form_check "--gres=nic + --gpus-per-node" TresPerNode gres:gpu:1,gres:nic:1 gres:gpu:a100:1,gres:nic:1 --gres=nic:1 --gpus-per-node=a100:1
 
 # Two GPU types in one request: unchanged, told why.
 j=$(cluster_sbatch --hold --gres=gpu:a100:1,gpu:l40s:1 --comment=nodeox:flex --wrap true)
-check_match "$CLUSTER_SUBMIT_ERR" '^sbatch: nodeox: .*two GPU types' "two types: told why"
+check_match "$(cluster_submit_msg)" '^sbatch: nodeox: .*two GPU types' "two types: told why"
 check_eq "$(job_field "$j" TresPerNode)" gres:gpu:a100:1,gres:gpu:l40s:1 "two types: unchanged"
 check_eq "$(job_field "$j" Features)" "(null)" "two types: no constraint"
 

@@ -40,7 +40,6 @@ CLUSTER_PIDS=()           # "NAME:PID" of every daemon started, in start order
 CLUSTER_FAILURES=0
 CLUSTER_CHECKS=0
 CLUSTER_LOCK_FD=
-CLUSTER_SUBMIT_ERR=
 CLUSTER_STOPPED=0
 
 # cluster_skip MESSAGE: print why the test cannot run here and exit 77 (skip).
@@ -189,23 +188,32 @@ cluster_nodeox_conf()
 	[ "$(stat -c %Y "$f")" -gt "$old" ] || touch -d "@$((old + 1))" "$f"
 }
 
-# cluster_nodeox_conf_article [LINE...]: write the article's nodeox.conf
-# (a100: 80G, speed 1.0; l40s: 48G, speed 0.6; one group of both; enforce,
-# ScaleTimeLimit=yes, Broaden=always) followed by the extra LINEs, which may
-# override earlier keys.
+# cluster_nodeox_conf_article [KEY=VALUE...]: write the article's nodeox.conf
+# (a100: 80G, speed 1.0; l40s: 48G, speed 0.6; one group "train" of both;
+# Mode=enforce, ScaleTimeLimit=yes, PreferRequested=no, Broaden=always). Each
+# KEY=VALUE replaces the line of that key, or is appended when the key is not
+# among those (e.g. Partitions=gpu, MinSpeed=0.7): nodeox.conf allows a key
+# only once.
 cluster_nodeox_conf_article()
 {
-	local l
+	local kv key i
+	local lines=("Mode=enforce"
+		"GpuType=a100 Feature=a100 Memory=80G Speed=1.0"
+		"GpuType=l40s Feature=l40s Memory=48G Speed=0.6"
+		"Group=train Types=a100,l40s"
+		"ScaleTimeLimit=yes"
+		"PreferRequested=no"
+		"Broaden=always")
+	for kv in "$@"; do
+		key=${kv%%=*}
+		for i in "${!lines[@]}"; do
+			[ "${lines[$i]%%=*}" = "$key" ] && { lines[$i]=$kv; continue 2; }
+		done
+		lines+=("$kv")
+	done
 	{
 		echo "# nodeox.conf written by tests/integration/lib/cluster.sh"
-		echo "Mode=enforce"
-		echo "GpuType=a100 Feature=a100 Memory=80G Speed=1.0"
-		echo "GpuType=l40s Feature=l40s Memory=48G Speed=0.6"
-		echo "Group=train Types=a100,l40s"
-		echo "ScaleTimeLimit=yes"
-		echo "PreferRequested=no"
-		echo "Broaden=always"
-		for l in "$@"; do echo "$l"; done
+		printf '%s\n' "${lines[@]}"
 	} | cluster_nodeox_conf
 }
 
@@ -533,18 +541,24 @@ cluster_fail()
 }
 
 # cluster_sbatch ARGS...: run `sbatch --parsable ARGS` and print the job id;
-# sbatch's stderr (the plugin's user message) goes to CLUSTER_SUBMIT_ERR (file
-# $CLUSTER_DIR/submit.err) and is also copied to the test log. Returns sbatch's
-# exit status; prints nothing when the submission was rejected.
+# sbatch's stderr (the plugin's user message) is kept for cluster_submit_msg
+# and copied to the test log. Returns sbatch's exit status; prints nothing
+# when the submission was rejected. (Usually called as id=$(cluster_sbatch
+# ...), a subshell: hence a file, not a variable, for the message.)
 cluster_sbatch()
 {
 	local out rc
 	out=$(sbatch --parsable "$@" 2> "$CLUSTER_DIR/submit.err")
 	rc=$?
-	CLUSTER_SUBMIT_ERR=$(cat "$CLUSTER_DIR/submit.err")
-	[ -z "$CLUSTER_SUBMIT_ERR" ] || echo "  sbatch $*: $CLUSTER_SUBMIT_ERR" >&2
+	[ -s "$CLUSTER_DIR/submit.err" ] && echo "  sbatch $*: $(cat "$CLUSTER_DIR/submit.err")" >&2
 	[ $rc = 0 ] && echo "${out%%;*}"
 	return $rc
+}
+
+# cluster_submit_msg: print what the last cluster_sbatch wrote to stderr.
+cluster_submit_msg()
+{
+	cat "$CLUSTER_DIR/submit.err" 2>/dev/null
 }
 
 # job_show JOBID: print `scontrol -o show job JOBID` (one line per component).
@@ -556,15 +570,17 @@ job_show()
 # job_field JOBID FIELD: print the value of FIELD (as scontrol spells it, e.g.
 # TresPerNode, Features, AdminComment, JobState, Reason, NodeList, TimeLimit)
 # for JOBID; empty when scontrol does not print the field. A value runs up to
-# the next " Key=" so it may contain spaces. For a het job or array, JOBID
-# should name one component (e.g. 12+1 or 12_3): the first line is used.
+# the next " Key=" with an upper-case Key (scontrol's keys all start so), so
+# it may contain spaces and lower-case key=value words (as comments do). For a
+# het job or array, JOBID should name one component (e.g. 12+1 or 12_3): the
+# first line is used.
 job_field()
 {
 	job_show "$1" | head -n 1 | awk -v want="$2" '
 	{
 		key = ""; val = ""; found = 0
 		for (i = 1; i <= NF; i++) {
-			if (match($i, /^[A-Za-z][A-Za-z0-9_:\/]*=/)) {
+			if (match($i, /^[A-Z][A-Za-z0-9_:\/]*=/)) {
 				if (key == want) { found = 1; break }
 				key = substr($i, 1, RLENGTH - 1); val = substr($i, RLENGTH + 1)
 			} else {
