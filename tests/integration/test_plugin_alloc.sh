@@ -80,18 +80,35 @@ check_eq "$(job_field "$t" TresPerNode)" gres:gpu:3 "update: new request untyped
 check_eq "$(job_field "$t" Features)" "a100|l40s" "update: constraint kept, not AND-ed with itself"
 check_eq "$(job_field "$t" TimeLimit)" 01:40:00 "update: time limit not scaled twice"
 
-# job_modify, comment: Slurm 22.05 cannot turn a pending job's typed request
-# into an untyped one by an update (it merges the old typed entry: "Invalid
-# GRES specification (with and without type identification)", seen without
-# the plugin), so tagging a typed job afterwards must leave the request as it
-# is and let the comment change through, not fail the update.
-u=$(cluster_sbatch --hold --gres=gpu:a100:2 --wrap true)
+# job_modify, comment: tagging a pending typed job broadens it. (Slurm 22.05
+# itself refuses to turn a typed request into an untyped one by an update,
+# "Invalid GRES specification (with and without type identification)", seen
+# without the plugin; the plugin must get around that.)
+u=$(cluster_sbatch --hold -t 60 --gres=gpu:a100:2 --wrap true)
 out=$(scontrol update jobid="$u" comment=nodeox:flex 2>&1)
 rc=$?
 echo "  scontrol update comment=nodeox:flex: rc=$rc $out"
-check_eq "$rc" 0 "tagging a typed job by update: update accepted"
+check_eq "$rc" 0 "tagging a typed job by update: accepted"
 check_eq "$(job_field "$u" Comment)" nodeox:flex "tagging by update: comment set"
-check_eq "$(job_field "$u" TresPerNode)" gres:gpu:a100:2 "tagging by update: request kept (22.05 limit)"
+check_eq "$(job_field "$u" TresPerNode)" gres:gpu:2 "tagging by update: request untyped"
+check_eq "$(job_field "$u" Features)" "a100|l40s" "tagging by update: constraint"
+check_eq "$(job_field "$u" TimeLimit)" 01:40:00 "tagging by update: time limit scaled"
+
+# An update that the plugin accepts but Slurm then refuses (a feature no node
+# has) leaves the job exactly as it was: still a typed a100 job, so with every
+# a100 busy it must not start on l40s once released.
+w=$(cluster_sbatch --hold --gres=gpu:a100:2 --wrap "sleep 300")
+out=$(scontrol update jobid="$w" comment=nodeox:flex Features=nosuchfeature 2>&1)
+rc=$?
+echo "  scontrol update comment=nodeox:flex Features=nosuchfeature: rc=$rc $out"
+check_true "update with an unknown feature refused" test "$rc" != 0
+check_eq "$(job_field "$w" TresPerNode)" gres:gpu:a100:2 "refused update: request unchanged"
+scontrol release "$w"
+check_true "refused update: job waits for a100" wait_for_reason "$w" Resources 20
+check_eq "$(job_state "$w")" PENDING "refused update: job not started"
+check_match "$(job_field "$w" NodeList)" '^(\(null\)|a[12])$' "refused update: not on an l40s node"
+echo "  $(job_show "$w")"
+
 # ... and a malformed tag in an update is refused.
 out=$(scontrol update jobid="$t" comment=nodeox:flex:bogus 2>&1)
 rc=$?
