@@ -5,7 +5,8 @@
 # nothing; Mode=off is silent; edits are picked up without restarting
 # slurmctld; a broken or missing nodeox.conf leaves slurmctld running (also
 # when it starts with it) and jobs passing through, with the file:line in the
-# log; PreferRequested, Partitions= and Broaden=when-blocked act as documented.
+# log; PreferRequested, Partitions=, MinSpeed, ScaleTimeLimit, Allow/DenyUsers
+# and Broaden=when-blocked act as documented.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
 
@@ -88,6 +89,30 @@ check_match "$(cluster_submit_msg)" 'nodeox: .*other' "Partitions: told partitio
 check_unchanged "$j" "partition other"
 j=$(tagged_job -p gpu)
 check_rewritten "$j" "partition gpu"
+
+# MinSpeed=0.7: l40s (0.6 of a100) is too slow, nothing left to broaden to.
+cluster_nodeox_conf_article MinSpeed=0.7
+j=$(tagged_job)
+check_match "$(cluster_submit_msg)" 'nodeox: not broadened: .*MinSpeed' "MinSpeed: told l40s is below it"
+check_unchanged "$j" "MinSpeed=0.7"
+
+# ScaleTimeLimit=no: broadened, time limit as asked.
+cluster_nodeox_conf_article ScaleTimeLimit=no
+j=$(tagged_job)
+check_eq "$(job_field "$j" Features)" "a100|l40s" "ScaleTimeLimit=no: broadened"
+check_eq "$(job_field "$j" TimeLimit)" 01:00:00 "ScaleTimeLimit=no: time limit as asked"
+
+# DenyUsers / AllowUsers: the admin decides who.
+cluster_nodeox_conf_article DenyUsers="$(id -un)"
+j=$(tagged_job)
+check_match "$(cluster_submit_msg)" "nodeox: not broadened: user $(id -un) is denied" "DenyUsers: told"
+check_unchanged "$j" "DenyUsers"
+cluster_nodeox_conf_article AllowUsers=someoneelse
+j=$(tagged_job)
+check_unchanged "$j" "AllowUsers without us"
+cluster_nodeox_conf_article AllowUsers="someoneelse,$(id -un)"
+j=$(tagged_job)
+check_rewritten "$j" "AllowUsers with us"
 
 # Broaden=when-blocked: typed while a100 are idle, broadened once they are busy.
 cluster_nodeox_conf_article Broaden=when-blocked
