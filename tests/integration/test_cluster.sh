@@ -3,7 +3,8 @@
 # without job_submit/nodeox: the article's 4-node fake-GPU cluster comes up,
 # Slurm records GPU requests as documented, the article's blocked job pends
 # with Reason=Resources while a hand-written untyped request with a feature OR
-# starts on the free l40s GPUs, and cluster_stop leaves no daemon behind.
+# starts on the free l40s GPUs, and cluster_stop leaves no daemon behind, nor
+# does a test that fails or is killed (TERM).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
 
@@ -44,4 +45,37 @@ left=
 for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
 check_eq "$left" "" "no recorded daemon survives cluster_stop"
 check_true "run directory removed" test ! -e "$dir"
+
+# A failing test, and one killed by a signal, stop their daemons too.
+# child_cluster HOW: start a cluster in a child bash that then fails (exit 3)
+# or waits to be killed (TERM); print "STATUS|DIR|PIDS" of the child.
+child_cluster()
+{
+	local info=$CLUSTER_CHILD_INFO cpid rc
+	: > "$info"
+	bash -c '. "$top_srcdir/tests/integration/lib/cluster.sh"
+		cluster_init > /dev/null; cluster_start > /dev/null
+		echo "$CLUSTER_DIR|$(for e in "${CLUSTER_PIDS[@]}"; do printf "%s " "${e#*:}"; done)" > "$1"
+		[ "$2" = fail ] && exit 3
+		sleep 60 & wait $!' child "$info" "$1" > /dev/null 2>&1 &
+	cpid=$!
+	if [ "$1" = term ]; then
+		for i in $(seq 100); do [ -s "$info" ] && break; sleep 0.2; done
+		kill -TERM "$cpid"
+	fi
+	wait "$cpid"
+	rc=$?
+	echo "$rc|$(cat "$info")"
+}
+CLUSTER_CHILD_INFO=$(mktemp)
+for how in fail term; do
+	IFS='|' read -r rc dir pids <<< "$(child_cluster "$how")"
+	check_match "$rc" "$([ "$how" = fail ] && echo '^3$' || echo '^143$')" "$how: child's exit status kept"
+	check_match "$pids" '^([0-9]+ ){6}$' "$how: child started six daemons"
+	left=
+	for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+	check_eq "$left" "" "$how: no daemon of the child survives"
+	check_true "$how: child's run directory removed" test -n "$dir" -a ! -e "$dir"
+done
+rm -f "$CLUSTER_CHILD_INFO"
 cluster_finish
