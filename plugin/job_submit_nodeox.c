@@ -396,7 +396,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 /*
  * scontrol update of a pending job's comment or GPU request: decide again
  * with the job's stored fields where the update does not change them. The
- * time limit is scaled only for operators (Slurm refuses a user's raise).
+ * time limit is scaled only for operators (Slurm refuses a user's raise) and
+ * only once (not again for a job nodeox has already broadened).
  */
 static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
 		   char **err_msg)
@@ -424,8 +425,9 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.account = NX_PICK(account, job_ptr->account);
 	job.user = job_ptr->user_name;
 #undef NX_PICK
-	if (!validate_operator(submit_uid))
-		job.time_limit = NODEOX_TIME_NONE;
+	if (!validate_operator(submit_uid) ||
+	    (job_ptr->admin_comment && strstr(job_ptr->admin_comment, "nodeox: changed")))
+		job.time_limit = NODEOX_TIME_NONE; /* not raisable, or scaled already */
 	else if (job_desc->time_limit != NO_VAL)
 		job.time_limit = job_desc->time_limit;
 	else
