@@ -5,7 +5,7 @@
 # times N `sbatch --hold` submissions of an untagged and of a tagged
 # (--comment=nodeox:flex) `--gres=gpu:a100:4` job, from P parallel
 # submitters, best of R rounds; prints jobs/s per setting and job kind, and
-# slurmctld's own time per submit RPC from its log (usec=, which includes the
+# slurmctld's own mean time per submit RPC (sdiag, whole handler including the
 # job_submit plugin), a measure the sbatch process start-up does not blur.
 # Knobs: NODEOX_BENCH_N (default 1000), NODEOX_BENCH_P (4), NODEOX_BENCH_R (3).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
@@ -35,35 +35,33 @@ bench_round()
 	echo "$t1 - $t0" | bc
 }
 
-# bench_rpc_usec FROM_LINE: median and mean of slurmctld's own time per
-# submit RPC (the usec= of "_slurm_rpc_submit_batch_job", which includes the
-# job_submit plugins) in its log from line FROM_LINE on.
+# bench_rpc_usec: slurmctld's mean time per submit RPC since the last
+# `sdiag -r` (sdiag's ave_time for REQUEST_SUBMIT_BATCH_JOB, in microseconds:
+# the whole RPC handler, job_submit plugins included).
 bench_rpc_usec()
 {
-	tail -n +"$1" "$CLUSTER_DIR/log/slurmctld.log" |
-		sed -n 's/.*_slurm_rpc_submit_batch_job: JobId=.* usec=\([0-9]*\).*/\1/p' | sort -n |
-		awk '{ v[NR] = $1; s += $1 } END { if (NR) printf "%d %.0f", v[int((NR + 1) / 2)], s / NR; else printf "- -" }'
+	sdiag | awk '/REQUEST_SUBMIT_BATCH_JOB/ { for (i = 1; i <= NF; i++) if ($i ~ /^ave_time:/) { sub(/ave_time:/, "", $i); print $i } }'
 }
 
 # bench_setting LABEL: time untagged and tagged submissions on the running
 # cluster, best of R rounds each; print one result line per kind with the
-# client-side rate and slurmctld's median/mean time per submit RPC.
+# client-side rate and slurmctld's mean time per submit RPC (sdiag).
 bench_setting()
 {
-	local label=$1 kind args best s r l0 rpc
+	local label=$1 kind args best s r rpc
 	for kind in untagged tagged; do
 		args=(--gres=gpu:a100:4)
 		[ "$kind" = tagged ] && args+=(--comment=nodeox:flex)
 		best=
-		l0=$(($(wc -l < "$CLUSTER_DIR/log/slurmctld.log") + 1))
+		sdiag -r > /dev/null
 		for ((r = 0; r < R; r++)); do
 			s=$(bench_round "${args[@]}")
 			if [ -z "$best" ] || [ "$(echo "$s < $best" | bc)" = 1 ]; then best=$s; fi
 		done
-		rpc=($(bench_rpc_usec "$l0"))
-		printf '%-10s %-9s %6d jobs %7.2f s %8.1f jobs/s   rpc median %5s us, mean %5s us\n' \
+		rpc=$(bench_rpc_usec)
+		printf '%-10s %-9s %6d jobs %7.2f s %8.1f jobs/s   submit RPC mean %6s us\n' \
 			"$label" "$kind" $((N / P * P)) "$best" "$(echo "$N / $P * $P / $best" | bc -l)" \
-			"${rpc[0]}" "${rpc[1]}" | tee -a "$RESULTS"
+			"${rpc:--}" | tee -a "$RESULTS"
 	done
 }
 
