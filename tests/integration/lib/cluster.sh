@@ -80,6 +80,11 @@ cluster_init()
 	CLUSTER_DIR=$(mktemp -d "${NODEOX_IT_TMPDIR:-${TMPDIR:-/tmp}}/nodeox-it.XXXXXX") ||
 		{ echo "cluster_init: cannot make a run directory" >&2; exit 99; }
 	chmod 755 "$CLUSTER_DIR"
+	if ! mknod "$CLUSTER_DIR/probe" c 1 3 2>/dev/null; then
+		rm -rf "$CLUSTER_DIR"
+		cluster_skip "cannot mknod fake GPU devices in ${CLUSTER_DIR%/*} (no CAP_MKNOD, or mounted nodev)"
+	fi
+	rm -f "$CLUSTER_DIR/probe"
 	mkdir -p "$CLUSTER_DIR"/{state,spool,log,run,dev}
 	trap 'cluster_on_exit' EXIT
 	trap 'cluster_log "interrupted"; exit 130' INT
