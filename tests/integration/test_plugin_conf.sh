@@ -6,7 +6,7 @@
 # slurmctld; a broken or missing nodeox.conf leaves slurmctld running (also
 # when it starts with it) and jobs passing through, with the file:line in the
 # log; PreferRequested, Partitions=, MinSpeed, ScaleTimeLimit, Allow/DenyUsers
-# and Broaden=when-blocked act as documented.
+# and Broaden=when-blocked act as documented; NODEOX_CONF names another file.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
 
@@ -151,4 +151,16 @@ j=$(tagged_job)
 check_true "missing conf: slurmctld alive" cluster_alive slurmctld
 check_unchanged "$j" "missing conf"
 check_match "$(cluster_ctld_log | grep -c 'nodeox.*nodeox.conf')" '^[1-9]' "missing conf: logged"
+
+# NODEOX_CONF in slurmctld's environment names another file.
+cluster_nodeox_conf_article
+cp "$CLUSTER_DIR/nodeox.conf" "$CLUSTER_DIR/alt.conf"
+sed -i 's/^Mode=enforce$/Mode=dryrun/' "$CLUSTER_DIR/alt.conf"
+export NODEOX_CONF="$CLUSTER_DIR/alt.conf"
+cluster_restart_ctld
+unset NODEOX_CONF
+j=$(tagged_job)
+check_match "$(cluster_submit_msg)" 'nodeox: .*dryrun' "NODEOX_CONF: its Mode=dryrun applies"
+check_unchanged "$j" "NODEOX_CONF dryrun"
+check_match "$(cluster_ctld_log | grep -c "nodeox.*alt.conf")" '^[1-9]' "NODEOX_CONF: log names alt.conf"
 cluster_finish
