@@ -40,6 +40,7 @@ CLUSTER_PIDS=()           # "NAME:PID" of every daemon started, in start order
 CLUSTER_FAILURES=0
 CLUSTER_CHECKS=0
 CLUSTER_LOCK_FD=
+CLUSTER_WATCHER=          # pid of the watchdog (cluster_watch)
 CLUSTER_STOPPED=0
 
 # cluster_skip MESSAGE: print why the test cannot run here and exit 77 (skip).
@@ -59,7 +60,8 @@ cluster_log()
 # slurmd, munged, munge, Slurm clients), skip with 77 otherwise; make the run
 # directory, claim a port block, install the cleanup trap, export SLURM_CONF
 # for the clients, and reset the topology to empty (cluster_start falls back to
-# the default topology when no node was added).
+# the default topology when no node was added). After cluster_stop, a script
+# may call cluster_init again for a fresh cluster.
 cluster_init()
 {
 	local p
@@ -89,6 +91,8 @@ cluster_init()
 	trap 'cluster_on_exit' EXIT
 	trap 'cluster_log "interrupted"; exit 130' INT
 	trap 'cluster_log "terminated"; exit 143' TERM HUP
+	# Output cut off (e.g. `test | head`): stop quietly, still cleaning up.
+	trap 'exec > /dev/null 2>&1; exit 141' PIPE
 	cluster_claim_ports || { echo "cluster_init: no free port block" >&2; exit 99; }
 	export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
 	# Jobs' slurm-N.out and stray files land in the run directory.
@@ -96,8 +100,38 @@ cluster_init()
 	cd "$CLUSTER_DIR/work" || exit 99
 	# Marks every process of this cluster (daemons, steps, jobs) for the sweep.
 	export NODEOX_IT_DIR="$CLUSTER_DIR"
+	cluster_watch
 	CLUSTER_NODES=(); CLUSTER_PARTITIONS=(); CLUSTER_EXTRA_CONF=(); CLUSTER_JOB_SUBMIT=
+	CLUSTER_PIDS=(); CLUSTER_STOPPED=0
 	cluster_log "run directory $CLUSTER_DIR, ports $CLUSTER_PORT-$((CLUSTER_PORT + CLUSTER_PORT_SPAN - 1))"
+}
+
+# cluster_watch: start a watchdog that outlives a test shell killed without
+# running its EXIT trap (SIGKILL, a signal not trapped): once the shell is
+# gone it kills every process carrying this cluster's NODEOX_IT_DIR and
+# removes the run directory (unless NODEOX_IT_KEEP=1). It ignores the
+# INT/TERM/HUP sent to the test's process group; cluster_stop ends it.
+cluster_watch()
+{
+	local parent=$$
+	if [ -n "$CLUSTER_LOCK_FD" ]; then
+		cluster_watchdog "$parent" {CLUSTER_LOCK_FD}>&- &
+	else
+		cluster_watchdog "$parent" &
+	fi
+	CLUSTER_WATCHER=$!
+}
+
+# cluster_watchdog PARENT: the body of cluster_watch's watchdog.
+cluster_watchdog()
+{
+	trap '' INT TERM HUP PIPE
+	trap - EXIT
+	exec < /dev/null > /dev/null 2>&1
+	while kill -0 "$1" 2>/dev/null; do sleep 1; done
+	cluster_sweep
+	[ "${NODEOX_IT_KEEP:-0}" = 1 ] || rm -rf "$CLUSTER_DIR"
+	exit 0
 }
 
 # cluster_claim_ports: set CLUSTER_PORT to the first port of a block of
@@ -454,6 +488,11 @@ cluster_stop()
 	local i e pid name
 	[ "$CLUSTER_STOPPED" = 0 ] || return 0
 	CLUSTER_STOPPED=1
+	if [ -n "$CLUSTER_WATCHER" ]; then
+		kill -KILL "$CLUSTER_WATCHER" 2>/dev/null
+		wait "$CLUSTER_WATCHER" 2>/dev/null
+		CLUSTER_WATCHER=
+	fi
 	if cluster_alive slurmctld; then
 		scancel --quiet --user="$(id -un)" 2>/dev/null
 		for i in $(seq 20); do
