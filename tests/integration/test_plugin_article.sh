@@ -5,8 +5,9 @@
 # stays as asked, while the same job tagged nodeox:flex is rewritten (untyped
 # GPUs, a100|l40s constraint, scaled time limit, admin comment, user message)
 # and starts on the free l40s GPUs. Also: the tag among other comment text,
-# uniform ([...]) AND-ed with a user constraint, and a mem= the l40s cannot
-# meet (left as asked, with a message).
+# uniform ([...]) AND-ed with a user constraint, a mem= the l40s cannot meet
+# (left as asked, with a message), and a 2-node job placed mixed (a100 +
+# l40s) by default and on one type with :uniform.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
 
@@ -65,5 +66,18 @@ check_eq "$(job_field "$j7" Features)" "(null)" "mem=60G: no constraint"
 # mem=40G: l40s qualifies.
 j8=$(cluster_sbatch --hold --gres=gpu:a100:4 --comment=nodeox:flex:mem=40G --wrap true)
 check_eq "$(job_field "$j8" Features)" "a100|l40s" "mem=40G: l40s eligible"
+# Two nodes of 4 GPUs, with a1 half busy and everything else free: mixed
+# (the default) may pair a2 with an l40s node; uniform must take l1+l2.
+for id in $(squeue -h -o %i); do [ "$id" = "$j1" ] || scancel "$id"; done
+check_true "only the a1 filler left" wait_for_queue_size 1 20
+m=$(cluster_sbatch -N 2 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 300")
+check_true "mixed 2-node job starts" wait_for_state "$m" RUNNING 20
+check_match "$(job_field "$m" NodeList)" '^a2,l[12]$' "mixed: a2 plus an l40s node"
+scancel "$m"
+check_true "mixed job gone" wait_for_queue_size 1 20
+u=$(cluster_sbatch -N 2 --gres=gpu:a100:4 --comment=nodeox:flex:uniform --wrap "sleep 300")
+check_eq "$(job_field "$u" Features)" "[a100|l40s]" "uniform: matching OR"
+check_true "uniform 2-node job starts" wait_for_state "$u" RUNNING 20
+check_eq "$(job_field "$u" NodeList)" "l[1-2]" "uniform: both nodes l40s"
 check_true "slurmctld still runs" cluster_alive slurmctld
 cluster_finish

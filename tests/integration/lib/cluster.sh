@@ -684,6 +684,20 @@ wait_for_empty_queue()
 	return 1
 }
 
+# wait_for_queue_size N [TIMEOUT]: wait up to TIMEOUT seconds (default 20)
+# until squeue lists exactly N jobs.
+wait_for_queue_size()
+{
+	local end=$((SECONDS + ${2:-20})) n
+	while [ $SECONDS -le $end ]; do
+		n=$(squeue -h -o %i 2>/dev/null | wc -l)
+		[ "$n" = "$1" ] && return 0
+		sleep 0.3
+	done
+	echo "  queue has $n jobs after ${2:-20}s, wanted $1: $(squeue -h -o '%i:%T' | tr '\n' ' ')" >&2
+	return 1
+}
+
 # cluster_drain NODE [REASON]: drain NODE (scontrol update) and wait until
 # sinfo shows it drained or draining.
 cluster_drain()
