@@ -605,9 +605,11 @@ cluster_submit_msg()
 	cat "$CLUSTER_DIR/submit.err" 2>/dev/null
 }
 
-# job_show JOBID: print `scontrol -o show job JOBID` (one line per component).
+# job_show JOBID: print `scontrol -o show job JOBID` (one line per component);
+# nothing for an empty JOBID.
 job_show()
 {
+	[ -n "$1" ] || return 1    # never all jobs: an empty id is a failed submit
 	scontrol -o show job "$1" 2>/dev/null
 }
 
