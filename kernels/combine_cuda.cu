@@ -24,7 +24,7 @@ struct scale_op {
 extern "C" void combine_delta_cuda(float *delta, const float *global, const float *local,
                                    size_t n)
 {
-    ew_launch<0x1u>(n, delta_op{}, (const float *)delta, global, local);
+    ew_launch<0x1u, 0x6u>(n, delta_op{}, (const float *)delta, global, local);
 }
 
 extern "C" void combine_axpy_cuda(float *out, const float *x, float w, size_t n)
