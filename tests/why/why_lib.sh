@@ -66,3 +66,23 @@ why_check_sum()
 	check_eq "$(jq_py 'j["eligible_gpus"] + sum(e["gpus"] for e in j["excluded"])')" \
 		"$(jq_py 'j["idle_gpus"]')" "usable + excluded = idle GPUs"
 }
+
+# why_wait_pending JOBID: wait until the scheduler has looked at a pending job
+# (its Reason is no longer None); fail the test if it started or never did.
+why_wait_pending()
+{
+	local id=$1 end=$((SECONDS + 20)) r st
+	while [ $SECONDS -le $end ]; do
+		st=$(job_state "$id"); r=$(job_field "$id" Reason)
+		[ "$st" = PENDING ] || cluster_fail "job $id is $st, expected it to wait"
+		[ -n "$r" ] && [ "$r" != None ] && return 0
+		sleep 0.3
+	done
+	cluster_fail "job $id: the scheduler gave no reason within 20 s"
+}
+
+# why_check_reason JOBID: the reason in the output is the one scontrol shows.
+why_check_reason()
+{
+	check_eq "$(jq_py 'j["reason"]')" "$(job_field "$1" Reason)" "reason as scontrol shows it"
+}
