@@ -185,8 +185,9 @@ void why_print_text(FILE *out, const why_result_t *res)
 	_text_request(out, job, &res->fit.req);
 	fprintf(out, "\n");
 	if (!job->pending) {
-		fprintf(out, "The job is %s, not pending: the cluster view below is for its request "
-			"as if it were submitted now.\n", _or(job->state_name, "not pending"));
+		fprintf(out, "The job is %s, not pending: below, its request against the cluster as "
+			"it is now (its own allocation counts as busy).\n",
+			_or(job->state_name, "not pending"));
 	}
 	_text_fit(out, &res->fit, "");
 	if (job->pending && res->fit.could_start && res->fit.req.per != WHY_PER_NONE)
