@@ -519,27 +519,20 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 	nodeox_policy_decide(conf, &pj, pn ? &cl : NULL, d);
 	free(pn);
 
-	if (d->action != NODEOX_REWRITE) {
-		/* Already rewritten by the plugin at submission? Then the job as
-		 * it stands is the flexible request. */
-		if (fx->tagged && rc > 0 && fit->req.per != WHY_PER_NONE && !fit->req.type[0] &&
-		    job->admin_comment && strstr(job->admin_comment, "nodeox: changed"))
-			fx->applied = true;
-		if (fx->applied)
-			_flex_applied(job, conf, fx);
-		else {
-			for (int i = 0; i < d->neligible && d->eligible[i] >= 0 && d->eligible[i] < conf->ntypes; i++)
-				snprintf(fx->eligible_types[fx->neligible++], NODEOX_NAME_MAX, "%s",
-					 conf->types[d->eligible[i]].name);
-			fx->run_time_factor = 1.0;
-		}
+	/* Already rewritten by the plugin at submission? Then the job as it
+	 * stands is the flexible request: read it rather than decide again. */
+	if (d->action != NODEOX_REWRITE && fx->tagged && rc > 0 && fit->req.per != WHY_PER_NONE &&
+	    !fit->req.type[0] && job->admin_comment && strstr(job->admin_comment, "nodeox: changed")) {
+		fx->applied = true;
+		_flex_applied(job, conf, fx);
 		return;
 	}
-
 	for (int i = 0; i < d->neligible && d->eligible[i] >= 0 && d->eligible[i] < conf->ntypes; i++)
 		snprintf(fx->eligible_types[fx->neligible++], NODEOX_NAME_MAX, "%s",
 			 conf->types[d->eligible[i]].name);
 	fx->run_time_factor = d->run_time_factor;
+	if (d->action != NODEOX_REWRITE)
+		return;
 
 	fj = *job;
 	if (d->tres_per_job_set)

@@ -88,9 +88,13 @@ static why_node_state_t _node_state(uint32_t st)
 	return WHY_NODE_UP;
 }
 
-/* Pick the record asked for: a plain job, or one task of an array. */
+/* Pick the record asked for: a plain job, or one task of an array. Tasks
+ * of an array that have not started yet share one record (array_task_id
+ * NO_VAL, the pending remainder), so JOBID_TASK falls back to it. */
 static job_info_t *_pick_job(job_info_msg_t *msg, uint32_t job_id, uint32_t task)
 {
+	job_info_t *rest = NULL;
+
 	for (uint32_t i = 0; i < msg->record_count; i++) {
 		job_info_t *j = &msg->job_array[i];
 
@@ -98,13 +102,12 @@ static job_info_t *_pick_job(job_info_msg_t *msg, uint32_t job_id, uint32_t task
 			return j;
 		if (task != WHY_NO_TASK && j->array_job_id == job_id && j->array_task_id == task)
 			return j;
+		if (j->array_job_id == job_id && j->array_task_id == NO_VAL &&
+		    (j->job_state & JOB_STATE_BASE) == JOB_PENDING)
+			rest = j;
 	}
-	if (task != WHY_NO_TASK)
-		return NULL;
-	/* an array's id: the pending remainder of the array, else the first */
-	for (uint32_t i = 0; i < msg->record_count; i++)
-		if ((msg->job_array[i].job_state & JOB_STATE_BASE) == JOB_PENDING)
-			return &msg->job_array[i];
+	if (rest || task != WHY_NO_TASK)
+		return rest;
 	return msg->record_count ? &msg->job_array[0] : NULL;
 }
 

@@ -222,6 +222,13 @@ static void _json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* `, "key": "value"` (null for NULL). */
+static void _json_kv(FILE *out, const char *key, const char *val)
+{
+	fprintf(out, ", \"%s\": ", key);
+	_json_str(out, val);
+}
+
 /* A comma list as a JSON array of strings. */
 static void _json_list(FILE *out, const char *list)
 {
@@ -297,16 +304,14 @@ static void _json_flex(FILE *out, const why_result_t *res)
 	const nodeox_decision_t *d = &fx->decision;
 	const why_fit_t *f = fx->analysed ? &fx->fit : &res->fit;
 
-	fputs("{\"conf\": ", out);
-	_json_str(out, fx->conf_loaded ? fx->conf_path : NULL);
-	fputs(", \"conf_error\": ", out);
-	_json_str(out, fx->conf_error[0] ? fx->conf_error : NULL);
-	fprintf(out, ", \"tagged\": %s, \"tag_error\": ", fx->tagged ? "true" : "false");
-	_json_str(out, fx->tag_error[0] ? fx->tag_error : NULL);
-	fprintf(out, ", \"applied\": %s, \"action\": ", fx->applied ? "true" : "false");
-	_json_str(out, fx->conf_loaded ? nodeox_action_name(d->action) : NULL);
-	fprintf(out, ", \"dryrun\": %s, \"policy_reason\": ", d->dryrun ? "true" : "false");
-	_json_str(out, fx->conf_loaded ? d->reason : NULL);
+	fprintf(out, "{\"tagged\": %s, \"applied\": %s, \"dryrun\": %s",
+		fx->tagged ? "true" : "false", fx->applied ? "true" : "false",
+		d->dryrun ? "true" : "false");
+	_json_kv(out, "conf", fx->conf_loaded ? fx->conf_path : NULL);
+	_json_kv(out, "conf_error", fx->conf_error[0] ? fx->conf_error : NULL);
+	_json_kv(out, "tag_error", fx->tag_error[0] ? fx->tag_error : NULL);
+	_json_kv(out, "action", fx->conf_loaded ? nodeox_action_name(d->action) : NULL);
+	_json_kv(out, "policy_reason", fx->conf_loaded ? d->reason : NULL);
 	fputs(", \"eligible_types\": [", out);
 	for (int i = 0; i < fx->neligible; i++) {
 		fputs(i ? ", " : "", out);
@@ -321,8 +326,7 @@ static void _json_flex(FILE *out, const why_result_t *res)
 		fputs("null", out);
 	fputs(", \"time_limit_min\": ", out);
 	_json_time(out, d->time_limit_set ? d->time_limit : res->job->time_limit);
-	fputs(", \"constraint\": ", out);
-	_json_str(out, d->features_set ? d->features : res->job->features);
+	_json_kv(out, "constraint", d->features_set ? d->features : res->job->features);
 	fputs(", \"excluded\": ", out);
 	if (fx->analysed)
 		_json_excluded(out, &fx->fit);
@@ -347,25 +351,18 @@ void why_print_json(FILE *out, const why_result_t *res)
 	_json_str(out, r->per == WHY_PER_NONE ? NULL : r->type);
 	fprintf(out, ", \"gpu_count\": %u, \"gpus_total\": %u, \"gpus_per_node_min\": %u, "
 		"\"nodes\": %u, \"max_nodes\": %u, \"tasks\": %u, \"cpus_per_task\": %u, "
-		"\"cpus_per_node\": %u, \"mem_per_node_mb\": %llu, \"partition\": ",
+		"\"cpus_per_node\": %u, \"mem_per_node_mb\": %llu, \"time_limit_min\": ",
 		r->count, r->total, r->per_node_min, r->nodes, job->max_nodes,
 		job->num_tasks ? job->num_tasks : 1, job->cpus_per_task ? job->cpus_per_task : 1,
 		r->cpus_per_node, (unsigned long long)r->mem_per_node_mb);
-	_json_str(out, job->partition);
-	fputs(", \"constraint\": ", out);
-	_json_str(out, job->features);
-	fputs(", \"time_limit_min\": ", out);
 	_json_time(out, job->time_limit);
-	fputs(", \"tres_per_node\": ", out);
-	_json_str(out, job->tres_per_node);
-	fputs(", \"tres_per_job\": ", out);
-	_json_str(out, job->tres_per_job);
-	fputs(", \"tres_per_task\": ", out);
-	_json_str(out, job->tres_per_task);
-	fputs(", \"tres_per_socket\": ", out);
-	_json_str(out, job->tres_per_socket);
-	fputs(", \"comment\": ", out);
-	_json_str(out, job->comment);
+	_json_kv(out, "partition", job->partition);
+	_json_kv(out, "constraint", job->features);
+	_json_kv(out, "tres_per_node", job->tres_per_node);
+	_json_kv(out, "tres_per_job", job->tres_per_job);
+	_json_kv(out, "tres_per_task", job->tres_per_task);
+	_json_kv(out, "tres_per_socket", job->tres_per_socket);
+	_json_kv(out, "comment", job->comment);
 	fprintf(out, "},\n \"idle_gpus\": %u, \"eligible_gpus\": %u, \"eligible_nodes\": %u, "
 		"\"could_start_now\": %s, \"shortfall\": ", f->idle_gpus, f->eligible_gpus,
 		f->eligible_nodes, f->could_start ? "true" : "false");

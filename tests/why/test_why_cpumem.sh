@@ -51,6 +51,15 @@ check_eq "$(jq_py 'j["request"]["mem_per_node_mb"]')" 6000 "--mem-per-cpu x CPUs
 check_eq "$(jq_py 'gpus("memory")')" 3 "memory still excludes a2"
 scancel "$job2"
 
+# One task of a pending array, by JOBID_TASK: the same request is read.
+arr=$(cluster_sbatch --array=0-1 --gres=gpu:a100:2 -c 4 --mem=4000 --wrap "sleep 300") ||
+	cluster_fail "array rejected"
+why_wait_pending "$arr"
+why_run "${arr}_1"
+check_eq "$(jq_py 'j["request"]["gpus_total"]')" 2 "array task: 2 GPUs"
+check_eq "$(jq_py 'gpus("cpus") + gpus("memory")')" 6 "array task: CPUs and memory exclude all 6"
+scancel "$arr"
+
 # The CPUs were what held it on a1: free them and Slurm starts it there.
 scancel "$cpu_hog"
 check_true "job starts once a1's CPUs are free" wait_for_state "$job" RUNNING 20
