@@ -4,7 +4,8 @@
  *
  * The tag is one word of the comment: it starts at "nodeox:flex" (at the start
  * of the comment or after a character that is not a letter, digit, '_' or ':')
- * and ends at the first blank, ',' or ';'. Options follow, each after a colon:
+ * and ends at the first blank, ',', ';', closing bracket or quote. Options
+ * follow, each after a colon:
  *   mem=SIZE        minimum GPU memory (80G, 40960M)
  *   types=T1+T2     broaden only to these types (names from nodeox.conf)
  *   uniform         all nodes of the job get one type
@@ -22,7 +23,7 @@
 static bool tag_end(char c)
 {
 	return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' ||
-	       c == ';';
+	       c == ';' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'';
 }
 
 static bool tag_word_char(char c)
