@@ -4,7 +4,9 @@
 # it starts the private 4-node cluster (tests/integration/lib/cluster.sh) and
 # times N `sbatch --hold` submissions of an untagged and of a tagged
 # (--comment=nodeox:flex) `--gres=gpu:a100:4` job, from P parallel
-# submitters, best of R rounds; prints jobs/s per setting and job kind.
+# submitters, best of R rounds; prints jobs/s per setting and job kind, and
+# slurmctld's own time per submit RPC from its log (usec=, which includes the
+# job_submit plugin), a measure the sbatch process start-up does not blur.
 # Knobs: NODEOX_BENCH_N (default 1000), NODEOX_BENCH_P (4), NODEOX_BENCH_R (3).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
@@ -33,21 +35,35 @@ bench_round()
 	echo "$t1 - $t0" | bc
 }
 
+# bench_rpc_usec FROM_LINE: median and mean of slurmctld's own time per
+# submit RPC (the usec= of "_slurm_rpc_submit_batch_job", which includes the
+# job_submit plugins) in its log from line FROM_LINE on.
+bench_rpc_usec()
+{
+	tail -n +"$1" "$CLUSTER_DIR/log/slurmctld.log" |
+		sed -n 's/.*_slurm_rpc_submit_batch_job: JobId=.* usec=\([0-9]*\).*/\1/p' | sort -n |
+		awk '{ v[NR] = $1; s += $1 } END { if (NR) printf "%d %.0f", v[int((NR + 1) / 2)], s / NR; else printf "- -" }'
+}
+
 # bench_setting LABEL: time untagged and tagged submissions on the running
-# cluster, best of R rounds each; print one result line per kind.
+# cluster, best of R rounds each; print one result line per kind with the
+# client-side rate and slurmctld's median/mean time per submit RPC.
 bench_setting()
 {
-	local label=$1 kind args best s r
+	local label=$1 kind args best s r l0 rpc
 	for kind in untagged tagged; do
 		args=(--gres=gpu:a100:4)
 		[ "$kind" = tagged ] && args+=(--comment=nodeox:flex)
 		best=
+		l0=$(($(wc -l < "$CLUSTER_DIR/log/slurmctld.log") + 1))
 		for ((r = 0; r < R; r++)); do
 			s=$(bench_round "${args[@]}")
 			if [ -z "$best" ] || [ "$(echo "$s < $best" | bc)" = 1 ]; then best=$s; fi
 		done
-		printf '%-14s %-9s %6d jobs %8.2f s %9.1f jobs/s\n' "$label" "$kind" \
-			$((N / P * P)) "$best" "$(echo "$N / $P * $P / $best" | bc -l)" | tee -a "$RESULTS"
+		rpc=($(bench_rpc_usec "$l0"))
+		printf '%-10s %-9s %6d jobs %7.2f s %8.1f jobs/s   rpc median %5s us, mean %5s us\n' \
+			"$label" "$kind" $((N / P * P)) "$best" "$(echo "$N / $P * $P / $best" | bc -l)" \
+			"${rpc[0]}" "${rpc[1]}" | tee -a "$RESULTS"
 	done
 }
 

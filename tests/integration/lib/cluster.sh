@@ -32,7 +32,7 @@ CLUSTER_PORT_SPAN=32
 
 CLUSTER_DIR=
 CLUSTER_PORT=
-CLUSTER_NODES=()          # "NAME|GPUTYPE|NGPU|CPUS|SOCKETS|MEM_MB|FEATURES"
+CLUSTER_NODES=()          # "NAME|GPUTYPE|NGPU|CPUS|SOCKETS|MEM_MB|FEATURES|GRES"
 CLUSTER_PARTITIONS=()     # "NAME|NODES|EXTRA"
 CLUSTER_EXTRA_CONF=()     # extra slurm.conf lines
 CLUSTER_JOB_SUBMIT=       # JobSubmitPlugins value
@@ -40,7 +40,6 @@ CLUSTER_PIDS=()           # "NAME:PID" of every daemon started, in start order
 CLUSTER_FAILURES=0
 CLUSTER_CHECKS=0
 CLUSTER_LOCK_FD=
-CLUSTER_SUBMIT_ERR=
 CLUSTER_STOPPED=0
 
 # cluster_skip MESSAGE: print why the test cannot run here and exit 77 (skip).
@@ -117,13 +116,15 @@ cluster_claim_ports()
 	return 1
 }
 
-# cluster_add_node NAME [gpu=TYPE:N] [cpus=N] [sockets=N] [mem=MB] [features=F1,F2]:
+# cluster_add_node NAME [gpu=TYPE:N] [cpus=N] [sockets=N] [mem=MB] [features=F1,F2]
+#                  [gres=NAME:COUNT]:
 # add a node to the topology. gpu= makes N fake GPUs of gres type TYPE and adds
 # TYPE to the node's features (so a constraint can name it); cpus defaults to
-# 8, sockets to 2 (1 when cpus is odd), mem (RealMemory, MB) to 16000.
+# 8, sockets to 2 (1 when cpus is odd), mem (RealMemory, MB) to 16000; gres=
+# adds a countable non-GPU gres (no device files), e.g. gres=nic:2.
 cluster_add_node()
 {
-	local name=$1 type= ngpu=0 cpus=8 sockets= mem=16000 features= kv
+	local name=$1 type= ngpu=0 cpus=8 sockets= mem=16000 features= gres= kv
 	shift
 	for kv in "$@"; do
 		case $kv in
@@ -132,12 +133,13 @@ cluster_add_node()
 		sockets=*) sockets=${kv#sockets=} ;;
 		mem=*) mem=${kv#mem=} ;;
 		features=*) features=${kv#features=} ;;
+		gres=*:*) gres=${kv#gres=} ;;
 		*) echo "cluster_add_node $name: unknown argument '$kv'" >&2; exit 99 ;;
 		esac
 	done
 	[ -n "$sockets" ] || { [ $((cpus % 2)) = 0 ] && sockets=2 || sockets=1; }
 	[ -z "$type" ] || features=${features:+$features,}$type
-	CLUSTER_NODES+=("$name|$type|$ngpu|$cpus|$sockets|$mem|$features")
+	CLUSTER_NODES+=("$name|$type|$ngpu|$cpus|$sockets|$mem|$features|$gres")
 }
 
 # cluster_add_partition NAME NODES [Key=Value ...]: add a partition (NODES is a
@@ -186,14 +188,44 @@ cluster_nodeox_conf()
 	[ "$(stat -c %Y "$f")" -gt "$old" ] || touch -d "@$((old + 1))" "$f"
 }
 
-# cluster_default_topology: the background article's cluster: a1,a2 with 4x
-# a100 (Feature=a100), l1,l2 with 4x l40s (Feature=l40s), one partition "gpu".
+# cluster_nodeox_conf_article [KEY=VALUE...]: write the article's nodeox.conf
+# (a100: 80G, speed 1.0; l40s: 48G, speed 0.6; one group "train" of both;
+# Mode=enforce, ScaleTimeLimit=yes, PreferRequested=no, Broaden=always). Each
+# KEY=VALUE replaces the line of that key, or is appended when the key is not
+# among those (e.g. Partitions=gpu, MinSpeed=0.7): nodeox.conf allows a key
+# only once.
+cluster_nodeox_conf_article()
+{
+	local kv key i
+	local lines=("Mode=enforce"
+		"GpuType=a100 Feature=a100 Memory=80G Speed=1.0"
+		"GpuType=l40s Feature=l40s Memory=48G Speed=0.6"
+		"Group=train Types=a100,l40s"
+		"ScaleTimeLimit=yes"
+		"PreferRequested=no"
+		"Broaden=always")
+	for kv in "$@"; do
+		key=${kv%%=*}
+		for i in "${!lines[@]}"; do
+			[ "${lines[$i]%%=*}" = "$key" ] && { lines[$i]=$kv; continue 2; }
+		done
+		lines+=("$kv")
+	done
+	{
+		echo "# nodeox.conf written by tests/integration/lib/cluster.sh"
+		printf '%s\n' "${lines[@]}"
+	} | cluster_nodeox_conf
+}
+
+# cluster_default_topology [ARG...]: the background article's cluster: a1,a2
+# with 4x a100 (Feature=a100), l1,l2 with 4x l40s (Feature=l40s), one
+# partition "gpu"; ARGs (cluster_add_node's key=value) apply to every node.
 cluster_default_topology()
 {
-	cluster_add_node a1 gpu=a100:4
-	cluster_add_node a2 gpu=a100:4
-	cluster_add_node l1 gpu=l40s:4
-	cluster_add_node l2 gpu=l40s:4
+	cluster_add_node a1 gpu=a100:4 "$@"
+	cluster_add_node a2 gpu=a100:4 "$@"
+	cluster_add_node l1 gpu=l40s:4 "$@"
+	cluster_add_node l2 gpu=l40s:4 "$@"
 }
 
 # cluster_write_conf: write slurm.conf, gres.conf, plugstack.conf and the fake
@@ -201,7 +233,7 @@ cluster_default_topology()
 cluster_write_conf()
 {
 	local d=$CLUSTER_DIR host n name type ngpu cpus sockets mem features i port
-	local plugindir=$CLUSTER_SLURM_PLUGINDIR gpuline per s first last cps
+	local plugindir=$CLUSTER_SLURM_PLUGINDIR gpuline per s first last cps gres nodegres grestypes=gpu
 	host=$(hostname -s)
 	[ -z "$CLUSTER_JOB_SUBMIT" ] || plugindir="$plugindir:$(cd "$(dirname "$(cluster_plugin_path)")" && pwd)"
 	{
@@ -240,7 +272,11 @@ cluster_write_conf()
 		echo "JobCompType=jobcomp/none"
 		echo "SlurmdParameters=config_overrides"
 		echo "ReturnToService=2"
-		echo "GresTypes=gpu"
+		for n in "${CLUSTER_NODES[@]}"; do
+			gres=${n##*|}
+			[ -z "$gres" ] || case ",$grestypes," in *",${gres%%:*},"*) ;; *) grestypes="$grestypes,${gres%%:*}" ;; esac
+		done
+		echo "GresTypes=$grestypes"
 		echo "MailProg=/bin/true"
 		echo "KillWait=2"
 		echo "MinJobAge=300"
@@ -251,10 +287,12 @@ cluster_write_conf()
 		for i in "${CLUSTER_EXTRA_CONF[@]}"; do echo "$i"; done
 		port=$((CLUSTER_PORT + 1))
 		for n in "${CLUSTER_NODES[@]}"; do
-			IFS='|' read -r name type ngpu cpus sockets mem features <<< "$n"
+			IFS='|' read -r name type ngpu cpus sockets mem features gres <<< "$n"
+			nodegres=${type:+gpu:$type:$ngpu}
+			[ -z "$gres" ] || nodegres=${nodegres:+$nodegres,}$gres
 			echo "NodeName=$name NodeHostname=$host NodeAddr=127.0.0.1 Port=$port" \
 				"CPUs=$cpus Sockets=$sockets CoresPerSocket=$((cpus / sockets)) ThreadsPerCore=1" \
-				"RealMemory=$mem${type:+ Gres=gpu:$type:$ngpu}${features:+ Feature=$features} State=UNKNOWN"
+				"RealMemory=$mem${nodegres:+ Gres=$nodegres}${features:+ Feature=$features} State=UNKNOWN"
 			port=$((port + 1))
 		done
 		if [ ${#CLUSTER_PARTITIONS[@]} = 0 ]; then
@@ -271,7 +309,8 @@ cluster_write_conf()
 		echo "# gres.conf written by tests/integration/lib/cluster.sh: fake GPUs"
 		echo "AutoDetect=off"
 		for n in "${CLUSTER_NODES[@]}"; do
-			IFS='|' read -r name type ngpu cpus sockets mem features <<< "$n"
+			IFS='|' read -r name type ngpu cpus sockets mem features gres <<< "$n"
+			[ -z "$gres" ] || echo "NodeName=$name Name=${gres%%:*} Count=${gres#*:}"
 			[ -n "$type" ] && [ "$ngpu" -gt 0 ] || continue
 			mkdir -p "$d/dev/$name"
 			for ((i = 0; i < ngpu; i++)); do mknod "$d/dev/$name/nvidia$i" c 1 3; done
@@ -363,6 +402,25 @@ cluster_start()
 	done
 	cluster_wait_ready 60
 	cluster_log "cluster up: $(sinfo -h -N -o '%N:%t:%G' | sort -u | tr '\n' ' ')"
+}
+
+# cluster_restart_ctld: stop slurmctld (TERM, by its recorded pid), start it
+# again recovering its state (jobs survive), wait until it answers and every
+# node is idle or allocated again. For tests of what slurmctld does at start.
+cluster_restart_ctld()
+{
+	local pid i
+	pid=$(cluster_pid slurmctld) || cluster_fail "cluster_restart_ctld: slurmctld not started"
+	kill -TERM "$pid" 2>/dev/null
+	cluster_reap "$pid" 20 || cluster_fail "slurmctld ($pid) did not stop"
+	CLUSTER_PIDS=("${CLUSTER_PIDS[@]/slurmctld:$pid}")
+	cluster_spawn slurmctld slurmctld -D -f "$CLUSTER_DIR/slurm.conf"
+	for i in $(seq 100); do
+		scontrol ping 2>/dev/null | grep -q "is UP" && return 0
+		cluster_alive slurmctld || cluster_fail "slurmctld exited at restart"
+		sleep 0.2
+	done
+	cluster_fail "slurmctld not answering after restart"
 }
 
 # cluster_wait_ready [TIMEOUT]: wait until every node of the cluster is idle
@@ -466,6 +524,8 @@ cluster_dump_logs()
 	local f
 	for f in "$CLUSTER_DIR"/log/*; do
 		[ -s "$f" ] || continue
+		# A daemon's .out repeats its .log; munged has only the .out.
+		case $f in *.out) [ -e "${f%.out}.log" ] && continue ;; esac
 		echo "----- tail of $f"
 		tail -n 25 "$f"
 	done
@@ -481,18 +541,24 @@ cluster_fail()
 }
 
 # cluster_sbatch ARGS...: run `sbatch --parsable ARGS` and print the job id;
-# sbatch's stderr (the plugin's user message) goes to CLUSTER_SUBMIT_ERR (file
-# $CLUSTER_DIR/submit.err) and is also copied to the test log. Returns sbatch's
-# exit status; prints nothing when the submission was rejected.
+# sbatch's stderr (the plugin's user message) is kept for cluster_submit_msg
+# and copied to the test log. Returns sbatch's exit status; prints nothing
+# when the submission was rejected. (Usually called as id=$(cluster_sbatch
+# ...), a subshell: hence a file, not a variable, for the message.)
 cluster_sbatch()
 {
 	local out rc
 	out=$(sbatch --parsable "$@" 2> "$CLUSTER_DIR/submit.err")
 	rc=$?
-	CLUSTER_SUBMIT_ERR=$(cat "$CLUSTER_DIR/submit.err")
-	[ -z "$CLUSTER_SUBMIT_ERR" ] || echo "  sbatch $*: $CLUSTER_SUBMIT_ERR" >&2
+	[ -s "$CLUSTER_DIR/submit.err" ] && echo "  sbatch $*: $(cat "$CLUSTER_DIR/submit.err")" >&2
 	[ $rc = 0 ] && echo "${out%%;*}"
 	return $rc
+}
+
+# cluster_submit_msg: print what the last cluster_sbatch wrote to stderr.
+cluster_submit_msg()
+{
+	cat "$CLUSTER_DIR/submit.err" 2>/dev/null
 }
 
 # job_show JOBID: print `scontrol -o show job JOBID` (one line per component).
@@ -504,15 +570,17 @@ job_show()
 # job_field JOBID FIELD: print the value of FIELD (as scontrol spells it, e.g.
 # TresPerNode, Features, AdminComment, JobState, Reason, NodeList, TimeLimit)
 # for JOBID; empty when scontrol does not print the field. A value runs up to
-# the next " Key=" so it may contain spaces. For a het job or array, JOBID
-# should name one component (e.g. 12+1 or 12_3): the first line is used.
+# the next " Key=" with an upper-case Key (scontrol's keys all start so), so
+# it may contain spaces and lower-case key=value words (as comments do). For a
+# het job or array, JOBID should name one component (e.g. 12+1 or 12_3): the
+# first line is used.
 job_field()
 {
 	job_show "$1" | head -n 1 | awk -v want="$2" '
 	{
 		key = ""; val = ""; found = 0
 		for (i = 1; i <= NF; i++) {
-			if (match($i, /^[A-Za-z][A-Za-z0-9_:\/]*=/)) {
+			if (match($i, /^[A-Z][A-Za-z0-9_:\/]*=/)) {
 				if (key == want) { found = 1; break }
 				key = substr($i, 1, RLENGTH - 1); val = substr($i, RLENGTH + 1)
 			} else {
@@ -543,18 +611,46 @@ wait_for_state()
 	return 1
 }
 
-# wait_for_reason JOBID REASON [TIMEOUT]: wait until a pending JOBID shows
-# Reason=REASON (the scheduler sets it on its first pass over the job).
+# wait_for_reason JOBID REASON [TIMEOUT]: wait until a pending JOBID shows a
+# Reason starting with REASON (an extended regex; Slurm appends details, e.g.
+# ReqNodeNotAvail,_UnavailableNodes:n1); the scheduler sets it on its first
+# pass over the job.
 wait_for_reason()
 {
 	local id=$1 want=$2 end=$((SECONDS + ${3:-20})) r=
 	while [ $SECONDS -le $end ]; do
 		r=$(job_field "$id" Reason)
-		[ "$r" = "$want" ] && return 0
+		[[ $r =~ ^($want)($|,) ]] && return 0
 		sleep 0.3
 	done
 	echo "  job $id: reason '$r' after ${3:-20}s, wanted $want" >&2
 	return 1
+}
+
+# wait_for_empty_queue [TIMEOUT]: wait up to TIMEOUT seconds (default 20)
+# until squeue lists no job (e.g. after scancel).
+wait_for_empty_queue()
+{
+	local end=$((SECONDS + ${1:-20}))
+	while [ $SECONDS -le $end ]; do
+		[ -z "$(squeue -h -o %i 2>/dev/null)" ] && return 0
+		sleep 0.3
+	done
+	echo "  queue not empty after ${1:-20}s: $(squeue -h -o '%i:%T' | tr '\n' ' ')" >&2
+	return 1
+}
+
+# cluster_drain NODE [REASON]: drain NODE (scontrol update) and wait until
+# sinfo shows it drained or draining.
+cluster_drain()
+{
+	local i
+	scontrol update nodename="$1" state=drain reason="${2:-test}" || cluster_fail "cannot drain $1"
+	for i in $(seq 50); do
+		case $(sinfo -h -n "$1" -o %t) in drain*|drng*) return 0 ;; esac
+		sleep 0.2
+	done
+	cluster_fail "$1 not drained: $(sinfo -h -n "$1" -o %t)"
 }
 
 # cluster_ctld_log: print slurmctld's log so far.
