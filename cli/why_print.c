@@ -136,6 +136,7 @@ static void _text_flex(FILE *out, const why_result_t *res)
 	if (fx->applied) {
 		fprintf(out, "  tagged flexible and already broadened by the plugin to: %s\n",
 			_or(res->job->features, "?"));
+		fprintf(out, "  the plugin's record (AdminComment): %s\n", _or(res->job->admin_comment, "?"));
 		fprintf(out, "  eligible types:");
 		for (int i = 0; i < fx->neligible; i++)
 			fprintf(out, "%s%s", i ? ", " : " ", fx->eligible_types[i]);
@@ -363,6 +364,7 @@ void why_print_json(FILE *out, const why_result_t *res)
 	_json_kv(out, "tres_per_task", job->tres_per_task);
 	_json_kv(out, "tres_per_socket", job->tres_per_socket);
 	_json_kv(out, "comment", job->comment);
+	_json_kv(out, "admin_comment", job->admin_comment);
 	fprintf(out, "},\n \"idle_gpus\": %u, \"eligible_gpus\": %u, \"eligible_nodes\": %u, "
 		"\"could_start_now\": %s, \"shortfall\": ", f->idle_gpus, f->eligible_gpus,
 		f->eligible_nodes, f->could_start ? "true" : "false");

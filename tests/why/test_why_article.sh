@@ -4,13 +4,17 @@
 # for 4 a100 and waits although 6 GPUs are idle. The explanation must say: 6
 # idle, 2 usable, 4 excluded as the wrong type on l1; and under nodeox.conf,
 # tagged flexible it could use a100|l40s, all 6, and start now, ~1.67x slower.
-# The flexible prediction is then checked against Slurm itself by submitting
-# the broadened request and seeing it start.
+# The flexible prediction is then checked against Slurm itself: with the
+# job_submit/nodeox plugin built, a tagged job submitted held is read back as
+# already broadened (flex.applied) and starts when released; without it, the
+# broadened request is submitted by hand and must start.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
 
 why_init
+with_plugin=no
+if [ -f "$(cluster_plugin_path)" ]; then cluster_use_plugin; with_plugin=yes; fi
 cluster_add_node a1 gpu=a100:4
 cluster_add_node l1 gpu=l40s:4
 cluster_nodeox_conf <<'CONF'
@@ -69,12 +73,35 @@ check_match "$text" "Idle GPUs: 6 in the cluster; the request can use 2" "text: 
 check_match "$text" "wrong GPU type +4 l40s +on l1" "text: the l40s excluded on l1"
 check_match "$text" "could start now on idle GPUs: yes" "text: flexible start"
 
-# What nodeox predicted must be what Slurm does: the broadened request starts.
+# What nodeox predicted must be what Slurm does.
 scancel "$job" "$job2"
 wait_for_state "$job2" CANCELLED 20
-flex=$(cluster_sbatch --gpus=4 --constraint='a100|l40s' --mem=1000 --wrap "sleep 300") ||
-	cluster_fail "broadened job rejected"
-check_true "the broadened request starts, as predicted" wait_for_state "$flex" RUNNING 20
+if [ $with_plugin = yes ]; then
+	# Tagged and held: the plugin broadened it at submission; nodeox why reads
+	# that back, and says GPUs are not what holds it.
+	tagged=$(cluster_sbatch -H --gpus=a100:4 --mem=1000 -t 60 --comment="run 7 nodeox:flex" \
+		--wrap "sleep 300") || cluster_fail "tagged job rejected"
+	why_wait_pending "$tagged"
+	why_run "$tagged"
+	check_eq "$(jq_py 'j["reason"]')" JobHeldUser "held by the user"
+	check_eq "$(jq_py 'j["request"]["gpu_type"]')" "" "the plugin made the request untyped"
+	check_eq "$(jq_py 'j["request"]["constraint"]')" "a100|l40s" "... with a100|l40s"
+	check_eq "$(jq_py 'j["flex"]["tagged"]')" true "tagged"
+	check_eq "$(jq_py 'j["flex"]["applied"]')" true "already broadened by the plugin"
+	check_eq "$(jq_py 'j["flex"]["eligible_types"]')" a100,l40s "eligible types read back"
+	check_eq "$(jq_py 'round(j["flex"]["run_time_factor"], 3)')" 1.667 "run-time factor read back"
+	check_eq "$(jq_py 'j["eligible_gpus"]')" 6 "all 6 idle GPUs usable"
+	check_eq "$(jq_py 'j["could_start_now"]')" true "fits now"
+	check_match "$("$WHY_BIN" why "$tagged")" "GPUs are not what holds it: Slurm says Reason=JobHeldUser" \
+		"text: points at Slurm's reason"
+	scontrol release "$tagged"
+	check_true "released, the tagged job starts, as predicted" wait_for_state "$tagged" RUNNING 20
+else
+	echo "(job_submit/nodeox not built: checking the broadened request by hand)"
+	flex=$(cluster_sbatch --gpus=4 --constraint='a100|l40s' --mem=1000 --wrap "sleep 300") ||
+		cluster_fail "broadened job rejected"
+	check_true "the broadened request starts, as predicted" wait_for_state "$flex" RUNNING 20
+fi
 
 # Errors name the job.
 out=$("$WHY_BIN" why 999999 2>&1); rc=$?

@@ -14,7 +14,7 @@ cluster_add_node a2 gpu=a100:4
 cluster_add_node a3 gpu=a100:4
 cluster_start
 
-scontrol update nodename=a1 state=drain reason="fan broken" || cluster_fail "cannot drain a1"
+cluster_drain a1 "fan broken"
 scontrol update nodename=a2 state=down reason="bad dimm" || cluster_fail "cannot down a2"
 busy=$(cluster_sbatch -w a3 --gres=gpu:a100:2 --mem=1000 --wrap "sleep 300") || cluster_fail "busy job rejected"
 wait_for_state "$busy" RUNNING 20 || cluster_fail "busy job did not start"
