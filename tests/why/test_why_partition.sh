@@ -44,6 +44,22 @@ check_eq "$(jq_py 'j["flex"]["could_start_now"]')" true "flexible: could start o
 check_eq "$(jq_py 'fgpus("partition")')" 4 "flexible: a2 still in the other partition"
 check_eq "$(jq_py 'abs(j["flex"]["run_time_factor"] - 2.0) < 1e-3')" true "run time x2 on l40s"
 
+# nodeox.conf named explicitly: a missing or broken file is an error naming it.
+out=$("$WHY_BIN" why --conf "$CLUSTER_DIR/none.conf" "$job" 2>&1); rc=$?
+check_eq "$rc" 1 "--conf missing file: exit 1"
+check_match "$out" "none.conf" "... naming the file"
+printf 'GpuType=a100 Speed=1.0\nGpuType=l40s Speed=fast\n' > "$CLUSTER_DIR/bad.conf"
+out=$(NODEOX_CONF="$CLUSTER_DIR/bad.conf" "$WHY_BIN" why "$job" 2>&1); rc=$?
+check_eq "$rc" 1 "NODEOX_CONF broken file: exit 1"
+check_match "$out" "bad.conf:2" "... naming file:line"
+# Scoped out by Partitions=: the flexible view says so.
+printf 'Partitions=other\nGpuType=a100 Speed=1.0\nGpuType=l40s Speed=0.5\nGroup=g Types=a100,l40s\n' \
+	> "$CLUSTER_DIR/scoped.conf"
+why_run "$job" --conf "$CLUSTER_DIR/scoped.conf"
+check_eq "$(jq_py 'j["flex"]["action"]')" KEEP "Partitions=other: not broadened"
+check_match "$(jq_py 'j["flex"]["policy_reason"]')" "partition" "... and the reason names the partition"
+check_eq "$(jq_py 'j["flex"]["could_start_now"]')" false "... so it still cannot start"
+
 # The partition was what kept a2 out: the same request in partition other runs there.
 other=$(cluster_sbatch -p other --gres=gpu:a100:4 --mem=1000 --wrap "sleep 300") ||
 	cluster_fail "job in other rejected"
