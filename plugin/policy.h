@@ -120,6 +120,7 @@ typedef struct {
 	const char *user;
 	uint32_t time_limit;            /* minutes, or NODEOX_TIME_NONE/INFINITE */
 	uint32_t min_nodes;             /* 0 = unknown */
+	uint32_t num_tasks;             /* 0 = unknown (used by Broaden=when-blocked) */
 } nodeox_job_t;
 
 /* One node as slurmctld (or the simulator) sees it now. */
@@ -182,5 +183,7 @@ const char *nodeox_action_name(nodeox_action_t action);
 /* Helpers shared by plugin, simulator and CLI. */
 /* Parse "80G", "40960M", "1T", "512" (MB). Returns 0, or -1 on a bad size. */
 int nodeox_util_parse_size_mb(const char *s, uint64_t *mb);
+/* Is name (len bytes) an item of the comma list `list`? Case-sensitive. */
+bool nodeox_util_list_has(const char *list, const char *name, size_t len);
 
 #endif
