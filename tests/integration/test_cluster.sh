@@ -4,7 +4,7 @@
 # Slurm records GPU requests as documented, the article's blocked job pends
 # with Reason=Resources while a hand-written untyped request with a feature OR
 # starts on the free l40s GPUs, and cluster_stop leaves no daemon behind, nor
-# does a test that fails or is killed (TERM).
+# does a test that fails or is killed (TERM, or KILL via the watchdog).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
 
@@ -48,7 +48,8 @@ check_true "run directory removed" test ! -e "$dir"
 
 # A failing test, and one killed by a signal, stop their daemons too.
 # child_cluster HOW: start a cluster in a child bash that then fails (exit 3)
-# or waits to be killed (TERM); print "STATUS|DIR|PIDS" of the child.
+# or waits to be killed (HOW=term: TERM, HOW=kill: KILL, when only the
+# watchdog can clean up); print "STATUS|DIR|PIDS" of the child.
 child_cluster()
 {
 	local info=$CLUSTER_CHILD_INFO cpid rc
@@ -59,21 +60,28 @@ child_cluster()
 		[ "$2" = fail ] && exit 3
 		sleep 60 & wait $!' child "$info" "$1" > /dev/null 2>&1 &
 	cpid=$!
-	if [ "$1" = term ]; then
+	if [ "$1" != fail ]; then
 		for i in $(seq 100); do [ -s "$info" ] && break; sleep 0.2; done
-		kill -TERM "$cpid"
+		kill -"${1^^}" "$cpid"
 	fi
 	wait "$cpid"
 	rc=$?
 	echo "$rc|$(cat "$info")"
 }
 CLUSTER_CHILD_INFO=$(mktemp)
-for how in fail term; do
-	IFS='|' read -r rc dir pids <<< "$(child_cluster "$how")"
-	check_match "$rc" "$([ "$how" = fail ] && echo '^3$' || echo '^143$')" "$how: child's exit status kept"
+for how in fail term kill; do
+	out=$(child_cluster "$how"); echo "  child ($how): $out"
+	IFS="|" read -r rc dir pids <<< "$out"
+	case $how in fail) want=3 ;; term) want=143 ;; kill) want=137 ;; esac
+	check_eq "$rc" "$want" "$how: child's exit status kept"
 	check_match "$pids" '^([0-9]+ ){6}$' "$how: child started six daemons"
-	left=
-	for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+	# After SIGKILL no trap runs: the watchdog cleans up within a few seconds.
+	for i in $(seq 50); do
+		left=
+		for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
+		[ -z "$left" ] && [ ! -e "$dir" ] && break
+		sleep 0.2
+	done
 	check_eq "$left" "" "$how: no daemon of the child survives"
 	check_true "$how: child's run directory removed" test -n "$dir" -a ! -e "$dir"
 done

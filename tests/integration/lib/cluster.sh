@@ -26,6 +26,11 @@
 # Functions are named cluster_* (the cluster), job_* / wait_for_* (one job),
 # check_* (assertions that count failures without stopping the test).
 
+# Run by hand (not by make check), find the tree from this file's place.
+: "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+export top_srcdir top_builddir
+
 # Where Debian's Slurm keeps its own plugins; ours are searched after these.
 CLUSTER_SLURM_PLUGINDIR=${CLUSTER_SLURM_PLUGINDIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
 CLUSTER_PORT_SPAN=32
@@ -127,6 +132,7 @@ cluster_watchdog()
 {
 	trap '' INT TERM HUP PIPE
 	trap - EXIT
+	unset NODEOX_IT_DIR    # its own sleeps are not the cluster's processes
 	exec < /dev/null > /dev/null 2>&1
 	while kill -0 "$1" 2>/dev/null; do sleep 1; done
 	cluster_sweep
