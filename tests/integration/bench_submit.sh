@@ -14,7 +14,7 @@
 # job_submit plugins included), which sbatch's process start-up does not blur.
 # Knobs: NODEOX_BENCH_N (default 1000), NODEOX_BENCH_P (4), NODEOX_BENCH_R (3).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
+. "$(dirname "$0")/lib/cluster.sh"
 
 N=${NODEOX_BENCH_N:-1000}
 P=${NODEOX_BENCH_P:-4}

@@ -6,7 +6,7 @@
 # starts on the free l40s GPUs, and cluster_stop leaves no daemon behind, nor
 # does a test that fails or is killed (TERM, or KILL via the watchdog).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
+. "$(dirname "$0")/lib/cluster.sh"
 
 cluster_init
 cluster_start

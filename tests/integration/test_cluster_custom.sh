@@ -5,7 +5,7 @@
 # extra slurm.conf lines, and a drained node; checks that Slurm sees exactly
 # that and schedules by it.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
+. "$(dirname "$0")/lib/cluster.sh"
 
 cluster_init
 cluster_add_node big gpu=a100:2 cpus=16 mem=64000 features=ib gres=nic:1

@@ -5,7 +5,7 @@
 # comment or the GPU request (job_modify): tagged ones are broadened as with
 # sbatch, untagged ones are left alone.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
+. "$(dirname "$0")/lib/cluster.sh"
 
 cluster_init
 cluster_use_plugin

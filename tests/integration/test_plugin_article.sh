@@ -9,7 +9,7 @@
 # (left as asked, with a message), and a 2-node job placed mixed (a100 +
 # l40s) by default and on one type with :uniform.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
+. "$(dirname "$0")/lib/cluster.sh"
 
 cluster_init
 cluster_use_plugin

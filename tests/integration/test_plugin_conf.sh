@@ -8,7 +8,7 @@
 # log; PreferRequested, Partitions=, MinSpeed, ScaleTimeLimit, Allow/DenyUsers
 # and Broaden=when-blocked act as documented; NODEOX_CONF names another file.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
+. "$(dirname "$0")/lib/cluster.sh"
 
 cluster_init
 cluster_use_plugin

@@ -8,7 +8,7 @@
 # policy cannot serve (two types, untyped) pass unchanged with a reason, and
 # sbatch --test-only goes through the plugin too.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
+. "$(dirname "$0")/lib/cluster.sh"
 
 cluster_init
 cluster_use_plugin

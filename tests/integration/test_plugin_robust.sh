@@ -7,7 +7,7 @@
 # (rewritten or left as asked) or a one-line rejection, and the conf must be
 # re-read without losing a job.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
+. "$(dirname "$0")/lib/cluster.sh"
 
 cluster_init
 cluster_use_plugin
