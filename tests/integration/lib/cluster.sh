@@ -24,12 +24,16 @@
 #   NODEOX_IT_DEBUG   SlurmctldDebug/SlurmdDebug level (default info)
 #
 # Functions are named cluster_* (the cluster), job_* / wait_for_* (one job),
-# check_* (assertions that count failures without stopping the test).
+# check_* (assertions that count failures without stopping the test; in
+# check.sh, sourced from here).
 
 # Run by hand (not by make check), find the tree from this file's place.
 : "${top_srcdir:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 export top_srcdir top_builddir
+
+# check_eq, check_match, check_true and their counters.
+. "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 
 # Where Debian's Slurm keeps its own plugins; ours are searched after these.
 CLUSTER_SLURM_PLUGINDIR=${CLUSTER_SLURM_PLUGINDIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
@@ -42,8 +46,6 @@ CLUSTER_PARTITIONS=()     # "NAME|NODES|EXTRA"
 CLUSTER_EXTRA_CONF=()     # extra slurm.conf lines
 CLUSTER_JOB_SUBMIT=       # JobSubmitPlugins value
 CLUSTER_PIDS=()           # "NAME:PID" of every daemon started, in start order
-CLUSTER_FAILURES=0
-CLUSTER_CHECKS=0
 CLUSTER_LOCK_FD=
 CLUSTER_WATCHER=          # pid of the watchdog (cluster_watch)
 CLUSTER_STOPPED=0
@@ -723,45 +725,6 @@ cluster_drain()
 cluster_ctld_log()
 {
 	cat "$CLUSTER_DIR/log/slurmctld.log" 2>/dev/null
-}
-
-# check_eq ACTUAL EXPECTED WHAT: count a check; on mismatch print WHAT with
-# both values and count a failure (the test goes on).
-check_eq()
-{
-	CLUSTER_CHECKS=$((CLUSTER_CHECKS + 1))
-	if [ "$1" = "$2" ]; then
-		echo "ok   $3"
-	else
-		echo "FAIL $3: got '$1', expected '$2'"
-		CLUSTER_FAILURES=$((CLUSTER_FAILURES + 1))
-	fi
-}
-
-# check_match ACTUAL REGEX WHAT: like check_eq with an extended regex.
-check_match()
-{
-	CLUSTER_CHECKS=$((CLUSTER_CHECKS + 1))
-	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
-		echo "ok   $3"
-	else
-		echo "FAIL $3: got '$1', expected to match /$2/"
-		CLUSTER_FAILURES=$((CLUSTER_FAILURES + 1))
-	fi
-}
-
-# check_true WHAT CMD...: count a check that passes when CMD succeeds.
-check_true()
-{
-	local what=$1
-	shift
-	CLUSTER_CHECKS=$((CLUSTER_CHECKS + 1))
-	if "$@"; then
-		echo "ok   $what"
-	else
-		echo "FAIL $what"
-		CLUSTER_FAILURES=$((CLUSTER_FAILURES + 1))
-	fi
 }
 
 # cluster_finish: stop the cluster and exit 0 when every check passed, 1
