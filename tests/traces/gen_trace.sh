@@ -23,6 +23,12 @@ $gen --cluster "$src/traces/cluster" --jobs 600 --days 2 --seed 6 -q -o "$tmp/c.
 cmp -s "$tmp/a.csv" "$tmp/c.csv" && fail "seeds 5 and 6 gave the same trace"
 [ "$(wc -l < "$tmp/a.csv")" -eq 601 ] || fail "--jobs 600 did not give 600 rows"
 
+# options change what they say: no untyped jobs, no tags
+$gen --cluster "$src/traces/cluster" --days 1 --untyped 0 --flex 0 --seed 3 -q -o "$tmp/d.csv" \
+	|| fail "--untyped 0 --flex 0"
+grep -q "nodeox:flex" "$tmp/d.csv" && fail "--flex 0 still tagged jobs"
+awk -F, 'NR > 1 && $7 == "" { bad = 1 } END { exit bad }' "$tmp/d.csv" || fail "--untyped 0 left untyped jobs"
+
 # 3. properties of the week
 python3 - "$src/traces/week.csv" <<'PY' || fail "week.csv properties"
 import csv, sys
