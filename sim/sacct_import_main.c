@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	sacct_job_t *jobs = NULL;
 	size_t njobs = 0, jcap = 0, i;
 	long n_step = 0, n_nogpu = 0, n_unstarted = 0, n_running = 0, n_bad = 0, n_multi = 0;
-	int have_header = 0;
+	int have_header = 0, rc = 0;
 
 	while ((c = getopt_long(argc, argv, "o:kqhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -95,7 +95,8 @@ int main(int argc, char **argv)
 				continue;
 			if (sacct_parse_header(line, &h, err, sizeof(err)) < 0) {
 				fprintf(stderr, PROG ": %s:%ld: %s\n", in_name, lineno, err);
-				return 1;
+				rc = 1;
+				goto done;
 			}
 			have_header = 1;
 			continue;
@@ -111,7 +112,8 @@ int main(int argc, char **argv)
 		case SACCT_LINE_ERROR:
 			if (!skip_bad) {
 				fprintf(stderr, PROG ": %s:%ld: %s\n", in_name, lineno, err);
-				return 1;
+				rc = 1;
+				goto done;
 			}
 			if (!n_bad++)
 				snprintf(first_bad, sizeof(first_bad), "%s:%ld: %s",
@@ -123,39 +125,46 @@ int main(int argc, char **argv)
 		job.line = lineno;
 		n_multi += job.multi_type;
 		if (njobs == jcap) {
-			jcap = jcap ? 2 * jcap : 1024;
-			jobs = realloc(jobs, jcap * sizeof(*jobs));
-			if (!jobs) {
+			size_t ncap = jcap ? 2 * jcap : 1024;
+			sacct_job_t *grown = realloc(jobs, ncap * sizeof(*jobs));
+
+			if (!grown) {
 				fprintf(stderr, PROG ": out of memory after %zu jobs\n", njobs);
-				return 2;
+				sacct_job_clear(&job);
+				rc = 2;
+				goto done;
 			}
+			jobs = grown;
+			jcap = ncap;
 		}
 		jobs[njobs++] = job;
 	}
 	if (ferror(in)) {
 		fprintf(stderr, PROG ": %s: read error: %s\n", in_name, strerror(errno));
-		return 1;
+		rc = 1;
+		goto done;
 	}
-	if (in != stdin)
-		fclose(in);
-	free(line);
 	if (!have_header) {
 		fprintf(stderr, PROG ": %s: empty input (no sacct header line)\n", in_name);
-		return 1;
+		rc = 1;
+		goto done;
 	}
 
-	qsort(jobs, njobs, sizeof(*jobs), job_cmp);
+	if (njobs)
+		qsort(jobs, njobs, sizeof(*jobs), job_cmp);
 	out = strcmp(out_name, "-") ? fopen(out_name, "w") : stdout;
 	if (!out) {
 		fprintf(stderr, PROG ": %s: %s\n", out_name, strerror(errno));
-		return 1;
+		rc = 1;
+		goto done;
 	}
 	sacct_write_header(out);
 	for (i = 0; i < njobs; i++)
 		sacct_write_job(out, &jobs[i], jobs[0].submit);
 	if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0)) {
 		fprintf(stderr, PROG ": %s: write error: %s\n", out_name, strerror(errno));
-		return 1;
+		rc = 1;
+		goto done;
 	}
 	if (!quiet) {
 		fprintf(stderr, PROG ": %zu GPU jobs written; skipped: %ld without GPUs, "
@@ -167,8 +176,12 @@ int main(int argc, char **argv)
 			fprintf(stderr, PROG ": %ld jobs asked for several GPU types; "
 				"the type with most GPUs was kept\n", n_multi);
 	}
+done:
+	if (in != stdin)
+		fclose(in);
+	free(line);
 	for (i = 0; i < njobs; i++)
 		sacct_job_clear(&jobs[i]);
 	free(jobs);
-	return 0;
+	return rc;
 }
