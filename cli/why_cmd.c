@@ -1,0 +1,171 @@
+/*
+ * why_cmd.c: the `nodeox why [--json] [--conf FILE] JOBID` command: reads
+ * the options, finds nodeox.conf, and runs load -> analyze -> print.
+ *
+ * nodeox.conf is looked for where job_submit/nodeox looks: next to
+ * slurm.conf (the directory of $SLURM_CONF, else the configured Slurm
+ * config directory). --conf FILE or $NODEOX_CONF name it explicitly; an
+ * explicit file that cannot be read is an error, a default one that is
+ * missing only leaves out the flexible view.
+ *
+ * Exit status: 0 explained, 1 the job or the cluster could not be read or an
+ * explicit nodeox.conf is bad, 2 usage.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <slurm/slurm.h>
+
+#include "cli/why.h"
+
+static void _usage(FILE *out)
+{
+	fprintf(out,
+		"usage: nodeox why [--json] [--conf FILE] JOBID[_TASK]\n"
+		"Explain why a pending job waits: its request, the idle GPUs it can and\n"
+		"cannot use (grouped by cause and node), and what tagging it\n"
+		"--comment=nodeox:flex would change under nodeox.conf.\n"
+		"  -j, --json       write JSON (keys in doc/why.md)\n"
+		"  -c, --conf FILE  nodeox.conf to use (default: $NODEOX_CONF, else\n"
+		"                   nodeox.conf next to slurm.conf)\n"
+		"  -h, --help       this text\n");
+}
+
+/* JOBID or JOBID_TASK. Returns 0 or -1. */
+static int _parse_job_id(const char *s, uint32_t *id, uint32_t *task)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || v == 0 || v > 0xfffffff0UL || *s == '-')
+		return -1;
+	*id = (uint32_t)v;
+	*task = WHY_NO_TASK;
+	if (*end == '_') {
+		const char *t = end + 1;
+
+		v = strtoul(t, &end, 10);
+		if (errno || end == t || v > 0xfffffff0UL || *t == '-')
+			return -1;
+		*task = (uint32_t)v;
+	}
+	return *end ? -1 : 0;
+}
+
+/* Where nodeox.conf is, and whether the user named it. */
+static bool _conf_path(const char *opt, char *path, size_t len)
+{
+	const char *env = getenv("NODEOX_CONF");
+	const char *slurm_conf = getenv("SLURM_CONF");
+
+	if (opt) {
+		snprintf(path, len, "%s", opt);
+		return true;
+	}
+	if (env && *env) {
+		snprintf(path, len, "%s", env);
+		return true;
+	}
+	if (slurm_conf && *slurm_conf) {
+		char dir[512];
+
+		snprintf(dir, sizeof(dir), "%s", slurm_conf);
+		snprintf(path, len, "%s/nodeox.conf", dirname(dir));
+	} else {
+		snprintf(path, len, "%s/nodeox.conf", NODEOX_SYSCONFDIR);
+	}
+	return false;
+}
+
+int why_cmd_run(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "conf", required_argument, NULL, 'c' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *conf_opt = NULL;
+	bool json = false, explicit_conf;
+	char path[512], err[NODEOX_ERR_MAX + 64], conf_err[NODEOX_ERR_MAX + 512];
+	uint32_t job_id, task;
+	nodeox_conf_t *conf = NULL;
+	why_load_t *ld;
+	why_result_t res;
+	const why_node_t *nodes;
+	size_t nnodes;
+	int c, rc = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "jc:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'c': conf_opt = optarg; break;
+		case 'h': _usage(stdout); return 0;
+		default: _usage(stderr); return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "nodeox why: %s\n", optind >= argc ? "no JOBID given" : "one JOBID only");
+		_usage(stderr);
+		return 2;
+	}
+	if (_parse_job_id(argv[optind], &job_id, &task) < 0) {
+		fprintf(stderr, "nodeox why: '%s' is not a job id (JOBID or JOBID_TASK)\n", argv[optind]);
+		return 2;
+	}
+
+	explicit_conf = _conf_path(conf_opt, path, sizeof(path));
+	conf_err[0] = '\0';
+	if (access(path, F_OK) != 0) {
+		snprintf(conf_err, sizeof(conf_err), "no nodeox.conf at %s", path);
+		if (explicit_conf) {
+			fprintf(stderr, "nodeox why: %s: %s\n", path, strerror(errno));
+			return 1;
+		}
+	} else if (nodeox_conf_parse_file(path, &conf, conf_err, sizeof(conf_err)) < 0) {
+		if (explicit_conf) {
+			fprintf(stderr, "nodeox why: %s\n", conf_err);
+			return 1;
+		}
+		fprintf(stderr, "nodeox why: warning: %s (flexible view left out)\n", conf_err);
+	}
+
+	slurm_init(NULL);
+	ld = why_load(job_id, task, err, sizeof(err));
+	if (!ld) {
+		fprintf(stderr, "nodeox why: %s\n", err);
+		nodeox_conf_free(conf);
+		slurm_fini();
+		return 1;
+	}
+	nodes = why_load_nodes(ld, &nnodes);
+	if (why_analyze(why_load_job(ld), nodes, nnodes, conf, &res, err, sizeof(err)) < 0) {
+		fprintf(stderr, "nodeox why: %s\n", err);
+		rc = 1;
+	} else {
+		if (conf)
+			snprintf(res.flex.conf_path, sizeof(res.flex.conf_path), "%s", path);
+		else
+			snprintf(res.flex.conf_error, sizeof(res.flex.conf_error), "%s", conf_err);
+		if (json)
+			why_print_json(stdout, &res);
+		else
+			why_print_text(stdout, &res);
+		why_result_free(&res);
+	}
+	why_load_free(ld);
+	nodeox_conf_free(conf);
+	slurm_fini();
+	if (fflush(stdout) != 0)
+		rc = 1;
+	return rc;
+}

@@ -1,0 +1,287 @@
+/*
+ * why_load.c: reads the job, the nodes and the partitions from slurmctld
+ * through libslurm's public C API, and turns them into why_job_t and
+ * why_node_t (why.h). The only file of `nodeox why` that talks to Slurm.
+ *
+ * What comes from where (Slurm 22.05):
+ *   job       slurm_load_job(SHOW_DETAIL): tres_per_*, features, partition,
+ *             pn_min_memory (MEM_PER_CPU flag), num_nodes/max_nodes, ...
+ *   nodes     slurm_load_node: gres, gres_used ("gpu:a100:2(IDX:0-1)"),
+ *             features_act, node_state, cpus, real_memory; allocated CPUs and
+ *             memory through slurm_get_select_nodeinfo
+ *   partitions slurm_load_partitions + slurm_populate_node_partitions fill
+ *             node_info_t.partitions, as scontrol does
+ *   config    slurm_load_ctl_conf: whether memory is a consumable (CR_MEMORY)
+ */
+#include <pwd.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include "cli/why.h"
+
+/* Exported by libslurm (the names scontrol uses) but not declared in the
+ * public headers of 22.05. */
+extern char *slurm_job_reason_string(enum job_state_reason inx);
+extern char *slurm_job_state_string(uint32_t inx);
+extern char *slurm_node_state_string(uint32_t inx);
+
+struct why_load {
+	job_info_msg_t *jobs;
+	node_info_msg_t *nodes_msg;
+	partition_info_msg_t *parts;
+	why_job_t job;
+	why_node_t *nodes;
+	size_t nnodes;
+	char user[64];
+	char *req_nodes, *exc_nodes;    /* expanded, malloc'd */
+	char **state_names;             /* per node, malloc'd */
+};
+
+/* "a[1-2],l1" -> "a1,a2,l1" (malloc'd), NULL for NULL/"". */
+static char *_expand_hosts(const char *expr)
+{
+	hostlist_t hl;
+	char *host, *out = NULL;
+	size_t len = 0;
+
+	if (!expr || !*expr || !(hl = slurm_hostlist_create(expr)))
+		return NULL;
+	while ((host = slurm_hostlist_shift(hl))) {
+		size_t n = strlen(host);
+		char *grown = realloc(out, len + n + 2);
+
+		if (grown) {
+			out = grown;
+			if (len)
+				out[len++] = ',';
+			memcpy(out + len, host, n + 1);
+			len += n;
+		}
+		free(host);
+	}
+	slurm_hostlist_destroy(hl);
+	return out;
+}
+
+static uint32_t _val32(uint32_t v)
+{
+	return (v == NO_VAL || v == INFINITE) ? 0 : v;
+}
+
+static why_node_state_t _node_state(uint32_t st)
+{
+	uint32_t base = st & NODE_STATE_BASE;
+
+	if (base == NODE_STATE_DOWN || (st & NODE_STATE_FAIL))
+		return WHY_NODE_DOWN;
+	if (st & NODE_STATE_DRAIN)
+		return WHY_NODE_DRAINED;
+	if (st & NODE_STATE_NO_RESPOND)
+		return WHY_NODE_NOT_RESPONDING;
+	if (base == NODE_STATE_FUTURE || base == NODE_STATE_UNKNOWN ||
+	    (st & (NODE_STATE_POWERED_DOWN | NODE_STATE_POWERING_UP | NODE_STATE_POWERING_DOWN |
+		   NODE_STATE_MAINT | NODE_STATE_REBOOT_ISSUED | NODE_STATE_INVALID_REG)))
+		return WHY_NODE_UNAVAILABLE;
+	return WHY_NODE_UP;
+}
+
+/* Pick the record asked for: a plain job, or one task of an array. Tasks
+ * of an array that have not started yet share one record (array_task_id
+ * NO_VAL, the pending remainder), so JOBID_TASK falls back to it. */
+static job_info_t *_pick_job(job_info_msg_t *msg, uint32_t job_id, uint32_t task)
+{
+	job_info_t *rest = NULL;
+
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		job_info_t *j = &msg->job_array[i];
+
+		if (task == WHY_NO_TASK && j->job_id == job_id)
+			return j;
+		if (task != WHY_NO_TASK && j->array_job_id == job_id && j->array_task_id == task)
+			return j;
+		if (j->array_job_id == job_id && j->array_task_id == NO_VAL &&
+		    (j->job_state & JOB_STATE_BASE) == JOB_PENDING)
+			rest = j;
+	}
+	if (rest || task != WHY_NO_TASK)
+		return rest;
+	return msg->record_count ? &msg->job_array[0] : NULL;
+}
+
+static void _load_job(why_load_t *ld, const job_info_t *j, bool mem_tracked)
+{
+	why_job_t *w = &ld->job;
+	struct passwd *pw;
+
+	w->job_id = j->job_id;
+	w->pending = (j->job_state & JOB_STATE_BASE) == JOB_PENDING;
+	w->state_name = slurm_job_state_string(j->job_state);
+	w->reason = slurm_job_reason_string(j->state_reason);
+	if (j->user_name)
+		snprintf(ld->user, sizeof(ld->user), "%s", j->user_name);
+	else if ((pw = getpwuid(j->user_id)))
+		snprintf(ld->user, sizeof(ld->user), "%s", pw->pw_name);
+	else
+		snprintf(ld->user, sizeof(ld->user), "%u", j->user_id);
+	w->user = ld->user;
+	w->account = j->account;
+	w->partition = j->partition;
+	w->features = j->features;
+	w->prefer = j->prefer;
+	w->comment = j->comment;
+	w->admin_comment = j->admin_comment;
+	w->tres_per_job = j->tres_per_job;
+	w->tres_per_node = j->tres_per_node;
+	w->tres_per_task = j->tres_per_task;
+	w->tres_per_socket = j->tres_per_socket;
+	w->cpus_per_tres = j->cpus_per_tres;
+	w->mem_per_tres = j->mem_per_tres;
+	ld->req_nodes = _expand_hosts(j->req_nodes);
+	ld->exc_nodes = _expand_hosts(j->exc_nodes);
+	w->req_nodes = ld->req_nodes;
+	w->exc_nodes = ld->exc_nodes;
+	if (j->time_limit == NO_VAL)
+		w->time_limit = NODEOX_TIME_NONE;
+	else if (j->time_limit == INFINITE)
+		w->time_limit = NODEOX_TIME_INFINITE;
+	else
+		w->time_limit = j->time_limit;
+	w->num_nodes = _val32(j->num_nodes);
+	w->max_nodes = _val32(j->max_nodes);
+	w->num_tasks = _val32(j->num_tasks);
+	w->num_cpus = _val32(j->num_cpus);
+	w->pn_min_cpus = j->pn_min_cpus == NO_VAL16 ? 0 : j->pn_min_cpus;
+	w->cpus_per_task = (j->cpus_per_task == NO_VAL16 || !j->cpus_per_task) ? 1 : j->cpus_per_task;
+	if (j->pn_min_memory != NO_VAL64 && j->pn_min_memory != INFINITE64) {
+		if (j->pn_min_memory & MEM_PER_CPU)
+			w->mem_per_cpu_mb = j->pn_min_memory & ~MEM_PER_CPU;
+		else
+			w->mem_per_node_mb = j->pn_min_memory;
+	}
+	w->mem_tracked = mem_tracked;
+}
+
+static int _load_nodes(why_load_t *ld, char *err, size_t errlen)
+{
+	node_info_msg_t *msg = ld->nodes_msg;
+
+	ld->nodes = calloc(msg->record_count ? msg->record_count : 1, sizeof(*ld->nodes));
+	ld->state_names = calloc(msg->record_count ? msg->record_count : 1, sizeof(char *));
+	if (!ld->nodes || !ld->state_names) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		node_info_t *n = &msg->node_array[i];
+		why_node_t *w = &ld->nodes[ld->nnodes];
+		uint16_t alloc_cpus = 0;
+		uint64_t alloc_mem = 0;
+		int ng;
+
+		if (!n->name)
+			continue;
+		w->name = n->name;
+		w->features = n->features_act ? n->features_act : n->features;
+		w->partitions = n->partitions;
+		ng = why_gres_parse_node(n->gres, n->gres_used, w->gpus, WHY_MAX_NODE_GPUS);
+		if (ng < 0) {
+			snprintf(err, errlen, "node %s: cannot read Gres=%s GresUsed=%s", n->name,
+				 n->gres ? n->gres : "", n->gres_used ? n->gres_used : "");
+			return -1;
+		}
+		w->state = _node_state(n->node_state);
+		ld->state_names[ld->nnodes] = strdup(slurm_node_state_string(n->node_state));
+		w->state_name = ld->state_names[ld->nnodes];
+		w->state_reason = n->reason;
+		w->ngpus = ng;
+		slurm_get_select_nodeinfo(n->select_nodeinfo, SELECT_NODEDATA_SUBCNT,
+					  NODE_STATE_ALLOCATED, &alloc_cpus);
+		slurm_get_select_nodeinfo(n->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
+					  NODE_STATE_ALLOCATED, &alloc_mem);
+		w->cpus = n->cpus;
+		w->cpus_alloc = alloc_cpus;
+		w->mem_mb = n->real_memory > n->mem_spec_limit ? n->real_memory - n->mem_spec_limit : 0;
+		w->mem_alloc_mb = alloc_mem;
+		ld->nnodes++;
+	}
+	return 0;
+}
+
+why_load_t *why_load(uint32_t job_id, uint32_t array_task, char *err, size_t errlen)
+{
+	why_load_t *ld = calloc(1, sizeof(*ld));
+	slurm_conf_t *ctl = NULL;
+	job_info_t *j;
+	bool mem_tracked = false;
+
+	if (!ld) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (slurm_load_job(&ld->jobs, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
+		snprintf(err, errlen, "job %u: %s", job_id, slurm_strerror(slurm_get_errno()));
+		goto fail;
+	}
+	j = _pick_job(ld->jobs, job_id, array_task);
+	if (!j) {
+		if (array_task == WHY_NO_TASK)
+			snprintf(err, errlen, "job %u: not found", job_id);
+		else
+			snprintf(err, errlen, "job %u_%u: not found", job_id, array_task);
+		goto fail;
+	}
+	if (slurm_load_node(0, &ld->nodes_msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
+		snprintf(err, errlen, "cannot load nodes: %s", slurm_strerror(slurm_get_errno()));
+		goto fail;
+	}
+	if (slurm_load_partitions(0, &ld->parts, SHOW_ALL) != SLURM_SUCCESS) {
+		snprintf(err, errlen, "cannot load partitions: %s", slurm_strerror(slurm_get_errno()));
+		goto fail;
+	}
+	slurm_populate_node_partitions(ld->nodes_msg, ld->parts);
+	if (slurm_load_ctl_conf(0, &ctl) == SLURM_SUCCESS) {
+		mem_tracked = (ctl->select_type_param & CR_MEMORY) != 0;
+		slurm_free_ctl_conf(ctl);
+	}
+	_load_job(ld, j, mem_tracked);
+	if (_load_nodes(ld, err, errlen) < 0)
+		goto fail;
+	return ld;
+fail:
+	why_load_free(ld);
+	return NULL;
+}
+
+const why_job_t *why_load_job(const why_load_t *ld)
+{
+	return &ld->job;
+}
+
+const why_node_t *why_load_nodes(const why_load_t *ld, size_t *nnodes)
+{
+	*nnodes = ld->nnodes;
+	return ld->nodes;
+}
+
+void why_load_free(why_load_t *ld)
+{
+	if (!ld)
+		return;
+	if (ld->state_names)
+		for (size_t i = 0; i < ld->nnodes; i++)
+			free(ld->state_names[i]);
+	free(ld->state_names);
+	free(ld->nodes);
+	free(ld->req_nodes);
+	free(ld->exc_nodes);
+	if (ld->jobs)
+		slurm_free_job_info_msg(ld->jobs);
+	if (ld->nodes_msg)
+		slurm_free_node_info_msg(ld->nodes_msg);
+	if (ld->parts)
+		slurm_free_partition_info_msg(ld->parts);
+	free(ld);
+}

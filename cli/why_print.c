@@ -1,0 +1,379 @@
+/*
+ * why_print.c: writes a why_result_t for people (why_print_text) or for
+ * programs (why_print_json, keys documented in doc/why.md).
+ *
+ * Nothing is decided here: every number printed comes from why_analyze.c.
+ */
+#include <string.h>
+
+#include "cli/why.h"
+
+static const char *_per_name(why_per_t per)
+{
+	switch (per) {
+	case WHY_PER_NODE: return "node";
+	case WHY_PER_JOB: return "job";
+	case WHY_PER_TASK: return "task";
+	case WHY_PER_SOCKET: return "socket";
+	default: return "none";
+	}
+}
+
+static const char *_per_option(why_per_t per)
+{
+	switch (per) {
+	case WHY_PER_NODE: return "--gres / --gpus-per-node";
+	case WHY_PER_JOB: return "--gpus";
+	case WHY_PER_TASK: return "--gpus-per-task";
+	case WHY_PER_SOCKET: return "--gpus-per-socket";
+	default: return "";
+	}
+}
+
+/* Slurm's [D-]HH:MM:SS for a limit in minutes. */
+static void _fmt_time(uint32_t min, char *buf, size_t len)
+{
+	if (min == NODEOX_TIME_NONE)
+		snprintf(buf, len, "none given");
+	else if (min == NODEOX_TIME_INFINITE)
+		snprintf(buf, len, "UNLIMITED");
+	else if (min >= 24 * 60)
+		snprintf(buf, len, "%u-%02u:%02u:00", min / (24 * 60), min / 60 % 24, min % 60);
+	else
+		snprintf(buf, len, "%02u:%02u:00", min / 60, min % 60);
+}
+
+static const char *_or(const char *s, const char *dflt)
+{
+	return s && *s ? s : dflt;
+}
+
+/* ------------------------------------------------------------------ text */
+
+static void _text_request(FILE *out, const why_job_t *job, const why_request_t *r)
+{
+	char tl[32];
+
+	fprintf(out, "Job %u: %s, Reason=%s\n", job->job_id, _or(job->state_name, "?"),
+		_or(job->reason, "None"));
+	fprintf(out, "It asks for:\n");
+	if (r->per == WHY_PER_NONE)
+		fprintf(out, "  GPUs        none\n");
+	else
+		fprintf(out, "  GPUs        %u x %s per %s (%s): %u in all, at least %u on a node%s\n",
+			r->count, r->type[0] ? r->type : "any type", _per_name(r->per),
+			_per_option(r->per), r->total, r->per_node_min,
+			r->several ? " (more GPU entries: only the first is explained)" : "");
+	fprintf(out, "  nodes       %u", r->nodes);
+	if (job->max_nodes && job->max_nodes != r->nodes)
+		fprintf(out, " to %u", job->max_nodes);
+	else if (!job->max_nodes)
+		fprintf(out, " or more");
+	fprintf(out, "\n  tasks       %u, %u CPU(s) each; at least %u CPU(s) free on a node\n",
+		job->num_tasks ? job->num_tasks : 1, job->cpus_per_task ? job->cpus_per_task : 1,
+		r->cpus_per_node);
+	if (r->mem_per_node_mb)
+		fprintf(out, "  memory      at least %llu MB free on a node\n",
+			(unsigned long long)r->mem_per_node_mb);
+	else
+		fprintf(out, "  memory      none asked%s\n",
+			job->mem_tracked ? " (so a whole node's memory)" : "");
+	fprintf(out, "  partition   %s\n", _or(job->partition, "(default)"));
+	fprintf(out, "  constraint  %s\n", _or(job->features, "(none)"));
+	if (job->req_nodes && *job->req_nodes)
+		fprintf(out, "  nodelist    %s\n", job->req_nodes);
+	if (job->exc_nodes && *job->exc_nodes)
+		fprintf(out, "  exclude     %s\n", job->exc_nodes);
+	_fmt_time(job->time_limit, tl, sizeof(tl));
+	fprintf(out, "  time limit  %s\n", tl);
+}
+
+static void _text_fit(FILE *out, const why_fit_t *f, const char *indent)
+{
+	const why_request_t *r = &f->req;
+
+	fprintf(out, "%sIdle GPUs: %u in the cluster; the request can use %u (on %u node%s).\n",
+		indent, f->idle_gpus, f->eligible_gpus, f->eligible_nodes,
+		f->eligible_nodes == 1 ? "" : "s");
+	for (size_t i = 0; i < f->nverdicts; i++) {
+		const why_verdict_t *v = &f->verdicts[i];
+
+		if (v->cause == WHY_OK && r->per != WHY_PER_NONE)
+			fprintf(out, "%s  usable: %u %s on %s\n", indent, v->idle,
+				v->type[0] ? v->type : "GPU", v->node->name);
+	}
+	if (f->nexcluded)
+		fprintf(out, "%sExcluded idle GPUs, by cause:\n", indent);
+	for (size_t i = 0; i < f->nexcluded; i++) {
+		const why_excluded_t *g = &f->excluded[i];
+
+		fprintf(out, "%s  %-30s %3u %-6s on %s (%s)\n", indent, why_cause_text(g->cause),
+			g->gpus, g->type[0] ? g->type : "GPU", g->nodes, g->detail);
+	}
+	if (r->per == WHY_PER_NONE)
+		fprintf(out, "%sThe job asks for no GPUs: nothing to explain about GPUs.\n", indent);
+	else if (f->could_start)
+		fprintf(out, "%sThe usable idle GPUs cover the request now.\n", indent);
+	else
+		fprintf(out, "%sBlocked: %s.\n", indent, f->shortfall);
+}
+
+static void _text_flex(FILE *out, const why_result_t *res)
+{
+	const why_flex_t *fx = &res->flex;
+	const nodeox_decision_t *d = &fx->decision;
+
+	fprintf(out, "\nWith nodeox");
+	if (!fx->conf_loaded) {
+		fprintf(out, ": no policy (%s)\n", _or(fx->conf_error, "no nodeox.conf"));
+		return;
+	}
+	fprintf(out, " (%s):\n", fx->conf_path);
+	if (fx->tagged && fx->tag_error[0] && d->action == NODEOX_REJECT) {
+		fprintf(out, "  the job's tag is malformed: %s\n", fx->tag_error);
+		return;
+	}
+	if (fx->applied) {
+		fprintf(out, "  tagged flexible and already broadened by the plugin to: %s\n",
+			_or(res->job->features, "?"));
+		fprintf(out, "  the plugin's record (AdminComment): %s\n", _or(res->job->admin_comment, "?"));
+		fprintf(out, "  eligible types:");
+		for (int i = 0; i < fx->neligible; i++)
+			fprintf(out, "%s%s", i ? ", " : " ", fx->eligible_types[i]);
+		fprintf(out, "%s\n", fx->neligible ? "" : " (none found in the constraint)");
+		if (fx->run_time_factor > 0)
+			fprintf(out, "  expected run time: up to x%.2f on the slowest eligible type\n",
+				fx->run_time_factor);
+		fprintf(out, "  %s\n", res->fit.could_start ?
+			"the idle GPUs it may use cover it now" :
+			"even broadened, the idle GPUs it may use do not cover it (see above)");
+		return;
+	}
+	fprintf(out, "  %s, the policy %s %s%s: %s\n",
+		fx->tagged ? "Tagged nodeox:flex" : "Not tagged. Tagged --comment=nodeox:flex",
+		fx->tagged ? "says" : "would say", nodeox_action_name(d->action),
+		d->dryrun ? " (Mode=dryrun: reported, not applied)" : "", d->reason);
+	if (d->action != NODEOX_REWRITE || !fx->analysed)
+		return;
+	fprintf(out, "  eligible types:");
+	for (int i = 0; i < fx->neligible; i++)
+		fprintf(out, "%s%s", i ? ", " : " ", fx->eligible_types[i]);
+	fprintf(out, "\n  broadened request: %s%s%s%s%s, constraint %s\n",
+		d->tres_per_node_set ? d->tres_per_node : "", d->tres_per_job_set ? d->tres_per_job : "",
+		d->tres_per_task_set ? d->tres_per_task : "",
+		d->tres_per_socket_set ? d->tres_per_socket : "",
+		(d->tres_per_node_set || d->tres_per_job_set || d->tres_per_task_set ||
+		 d->tres_per_socket_set) ? "" : "(GPU request unchanged)",
+		d->features_set ? _or(d->features, "(none)") : _or(res->job->features, "(none)"));
+	_text_fit(out, &fx->fit, "  ");
+	fprintf(out, "  could start now on idle GPUs: %s\n", fx->fit.could_start ? "yes" : "no");
+	fprintf(out, "  expected run time: x%.2f (speed of the requested type over the slowest eligible)",
+		fx->run_time_factor);
+	if (d->time_limit_set) {
+		char a[32], b[32];
+
+		_fmt_time(res->job->time_limit, a, sizeof(a));
+		_fmt_time(d->time_limit, b, sizeof(b));
+		fprintf(out, "; time limit %s -> %s", a, b);
+	}
+	fprintf(out, "\n");
+}
+
+void why_print_text(FILE *out, const why_result_t *res)
+{
+	const why_job_t *job = res->job;
+
+	_text_request(out, job, &res->fit.req);
+	fprintf(out, "\n");
+	if (!job->pending) {
+		fprintf(out, "The job is %s, not pending: below, its request against the cluster as "
+			"it is now (its own allocation counts as busy).\n",
+			_or(job->state_name, "not pending"));
+	}
+	_text_fit(out, &res->fit, "");
+	if (job->pending && res->fit.could_start && res->fit.req.per != WHY_PER_NONE)
+		fprintf(out, "So GPUs are not what holds it: Slurm says Reason=%s (priority, "
+			"dependency, limits, or the next scheduling pass).\n", _or(job->reason, "None"));
+	_text_flex(out, res);
+}
+
+/* ------------------------------------------------------------------ JSON */
+
+static void _json_str(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* `, "key": "value"` (null for NULL). */
+static void _json_kv(FILE *out, const char *key, const char *val)
+{
+	fprintf(out, ", \"%s\": ", key);
+	_json_str(out, val);
+}
+
+/* A comma list as a JSON array of strings. */
+static void _json_list(FILE *out, const char *list)
+{
+	const char *p = list ? list : "";
+	bool first = true;
+
+	fputc('[', out);
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char item[NODEOX_NAME_MAX + 8];
+
+		snprintf(item, sizeof(item), "%.*s", (int)n, p);
+		if (!first)
+			fputs(", ", out);
+		_json_str(out, item);
+		first = false;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	fputc(']', out);
+}
+
+static void _json_time(FILE *out, uint32_t min)
+{
+	if (min == NODEOX_TIME_NONE || min == NODEOX_TIME_INFINITE)
+		fputs("null", out);
+	else
+		fprintf(out, "%u", min);
+}
+
+static void _json_excluded(FILE *out, const why_fit_t *f)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < f->nexcluded; i++) {
+		const why_excluded_t *g = &f->excluded[i];
+
+		fprintf(out, "%s{\"cause\": ", i ? ", " : "");
+		_json_str(out, why_cause_name(g->cause));
+		fprintf(out, ", \"gpus\": %u, \"type\": ", g->gpus);
+		_json_str(out, g->type);
+		fputs(", \"nodes\": ", out);
+		_json_list(out, g->nodes);
+		fputs(", \"detail\": ", out);
+		_json_str(out, g->detail);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void _json_verdicts(FILE *out, const why_fit_t *f)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < f->nverdicts; i++) {
+		const why_verdict_t *v = &f->verdicts[i];
+
+		fprintf(out, "%s{\"node\": ", i ? ", " : "");
+		_json_str(out, v->node->name);
+		fputs(", \"type\": ", out);
+		_json_str(out, v->type);
+		fprintf(out, ", \"idle\": %u, \"cause\": ", v->idle);
+		_json_str(out, why_cause_name(v->cause));
+		fputs(", \"detail\": ", out);
+		_json_str(out, v->detail);
+		fputc('}', out);
+	}
+	fputc(']', out);
+}
+
+static void _json_flex(FILE *out, const why_result_t *res)
+{
+	const why_flex_t *fx = &res->flex;
+	const nodeox_decision_t *d = &fx->decision;
+	const why_fit_t *f = fx->analysed ? &fx->fit : &res->fit;
+
+	fprintf(out, "{\"tagged\": %s, \"applied\": %s, \"dryrun\": %s",
+		fx->tagged ? "true" : "false", fx->applied ? "true" : "false",
+		d->dryrun ? "true" : "false");
+	_json_kv(out, "conf", fx->conf_loaded ? fx->conf_path : NULL);
+	_json_kv(out, "conf_error", fx->conf_error[0] ? fx->conf_error : NULL);
+	_json_kv(out, "tag_error", fx->tag_error[0] ? fx->tag_error : NULL);
+	_json_kv(out, "action", fx->conf_loaded ? nodeox_action_name(d->action) : NULL);
+	_json_kv(out, "policy_reason", fx->conf_loaded ? d->reason : NULL);
+	fputs(", \"eligible_types\": [", out);
+	for (int i = 0; i < fx->neligible; i++) {
+		fputs(i ? ", " : "", out);
+		_json_str(out, fx->eligible_types[i]);
+	}
+	fprintf(out, "], \"eligible_gpus\": %u, \"could_start_now\": %s, \"run_time_factor\": ",
+		fx->conf_loaded ? f->eligible_gpus : 0,
+		fx->conf_loaded && f->could_start ? "true" : "false");
+	if (fx->run_time_factor > 0)
+		fprintf(out, "%.4g", fx->run_time_factor);
+	else
+		fputs("null", out);
+	fputs(", \"time_limit_min\": ", out);
+	_json_time(out, d->time_limit_set ? d->time_limit : res->job->time_limit);
+	_json_kv(out, "constraint", d->features_set ? d->features : res->job->features);
+	fputs(", \"excluded\": ", out);
+	if (fx->analysed)
+		_json_excluded(out, &fx->fit);
+	else
+		fputs("null", out);
+	fputc('}', out);
+}
+
+void why_print_json(FILE *out, const why_result_t *res)
+{
+	const why_job_t *job = res->job;
+	const why_fit_t *f = &res->fit;
+	const why_request_t *r = &f->req;
+
+	fprintf(out, "{\"job_id\": %u, \"state\": ", job->job_id);
+	_json_str(out, job->state_name);
+	fprintf(out, ", \"pending\": %s, \"reason\": ", job->pending ? "true" : "false");
+	_json_str(out, job->reason);
+	fputs(",\n \"request\": {\"gpus_per\": ", out);
+	_json_str(out, _per_name(r->per));
+	fputs(", \"gpu_type\": ", out);
+	_json_str(out, r->per == WHY_PER_NONE ? NULL : r->type);
+	fprintf(out, ", \"gpu_count\": %u, \"gpus_total\": %u, \"gpus_per_node_min\": %u, "
+		"\"nodes\": %u, \"max_nodes\": %u, \"tasks\": %u, \"cpus_per_task\": %u, "
+		"\"cpus_per_node\": %u, \"mem_per_node_mb\": %llu, \"time_limit_min\": ",
+		r->count, r->total, r->per_node_min, r->nodes, job->max_nodes,
+		job->num_tasks ? job->num_tasks : 1, job->cpus_per_task ? job->cpus_per_task : 1,
+		r->cpus_per_node, (unsigned long long)r->mem_per_node_mb);
+	_json_time(out, job->time_limit);
+	_json_kv(out, "partition", job->partition);
+	_json_kv(out, "constraint", job->features);
+	_json_kv(out, "tres_per_node", job->tres_per_node);
+	_json_kv(out, "tres_per_job", job->tres_per_job);
+	_json_kv(out, "tres_per_task", job->tres_per_task);
+	_json_kv(out, "tres_per_socket", job->tres_per_socket);
+	_json_kv(out, "comment", job->comment);
+	_json_kv(out, "admin_comment", job->admin_comment);
+	fprintf(out, "},\n \"idle_gpus\": %u, \"eligible_gpus\": %u, \"eligible_nodes\": %u, "
+		"\"could_start_now\": %s, \"shortfall\": ", f->idle_gpus, f->eligible_gpus,
+		f->eligible_nodes, f->could_start ? "true" : "false");
+	_json_str(out, f->could_start ? NULL : f->shortfall);
+	fputs(",\n \"excluded\": ", out);
+	_json_excluded(out, f);
+	fputs(",\n \"gpu_nodes\": ", out);
+	_json_verdicts(out, f);
+	fputs(",\n \"flex\": ", out);
+	_json_flex(out, res);
+	fputs("}\n", out);
+}

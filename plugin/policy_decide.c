@@ -1,0 +1,640 @@
+/*
+ * policy_decide.c: the broadening decision (nodeox_policy_decide).
+ *
+ * Steps, each of which may stop with KEEP and a reason:
+ *   tag -> scope (Partitions=, Allow/Deny) -> find the one typed GPU request
+ *   -> the requested type's groups -> filter the other types (MinSpeed, tag
+ *   mem= and types=, present on a usable node of the job's partitions)
+ *   -> Broaden=when-blocked: can the requested type serve the job now?
+ *   -> build the new fields (untyped TRES, constraint, prefer, time limit,
+ *   admin_comment).
+ * Work is bounded by the conf sizes, the fixed string lengths and one pass
+ * over the nodes; nothing is allocated.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "plugin/policy_internal.h"
+
+enum { F_JOB, F_NODE, F_TASK, F_SOCKET, F_N };
+static const char *const decide_field_names[F_N] = {
+	"tres_per_job", "tres_per_node", "tres_per_task", "tres_per_socket",
+};
+/* Where each field's rewritten string goes in nodeox_decision_t. */
+static const size_t decide_field_off[F_N] = {
+	offsetof(nodeox_decision_t, tres_per_job), offsetof(nodeox_decision_t, tres_per_node),
+	offsetof(nodeox_decision_t, tres_per_task), offsetof(nodeox_decision_t, tres_per_socket),
+};
+
+/* What the job asked for, found in its four TRES fields. */
+typedef struct {
+	const char *field[F_N];
+	nodeox_tres_gpu_t e[F_N][NODEOX_TRES_MAX_GPU];
+	int n[F_N];
+	bool typed[F_N];
+	const char *type;          /* points into a field */
+	size_t type_len;
+} decide_req_t;
+
+__attribute__((format(printf, 2, 3)))
+static void decide_keep(nodeox_decision_t *out, const char *fmt, ...)
+{
+	va_list ap;
+
+	out->action = NODEOX_KEEP;
+	out->tres_per_job_set = out->tres_per_node_set = false;
+	out->tres_per_task_set = out->tres_per_socket_set = false;
+	out->features_set = out->prefer_set = out->time_limit_set = false;
+	va_start(ap, fmt);
+	vsnprintf(out->reason, sizeof(out->reason), fmt, ap);
+	va_end(ap);
+}
+
+static bool decide_same(const char *a, size_t an, const char *b, size_t bn)
+{
+	size_t i;
+
+	if (an != bn)
+		return false;
+	for (i = 0; i < an; i++)
+		if (tolower((unsigned char)a[i]) != tolower((unsigned char)b[i]))
+			return false;
+	return true;
+}
+
+static bool decide_empty(const char *s)
+{
+	return !s || !*s;
+}
+
+/* KEEP if the job is outside Partitions= / Allow* / Deny*. */
+static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job,
+			    nodeox_decision_t *out)
+{
+	const struct {
+		const nodeox_namelist_t *allow, *deny;
+		const char *value, *what;
+	} scopes[] = {
+		{ &conf->allow_accounts, &conf->deny_accounts, job->account, "account" },
+		{ &conf->allow_users, &conf->deny_users, job->user, "user" },
+	};
+	char q[64];
+	size_t k;
+	int i;
+
+	if (conf->partitions.n) {
+		const char *p = job->partition;
+
+		if (decide_empty(p)) {
+			decide_keep(out, "not broadened: the job names no partition and "
+				    "Partitions= is set in nodeox.conf");
+			return false;
+		}
+		while (*p) {
+			const char *c = strchr(p, ',');
+			size_t n = c ? (size_t)(c - p) : strlen(p);
+			bool ok = false;
+
+			for (i = 0; i < conf->partitions.n && !ok; i++)
+				ok = n && nodeox_util_eq(p, n, conf->partitions.names[i]);
+			if (!ok) {
+				nodeox_util_quote(q, sizeof(q), p, n);
+				decide_keep(out, "not broadened: partition %s is not in "
+					    "Partitions= of nodeox.conf", q);
+				return false;
+			}
+			if (!c)
+				break;
+			p = c + 1;
+		}
+	}
+	for (k = 0; k < sizeof(scopes) / sizeof(scopes[0]); k++) {
+		const char *v = scopes[k].value;
+		bool allowed = scopes[k].allow->n == 0;
+
+		for (i = 0; v && i < scopes[k].deny->n; i++)
+			if (!strcmp(v, scopes[k].deny->names[i])) {
+				nodeox_util_quote(q, sizeof(q), v, strlen(v));
+				decide_keep(out, "not broadened: %s %s is denied in nodeox.conf",
+					    scopes[k].what, q);
+				return false;
+			}
+		for (i = 0; v && i < scopes[k].allow->n && !allowed; i++)
+			allowed = !strcmp(v, scopes[k].allow->names[i]);
+		if (!allowed) {
+			nodeox_util_quote(q, sizeof(q), v ? v : "(none)", v ? strlen(v) : 6);
+			decide_keep(out, "not broadened: %s %s is not allowed in nodeox.conf",
+				    scopes[k].what, q);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Find the typed GPU request; KEEP unless there is exactly one GPU type. */
+static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_decision_t *out)
+{
+	bool any = false;
+	char q1[64], q2[64];
+	int f, i;
+
+	memset(r, 0, sizeof(*r));
+	r->field[F_JOB] = job->tres_per_job;
+	r->field[F_NODE] = job->tres_per_node;
+	r->field[F_TASK] = job->tres_per_task;
+	r->field[F_SOCKET] = job->tres_per_socket;
+	for (f = 0; f < F_N; f++) {
+		r->n[f] = nodeox_tres_scan(r->field[f], r->e[f], NODEOX_TRES_MAX_GPU);
+		if (r->n[f] < 0 || r->n[f] > NODEOX_TRES_MAX_GPU) {
+			decide_keep(out, "not broadened: %s is too long or has too many gpu "
+				    "entries", decide_field_names[f]);
+			return false;
+		}
+		for (i = 0; i < r->n[f]; i++) {
+			const nodeox_tres_gpu_t *e = &r->e[f][i];
+			const char *t = r->field[f] + e->type_off;
+
+			any = true;
+			if (!e->type_len)
+				continue;
+			r->typed[f] = true;
+			if (!r->type) {
+				r->type = t;
+				r->type_len = e->type_len;
+			} else if (!decide_same(r->type, r->type_len, t, e->type_len)) {
+				nodeox_util_quote(q1, sizeof(q1), r->type, r->type_len);
+				nodeox_util_quote(q2, sizeof(q2), t, e->type_len);
+				decide_keep(out, "not broadened: two GPU types in one request "
+					    "(%s and %s)", q1, q2);
+				return false;
+			}
+		}
+	}
+	if (!any) {
+		decide_keep(out, "not broadened: the job requests no GPUs");
+		return false;
+	}
+	if (!r->type) {
+		decide_keep(out, "not broadened: the GPU request names no type (any GPU "
+			    "already serves it)");
+		return false;
+	}
+	return true;
+}
+
+/* Is one of the job's partitions among the node's (NULL job list: any)? */
+static bool decide_node_in_parts(const nodeox_node_t *nd, const char *parts)
+{
+	const char *p = parts;
+
+	if (decide_empty(parts))
+		return true;
+	while (*p) {
+		const char *c = strchr(p, ',');
+		size_t n = c ? (size_t)(c - p) : strlen(p);
+
+		if (nodeox_util_list_has(nd->partitions, p, n))
+			return true;
+		if (!c)
+			break;
+		p = c + 1;
+	}
+	return false;
+}
+
+static bool decide_node_has_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t)
+{
+	return nodeox_util_list_has(nd->features, t->feature, strlen(t->feature));
+}
+
+/* Does a usable node in the job's partitions carry type t's feature? */
+static bool decide_type_present(const nodeox_cluster_t *cl, const nodeox_job_t *job,
+				const nodeox_gpu_type_t *t)
+{
+	size_t i;
+
+	for (i = 0; i < cl->nnodes; i++) {
+		const nodeox_node_t *nd = &cl->nodes[i];
+
+		if (nd->usable && decide_node_has_type(nd, t) &&
+		    decide_node_in_parts(nd, job->partition))
+			return true;
+	}
+	return false;
+}
+
+/* Broaden=when-blocked: enough idle GPUs of the requested type right now?
+ * Counts idle GPUs on usable nodes of the job's partitions that carry the
+ * type's feature (or report the type as their gres type). */
+static bool decide_can_serve(const nodeox_cluster_t *cl, const nodeox_job_t *job,
+			     const nodeox_gpu_type_t *t, const decide_req_t *r)
+{
+	uint64_t per_node = 0, per_job = 0, per_task = 0, per_socket = 0, idle_sum = 0;
+	uint64_t nodes_fit = 0, need_nodes = job->min_nodes ? job->min_nodes : 1;
+	uint64_t tasks = job->num_tasks ? job->num_tasks : 1;
+	uint64_t node_need;
+	size_t i;
+	int j;
+
+	for (j = 0; j < r->n[F_JOB]; j++)
+		per_job += r->e[F_JOB][j].count;
+	for (j = 0; j < r->n[F_NODE]; j++)
+		per_node += r->e[F_NODE][j].count;
+	for (j = 0; j < r->n[F_TASK]; j++)
+		per_task += r->e[F_TASK][j].count;
+	for (j = 0; j < r->n[F_SOCKET]; j++)
+		per_socket += r->e[F_SOCKET][j].count;
+	node_need = per_node > per_socket ? per_node : per_socket;
+	if (per_task > node_need)
+		node_need = per_task;
+	for (i = 0; i < cl->nnodes; i++) {
+		const nodeox_node_t *nd = &cl->nodes[i];
+		bool typed = nd->gpu_type && *nd->gpu_type;
+
+		if (!nd->usable || !decide_node_in_parts(nd, job->partition))
+			continue;
+		if (typed ? !nodeox_util_eq(nd->gpu_type, strlen(nd->gpu_type), t->name)
+			  : !decide_node_has_type(nd, t))
+			continue;
+		if (!nd->gpus_idle)
+			continue;
+		idle_sum += nd->gpus_idle;
+		if (nd->gpus_idle >= (node_need ? node_need : 1))
+			nodes_fit++;
+	}
+	if (nodes_fit < need_nodes)
+		return false;
+	if (per_job && idle_sum < per_job)
+		return false;
+	if (per_task && idle_sum < per_task * tasks)
+		return false;
+	return idle_sum > 0;
+}
+
+/* Why type c (a group mate of req) is not eligible, or NULL if it is. */
+static const char *decide_exclude(const nodeox_conf_t *conf, const nodeox_job_t *job,
+				  const nodeox_cluster_t *cl, const nodeox_tag_t *tag, int req,
+				  int c)
+{
+	const nodeox_gpu_type_t *t = &conf->types[c];
+	int j;
+
+	if (conf->min_speed > 0 && t->speed < conf->min_speed * conf->types[req].speed)
+		return "below MinSpeed";
+	if (tag->min_mem_mb && t->mem_mb < tag->min_mem_mb)
+		return t->mem_mb ? "too little memory" : "memory unknown";
+	if (tag->nonly) {
+		for (j = 0; j < tag->nonly; j++)
+			if (tag->only[j] == c)
+				break;
+		if (j == tag->nonly)
+			return "not in the tag's types=";
+	}
+	if (cl && !decide_type_present(cl, job, t))
+		return "on no usable node of the job's partitions";
+	return NULL;
+}
+
+/* Fill out->eligible. Returns false (KEEP) if no type beyond req is left. */
+static bool decide_eligible(const nodeox_conf_t *conf, const nodeox_job_t *job,
+			    const nodeox_cluster_t *cl, const nodeox_tag_t *tag, int req,
+			    nodeox_decision_t *out)
+{
+	bool mate[NODEOX_MAX_TYPES] = { false }, grouped = false;
+	char why[NODEOX_ERR_MAX];
+	nodeox_buf_t wb;
+	int g, i, others = 0;
+
+	for (g = 0; g < conf->ngroups; g++) {
+		const nodeox_group_t *gr = &conf->groups[g];
+		bool in = false;
+
+		for (i = 0; i < gr->ntypes; i++)
+			in = in || gr->types[i] == req;
+		if (!in)
+			continue;
+		grouped = true;
+		for (i = 0; i < gr->ntypes; i++)
+			if (gr->types[i] != req)
+				mate[gr->types[i]] = true;
+	}
+	if (!grouped) {
+		decide_keep(out, "not broadened: GPU type %s is in no Group= of nodeox.conf",
+			    conf->types[req].name);
+		return false;
+	}
+	out->neligible = 0;
+	if (!cl || decide_type_present(cl, job, &conf->types[req]))
+		out->eligible[out->neligible++] = req;
+	nodeox_buf_init(&wb, why, sizeof(why));
+	for (i = 0; i < conf->ntypes; i++) {
+		const char *no;
+
+		if (!mate[i])
+			continue;
+		no = decide_exclude(conf, job, cl, tag, req, i);
+		if (no) {
+			nodeox_buf_printf(&wb, "%s%s %s", wb.len ? "; " : "", conf->types[i].name, no);
+			continue;
+		}
+		out->eligible[out->neligible++] = i;
+		others++;
+	}
+	if (!others) {
+		decide_keep(out, "not broadened: no type eligible beyond %s (%s)",
+			    conf->types[req].name, why);
+		return false;
+	}
+	return true;
+}
+
+/* Is there a '|' outside parentheses and brackets? Then it needs wrapping. */
+static bool decide_top_or(const char *s)
+{
+	int depth = 0;
+
+	for (; *s; s++) {
+		if (*s == '(' || *s == '[')
+			depth++;
+		else if ((*s == ')' || *s == ']') && depth)
+			depth--;
+		else if (*s == '|' && !depth)
+			return true;
+	}
+	return false;
+}
+
+/* Is s[0..n) "f1|f2|..." (optionally in one () or []) of GPU type features only? */
+static bool decide_gpu_term(const nodeox_conf_t *conf, const char *s, size_t n)
+{
+	size_t off = 0;
+	int i;
+
+	if (n >= 2 && ((s[0] == '(' && s[n - 1] == ')') || (s[0] == '[' && s[n - 1] == ']'))) {
+		s++;
+		n -= 2;
+	}
+	if (!n)
+		return false;
+	while (off <= n) {
+		const char *bar = memchr(s + off, '|', n - off);
+		size_t len = bar ? (size_t)(bar - (s + off)) : n - off;
+		bool known = false;
+
+		for (i = 0; i < conf->ntypes && !known; i++)
+			known = strlen(conf->types[i].feature) == len &&
+				!memcmp(conf->types[i].feature, s + off, len);
+		if (!known)
+			return false;
+		off += len + 1;
+	}
+	return true;
+}
+
+/*
+ * Copy the user's constraint without its top-level '&' terms that name only
+ * GPU type features ("a100", "a100|l40s", "(a100|l40s)", "[a100|l40s]"): the
+ * tag says which types may be used, and deciding again for an already
+ * broadened job must not stack a second type term onto the first.
+ */
+static void decide_strip_gpu_terms(const nodeox_conf_t *conf, const char *user, char *dst,
+				   size_t cap)
+{
+	nodeox_buf_t b;
+	size_t st = 0, i, n = strlen(user);
+	int depth = 0;
+
+	nodeox_buf_init(&b, dst, cap);
+	if (decide_top_or(user)) { /* one term, or too complex to split */
+		if (!decide_gpu_term(conf, user, n))
+			nodeox_buf_puts(&b, user);
+		return;
+	}
+	for (i = 0; i <= n; i++) {
+		char c = user[i];
+
+		if (c == '(' || c == '[')
+			depth++;
+		else if ((c == ')' || c == ']') && depth)
+			depth--;
+		if (c && (depth || (c != '&' && c != ',')))
+			continue;
+		if (i > st && !decide_gpu_term(conf, user + st, i - st)) {
+			nodeox_buf_puts(&b, b.len ? "&" : "");
+			nodeox_buf_putn(&b, user + st, i - st);
+		}
+		st = i + 1;
+	}
+}
+
+/* New constraint: user's AND (OR of eligible features), or [a|b] for uniform. */
+static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job,
+			    const nodeox_tag_t *tag, nodeox_decision_t *out)
+{
+	char user[NODEOX_STR_MAX];
+	bool has_user = !decide_empty(job->features), wrap_user = false, paren_ours;
+	nodeox_buf_t b;
+	int i;
+
+	if (has_user && strnlen(job->features, NODEOX_STR_MAX) >= NODEOX_STR_MAX) {
+		decide_keep(out, "not broadened: the job's constraint is too long");
+		return false;
+	}
+	if (has_user)
+		decide_strip_gpu_terms(conf, job->features, user, sizeof(user));
+	has_user = has_user && user[0];
+	if (has_user && tag->uniform && strchr(user, '[')) {
+		decide_keep(out, "not broadened: the constraint already has a [...] set; "
+			    "Slurm allows only one, so uniform cannot be added");
+		return false;
+	}
+	if (has_user && decide_top_or(user)) {
+		if (strchr(user, '(') || strchr(user, '[')) {
+			decide_keep(out, "not broadened: the constraint mixes '|' with (...) "
+				    "or [...]; cannot AND the GPU types to it safely");
+			return false;
+		}
+		wrap_user = true;
+	}
+	paren_ours = has_user && !tag->uniform && out->neligible > 1;
+	nodeox_buf_init(&b, out->features, sizeof(out->features));
+	if (has_user) {
+		nodeox_buf_puts(&b, wrap_user ? "(" : "");
+		nodeox_buf_puts(&b, user);
+		nodeox_buf_puts(&b, wrap_user ? ")&" : "&");
+	}
+	nodeox_buf_puts(&b, tag->uniform ? "[" : paren_ours ? "(" : "");
+	for (i = 0; i < out->neligible; i++) {
+		nodeox_buf_puts(&b, i ? "|" : "");
+		nodeox_buf_puts(&b, conf->types[out->eligible[i]].feature);
+	}
+	nodeox_buf_puts(&b, tag->uniform ? "]" : paren_ours ? ")" : "");
+	if (b.overflow) {
+		decide_keep(out, "not broadened: the new constraint would exceed %d characters",
+			    NODEOX_STR_MAX - 1);
+		return false;
+	}
+	out->features_set = true;
+	return true;
+}
+
+static void decide_time(const nodeox_conf_t *conf, const nodeox_job_t *job, int req,
+			nodeox_decision_t *out)
+{
+	double slowest = conf->types[req].speed, f;
+	int i;
+
+	for (i = 0; i < out->neligible; i++)
+		if (conf->types[out->eligible[i]].speed < slowest)
+			slowest = conf->types[out->eligible[i]].speed;
+	f = conf->types[req].speed / slowest;
+	out->run_time_factor = f > 1.0 ? f : 1.0;
+	out->time_limit = job->time_limit;
+	if (!conf->scale_time_limit || out->run_time_factor <= 1.0 || !job->time_limit ||
+	    job->time_limit == NODEOX_TIME_NONE || job->time_limit == NODEOX_TIME_INFINITE)
+		return;
+	f = ceil((double)job->time_limit * out->run_time_factor - 1e-9);
+	out->time_limit = f >= (double)(NODEOX_TIME_NONE - 1) ? NODEOX_TIME_NONE - 1 : (uint32_t)f;
+	out->time_limit_set = true;
+}
+
+/* admin_comment: what the job asked and what it got. Cut with "..." if long. */
+static void decide_admin_comment(const nodeox_job_t *job, const decide_req_t *r,
+				 nodeox_decision_t *out)
+{
+	char tmp[3 * NODEOX_STR_MAX];
+	nodeox_buf_t b;
+	int f;
+
+	nodeox_buf_init(&b, tmp, sizeof(tmp));
+	nodeox_buf_puts(&b, out->dryrun ? "nodeox dryrun: would change" : "nodeox: changed");
+	for (f = 0; f < F_N; f++)
+		if (r->typed[f])
+			nodeox_buf_printf(&b, " %s=%s->%s", decide_field_names[f], r->field[f],
+					  (const char *)out + decide_field_off[f]);
+	nodeox_buf_printf(&b, " features=%s->%s", decide_empty(job->features) ? "(none)" :
+			  job->features, out->features);
+	if (out->prefer_set)
+		nodeox_buf_printf(&b, " prefer=(none)->%s", out->prefer);
+	if (out->time_limit_set)
+		nodeox_buf_printf(&b, " time_limit=%u->%u", job->time_limit, out->time_limit);
+	if (b.overflow || b.len >= sizeof(out->admin_comment)) {
+		memcpy(out->admin_comment, tmp, sizeof(out->admin_comment) - 4);
+		memcpy(out->admin_comment + sizeof(out->admin_comment) - 4, "...", 4);
+	} else {
+		memcpy(out->admin_comment, tmp, b.len + 1);
+	}
+}
+
+static void decide_reason(const nodeox_conf_t *conf, const nodeox_job_t *job,
+			  const decide_req_t *r, nodeox_decision_t *out)
+{
+	nodeox_buf_t b;
+	char q[64];
+	int i;
+
+	nodeox_util_quote(q, sizeof(q), r->type, r->type_len);
+	nodeox_buf_init(&b, out->reason, sizeof(out->reason));
+	nodeox_buf_printf(&b, "%sGPU type %s broadened to ", out->dryrun ? "dryrun, not applied: " : "",
+			  q);
+	for (i = 0; i < out->neligible; i++)
+		nodeox_buf_printf(&b, "%s%s", i ? "|" : "", conf->types[out->eligible[i]].name);
+	if (out->time_limit_set)
+		nodeox_buf_printf(&b, ", time limit %u -> %u min", job->time_limit,
+				  out->time_limit);
+	if (b.overflow)
+		snprintf(out->reason, sizeof(out->reason), "%sGPU type %s broadened to %d types",
+			 out->dryrun ? "dryrun, not applied: " : "", q, out->neligible);
+}
+
+void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
+			  const nodeox_cluster_t *cluster, nodeox_decision_t *out)
+{
+	decide_req_t r;
+	nodeox_tag_t tag;
+	char name[NODEOX_NAME_MAX], q[64];
+	int f, req, rc;
+
+	memset(out, 0, sizeof(*out));
+	out->action = NODEOX_PASS;
+	out->requested_type = -1;
+	out->run_time_factor = 1.0;
+	if (!job)
+		return;
+	out->time_limit = job->time_limit;
+	if (!conf || conf->mode == NODEOX_MODE_OFF)
+		return;
+	rc = nodeox_tag_parse(job->comment, conf, &tag, out->reason, sizeof(out->reason));
+	if (rc == 0)
+		return;
+	if (rc < 0) {
+		out->action = NODEOX_REJECT;
+		return;
+	}
+	if (!decide_in_scope(conf, job, out) || !decide_request(job, &r, out))
+		return;
+	nodeox_util_quote(q, sizeof(q), r.type, r.type_len);
+	if (r.type_len >= sizeof(name)) {
+		decide_keep(out, "not broadened: GPU type %s is not in nodeox.conf", q);
+		return;
+	}
+	memcpy(name, r.type, r.type_len);
+	name[r.type_len] = '\0';
+	req = nodeox_conf_find_type(conf, name);
+	if (req < 0) {
+		decide_keep(out, "not broadened: GPU type %s is not in nodeox.conf", q);
+		return;
+	}
+	out->requested_type = req;
+	if (!decide_eligible(conf, job, cluster, &tag, req, out))
+		return;
+	if (conf->broaden == NODEOX_BROADEN_WHEN_BLOCKED && cluster &&
+	    out->eligible[0] == req && decide_can_serve(cluster, job, &conf->types[req], &r)) {
+		decide_keep(out, "not broadened: %s can serve the job now (Broaden=when-blocked)",
+			    conf->types[req].name);
+		return;
+	}
+	for (f = 0; f < F_N; f++) {
+		if (!r.typed[f])
+			continue;
+		if (nodeox_tres_untype(r.field[f], r.e[f], r.n[f], (char *)out + decide_field_off[f],
+				       NODEOX_STR_MAX)) {
+			decide_keep(out, "not broadened: %s would be too long",
+				    decide_field_names[f]);
+			return;
+		}
+	}
+	out->tres_per_job_set = r.typed[F_JOB];
+	out->tres_per_node_set = r.typed[F_NODE];
+	out->tres_per_task_set = r.typed[F_TASK];
+	out->tres_per_socket_set = r.typed[F_SOCKET];
+	if (!decide_features(conf, job, &tag, out))
+		return;
+	if (conf->prefer_requested && out->eligible[0] == req && decide_empty(job->prefer)) {
+		snprintf(out->prefer, sizeof(out->prefer), "%s", conf->types[req].feature);
+		out->prefer_set = true;
+	}
+	decide_time(conf, job, req, out);
+	out->action = NODEOX_REWRITE;
+	out->dryrun = conf->mode == NODEOX_MODE_DRYRUN;
+	decide_admin_comment(job, &r, out);
+	decide_reason(conf, job, &r, out);
+}
+
+const char *nodeox_action_name(nodeox_action_t action)
+{
+	switch (action) {
+	case NODEOX_PASS:
+		return "PASS";
+	case NODEOX_KEEP:
+		return "KEEP";
+	case NODEOX_REWRITE:
+		return "REWRITE";
+	case NODEOX_REJECT:
+		return "REJECT";
+	}
+	return "?";
+}

@@ -1,0 +1,708 @@
+# tests/integration/lib/cluster.sh: a private Slurm cluster on this machine for
+# integration tests (sourced, not run). It starts its own munged (own key and
+# socket), one slurmctld and several slurmd (`slurmd -N NAME`, multiple-slurmd)
+# on their own ports, with fake GPUs (mknod char devices + gres.conf File=),
+# all under one run directory, and stops every daemon it started by the pid
+# it recorded, on success, failure or signal.
+#
+# Typical use in a test script:
+#   . "$top_srcdir/tests/integration/lib/cluster.sh"
+#   cluster_init                      # skips (exit 77) when it cannot run here
+#   cluster_use_plugin                # optional: load job_submit/nodeox
+#   cluster_add_node a1 gpu=a100:4    # optional: default is the article's
+#   cluster_start                     #   a1,a2 4x a100; l1,l2 4x l40s
+#   id=$(cluster_sbatch --gres=gpu:a100:4 --wrap "sleep 300")
+#   wait_for_state "$id" RUNNING 20
+#   check_eq "$(job_field "$id" NodeList)" a1 "job ran on a1"
+#   cluster_finish                    # exit status from the checks
+#
+# Environment knobs:
+#   NODEOX_IT_PORT    first port of the cluster's block (default: the first free
+#                     block of 32 ports from 16800 on, claimed with flock)
+#   NODEOX_IT_TMPDIR  where the run directory is made (default ${TMPDIR:-/tmp})
+#   NODEOX_IT_KEEP=1  keep the run directory (logs, confs) after the test
+#   NODEOX_IT_DEBUG   SlurmctldDebug/SlurmdDebug level (default info)
+#
+# Functions are named cluster_* (the cluster), job_* / wait_for_* (one job),
+# check_* (assertions that count failures without stopping the test).
+
+# Where Debian's Slurm keeps its own plugins; ours are searched after these.
+CLUSTER_SLURM_PLUGINDIR=${CLUSTER_SLURM_PLUGINDIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
+CLUSTER_PORT_SPAN=32
+
+CLUSTER_DIR=
+CLUSTER_PORT=
+CLUSTER_NODES=()          # "NAME|GPUTYPE|NGPU|CPUS|SOCKETS|MEM_MB|FEATURES|GRES"
+CLUSTER_PARTITIONS=()     # "NAME|NODES|EXTRA"
+CLUSTER_EXTRA_CONF=()     # extra slurm.conf lines
+CLUSTER_JOB_SUBMIT=       # JobSubmitPlugins value
+CLUSTER_PIDS=()           # "NAME:PID" of every daemon started, in start order
+CLUSTER_FAILURES=0
+CLUSTER_CHECKS=0
+CLUSTER_LOCK_FD=
+CLUSTER_STOPPED=0
+
+# cluster_skip MESSAGE: print why the test cannot run here and exit 77 (skip).
+cluster_skip()
+{
+	echo "SKIP: $*"
+	exit 77
+}
+
+# cluster_log MESSAGE: one progress line on stdout (lands in the test's .log).
+cluster_log()
+{
+	echo "[$(date +%H:%M:%S)] $*"
+}
+
+# cluster_init: check that this machine can run a cluster (root, slurmctld,
+# slurmd, munged, munge, Slurm clients), skip with 77 otherwise; make the run
+# directory, claim a port block, install the cleanup trap, export SLURM_CONF
+# for the clients, and reset the topology to empty (cluster_start falls back to
+# the default topology when no node was added).
+cluster_init()
+{
+	local p
+	[ "$(id -u)" = 0 ] || cluster_skip "integration tests start slurmctld/slurmd/munged and need root"
+	for p in slurmctld slurmd munged munge sbatch scontrol sinfo squeue scancel; do
+		command -v "$p" >/dev/null 2>&1 || [ -x "/usr/sbin/$p" ] ||
+			cluster_skip "$p not found (Debian packages slurmctld slurmd slurm-client munge)"
+	done
+	PATH=$PATH:/usr/sbin:/sbin
+	command -v mknod >/dev/null 2>&1 || cluster_skip "mknod not found"
+	command -v flock >/dev/null 2>&1 || cluster_skip "flock not found (util-linux)"
+	[ -f "$CLUSTER_SLURM_PLUGINDIR/select_cons_tres.so" ] ||
+		cluster_skip "Slurm plugins not found in $CLUSTER_SLURM_PLUGINDIR (set CLUSTER_SLURM_PLUGINDIR)"
+
+	# Jobs of an outer Slurm allocation must not leak into our clients.
+	for p in $(env | sed -n 's/^\(SLURM_[A-Z_0-9]*\)=.*/\1/p'); do unset "$p"; done
+
+	CLUSTER_DIR=$(mktemp -d "${NODEOX_IT_TMPDIR:-${TMPDIR:-/tmp}}/nodeox-it.XXXXXX") ||
+		{ echo "cluster_init: cannot make a run directory" >&2; exit 99; }
+	chmod 755 "$CLUSTER_DIR"
+	mkdir -p "$CLUSTER_DIR"/{state,spool,log,run,dev}
+	trap 'cluster_on_exit' EXIT
+	trap 'cluster_log "interrupted"; exit 130' INT
+	trap 'cluster_log "terminated"; exit 143' TERM HUP
+	cluster_claim_ports || { echo "cluster_init: no free port block" >&2; exit 99; }
+	export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
+	# Jobs' slurm-N.out and stray files land in the run directory.
+	mkdir -p "$CLUSTER_DIR/work"
+	cd "$CLUSTER_DIR/work" || exit 99
+	# Marks every process of this cluster (daemons, steps, jobs) for the sweep.
+	export NODEOX_IT_DIR="$CLUSTER_DIR"
+	CLUSTER_NODES=(); CLUSTER_PARTITIONS=(); CLUSTER_EXTRA_CONF=(); CLUSTER_JOB_SUBMIT=
+	cluster_log "run directory $CLUSTER_DIR, ports $CLUSTER_PORT-$((CLUSTER_PORT + CLUSTER_PORT_SPAN - 1))"
+}
+
+# cluster_claim_ports: set CLUSTER_PORT to the first port of a block of
+# CLUSTER_PORT_SPAN ports that no socket listens on, and hold an flock on
+# /tmp/nodeox-it-port.BASE.lock for the life of the test so two tests running
+# at once (make -j check) never pick the same block. NODEOX_IT_PORT forces one.
+cluster_claim_ports()
+{
+	local base busy fd lock
+	for base in ${NODEOX_IT_PORT:-$(seq 16800 "$CLUSTER_PORT_SPAN" 18800)}; do
+		lock=/tmp/nodeox-it-port.$base.lock
+		exec {fd}>>"$lock" || continue
+		if ! flock -n "$fd"; then exec {fd}>&-; continue; fi
+		busy=$(ss -Htln 2>/dev/null | awk -v lo="$base" -v hi=$((base + CLUSTER_PORT_SPAN - 1)) '
+			{ n = split($4, a, ":"); p = a[n] + 0; if (p >= lo && p <= hi) print p }')
+		if [ -n "$busy" ]; then exec {fd}>&-; continue; fi
+		CLUSTER_PORT=$base
+		CLUSTER_LOCK_FD=$fd
+		return 0
+	done
+	return 1
+}
+
+# cluster_add_node NAME [gpu=TYPE:N] [cpus=N] [sockets=N] [mem=MB] [features=F1,F2]
+#                  [gres=NAME:COUNT]:
+# add a node to the topology. gpu= makes N fake GPUs of gres type TYPE and adds
+# TYPE to the node's features (so a constraint can name it); cpus defaults to
+# 8, sockets to 2 (1 when cpus is odd), mem (RealMemory, MB) to 16000; gres=
+# adds a countable non-GPU gres (no device files), e.g. gres=nic:2.
+cluster_add_node()
+{
+	local name=$1 type= ngpu=0 cpus=8 sockets= mem=16000 features= gres= kv
+	shift
+	for kv in "$@"; do
+		case $kv in
+		gpu=*:*) type=${kv#gpu=}; ngpu=${type##*:}; type=${type%%:*} ;;
+		cpus=*) cpus=${kv#cpus=} ;;
+		sockets=*) sockets=${kv#sockets=} ;;
+		mem=*) mem=${kv#mem=} ;;
+		features=*) features=${kv#features=} ;;
+		gres=*:*) gres=${kv#gres=} ;;
+		*) echo "cluster_add_node $name: unknown argument '$kv'" >&2; exit 99 ;;
+		esac
+	done
+	[ -n "$sockets" ] || { [ $((cpus % 2)) = 0 ] && sockets=2 || sockets=1; }
+	[ -z "$type" ] || features=${features:+$features,}$type
+	CLUSTER_NODES+=("$name|$type|$ngpu|$cpus|$sockets|$mem|$features|$gres")
+}
+
+# cluster_add_partition NAME NODES [Key=Value ...]: add a partition (NODES is a
+# Slurm host list or ALL); extra words go to the PartitionName= line verbatim,
+# e.g. Default=YES MaxTime=60 State=UP. Without any, cluster_start makes one
+# partition "gpu" with all nodes, Default=YES.
+cluster_add_partition()
+{
+	local name=$1 nodes=$2
+	shift 2
+	CLUSTER_PARTITIONS+=("$name|$nodes|$*")
+}
+
+# cluster_conf_line LINE: append a line to slurm.conf (e.g. "MaxJobCount=50000").
+cluster_conf_line()
+{
+	CLUSTER_EXTRA_CONF+=("$1")
+}
+
+# cluster_plugin_path: print the path of the built job_submit/nodeox plugin.
+cluster_plugin_path()
+{
+	echo "${top_builddir:-.}/plugin/.libs/job_submit_nodeox.so"
+}
+
+# cluster_use_plugin: load the built job_submit/nodeox (JobSubmitPlugins=nodeox,
+# PluginDir gets $top_builddir/plugin/.libs after Slurm's own directory); skip
+# with 77 when it is not built. Write nodeox.conf with cluster_nodeox_conf.
+cluster_use_plugin()
+{
+	local so
+	so=$(cluster_plugin_path)
+	[ -f "$so" ] || cluster_skip "job_submit/nodeox is not built ($so missing)"
+	CLUSTER_JOB_SUBMIT=nodeox
+}
+
+# cluster_nodeox_conf: write stdin to nodeox.conf next to slurm.conf (where the
+# plugin looks). Works before and after cluster_start (the plugin re-reads a
+# changed file); the mtime is bumped past the old one so a quick edit is seen.
+cluster_nodeox_conf()
+{
+	local f="$CLUSTER_DIR/nodeox.conf" old=0
+	[ -f "$f" ] && old=$(stat -c %Y "$f")
+	cat > "$f.tmp"
+	mv "$f.tmp" "$f"
+	[ "$(stat -c %Y "$f")" -gt "$old" ] || touch -d "@$((old + 1))" "$f"
+}
+
+# cluster_nodeox_conf_article [KEY=VALUE...]: write the article's nodeox.conf
+# (a100: 80G, speed 1.0; l40s: 48G, speed 0.6; one group "train" of both;
+# Mode=enforce, ScaleTimeLimit=yes, PreferRequested=no, Broaden=always). Each
+# KEY=VALUE replaces the line of that key, or is appended when the key is not
+# among those (e.g. Partitions=gpu, MinSpeed=0.7): nodeox.conf allows a key
+# only once.
+cluster_nodeox_conf_article()
+{
+	local kv key i
+	local lines=("Mode=enforce"
+		"GpuType=a100 Feature=a100 Memory=80G Speed=1.0"
+		"GpuType=l40s Feature=l40s Memory=48G Speed=0.6"
+		"Group=train Types=a100,l40s"
+		"ScaleTimeLimit=yes"
+		"PreferRequested=no"
+		"Broaden=always")
+	for kv in "$@"; do
+		key=${kv%%=*}
+		for i in "${!lines[@]}"; do
+			[ "${lines[$i]%%=*}" = "$key" ] && { lines[$i]=$kv; continue 2; }
+		done
+		lines+=("$kv")
+	done
+	{
+		echo "# nodeox.conf written by tests/integration/lib/cluster.sh"
+		printf '%s\n' "${lines[@]}"
+	} | cluster_nodeox_conf
+}
+
+# cluster_default_topology [ARG...]: the background article's cluster: a1,a2
+# with 4x a100 (Feature=a100), l1,l2 with 4x l40s (Feature=l40s), one
+# partition "gpu"; ARGs (cluster_add_node's key=value) apply to every node.
+cluster_default_topology()
+{
+	cluster_add_node a1 gpu=a100:4 "$@"
+	cluster_add_node a2 gpu=a100:4 "$@"
+	cluster_add_node l1 gpu=l40s:4 "$@"
+	cluster_add_node l2 gpu=l40s:4 "$@"
+}
+
+# cluster_write_conf: write slurm.conf, gres.conf, plugstack.conf and the fake
+# GPU device nodes for the current topology into the run directory.
+cluster_write_conf()
+{
+	local d=$CLUSTER_DIR host n name type ngpu cpus sockets mem features i port
+	local plugindir=$CLUSTER_SLURM_PLUGINDIR gpuline per s first last cps gres nodegres grestypes=gpu
+	host=$(hostname -s)
+	[ -z "$CLUSTER_JOB_SUBMIT" ] || plugindir="$plugindir:$(cd "$(dirname "$(cluster_plugin_path)")" && pwd)"
+	{
+		echo "# slurm.conf written by tests/integration/lib/cluster.sh"
+		echo "ClusterName=nodeoxit"
+		echo "SlurmctldHost=$host(127.0.0.1)"
+		echo "SlurmctldPort=$CLUSTER_PORT"
+		echo "SlurmdPort=$((CLUSTER_PORT + 1))"
+		echo "SlurmUser=root"
+		echo "SlurmdUser=root"
+		echo "AuthType=auth/munge"
+		echo "AuthInfo=socket=$d/munge.sock"
+		echo "CredType=cred/munge"
+		echo "StateSaveLocation=$d/state"
+		echo "SlurmdSpoolDir=$d/spool/%n"
+		echo "SlurmctldPidFile=$d/run/slurmctld.pid"
+		echo "SlurmdPidFile=$d/run/slurmd-%n.pid"
+		echo "SlurmctldLogFile=$d/log/slurmctld.log"
+		echo "SlurmdLogFile=$d/log/slurmd-%n.log"
+		echo "SlurmctldDebug=${NODEOX_IT_DEBUG:-info}"
+		echo "SlurmdDebug=${NODEOX_IT_DEBUG:-info}"
+		echo "PluginDir=$plugindir"
+		echo "PlugStackConfig=$d/plugstack.conf"
+		[ -z "$CLUSTER_JOB_SUBMIT" ] || echo "JobSubmitPlugins=$CLUSTER_JOB_SUBMIT"
+		echo "ProctrackType=proctrack/linuxproc"
+		echo "TaskPlugin=task/none"
+		echo "SwitchType=switch/none"
+		echo "MpiDefault=none"
+		echo "SelectType=select/cons_tres"
+		echo "SelectTypeParameters=CR_Core_Memory"
+		echo "DefMemPerCPU=500"
+		echo "SchedulerType=sched/backfill"
+		echo "SchedulerParameters=bf_interval=1,sched_interval=2"
+		echo "AccountingStorageType=accounting_storage/none"
+		echo "JobAcctGatherType=jobacct_gather/none"
+		echo "JobCompType=jobcomp/none"
+		echo "SlurmdParameters=config_overrides"
+		echo "ReturnToService=2"
+		for n in "${CLUSTER_NODES[@]}"; do
+			gres=${n##*|}
+			[ -z "$gres" ] || case ",$grestypes," in *",${gres%%:*},"*) ;; *) grestypes="$grestypes,${gres%%:*}" ;; esac
+		done
+		echo "GresTypes=$grestypes"
+		echo "MailProg=/bin/true"
+		echo "KillWait=2"
+		echo "MinJobAge=300"
+		echo "InactiveLimit=0"
+		echo "SlurmdTimeout=300"
+		echo "SlurmctldTimeout=300"
+		echo "MessageTimeout=10"
+		for i in "${CLUSTER_EXTRA_CONF[@]}"; do echo "$i"; done
+		port=$((CLUSTER_PORT + 1))
+		for n in "${CLUSTER_NODES[@]}"; do
+			IFS='|' read -r name type ngpu cpus sockets mem features gres <<< "$n"
+			nodegres=${type:+gpu:$type:$ngpu}
+			[ -z "$gres" ] || nodegres=${nodegres:+$nodegres,}$gres
+			echo "NodeName=$name NodeHostname=$host NodeAddr=127.0.0.1 Port=$port" \
+				"CPUs=$cpus Sockets=$sockets CoresPerSocket=$((cpus / sockets)) ThreadsPerCore=1" \
+				"RealMemory=$mem${nodegres:+ Gres=$nodegres}${features:+ Feature=$features} State=UNKNOWN"
+			port=$((port + 1))
+		done
+		if [ ${#CLUSTER_PARTITIONS[@]} = 0 ]; then
+			echo "PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP"
+		else
+			for n in "${CLUSTER_PARTITIONS[@]}"; do
+				IFS='|' read -r name features i <<< "$n"
+				echo "PartitionName=$name Nodes=$features State=UP $i"
+			done
+		fi
+	} > "$d/slurm.conf"
+	: > "$d/plugstack.conf"
+	{
+		echo "# gres.conf written by tests/integration/lib/cluster.sh: fake GPUs"
+		echo "AutoDetect=off"
+		for n in "${CLUSTER_NODES[@]}"; do
+			IFS='|' read -r name type ngpu cpus sockets mem features gres <<< "$n"
+			[ -z "$gres" ] || echo "NodeName=$name Name=${gres%%:*} Count=${gres#*:}"
+			[ -n "$type" ] && [ "$ngpu" -gt 0 ] || continue
+			mkdir -p "$d/dev/$name"
+			for ((i = 0; i < ngpu; i++)); do mknod "$d/dev/$name/nvidia$i" c 1 3; done
+			gpuline="NodeName=$name Name=gpu Type=$type"
+			if [ $((ngpu % sockets)) = 0 ]; then
+				# GPUs split evenly over the sockets, each bound to its socket's cores.
+				per=$((ngpu / sockets)); cps=$((cpus / sockets))
+				for ((s = 0; s < sockets; s++)); do
+					first=$((s * per)); last=$((first + per - 1))
+					echo "$gpuline File=$d/dev/$name/nvidia[$first-$last] Cores=$((s * cps))-$((s * cps + cps - 1))"
+				done
+			else
+				echo "$gpuline File=$d/dev/$name/nvidia[0-$((ngpu - 1))]"
+			fi
+		done
+	} > "$d/gres.conf"
+}
+
+# cluster_spawn NAME CMD...: start CMD in the background (stdin /dev/null,
+# output to log/NAME.out, our port lock not inherited) and record NAME:PID.
+cluster_spawn()
+{
+	local name=$1 pid
+	shift
+	if [ -n "$CLUSTER_LOCK_FD" ]; then
+		"$@" < /dev/null > "$CLUSTER_DIR/log/$name.out" 2>&1 {CLUSTER_LOCK_FD}>&- &
+	else
+		"$@" < /dev/null > "$CLUSTER_DIR/log/$name.out" 2>&1 &
+	fi
+	pid=$!
+	CLUSTER_PIDS+=("$name:$pid")
+}
+
+# cluster_alive NAME: true when the daemon recorded as NAME still runs.
+cluster_alive()
+{
+	local e
+	for e in "${CLUSTER_PIDS[@]}"; do
+		[ "${e%%:*}" = "$1" ] && kill -0 "${e#*:}" 2>/dev/null && return 0
+	done
+	return 1
+}
+
+# cluster_pid NAME: print the recorded pid of daemon NAME.
+cluster_pid()
+{
+	local e
+	for e in "${CLUSTER_PIDS[@]}"; do
+		[ "${e%%:*}" = "$1" ] && { echo "${e#*:}"; return 0; }
+	done
+	return 1
+}
+
+# cluster_start: write the configuration (default topology when no node was
+# added), start munged, slurmctld and one slurmd per node, and wait until every
+# node is idle. Fails the test (exit 1, with the daemons' logs) when the
+# cluster does not come up within 60 s.
+cluster_start()
+{
+	local d=$CLUSTER_DIR n name i
+	[ -n "$d" ] || { echo "cluster_start: call cluster_init first" >&2; exit 99; }
+	[ ${#CLUSTER_NODES[@]} -gt 0 ] || cluster_default_topology
+	cluster_write_conf
+	[ -f "$d/nodeox.conf" ] || [ -z "$CLUSTER_JOB_SUBMIT" ] || printf 'Mode=enforce\n' | cluster_nodeox_conf
+
+	dd if=/dev/urandom of="$d/munge.key" bs=1024 count=1 2>/dev/null
+	chmod 600 "$d/munge.key"
+	cluster_spawn munged munged -F --force --socket="$d/munge.sock" --key-file="$d/munge.key" \
+		--pid-file="$d/run/munged.pid" --log-file="$d/log/munged.log" --seed-file="$d/run/munged.seed"
+	for i in $(seq 50); do
+		munge -S "$d/munge.sock" -n 2>/dev/null | unmunge -S "$d/munge.sock" >/dev/null 2>&1 && break
+		cluster_alive munged || cluster_fail "munged exited at start"
+		sleep 0.1
+	done
+	[ "$i" -lt 50 ] || cluster_fail "munged not answering on $d/munge.sock"
+
+	cluster_spawn slurmctld slurmctld -D -c -i -f "$d/slurm.conf"
+	for i in $(seq 100); do
+		scontrol ping 2>/dev/null | grep -q "is UP" && break
+		cluster_alive slurmctld || cluster_fail "slurmctld exited at start"
+		sleep 0.2
+	done
+	[ "$i" -lt 100 ] || cluster_fail "slurmctld not answering on port $CLUSTER_PORT"
+
+	for n in "${CLUSTER_NODES[@]}"; do
+		name=${n%%|*}
+		mkdir -p "$d/spool/$name"
+		cluster_spawn "slurmd-$name" slurmd -D -N "$name" -f "$d/slurm.conf"
+	done
+	cluster_wait_ready 60
+	cluster_log "cluster up: $(sinfo -h -N -o '%N:%t:%G' | sort -u | tr '\n' ' ')"
+}
+
+# cluster_restart_ctld: stop slurmctld (TERM, by its recorded pid), start it
+# again recovering its state (jobs survive), wait until it answers and every
+# node is idle or allocated again. For tests of what slurmctld does at start.
+cluster_restart_ctld()
+{
+	local pid i
+	pid=$(cluster_pid slurmctld) || cluster_fail "cluster_restart_ctld: slurmctld not started"
+	kill -TERM "$pid" 2>/dev/null
+	cluster_reap "$pid" 20 || cluster_fail "slurmctld ($pid) did not stop"
+	CLUSTER_PIDS=("${CLUSTER_PIDS[@]/slurmctld:$pid}")
+	cluster_spawn slurmctld slurmctld -D -f "$CLUSTER_DIR/slurm.conf"
+	for i in $(seq 100); do
+		scontrol ping 2>/dev/null | grep -q "is UP" && return 0
+		cluster_alive slurmctld || cluster_fail "slurmctld exited at restart"
+		sleep 0.2
+	done
+	cluster_fail "slurmctld not answering after restart"
+}
+
+# cluster_wait_ready [TIMEOUT]: wait until every node of the cluster is idle
+# (sinfo), at most TIMEOUT seconds (default 30); fail the test otherwise.
+cluster_wait_ready()
+{
+	local timeout=${1:-30} end states
+	end=$((SECONDS + timeout))
+	while [ $SECONDS -lt $end ]; do
+		states=$(sinfo -h -N -o '%t' 2>/dev/null | sort -u | tr '\n' ' ')
+		[ "$states" = "idle " ] && return 0
+		for n in "${CLUSTER_NODES[@]}"; do
+			cluster_alive "slurmd-${n%%|*}" || cluster_fail "slurmd ${n%%|*} exited"
+		done
+		sleep 0.3
+	done
+	cluster_fail "nodes not idle after ${timeout}s: $(sinfo -h -N -o '%N=%t' | tr '\n' ' ')"
+}
+
+# cluster_stop: cancel all jobs, stop every recorded daemon (slurmd, slurmctld,
+# munged; TERM, then KILL after 10 s), kill any process still carrying this
+# cluster's NODEOX_IT_DIR (job steps, jobs), and remove the run directory
+# (kept when NODEOX_IT_KEEP=1). Safe to call twice.
+cluster_stop()
+{
+	local i e pid name
+	[ "$CLUSTER_STOPPED" = 0 ] || return 0
+	CLUSTER_STOPPED=1
+	if cluster_alive slurmctld; then
+		scancel --quiet --user="$(id -un)" 2>/dev/null
+		for i in $(seq 20); do
+			[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
+			sleep 0.25
+		done
+	fi
+	# Stop in reverse start order: slurmd first, munged last.
+	for ((i = ${#CLUSTER_PIDS[@]} - 1; i >= 0; i--)); do
+		e=${CLUSTER_PIDS[$i]}; name=${e%%:*}; pid=${e#*:}
+		kill -TERM "$pid" 2>/dev/null || continue
+		cluster_reap "$pid" 10 || { cluster_log "$name ($pid) ignored TERM, killing"; kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
+	done
+	CLUSTER_PIDS=()
+	cluster_sweep
+	if [ -n "$CLUSTER_LOCK_FD" ]; then exec {CLUSTER_LOCK_FD}>&-; CLUSTER_LOCK_FD=; fi
+	if [ -n "$CLUSTER_DIR" ] && [ -d "$CLUSTER_DIR" ]; then
+		cd / || :
+		if [ "${NODEOX_IT_KEEP:-0}" = 1 ]; then
+			cluster_log "kept $CLUSTER_DIR"
+		else
+			rm -rf "$CLUSTER_DIR"
+		fi
+	fi
+}
+
+# cluster_reap PID TIMEOUT: wait up to TIMEOUT seconds for our child PID to
+# exit and collect it; false if it still runs.
+cluster_reap()
+{
+	local pid=$1 end=$((SECONDS + $2))
+	while kill -0 "$pid" 2>/dev/null; do
+		[ $SECONDS -lt $end ] || return 1
+		sleep 0.1
+	done
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+# cluster_sweep: kill (KILL) every process whose environment holds this
+# cluster's NODEOX_IT_DIR: job steps and job processes the stopped slurmd left.
+cluster_sweep()
+{
+	local env pid left=
+	[ -n "$CLUSTER_DIR" ] || return 0
+	for env in /proc/[0-9]*/environ; do
+		pid=${env#/proc/}; pid=${pid%/environ}
+		[ "$pid" != $$ ] && [ "$pid" != "$BASHPID" ] || continue
+		tr '\0' '\n' 2>/dev/null < "$env" | grep -qxF "NODEOX_IT_DIR=$CLUSTER_DIR" || continue
+		# Only processes we own outright: never our own shell's ancestors.
+		left="$left $pid"
+	done
+	[ -z "$left" ] && return 0
+	cluster_log "killing leftover processes:$left"
+	kill -KILL $left 2>/dev/null
+}
+
+# cluster_on_exit: the EXIT trap: on a failed test print the daemons' log
+# tails, then cluster_stop.
+cluster_on_exit()
+{
+	local rc=$?
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$CLUSTER_DIR" ]; then
+		cluster_dump_logs
+	fi
+	cluster_stop
+	exit "$rc"
+}
+
+# cluster_dump_logs: print the last lines of every daemon log (for failures).
+cluster_dump_logs()
+{
+	local f
+	for f in "$CLUSTER_DIR"/log/*; do
+		[ -s "$f" ] || continue
+		# A daemon's .out repeats its .log; munged has only the .out.
+		case $f in *.out) [ -e "${f%.out}.log" ] && continue ;; esac
+		echo "----- tail of $f"
+		tail -n 25 "$f"
+	done
+	[ -f "$CLUSTER_DIR/nodeox.conf" ] && { echo "----- nodeox.conf"; cat "$CLUSTER_DIR/nodeox.conf"; }
+}
+
+# cluster_fail MESSAGE: the cluster itself failed: print MESSAGE and exit 1
+# (the EXIT trap dumps logs and stops the daemons).
+cluster_fail()
+{
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+# cluster_sbatch ARGS...: run `sbatch --parsable ARGS` and print the job id;
+# sbatch's stderr (the plugin's user message) is kept for cluster_submit_msg
+# and copied to the test log. Returns sbatch's exit status; prints nothing
+# when the submission was rejected. (Usually called as id=$(cluster_sbatch
+# ...), a subshell: hence a file, not a variable, for the message.)
+cluster_sbatch()
+{
+	local out rc
+	out=$(sbatch --parsable "$@" 2> "$CLUSTER_DIR/submit.err")
+	rc=$?
+	[ -s "$CLUSTER_DIR/submit.err" ] && echo "  sbatch $*: $(cat "$CLUSTER_DIR/submit.err")" >&2
+	[ $rc = 0 ] && echo "${out%%;*}"
+	return $rc
+}
+
+# cluster_submit_msg: print what the last cluster_sbatch wrote to stderr.
+cluster_submit_msg()
+{
+	cat "$CLUSTER_DIR/submit.err" 2>/dev/null
+}
+
+# job_show JOBID: print `scontrol -o show job JOBID` (one line per component).
+job_show()
+{
+	scontrol -o show job "$1" 2>/dev/null
+}
+
+# job_field JOBID FIELD: print the value of FIELD (as scontrol spells it, e.g.
+# TresPerNode, Features, AdminComment, JobState, Reason, NodeList, TimeLimit)
+# for JOBID; empty when scontrol does not print the field. A value runs up to
+# the next " Key=" with an upper-case Key (scontrol's keys all start so), so
+# it may contain spaces and lower-case key=value words (as comments do). For a
+# het job or array, JOBID should name one component (e.g. 12+1 or 12_3): the
+# first line is used.
+job_field()
+{
+	job_show "$1" | head -n 1 | awk -v want="$2" '
+	{
+		key = ""; val = ""; found = 0
+		for (i = 1; i <= NF; i++) {
+			if (match($i, /^[A-Z][A-Za-z0-9_:\/]*=/)) {
+				if (key == want) { found = 1; break }
+				key = substr($i, 1, RLENGTH - 1); val = substr($i, RLENGTH + 1)
+			} else {
+				val = val " " $i
+			}
+		}
+		if (key == want) print val
+	}'
+}
+
+# job_state JOBID: print the job's state (PENDING, RUNNING, ...).
+job_state()
+{
+	job_field "$1" JobState
+}
+
+# wait_for_state JOBID STATE [TIMEOUT]: wait up to TIMEOUT seconds (default
+# 20) until JOBID is in STATE; true when reached, false (with a note) if not.
+wait_for_state()
+{
+	local id=$1 want=$2 end=$((SECONDS + ${3:-20})) st=
+	while [ $SECONDS -le $end ]; do
+		st=$(job_state "$id")
+		[ "$st" = "$want" ] && return 0
+		sleep 0.3
+	done
+	echo "  job $id: state '$st' after ${3:-20}s, wanted $want (reason $(job_field "$id" Reason))" >&2
+	return 1
+}
+
+# wait_for_reason JOBID REASON [TIMEOUT]: wait until a pending JOBID shows a
+# Reason starting with REASON (an extended regex; Slurm appends details, e.g.
+# ReqNodeNotAvail,_UnavailableNodes:n1); the scheduler sets it on its first
+# pass over the job.
+wait_for_reason()
+{
+	local id=$1 want=$2 end=$((SECONDS + ${3:-20})) r=
+	while [ $SECONDS -le $end ]; do
+		r=$(job_field "$id" Reason)
+		[[ $r =~ ^($want)($|,) ]] && return 0
+		sleep 0.3
+	done
+	echo "  job $id: reason '$r' after ${3:-20}s, wanted $want" >&2
+	return 1
+}
+
+# wait_for_empty_queue [TIMEOUT]: wait up to TIMEOUT seconds (default 20)
+# until squeue lists no job (e.g. after scancel).
+wait_for_empty_queue()
+{
+	local end=$((SECONDS + ${1:-20}))
+	while [ $SECONDS -le $end ]; do
+		[ -z "$(squeue -h -o %i 2>/dev/null)" ] && return 0
+		sleep 0.3
+	done
+	echo "  queue not empty after ${1:-20}s: $(squeue -h -o '%i:%T' | tr '\n' ' ')" >&2
+	return 1
+}
+
+# cluster_drain NODE [REASON]: drain NODE (scontrol update) and wait until
+# sinfo shows it drained or draining.
+cluster_drain()
+{
+	local i
+	scontrol update nodename="$1" state=drain reason="${2:-test}" || cluster_fail "cannot drain $1"
+	for i in $(seq 50); do
+		case $(sinfo -h -n "$1" -o %t) in drain*|drng*) return 0 ;; esac
+		sleep 0.2
+	done
+	cluster_fail "$1 not drained: $(sinfo -h -n "$1" -o %t)"
+}
+
+# cluster_ctld_log: print slurmctld's log so far.
+cluster_ctld_log()
+{
+	cat "$CLUSTER_DIR/log/slurmctld.log" 2>/dev/null
+}
+
+# check_eq ACTUAL EXPECTED WHAT: count a check; on mismatch print WHAT with
+# both values and count a failure (the test goes on).
+check_eq()
+{
+	CLUSTER_CHECKS=$((CLUSTER_CHECKS + 1))
+	if [ "$1" = "$2" ]; then
+		echo "ok   $3"
+	else
+		echo "FAIL $3: got '$1', expected '$2'"
+		CLUSTER_FAILURES=$((CLUSTER_FAILURES + 1))
+	fi
+}
+
+# check_match ACTUAL REGEX WHAT: like check_eq with an extended regex.
+check_match()
+{
+	CLUSTER_CHECKS=$((CLUSTER_CHECKS + 1))
+	if printf '%s\n' "$1" | grep -Eq -- "$2"; then
+		echo "ok   $3"
+	else
+		echo "FAIL $3: got '$1', expected to match /$2/"
+		CLUSTER_FAILURES=$((CLUSTER_FAILURES + 1))
+	fi
+}
+
+# check_true WHAT CMD...: count a check that passes when CMD succeeds.
+check_true()
+{
+	local what=$1
+	shift
+	CLUSTER_CHECKS=$((CLUSTER_CHECKS + 1))
+	if "$@"; then
+		echo "ok   $what"
+	else
+		echo "FAIL $what"
+		CLUSTER_FAILURES=$((CLUSTER_FAILURES + 1))
+	fi
+}
+
+# cluster_finish: stop the cluster and exit 0 when every check passed, 1
+# otherwise (after printing the counts).
+cluster_finish()
+{
+	echo "$((CLUSTER_CHECKS - CLUSTER_FAILURES))/$CLUSTER_CHECKS checks passed"
+	[ "$CLUSTER_FAILURES" = 0 ] || exit 1
+	exit 0
+}

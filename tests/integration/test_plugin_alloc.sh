@@ -1,0 +1,106 @@
+#!/bin/sh
+# tests/integration/test_plugin_alloc.sh: the other ways a job enters
+# slurmctld, with job_submit/nodeox loaded: salloc and srun allocations, a job
+# array, each component of a heterogeneous job, and `scontrol update` of the
+# comment or the GPU request (job_modify): tagged ones are broadened as with
+# sbatch, untagged ones are left alone.
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+. "${top_srcdir:-.}/tests/integration/lib/cluster.sh"
+
+cluster_init
+cluster_use_plugin
+cluster_nodeox_conf_article
+cluster_start
+
+# Keep the a100 busy so broadened jobs must land on l40s.
+f1=$(cluster_sbatch -w a1 --gres=gpu:a100:4 --wrap "sleep 300")
+f2=$(cluster_sbatch -w a2 --gres=gpu:a100:4 --wrap "sleep 300")
+check_true "a100 fillers run" wait_for_state "$f2" RUNNING 20
+check_true "a100 fillers run" wait_for_state "$f1" RUNNING 20
+
+# salloc: allocation without a shell.
+out=$(salloc --no-shell -J alloc1 --gres=gpu:a100:1 --comment=nodeox:flex 2>&1)
+echo "$out"
+check_match "$out" 'salloc: nodeox: ' "salloc: user told"
+j=$(squeue -h -n alloc1 -o %i)
+check_eq "$(job_field "$j" JobState)" RUNNING "salloc: allocation granted"
+check_match "$(job_field "$j" NodeList)" '^l[12]$' "salloc: on l40s"
+check_eq "$(job_field "$j" TresPerNode)" gres:gpu:1 "salloc: request untyped"
+check_eq "$(job_field "$j" Features)" "a100|l40s" "salloc: constraint"
+
+# srun: its allocation is broadened too. Its step still asks for gpu:a100,
+# which an untyped allocation on l40s cannot serve (the documented pitfall:
+# "Step requested GRES (gpu:a100) not found in the job"); the step's outcome
+# is printed, not asserted.
+out=$(timeout 60 srun -J srun1 --gpus=a100:1 --comment=nodeox:flex hostname 2>&1)
+echo "$out"
+check_match "$out" 'srun: nodeox: ' "srun: user told"
+j=$(squeue -h -t all -n srun1 -o %i)
+check_true "srun: allocation made" test -n "$j"
+check_eq "$(job_field "$j" TresPerJob)" gres:gpu:1 "srun: allocation untyped"
+check_eq "$(job_field "$j" Features)" "a100|l40s" "srun: constraint"
+check_match "$(job_field "$j" NodeList)" '^l[12]$' "srun: allocated on l40s"
+# srun with an untyped step in a tagged allocation runs on l40s.
+out=$(timeout 60 srun -J srun2 --gpus=1 --comment=nodeox:flex bash -c 'echo "node=$SLURMD_NODENAME"' 2>&1)
+check_match "$out" '^node=l[12]$' "srun untyped: step ran on l40s"
+
+# Untagged salloc pends on the busy a100 (--immediate: gives up at once).
+out=$(salloc --no-shell --immediate=2 --gres=gpu:a100:1 2>&1)
+check_eq "$(echo "$out" | grep -c nodeox)" 0 "untagged salloc: no message"
+
+# Job array: every task broadened.
+a=$(cluster_sbatch --array=0-2 --gres=gpu:a100:1 --comment=nodeox:flex --wrap "sleep 300")
+check_true "array task 2 runs" wait_for_state "${a}_2" RUNNING 20
+for t in 0 1 2; do
+	check_eq "$(job_field "${a}_$t" TresPerNode)" gres:gpu:1 "array task $t: untyped"
+	check_eq "$(job_field "${a}_$t" Features)" "a100|l40s" "array task $t: constraint"
+	check_match "$(job_field "${a}_$t" NodeList)" '^l[12]$' "array task $t: on l40s"
+done
+
+# Heterogeneous job: component 0 tagged a100, component 1 untagged l40s.
+h=$(cluster_sbatch --hold --gres=gpu:a100:1 --comment=nodeox:flex : --gres=gpu:l40s:1 --comment=plain --wrap true)
+check_eq "$(job_field "$h+0" TresPerNode)" gres:gpu:1 "het component 0: untyped"
+check_eq "$(job_field "$h+0" Features)" "a100|l40s" "het component 0: constraint"
+check_eq "$(job_field "$h+1" TresPerNode)" gres:gpu:l40s:1 "het component 1 (untagged): unchanged"
+check_eq "$(job_field "$h+1" Features)" "(null)" "het component 1 (untagged): no constraint"
+h2=$(cluster_sbatch --hold --gres=gpu:a100:1 --comment=nodeox:flex : --gres=gpu:a100:2 --comment=nodeox:flex --wrap true)
+check_eq "$(job_field "$h2+1" TresPerNode)" gres:gpu:2 "het component 1 (tagged): untyped"
+check_eq "$(job_field "$h2+1" Features)" "a100|l40s" "het component 1 (tagged): constraint"
+
+# job_modify, GPU request: a tagged (already untyped) job whose request is
+# updated to another typed count is rewritten again. Without the plugin
+# Slurm refuses this update ("with and without type identification").
+t=$(cluster_sbatch --hold -t 60 --gres=gpu:a100:2 --comment=nodeox:flex --wrap true)
+check_eq "$(job_field "$t" TimeLimit)" 01:40:00 "tagged job: time limit scaled once"
+out=$(scontrol update jobid="$t" Gres=gpu:a100:3 2>&1)
+rc=$?
+echo "  scontrol update Gres=gpu:a100:3: rc=$rc $out"
+check_eq "$rc" 0 "update of a tagged job's GPU request accepted"
+check_eq "$(job_field "$t" TresPerNode)" gres:gpu:3 "update: new request untyped"
+check_eq "$(job_field "$t" Features)" "a100|l40s" "update: constraint kept, not AND-ed with itself"
+check_eq "$(job_field "$t" TimeLimit)" 01:40:00 "update: time limit not scaled twice"
+
+# job_modify, comment: Slurm 22.05 cannot turn a pending job's typed request
+# into an untyped one by an update (it merges the old typed entry: "Invalid
+# GRES specification (with and without type identification)", seen without
+# the plugin), so tagging a typed job afterwards must leave the request as it
+# is and let the comment change through, not fail the update.
+u=$(cluster_sbatch --hold --gres=gpu:a100:2 --wrap true)
+out=$(scontrol update jobid="$u" comment=nodeox:flex 2>&1)
+rc=$?
+echo "  scontrol update comment=nodeox:flex: rc=$rc $out"
+check_eq "$rc" 0 "tagging a typed job by update: update accepted"
+check_eq "$(job_field "$u" Comment)" nodeox:flex "tagging by update: comment set"
+check_eq "$(job_field "$u" TresPerNode)" gres:gpu:a100:2 "tagging by update: request kept (22.05 limit)"
+# ... and a malformed tag in an update is refused.
+out=$(scontrol update jobid="$t" comment=nodeox:flex:bogus 2>&1)
+rc=$?
+check_true "update with malformed tag refused" test "$rc" != 0
+check_eq "$(job_field "$t" Comment)" nodeox:flex "malformed update: comment unchanged"
+# An untagged update of an untagged job changes nothing else.
+v=$(cluster_sbatch --hold --gres=gpu:a100:2 --wrap true)
+scontrol update jobid="$v" comment=hello
+check_eq "$(job_field "$v" TresPerNode)" gres:gpu:a100:2 "untagged update: request unchanged"
+check_eq "$(job_field "$v" Features)" "(null)" "untagged update: no constraint"
+check_true "slurmctld still runs" cluster_alive slurmctld
+cluster_finish

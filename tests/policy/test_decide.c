@@ -1,0 +1,517 @@
+/*
+ * test_decide.c: cmocka tests of nodeox_policy_decide (plugin/policy_decide.c)
+ * on job_desc-like inputs: every GPU request form (22.05 "gres:gpu:T:N",
+ * 23.11+ "gres/gpu:T:N" and "gres/gpu:T=N", bare "gpu:T:N"; per job, node,
+ * task, socket), lists with other entries, the constraint and prefer built,
+ * time limit scaling, MinSpeed, tag mem= and types=, scope, when-blocked and
+ * feature filtering on a small cluster, dryrun and each KEEP reason.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "plugin/policy.h"
+
+static const char *base_conf =
+	"GpuType=a100 Memory=80G Speed=1.0\n"
+	"GpuType=h100 Memory=80G Speed=2.0\n"
+	"GpuType=l40s Feature=gpu_l40s Memory=48G Speed=0.5\n"
+	"GpuType=v100 Memory=32G Speed=0.25\n"
+	"GpuType=t4 Memory=16G Speed=0.2\n"
+	"Group=big Types=a100,h100,l40s,v100\n";
+
+#define ALL_FEATURES "a100|h100|gpu_l40s|v100"
+
+/* The base policy plus extra lines. */
+static nodeox_conf_t *conf_with(const char *extra)
+{
+	char text[4096], err[NODEOX_ERR_MAX];
+	nodeox_conf_t *c;
+
+	snprintf(text, sizeof(text), "%s%s", base_conf, extra);
+	if (nodeox_conf_parse_string(text, "test.conf", &c, err, sizeof(err)))
+		fail_msg("conf: %s", err);
+	return c;
+}
+
+static nodeox_decision_t d;
+
+/* Decide with the base policy plus extra, without a cluster. */
+static void decide(const char *extra, const nodeox_job_t *job)
+{
+	nodeox_conf_t *c = conf_with(extra);
+
+	nodeox_policy_decide(c, job, NULL, &d);
+	nodeox_conf_free(c);
+}
+
+static void assert_keep(const char *why)
+{
+	if (d.action != NODEOX_KEEP || !strstr(d.reason, why))
+		fail_msg("want KEEP \"%s\", got %s \"%s\"", why, nodeox_action_name(d.action),
+			 d.reason);
+	assert_false(d.tres_per_job_set || d.tres_per_node_set || d.tres_per_task_set ||
+		     d.tres_per_socket_set || d.features_set || d.prefer_set || d.time_limit_set);
+}
+
+static void assert_rewrite(void)
+{
+	if (d.action != NODEOX_REWRITE)
+		fail_msg("want REWRITE, got %s \"%s\"", nodeox_action_name(d.action), d.reason);
+}
+
+static void test_untagged_and_off(void **state)
+{
+	nodeox_job_t job = { .comment = "plain job", .tres_per_node = "gres:gpu:a100:4",
+			     .time_limit = 60 };
+
+	(void)state;
+	decide("", &job);
+	assert_int_equal(d.action, NODEOX_PASS);
+	assert_false(d.tres_per_node_set || d.features_set);
+	assert_int_equal(d.reason[0], '\0');
+	job.comment = NULL;
+	decide("", &job);
+	assert_int_equal(d.action, NODEOX_PASS);
+	job.comment = "nodeox:flex";
+	decide("Mode=off\n", &job);
+	assert_int_equal(d.action, NODEOX_PASS);
+	nodeox_policy_decide(NULL, &job, NULL, &d);
+	assert_int_equal(d.action, NODEOX_PASS);
+}
+
+/* Each field and each spelling loses its type and keeps its form. */
+static void test_request_forms(void **state)
+{
+	static const struct {
+		int field;      /* 0 job, 1 node, 2 task, 3 socket */
+		const char *in, *out;
+	} cases[] = {
+		{ 0, "gres:gpu:a100:4", "gres:gpu:4" },         /* --gpus=a100:4 */
+		{ 1, "gres:gpu:a100:4", "gres:gpu:4" },         /* --gres / --gpus-per-node */
+		{ 2, "gres:gpu:a100:1", "gres:gpu:1" },         /* --gpus-per-task */
+		{ 3, "gres:gpu:a100:2", "gres:gpu:2" },         /* --gpus-per-socket */
+		{ 1, "gres:gpu:a100", "gres:gpu:1" },           /* --gres=gpu:a100 */
+		{ 1, "gres/gpu:a100:4", "gres/gpu:4" },         /* 23.11+ */
+		{ 0, "gres/gpu:a100=4", "gres/gpu=4" },         /* 23.11+ */
+		{ 1, "gpu:a100:8", "gpu:8" },                   /* simulator traces */
+		{ 1, "gres:nvme:1,gres:gpu:a100:2,gres:shard:l40s:3",
+		  "gres:nvme:1,gres:gpu:2,gres:shard:l40s:3" }, /* other entries intact */
+		{ 1, "gres:gpu:A100:4,gres:mps:100", "gres:gpu:4,gres:mps:100" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		nodeox_job_t job = { .comment = "nodeox:flex", .time_limit = 60 };
+		const char **in[4] = { &job.tres_per_job, &job.tres_per_node, &job.tres_per_task,
+				       &job.tres_per_socket };
+		const bool *set[4] = { &d.tres_per_job_set, &d.tres_per_node_set,
+				       &d.tres_per_task_set, &d.tres_per_socket_set };
+		const char *got[4] = { d.tres_per_job, d.tres_per_node, d.tres_per_task,
+				       d.tres_per_socket };
+		int f;
+
+		*in[cases[i].field] = cases[i].in;
+		decide("", &job);
+		assert_rewrite();
+		for (f = 0; f < 4; f++)
+			if (*set[f] != (f == cases[i].field))
+				fail_msg("case %zu: field %d set=%d", i, f, *set[f]);
+		if (strcmp(got[cases[i].field], cases[i].out))
+			fail_msg("case %zu: %s -> \"%s\", want \"%s\"", i, cases[i].in,
+				 got[cases[i].field], cases[i].out);
+		assert_string_equal(d.features, ALL_FEATURES);
+		assert_int_equal(d.requested_type, 0);
+		assert_int_equal(d.neligible, 4);
+		assert_int_equal(d.eligible[0], 0); /* requested first */
+	}
+}
+
+/* --gpus and --gpus-per-node of the same type together: both rewritten. */
+static void test_two_fields_same_type(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_job = "gres:gpu:a100:8",
+			     .tres_per_node = "gres:nvme:1,gres:gpu:a100:4",
+			     .tres_per_task = "gres:gpu:1" };
+
+	(void)state;
+	decide("", &job);
+	assert_rewrite();
+	assert_string_equal(d.tres_per_job, "gres:gpu:8");
+	assert_string_equal(d.tres_per_node, "gres:nvme:1,gres:gpu:4");
+	assert_false(d.tres_per_task_set); /* already untyped: left alone */
+}
+
+static void test_constraint(void **state)
+{
+	static const struct {
+		const char *user, *tag, *want;
+	} cases[] = {
+		{ NULL, "nodeox:flex", ALL_FEATURES },
+		{ "", "nodeox:flex", ALL_FEATURES },
+		{ "ib", "nodeox:flex", "ib&(" ALL_FEATURES ")" },
+		{ "ib&rack1", "nodeox:flex", "ib&rack1&(" ALL_FEATURES ")" },
+		{ "ib|eth", "nodeox:flex", "(ib|eth)&(" ALL_FEATURES ")" },
+		{ "(ib|eth)&big", "nodeox:flex", "(ib|eth)&big&(" ALL_FEATURES ")" },
+		{ NULL, "nodeox:flex:uniform", "[" ALL_FEATURES "]" },
+		{ "ib", "nodeox:flex:uniform", "ib&[" ALL_FEATURES "]" },
+		{ "ib|eth", "nodeox:flex:uniform", "(ib|eth)&[" ALL_FEATURES "]" },
+		{ NULL, "nodeox:flex:types=l40s", "a100|gpu_l40s" },
+		/* terms naming only GPU type features are replaced, not stacked */
+		{ "a100", "nodeox:flex", ALL_FEATURES },
+		{ "a100|gpu_l40s", "nodeox:flex", ALL_FEATURES },
+		{ "ib&(" ALL_FEATURES ")", "nodeox:flex", "ib&(" ALL_FEATURES ")" },
+		{ "[a100|h100],ib", "nodeox:flex:uniform", "ib&[" ALL_FEATURES "]" },
+		{ "a100*2&ib", "nodeox:flex", "a100*2&ib&(" ALL_FEATURES ")" },
+		{ "a100|ib", "nodeox:flex", "(a100|ib)&(" ALL_FEATURES ")" },
+		{ "(a100|fast)&ib", "nodeox:flex", "(a100|fast)&ib&(" ALL_FEATURES ")" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		nodeox_job_t job = { .comment = cases[i].tag, .tres_per_node = "gres:gpu:a100:2",
+				     .features = cases[i].user };
+
+		decide("", &job);
+		assert_rewrite();
+		assert_true(d.features_set);
+		if (strcmp(d.features, cases[i].want))
+			fail_msg("case %zu: \"%s\", want \"%s\"", i, d.features, cases[i].want);
+	}
+}
+
+static void test_constraint_keep(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex:uniform", .tres_per_node = "gres:gpu:a100:2",
+			     .features = "[r1|r2]" };
+	char long_features[1100];
+
+	(void)state;
+	decide("", &job);
+	assert_keep("already has a [...] set");
+	job.comment = "nodeox:flex";
+	job.features = "[r1|r2]|x";
+	decide("", &job);
+	assert_keep("mixes '|' with");
+	memset(long_features, 'f', 1010);
+	long_features[1010] = '\0';
+	job.features = long_features;
+	decide("", &job);
+	assert_keep("would exceed 1023 characters");
+}
+
+static void test_prefer(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_job = "gres:gpu:l40s:2" };
+
+	(void)state;
+	decide("PreferRequested=yes\n", &job);
+	assert_rewrite();
+	assert_true(d.prefer_set);
+	assert_string_equal(d.prefer, "gpu_l40s"); /* the type's feature, not its name */
+	assert_string_equal(d.features, "gpu_l40s|a100|h100|v100");
+	job.prefer = "fastdisk";
+	decide("PreferRequested=yes\n", &job);
+	assert_rewrite();
+	assert_false(d.prefer_set); /* the user's own prefer wins */
+	job.prefer = NULL;
+	decide("PreferRequested=no\n", &job);
+	assert_false(d.prefer_set);
+}
+
+static void test_time_scaling(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:4",
+			     .time_limit = 60 };
+
+	(void)state;
+	decide("", &job); /* slowest eligible v100: 1.0 / 0.25 */
+	assert_rewrite();
+	assert_true(d.run_time_factor == 4.0);
+	assert_true(d.time_limit_set);
+	assert_int_equal(d.time_limit, 240);
+	decide("MinSpeed=0.5\n", &job); /* v100 out, slowest l40s */
+	assert_true(d.run_time_factor == 2.0);
+	assert_int_equal(d.time_limit, 120);
+	assert_int_equal(d.neligible, 3);
+	decide("ScaleTimeLimit=no\n", &job);
+	assert_rewrite();
+	assert_false(d.time_limit_set);
+	assert_true(d.run_time_factor == 4.0);
+	job.time_limit = NODEOX_TIME_NONE;
+	decide("", &job);
+	assert_false(d.time_limit_set);
+	job.time_limit = NODEOX_TIME_INFINITE;
+	decide("", &job);
+	assert_false(d.time_limit_set);
+	job.time_limit = 7;                          /* rounds up */
+	job.tres_per_node = "gres:gpu:a100:1";
+	decide("MinSpeed=0.4\nGpuType=x1 Speed=0.6\nGroup=g2 Types=a100,x1\n", &job);
+	assert_int_equal(d.time_limit, 14);          /* l40s 0.5 is slowest: 7*2 */
+	job.tres_per_node = "gres:gpu:h100:1";       /* fastest type asked: factor 8 */
+	decide("", &job);
+	assert_int_equal(d.time_limit, 56);
+}
+
+static void test_min_speed(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:h100:1" };
+
+	(void)state;
+	decide("MinSpeed=0.5\n", &job); /* h100 speed 2: a100 (1.0) is the floor */
+	assert_rewrite();
+	assert_int_equal(d.neligible, 2);
+	assert_string_equal(d.features, "h100|a100");
+	decide("MinSpeed=0.6\n", &job);
+	assert_keep("no type eligible beyond h100");
+	assert_non_null(strstr(d.reason, "a100 below MinSpeed"));
+}
+
+static void test_tag_mem_and_types(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex:mem=40G", .tres_per_node = "gres:gpu:a100:1" };
+
+	(void)state;
+	decide("", &job);
+	assert_rewrite();
+	assert_string_equal(d.features, "a100|h100|gpu_l40s"); /* v100 has 32G */
+	job.comment = "nodeox:flex:mem=64G";
+	decide("", &job);
+	assert_string_equal(d.features, "a100|h100");
+	job.comment = "nodeox:flex:mem=100G";
+	decide("", &job);
+	assert_keep("no type eligible beyond a100");
+	assert_non_null(strstr(d.reason, "h100 too little memory"));
+	job.comment = "nodeox:flex:mem=10G";          /* unknown memory is not enough */
+	decide("GpuType=nomem Speed=1\nGroup=g2 Types=a100,nomem\n", &job);
+	assert_rewrite();
+	assert_int_equal(d.neligible, 4);
+	assert_null(strstr(d.features, "nomem"));
+	job.comment = "nodeox:flex:types=v100+h100";
+	decide("", &job);
+	assert_string_equal(d.features, "a100|h100|v100");
+	job.comment = "nodeox:flex:types=t4";         /* t4 is not in a100's group */
+	decide("", &job);
+	assert_keep("no type eligible beyond a100");
+}
+
+static void test_scope(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:1",
+			     .partition = "gpu", .account = "phys", .user = "alice" };
+
+	(void)state;
+	decide("Partitions=gpu,long\n", &job);
+	assert_rewrite();
+	job.partition = "gpu,long";
+	decide("Partitions=gpu,long\n", &job);
+	assert_rewrite();
+	job.partition = "gpu,debug";
+	decide("Partitions=gpu,long\n", &job);
+	assert_keep("partition debug is not in Partitions=");
+	job.partition = NULL;
+	decide("Partitions=gpu\n", &job);
+	assert_keep("names no partition");
+	job.partition = "gpu";
+	decide("DenyAccounts=guest,phys\n", &job);
+	assert_keep("account phys is denied");
+	decide("AllowAccounts=chem\n", &job);
+	assert_keep("account phys is not allowed");
+	decide("AllowAccounts=chem,phys DenyUsers=bob\n", &job);
+	assert_rewrite();
+	decide("AllowUsers=bob\n", &job);
+	assert_keep("user alice is not allowed");
+	decide("DenyUsers=alice\n", &job);
+	assert_keep("user alice is denied");
+	job.user = NULL;
+	decide("AllowUsers=alice\n", &job);
+	assert_keep("user (none) is not allowed");
+	job.account = NULL;
+	decide("DenyAccounts=phys\n", &job);
+	assert_rewrite();
+}
+
+static void test_keep_reasons(void **state)
+{
+	static const struct {
+		const char *job, *node, *task, *why;
+	} cases[] = {
+		{ NULL, "gres:gpu:t4:1", NULL, "GPU type t4 is in no Group=" },
+		{ NULL, "gres:gpu:p100:1", NULL, "GPU type p100 is not in nodeox.conf" },
+		{ "gres:gpu:a100:2", "gres:gpu:l40s:1", NULL, "two GPU types in one request (a100 and l40s)" },
+		{ NULL, "gres:gpu:a100:1,gres:gpu:v100:1", NULL, "two GPU types" },
+		{ "gres:gpu:4", NULL, "gres:gpu:1", "names no type" },
+		{ NULL, "gres:nvme:1", NULL, "requests no GPUs" },
+		{ NULL, NULL, NULL, "requests no GPUs" },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_job = cases[i].job,
+				     .tres_per_node = cases[i].node, .tres_per_task = cases[i].task };
+
+		decide("", &job);
+		assert_keep(cases[i].why);
+		assert_string_equal(d.admin_comment, "");
+	}
+}
+
+static void test_reject(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex:mem=lots", .tres_per_node = "gres:gpu:a100:1" };
+
+	(void)state;
+	decide("", &job);
+	assert_int_equal(d.action, NODEOX_REJECT);
+	assert_non_null(strstr(d.reason, "bad size 'mem=lots'"));
+	assert_false(d.tres_per_node_set || d.features_set);
+}
+
+static void test_dryrun_and_admin_comment(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:2",
+			     .features = "ib", .time_limit = 30 };
+
+	(void)state;
+	decide("Mode=dryrun\nMinSpeed=0.5\n", &job);
+	assert_rewrite();
+	assert_true(d.dryrun);
+	assert_non_null(strstr(d.reason, "dryrun"));
+	assert_string_equal(d.tres_per_node, "gres:gpu:2"); /* computed all the same */
+	assert_non_null(strstr(d.admin_comment, "would change"));
+	decide("MinSpeed=0.5\n", &job);
+	assert_false(d.dryrun);
+	assert_string_equal(d.admin_comment,
+			    "nodeox: changed tres_per_node=gres:gpu:a100:2->gres:gpu:2 "
+			    "features=ib->ib&(a100|h100|gpu_l40s) time_limit=30->60");
+	assert_string_equal(d.reason, "GPU type a100 broadened to a100|h100|l40s, "
+			    "time limit 30 -> 60 min");
+}
+
+/*
+ * A small cluster: a1 (a100, 2 of 4 idle), a2 (a100, 0 idle), l1 (l40s, all
+ * 4 idle), h1 (h100, drained), v1 (v100, only in partition "old").
+ */
+static const nodeox_node_t nodes[] = {
+	{ "a1", "a100,ib", "gpu", "a100", 4, 2, true },
+	{ "a2", "a100,ib", "gpu", "a100", 4, 0, true },
+	{ "l1", "gpu_l40s", "gpu,old", "l40s", 4, 4, true },
+	{ "h1", "h100", "gpu", "h100", 8, 8, false },
+	{ "v1", "v100", "old", "v100", 4, 4, true },
+};
+static const nodeox_cluster_t cluster = { nodes, sizeof(nodes) / sizeof(nodes[0]) };
+
+static void decide_cl(const char *extra, const nodeox_job_t *job)
+{
+	nodeox_conf_t *c = conf_with(extra);
+
+	nodeox_policy_decide(c, job, &cluster, &d);
+	nodeox_conf_free(c);
+}
+
+static void test_feature_filtering(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:4",
+			     .partition = "gpu" };
+
+	(void)state;
+	decide_cl("", &job); /* h100 only on a drained node, v100 not in "gpu" */
+	assert_rewrite();
+	assert_string_equal(d.features, "a100|gpu_l40s");
+	assert_int_equal(d.neligible, 2);
+	job.partition = "gpu,old";
+	decide_cl("", &job);
+	assert_string_equal(d.features, "a100|gpu_l40s|v100");
+	job.partition = NULL; /* any node */
+	decide_cl("", &job);
+	assert_string_equal(d.features, "a100|gpu_l40s|v100");
+	job.partition = "old"; /* a100 itself absent: left out, no prefer */
+	decide_cl("PreferRequested=yes\n", &job);
+	assert_rewrite();
+	assert_string_equal(d.features, "gpu_l40s|v100");
+	assert_false(d.prefer_set);
+	job.partition = "gpu";
+	job.comment = "nodeox:flex:types=h100";
+	decide_cl("", &job);
+	assert_keep("h100 on no usable node");
+}
+
+static void test_when_blocked(void **state)
+{
+	nodeox_job_t job = { .comment = "nodeox:flex", .partition = "gpu" };
+
+	(void)state;
+	job.tres_per_node = "gres:gpu:a100:2"; /* a1 has 2 idle */
+	decide_cl("Broaden=when-blocked\n", &job);
+	assert_keep("a100 can serve the job now (Broaden=when-blocked)");
+	decide_cl("Broaden=always\n", &job);
+	assert_rewrite();
+	job.tres_per_node = "gres:gpu:a100:3"; /* no node has 3 idle */
+	decide_cl("Broaden=when-blocked\n", &job);
+	assert_rewrite();
+	job.tres_per_node = "gres:gpu:a100:1";
+	job.min_nodes = 2;                      /* only one node with an idle a100 */
+	decide_cl("Broaden=when-blocked\n", &job);
+	assert_rewrite();
+	job.min_nodes = 0;
+	job.tres_per_node = NULL;
+	job.tres_per_job = "gres:gpu:a100:2";   /* 2 idle in total */
+	decide_cl("Broaden=when-blocked\n", &job);
+	assert_keep("can serve the job now");
+	job.tres_per_job = "gres:gpu:a100:3";
+	decide_cl("Broaden=when-blocked\n", &job);
+	assert_rewrite();
+	job.tres_per_job = NULL;
+	job.tres_per_task = "gres:gpu:a100:1";
+	job.num_tasks = 2;
+	decide_cl("Broaden=when-blocked\n", &job);
+	assert_keep("can serve the job now");
+	job.num_tasks = 3;
+	decide_cl("Broaden=when-blocked\n", &job);
+	assert_rewrite();
+	job.tres_per_task = NULL;               /* no cluster: acts as always */
+	job.tres_per_node = "gres:gpu:a100:1";
+	decide("Broaden=when-blocked\n", &job);
+	assert_rewrite();
+}
+
+static void test_action_names(void **state)
+{
+	(void)state;
+	assert_string_equal(nodeox_action_name(NODEOX_PASS), "PASS");
+	assert_string_equal(nodeox_action_name(NODEOX_KEEP), "KEEP");
+	assert_string_equal(nodeox_action_name(NODEOX_REWRITE), "REWRITE");
+	assert_string_equal(nodeox_action_name(NODEOX_REJECT), "REJECT");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_untagged_and_off),
+		cmocka_unit_test(test_request_forms),
+		cmocka_unit_test(test_two_fields_same_type),
+		cmocka_unit_test(test_constraint),
+		cmocka_unit_test(test_constraint_keep),
+		cmocka_unit_test(test_prefer),
+		cmocka_unit_test(test_time_scaling),
+		cmocka_unit_test(test_min_speed),
+		cmocka_unit_test(test_tag_mem_and_types),
+		cmocka_unit_test(test_scope),
+		cmocka_unit_test(test_keep_reasons),
+		cmocka_unit_test(test_reject),
+		cmocka_unit_test(test_dryrun_and_admin_comment),
+		cmocka_unit_test(test_feature_filtering),
+		cmocka_unit_test(test_when_blocked),
+		cmocka_unit_test(test_action_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

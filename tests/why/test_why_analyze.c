@@ -1,0 +1,530 @@
+/*
+ * tests/why/test_why_analyze.c: unit tests of `nodeox why`'s analysis on
+ * hand-built clusters (no Slurm): the GRES/TRES string readers, the
+ * constraint evaluator, each exclusion cause, the per-node/per-job/per-task
+ * counts, the flexible view through the real policy library, and the JSON.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cli/why.h"
+
+static const char *_conf_text =
+	"GpuType=a100 Feature=a100 Memory=80G Speed=1.0\n"
+	"GpuType=l40s Feature=l40s Memory=48G Speed=0.6\n"
+	"GpuType=t4 Feature=t4 Memory=16G Speed=0.25\n"
+	"Group=train Types=a100,l40s\n";
+
+/* A GPU node of the given type: 8 CPUs, 16000 MB, partition "gpu", up. */
+static why_node_t _node(const char *name, const char *type, uint32_t total, uint32_t used)
+{
+	why_node_t n = { 0 };
+
+	n.name = name;
+	n.features = type;
+	n.partitions = "gpu";
+	n.state = WHY_NODE_UP;
+	n.state_name = "IDLE";
+	snprintf(n.gpus[0].type, sizeof(n.gpus[0].type), "%s", type);
+	n.gpus[0].total = total;
+	n.gpus[0].used = used;
+	n.ngpus = 1;
+	n.cpus = 8;
+	n.mem_mb = 16000;
+	return n;
+}
+
+static why_job_t _job(const char *tres_per_job, const char *tres_per_node)
+{
+	why_job_t j = { 0 };
+
+	j.job_id = 42;
+	j.pending = true;
+	j.state_name = "PENDING";
+	j.reason = "Resources";
+	j.user = "alice";
+	j.account = "lab";
+	j.partition = "gpu";
+	j.tres_per_job = tres_per_job;
+	j.tres_per_node = tres_per_node;
+	j.time_limit = 60;
+	j.num_nodes = 1;
+	j.num_tasks = 1;
+	j.num_cpus = 1;
+	j.cpus_per_task = 1;
+	j.mem_per_node_mb = 1000;
+	return j;
+}
+
+static nodeox_conf_t *_conf(const char *text)
+{
+	nodeox_conf_t *c = NULL;
+	char err[NODEOX_ERR_MAX];
+
+	if (nodeox_conf_parse_string(text, "test.conf", &c, err, sizeof(err)) < 0)
+		fail_msg("conf: %s", err);
+	return c;
+}
+
+static uint32_t _excluded(const why_fit_t *f, why_cause_t cause, const char *type)
+{
+	uint32_t n = 0;
+
+	for (size_t i = 0; i < f->nexcluded; i++)
+		if (f->excluded[i].cause == cause && (!type || !strcmp(f->excluded[i].type, type)))
+			n += f->excluded[i].gpus;
+	return n;
+}
+
+static const char *_excluded_nodes(const why_fit_t *f, why_cause_t cause)
+{
+	for (size_t i = 0; i < f->nexcluded; i++)
+		if (f->excluded[i].cause == cause)
+			return f->excluded[i].nodes;
+	return "";
+}
+
+/* usable + excluded = idle, whenever GPUs are asked for. */
+static void _assert_sum(const why_fit_t *f)
+{
+	uint32_t ex = 0;
+
+	if (f->req.per == WHY_PER_NONE)
+		return;
+	for (size_t i = 0; i < f->nexcluded; i++)
+		ex += f->excluded[i].gpus;
+	assert_int_equal(f->eligible_gpus + ex, f->idle_gpus);
+}
+
+static void _analyze(const why_job_t *job, const why_node_t *nodes, size_t n,
+		     const nodeox_conf_t *conf, why_result_t *res)
+{
+	char err[256];
+
+	if (why_analyze(job, nodes, n, conf, res, err, sizeof(err)) < 0)
+		fail_msg("why_analyze: %s", err);
+	_assert_sum(&res->fit);
+	if (res->flex.analysed)
+		_assert_sum(&res->flex.fit);
+}
+
+/* ---------------------------------------------------------------- strings */
+
+static void test_gres_node(void **state)
+{
+	why_gpu_t g[WHY_MAX_NODE_GPUS];
+
+	assert_int_equal(why_gres_parse_node("gpu:a100:4(S:0-1)", "gpu:a100:2(IDX:0,2)", g, 8), 1);
+	assert_string_equal(g[0].type, "a100");
+	assert_int_equal(g[0].total, 4);
+	assert_int_equal(g[0].used, 2);
+
+	assert_int_equal(why_gres_parse_node("gpu:a100:2(S:0),gpu:l40s:2(S:1),mps:100",
+					     "gpu:a100:0(IDX:N/A),gpu:l40s:1(IDX:3),mps:0", g, 8), 2);
+	assert_string_equal(g[1].type, "l40s");
+	assert_int_equal(g[1].total, 2);
+	assert_int_equal(g[1].used, 1);
+	assert_int_equal(g[0].used, 0);
+
+	assert_int_equal(why_gres_parse_node("gpu:4", "gpu:(null):3(IDX:0-2)", g, 8), 1);
+	assert_string_equal(g[0].type, "");
+	assert_int_equal(g[0].used, 3);
+	assert_int_equal(why_gres_parse_node(NULL, NULL, g, 8), 0);
+	assert_int_equal(why_gres_parse_node("(null)", NULL, g, 8), 0);
+	assert_int_equal(why_gres_parse_node("gpu:a100:x", NULL, g, 8), -1);
+	assert_int_equal(why_gres_parse_node("gpu:a:1,gpu:b:1", NULL, g, 1), -1);
+}
+
+static void test_gres_job(void **state)
+{
+	char type[WHY_NAME_MAX];
+	uint32_t n = 0;
+	bool more;
+
+	assert_int_equal(why_gres_parse_job("gres:gpu:a100:4", type, sizeof(type), &n, &more), 1);
+	assert_string_equal(type, "a100");
+	assert_int_equal(n, 4);
+	assert_false(more);
+	assert_int_equal(why_gres_parse_job("gres:foo:1,gres:gpu:2", type, sizeof(type), &n, &more), 1);
+	assert_string_equal(type, "");
+	assert_int_equal(n, 2);
+	assert_int_equal(why_gres_parse_job("gres/gpu:l40s=3", type, sizeof(type), &n, &more), 1);
+	assert_string_equal(type, "l40s");
+	assert_int_equal(n, 3);
+	assert_int_equal(why_gres_parse_job("gres:gpu:a100:1,gres:gpu:l40s:1", type, sizeof(type), &n,
+					    &more), 1);
+	assert_true(more);
+	assert_int_equal(why_gres_parse_job("gres:gpu:a100", type, sizeof(type), &n, &more), 1);
+	assert_int_equal(n, 1);
+	assert_int_equal(why_gres_parse_job("gres:foo:1", type, sizeof(type), &n, &more), 0);
+	assert_int_equal(why_gres_parse_job(NULL, type, sizeof(type), &n, &more), 0);
+	assert_int_equal(why_gres_parse_job("gres:gpu:a100:4x", type, sizeof(type), &n, &more), -1);
+}
+
+static void test_feature(void **state)
+{
+	assert_int_equal(why_feature_match(NULL, "a100"), 1);
+	assert_int_equal(why_feature_match("a100", "a100,ib"), 1);
+	assert_int_equal(why_feature_match("l40s", "a100,ib"), 0);
+	assert_int_equal(why_feature_match("a100|l40s", "l40s"), 1);
+	assert_int_equal(why_feature_match("[a100|l40s]", "l40s"), 1);
+	assert_int_equal(why_feature_match("a100&ib", "a100"), 0);
+	assert_int_equal(why_feature_match("a100,ib", "a100,ib"), 1);
+	assert_int_equal(why_feature_match("(a100|l40s)&ib", "l40s,ib"), 1);
+	assert_int_equal(why_feature_match("(a100|l40s)&ib", "t4,ib"), 0);
+	assert_int_equal(why_feature_match("a100*2", "a100"), 1);
+	/* Slurm evaluates left to right: a|b&c is (a|b)&c */
+	assert_int_equal(why_feature_match("a|b&c", "a"), 0);
+	assert_int_equal(why_feature_match("a100|", "a100"), -1);
+	assert_int_equal(why_feature_match("(a100", "a100"), -1);
+	assert_int_equal(why_feature_match("a100]", "a100"), -1);
+	assert_int_equal(why_feature_match("a100*x", "a100"), -1);
+	/* a feature is a whole list item, not a substring */
+	assert_int_equal(why_feature_match("a10", "a100"), 0);
+}
+
+/* --------------------------------------------------------------- analysis */
+
+/* The article: 4 a100 with 2 busy, 4 l40s idle; the job asks for 4 a100. */
+static void test_article(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 2), _node("l1", "l40s", 4, 0) };
+	why_job_t job = _job("gres:gpu:a100:4", NULL);
+	nodeox_conf_t *conf = _conf(_conf_text);
+	why_result_t res;
+
+	_analyze(&job, nodes, 2, conf, &res);
+	assert_int_equal(res.fit.req.per, WHY_PER_JOB);
+	assert_int_equal(res.fit.idle_gpus, 6);
+	assert_int_equal(res.fit.eligible_gpus, 2);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_GPU_TYPE, "l40s"), 4);
+	assert_string_equal(_excluded_nodes(&res.fit, WHY_CAUSE_GPU_TYPE), "l1");
+	assert_false(res.fit.could_start);
+	assert_non_null(strstr(res.fit.shortfall, "needs 4 a100"));
+
+	assert_true(res.flex.conf_loaded);
+	assert_false(res.flex.tagged);
+	assert_int_equal(res.flex.decision.action, NODEOX_REWRITE);
+	assert_int_equal(res.flex.neligible, 2);
+	assert_string_equal(res.flex.eligible_types[0], "a100");
+	assert_string_equal(res.flex.eligible_types[1], "l40s");
+	assert_true(res.flex.analysed);
+	assert_int_equal(res.flex.fit.eligible_gpus, 6);
+	assert_true(res.flex.fit.could_start);
+	assert_float_equal(res.flex.run_time_factor, 1.0 / 0.6, 1e-9);
+	assert_int_equal(res.flex.decision.time_limit, 100);
+	why_result_free(&res);
+	nodeox_conf_free(conf);
+}
+
+/* --gres=gpu:a100:4 is per node: 2 idle on a1 do not help. */
+static void test_per_node_count(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 2), _node("a2", "a100", 4, 0) };
+	why_job_t job = _job(NULL, "gres:gpu:a100:4");
+	why_result_t res;
+
+	_analyze(&job, nodes, 2, NULL, &res);
+	assert_int_equal(res.fit.req.per, WHY_PER_NODE);
+	assert_int_equal(res.fit.eligible_gpus, 4);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_GPUS_PER_NODE, "a100"), 2);
+	assert_true(res.fit.could_start);
+	assert_false(res.flex.conf_loaded);
+	why_result_free(&res);
+
+	/* two nodes asked: only a2 qualifies */
+	job.num_nodes = 2;
+	_analyze(&job, nodes, 2, NULL, &res);
+	assert_int_equal(res.fit.req.total, 8);
+	assert_false(res.fit.could_start);
+	assert_non_null(strstr(res.fit.shortfall, "1 node qualifies"));
+	why_result_free(&res);
+}
+
+static void test_per_task(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 1), _node("a2", "a100", 4, 3) };
+	why_job_t job = _job(NULL, NULL);
+	why_result_t res;
+
+	job.tres_per_task = "gres:gpu:a100:2";
+	job.num_tasks = 2;
+	_analyze(&job, nodes, 2, NULL, &res);
+	assert_int_equal(res.fit.req.per, WHY_PER_TASK);
+	assert_int_equal(res.fit.req.total, 4);
+	/* a1 has 3 idle: room for one task; a2 has 1: none */
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_GPUS_PER_NODE, NULL), 1);
+	assert_false(res.fit.could_start);
+	why_result_free(&res);
+
+	job.num_tasks = 1;
+	_analyze(&job, nodes, 2, NULL, &res);
+	assert_true(res.fit.could_start);
+	why_result_free(&res);
+}
+
+static void test_cpus_memory(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 0), _node("a2", "a100", 4, 0),
+			       _node("a3", "a100", 4, 0) };
+	why_job_t job = _job("gres:gpu:a100:4", NULL);
+	why_result_t res;
+
+	job.cpus_per_task = 4;
+	job.mem_per_node_mb = 8000;
+	nodes[0].cpus_alloc = 6;          /* 2 CPUs left */
+	nodes[1].mem_alloc_mb = 12000;    /* 4000 MB left */
+	_analyze(&job, nodes, 3, NULL, &res);
+	assert_int_equal(res.fit.req.cpus_per_node, 4);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_CPUS, NULL), 4);
+	assert_string_equal(_excluded_nodes(&res.fit, WHY_CAUSE_CPUS), "a1");
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_MEMORY, NULL), 4);
+	assert_string_equal(_excluded_nodes(&res.fit, WHY_CAUSE_MEMORY), "a2");
+	assert_int_equal(res.fit.eligible_gpus, 4);
+	assert_true(res.fit.could_start);
+	why_result_free(&res);
+
+	/* --mem-per-cpu: 3000 MB x 4 CPUs = 12000 MB > 4000 left on a2 and
+	 * 16000 - 5000 on a3 */
+	job.mem_per_node_mb = 0;
+	job.mem_per_cpu_mb = 3000;
+	nodes[2].mem_alloc_mb = 5000;
+	_analyze(&job, nodes, 3, NULL, &res);
+	assert_int_equal(res.fit.req.mem_per_node_mb, 12000);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_MEMORY, NULL), 8);
+	assert_int_equal(res.fit.eligible_gpus, 0);
+	why_result_free(&res);
+
+	/* no memory asked with CR_MEMORY: the whole node, so any use excludes */
+	job.mem_per_cpu_mb = 0;
+	job.mem_tracked = true;
+	nodes[2].mem_alloc_mb = 0;
+	_analyze(&job, nodes, 3, NULL, &res);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_MEMORY, NULL), 4);
+	assert_int_equal(res.fit.eligible_gpus, 4);
+	why_result_free(&res);
+}
+
+static void test_partition_state_feature(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 0), _node("a2", "a100", 4, 0),
+			       _node("a3", "a100", 4, 0), _node("a4", "a100", 4, 0),
+			       _node("a5", "a100", 4, 0), _node("a6", "a100", 4, 0) };
+	why_job_t job = _job(NULL, "gres:gpu:1");
+	why_result_t res;
+
+	nodes[0].partitions = "debug";
+	nodes[1].state = WHY_NODE_DRAINED;
+	nodes[1].state_name = "IDLE+DRAIN";
+	nodes[1].state_reason = "maintenance";
+	nodes[2].state = WHY_NODE_DOWN;
+	nodes[3].state = WHY_NODE_NOT_RESPONDING;
+	nodes[4].features = "a100";
+	nodes[5].features = "a100,ib";
+	job.features = "ib";
+	_analyze(&job, nodes, 6, NULL, &res);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_PARTITION, NULL), 4);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_NODE_DRAINED, NULL), 4);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_NODE_DOWN, NULL), 4);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_NODE_NOT_RESPONDING, NULL), 4);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_FEATURE, NULL), 4);
+	assert_string_equal(_excluded_nodes(&res.fit, WHY_CAUSE_FEATURE), "a5");
+	assert_int_equal(res.fit.eligible_gpus, 4);
+	assert_int_equal(res.fit.eligible_nodes, 1);
+	for (size_t i = 0; i < res.fit.nexcluded; i++)
+		if (res.fit.excluded[i].cause == WHY_CAUSE_NODE_DRAINED)
+			assert_non_null(strstr(res.fit.excluded[i].detail, "maintenance"));
+	why_result_free(&res);
+
+	/* a job in two partitions may use both */
+	job.partition = "gpu,debug";
+	_analyze(&job, nodes, 6, NULL, &res);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_PARTITION, NULL), 0);
+	why_result_free(&res);
+
+	/* --exclude and --nodelist */
+	job.exc_nodes = "a6";
+	_analyze(&job, nodes, 6, NULL, &res);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_NODELIST, NULL), 4);
+	why_result_free(&res);
+}
+
+/* A state cause wins over a type cause: a drained l40s node is "drained". */
+static void test_cause_order(void **state)
+{
+	why_node_t nodes[] = { _node("l1", "l40s", 4, 0) };
+	why_job_t job = _job("gres:gpu:a100:1", NULL);
+	why_result_t res;
+
+	nodes[0].state = WHY_NODE_DRAINED;
+	_analyze(&job, nodes, 1, NULL, &res);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_NODE_DRAINED, "l40s"), 4);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_GPU_TYPE, NULL), 0);
+	why_result_free(&res);
+}
+
+/* Several nodes with the same cause and type form one group. */
+static void test_grouping(void **state)
+{
+	why_node_t nodes[] = { _node("l1", "l40s", 4, 1), _node("l2", "l40s", 4, 0),
+			       _node("t1", "t4", 2, 0) };
+	why_job_t job = _job("gres:gpu:a100:1", NULL);
+	why_result_t res;
+
+	_analyze(&job, nodes, 3, NULL, &res);
+	assert_int_equal(res.fit.nexcluded, 2);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_GPU_TYPE, "l40s"), 7);
+	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_GPU_TYPE, "t4"), 2);
+	assert_string_equal(res.fit.excluded[0].nodes, "l1,l2");
+	why_result_free(&res);
+}
+
+/* Only the group's types are eligible, not every type with idle GPUs. */
+static void test_flex_group_limits(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 4), _node("t1", "t4", 4, 0) };
+	why_job_t job = _job("gres:gpu:a100:2", NULL);
+	nodeox_conf_t *conf = _conf(_conf_text);
+	why_result_t res;
+
+	_analyze(&job, nodes, 2, conf, &res);
+	assert_int_equal(res.fit.idle_gpus, 4);
+	assert_int_equal(res.fit.eligible_gpus, 0);
+	/* no l40s node in the cluster: the policy leaves l40s out, so the
+	 * type has no group partner here */
+	assert_int_not_equal(res.flex.decision.action, NODEOX_REWRITE);
+	assert_false(res.flex.analysed);
+	why_result_free(&res);
+	nodeox_conf_free(conf);
+}
+
+/* A tagged job the plugin already rewrote: read, not re-decided. */
+static void test_flex_applied(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 4), _node("l1", "l40s", 4, 2) };
+	why_job_t job = _job("gres:gpu:4", NULL);
+	nodeox_conf_t *conf = _conf(_conf_text);
+	why_result_t res;
+
+	job.comment = "run 7 nodeox:flex";
+	job.features = "a100|l40s";
+	job.admin_comment = "nodeox: changed tres_per_job=gres:gpu:a100:4->gres:gpu:4 "
+			    "features=(none)->a100|l40s";
+	_analyze(&job, nodes, 2, conf, &res);
+	assert_true(res.flex.tagged);
+	assert_true(res.flex.applied);
+	assert_int_equal(res.flex.neligible, 2);
+	assert_float_equal(res.flex.run_time_factor, 1.0 / 0.6, 1e-9);
+	assert_int_equal(res.fit.eligible_gpus, 2);
+	assert_false(res.fit.could_start);
+	why_result_free(&res);
+	nodeox_conf_free(conf);
+}
+
+static void test_flex_malformed_tag_and_mode_off(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 2), _node("l1", "l40s", 4, 0) };
+	why_job_t job = _job("gres:gpu:a100:4", NULL);
+	nodeox_conf_t *conf = _conf(_conf_text);
+	nodeox_conf_t *off = _conf("Mode=off\nGpuType=a100 Speed=1\nGpuType=l40s Speed=0.5\n"
+				   "Group=g Types=a100,l40s\n");
+	why_result_t res;
+
+	job.comment = "nodeox:flex:bogus=1";
+	_analyze(&job, nodes, 2, conf, &res);
+	assert_true(res.flex.tagged);
+	assert_int_equal(res.flex.decision.action, NODEOX_REJECT);
+	assert_true(res.flex.tag_error[0] != '\0');
+	why_result_free(&res);
+
+	job.comment = NULL;
+	_analyze(&job, nodes, 2, off, &res);
+	assert_int_equal(res.flex.decision.action, NODEOX_PASS);
+	assert_false(res.flex.analysed);
+	why_result_free(&res);
+	nodeox_conf_free(conf);
+	nodeox_conf_free(off);
+}
+
+static void test_no_gpus_asked(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 0) };
+	why_job_t job = _job(NULL, NULL);
+	why_result_t res;
+
+	_analyze(&job, nodes, 1, NULL, &res);
+	assert_int_equal(res.fit.req.per, WHY_PER_NONE);
+	assert_int_equal(res.fit.idle_gpus, 4);
+	assert_int_equal(res.fit.nexcluded, 0);
+	assert_false(res.fit.could_start);
+	why_result_free(&res);
+}
+
+static void test_bad_tres(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 0) };
+	why_job_t job = _job("gres:gpu:a100:many", NULL);
+	why_result_t res;
+	char err[256];
+
+	assert_int_equal(why_analyze(&job, nodes, 1, NULL, &res, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "job 42"));
+	assert_non_null(strstr(err, "TresPerJob"));
+}
+
+/* The JSON carries the required keys with the analysed values. */
+static void test_json(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 2), _node("l1", "l40s", 4, 0) };
+	why_job_t job = _job("gres:gpu:a100:4", NULL);
+	nodeox_conf_t *conf = _conf(_conf_text);
+	why_result_t res;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	job.comment = "say \"hi\"\n";
+	_analyze(&job, nodes, 2, conf, &res);
+	why_print_json(f, &res);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"job_id\": 42"));
+	assert_non_null(strstr(buf, "\"reason\": \"Resources\""));
+	assert_non_null(strstr(buf, "\"idle_gpus\": 6, \"eligible_gpus\": 2"));
+	assert_non_null(strstr(buf, "\"excluded\": [{\"cause\": \"gpu_type\", \"gpus\": 4, "
+				    "\"type\": \"l40s\", \"nodes\": [\"l1\"]"));
+	assert_non_null(strstr(buf, "\"eligible_types\": [\"a100\", \"l40s\"], \"eligible_gpus\": 6, "
+				    "\"could_start_now\": true, \"run_time_factor\": 1.667"));
+	assert_non_null(strstr(buf, "\"comment\": \"say \\\"hi\\\"\\n\""));
+	free(buf);
+	why_result_free(&res);
+	nodeox_conf_free(conf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_gres_node),
+		cmocka_unit_test(test_gres_job),
+		cmocka_unit_test(test_feature),
+		cmocka_unit_test(test_article),
+		cmocka_unit_test(test_per_node_count),
+		cmocka_unit_test(test_per_task),
+		cmocka_unit_test(test_cpus_memory),
+		cmocka_unit_test(test_partition_state_feature),
+		cmocka_unit_test(test_cause_order),
+		cmocka_unit_test(test_grouping),
+		cmocka_unit_test(test_flex_group_limits),
+		cmocka_unit_test(test_flex_applied),
+		cmocka_unit_test(test_flex_malformed_tag_and_mode_off),
+		cmocka_unit_test(test_no_gpus_asked),
+		cmocka_unit_test(test_bad_tres),
+		cmocka_unit_test(test_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,88 @@
+# tests/why/why_lib.sh: helpers for the `nodeox why` integration tests (sourced
+# after tests/integration/lib/cluster.sh): run the built command and read its
+# --json output with python3 (no jq needed).
+
+WHY_BIN="${top_builddir:-.}/cli/nodeox"
+
+# why_init: skip (77) unless the command is built and python3 is there; then
+# cluster_init (which skips when not root or the daemons are missing).
+why_init()
+{
+	[ -x "$WHY_BIN" ] || { echo "SKIP: $WHY_BIN not built (needs libslurm)"; exit 77; }
+	command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
+	WHY_BIN=$(cd "$(dirname "$WHY_BIN")" && pwd)/nodeox
+	cluster_init
+	WHY_OUT="$CLUSTER_DIR/why.json"
+}
+
+# why_run JOBID [ARGS...]: run `nodeox why --json ARGS JOBID` into $WHY_OUT,
+# show the human form in the log too, fail the test if either fails.
+why_run()
+{
+	local id=$1
+	shift
+	echo "----- nodeox why $* $id"
+	"$WHY_BIN" why "$@" "$id" || cluster_fail "nodeox why $id exited $?"
+	"$WHY_BIN" why --json "$@" "$id" > "$WHY_OUT" || cluster_fail "nodeox why --json $id exited $?"
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WHY_OUT" ||
+		cluster_fail "nodeox why --json $id: not valid JSON: $(cat "$WHY_OUT")"
+}
+
+# jq_py EXPR: evaluate a Python expression over the last output, bound to j;
+# prints the value (lists joined by ",", booleans as true/false).
+# Helpers inside EXPR: gpus(cause[, type]) sums excluded GPUs of a cause,
+# nodes(cause[, type]) lists their nodes (sorted, comma-joined).
+jq_py()
+{
+	python3 - "$WHY_OUT" "$1" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+def _sel(cause, typ=None, ex=None):
+    ex = j["excluded"] if ex is None else ex
+    return [e for e in ex if e["cause"] == cause and (typ is None or e["type"] == typ)]
+def gpus(cause, typ=None, ex=None):
+    return sum(e["gpus"] for e in _sel(cause, typ, ex))
+def nodes(cause, typ=None, ex=None):
+    return ",".join(sorted(n for e in _sel(cause, typ, ex) for n in e["nodes"]))
+def fgpus(cause, typ=None):
+    return gpus(cause, typ, j["flex"]["excluded"] or [])
+def fnodes(cause, typ=None):
+    return nodes(cause, typ, j["flex"]["excluded"] or [])
+v = eval(sys.argv[2])
+if isinstance(v, bool):
+    print("true" if v else "false")
+elif isinstance(v, list):
+    print(",".join(str(x) for x in v))
+elif v is None:
+    print("null")
+else:
+    print(v)
+PY
+}
+
+# why_check_sum: the idle GPUs split exactly into usable and excluded ones.
+why_check_sum()
+{
+	check_eq "$(jq_py 'j["eligible_gpus"] + sum(e["gpus"] for e in j["excluded"])')" \
+		"$(jq_py 'j["idle_gpus"]')" "usable + excluded = idle GPUs"
+}
+
+# why_wait_pending JOBID: wait until the scheduler has looked at a pending job
+# (its Reason is no longer None); fail the test if it started or never did.
+why_wait_pending()
+{
+	local id=$1 end=$((SECONDS + 20)) r st
+	while [ $SECONDS -le $end ]; do
+		st=$(job_state "$id"); r=$(job_field "$id" Reason)
+		[ "$st" = PENDING ] || cluster_fail "job $id is $st, expected it to wait"
+		[ -n "$r" ] && [ "$r" != None ] && return 0
+		sleep 0.3
+	done
+	cluster_fail "job $id: the scheduler gave no reason within 20 s"
+}
+
+# why_check_reason JOBID: the reason in the output is the one scontrol shows.
+why_check_reason()
+{
+	check_eq "$(jq_py 'j["reason"]')" "$(job_field "$1" Reason)" "reason as scontrol shows it"
+}
