@@ -58,6 +58,19 @@ assert max(types - {""}, key=lambda t: sum(r["gpu_type"] == t for r in rows)) ==
 assert not any("nodeox:flex" in r["comment"] and not r["gpu_type"] for r in rows), "untyped job tagged"
 PY
 
+# class-speeds.csv speaks of classes the generator writes and types the cluster has
+python3 - "$src/traces/class-speeds.csv" "$src/traces/week.csv" "$src/traces/cluster/nodeox.conf" <<'PY' || fail "class-speeds.csv"
+import csv, re, sys
+classes = {r["class"] for r in csv.DictReader(open(sys.argv[2]))}
+types = set(re.findall(r"^GpuType=(\S+)", open(sys.argv[3]).read(), re.M))
+rows = [l.strip().split(",") for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+assert rows, "no rows"
+for c, t, v in rows:
+    assert c in classes, f"class {c} not in the week"
+    assert t in types, f"type {t} not in nodeox.conf"
+    assert float(v) > 0, f"speed {v}"
+PY
+
 # 4. the article's situation occurs in the week (simple greedy replay)
 python3 "$src/tools/trace-check" --cluster "$src/traces/cluster" \
 	--expect-wrong-type-idle 0.2 "$src/traces/week.csv" || fail "trace-check"
