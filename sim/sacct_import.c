@@ -189,7 +189,7 @@ int sacct_parse_timelimit(const char *s, int64_t *secs)
 	} else {                /* MM */
 		*secs = v[0] * 60;
 	}
-	return 0;
+	return *secs == 0 ? 1 : 0;  /* --time=0 asks Slurm for no limit */
 }
 
 int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen)

@@ -89,7 +89,7 @@ int sacct_parse_time(const char *s, time_t *out);
 /*
  * Timelimit: "[D-]HH:MM:SS", "[D-]HH:MM", "D-HH", "MM:SS", "MM" (minutes), as
  * Slurm reads them. Returns 0 with seconds, 1 for "UNLIMITED",
- * "Partition_Limit" or empty (no limit of its own), -1 if bad.
+ * "Partition_Limit", empty or zero (no limit of its own), -1 if bad.
  */
 int sacct_parse_timelimit(const char *s, int64_t *secs);
 
