@@ -176,6 +176,12 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
 	for (int i = 0; i < nruns; i++)
 		v[i] = (double)runs[i].run->bf_passes;
 	report_row(out, "backfill passes", v, nruns, 0);
+	for (int i = 0; i < nruns; i++)
+		v[i] = (double)runs[i].run->reservations;
+	report_row(out, "backfill reservations", v, nruns, 0);
+	for (int i = 0; i < nruns; i++)
+		v[i] = (double)runs[i].run->releases_scanned;
+	report_row(out, "releases scanned", v, nruns, 0);
 }
 
 /* ------------------------------------------------------------ json */

@@ -60,6 +60,7 @@ typedef struct {                 /* a job's request as scheduled */
 
 typedef struct {
 	int node;
+	int cls;                     /* the node's class, kept here for backfill */
 	uint32_t gpus, cpus;
 	uint64_t mem;
 } alloc_t;
@@ -68,10 +69,13 @@ typedef struct {                 /* a running job */
 	alloc_t *a;
 	int na;
 	int64_t expected_end;        /* start + limit (or real run time) */
-	GSequenceIter **it;          /* one per distinct class, in class order */
-	int *it_cls;
-	int nit;
 } running_t;
+
+typedef struct {                 /* a running job in the release order */
+	int64_t end;                 /* expected end */
+	uint32_t job;
+	uint64_t cls;                /* classes it holds (bit k%64 for class k) */
+} release_t;
 
 typedef struct {
 	const sim_cluster_t *c;
@@ -86,8 +90,15 @@ typedef struct {
 	int64_t *free_m;
 	int64_t *class_free_g;
 	int64_t total_free_g;
-	nodeox_node_t *pol_nodes;
-	nodeox_cluster_t pol_view;
+	int *bucket;                 /* nodes by class and free GPUs (see sched_bucket) */
+	int *bucket_off;             /* per bucket: where its nodes start in bucket */
+	int *bucket_n;               /* per bucket: how many */
+	int *bucket_base;            /* per class: bucket id of k = 0 */
+	int *bpos;                   /* per node: position in its bucket */
+	nodeox_node_t *pol_nodes;    /* the policy's view of every node */
+	nodeox_node_t *pol_compact;  /* one idle-less copy per class + the idle nodes */
+	int *pol_pos, *pol_node;     /* node -> compact slot (-1), slot -> node */
+	nodeox_cluster_t pol_view;   /* over pol_compact: same decisions, less to scan */
 
 	/* jobs */
 	req_t *req;
@@ -96,13 +107,14 @@ typedef struct {
 	bool *is_old;
 	double *key;
 	uint64_t *fail_epoch;
-	uint32_t *visited;
 	running_t **running;
 	uint64_t release_epoch;
 	size_t npending, age_cursor, ended;
 
 	GSequence *young, *old;      /* pending, by priority */
-	GSequence **class_running;   /* per class: running jobs by expected end */
+	release_t *rel;              /* running jobs by expected end, then index: a flat */
+	size_t nrel, caprel;         /* array, since backfill walks it far more often */
+				     /* than jobs start or end (at most one per GPU) */
 	sim_queue_t events;
 	GHashTable *elig_cache;      /* key string -> elig_t* */
 
@@ -114,11 +126,12 @@ typedef struct {
 	uint32_t test;
 	uint32_t *scr_stamp;
 	int64_t *scr_g, *scr_c, *scr_m;
+	int *fitlist;                /* nodes that could serve the job being reserved */
+	int nfit;
 	bool in_backfill;
 	int nresv;
 
 	alloc_t *abuf;               /* scratch for placements */
-	GSequenceIter **cur;         /* scratch for the release merge, one per class */
 	uint32_t gpus_by_type[SIM_MAX_TYPES];
 } sched_t;
 
@@ -141,7 +154,7 @@ static void elig_free(gpointer p)
 	g_free(e);
 }
 
-static bool bits_test(const uint64_t *b, int i)
+static inline bool bits_test(const uint64_t *b, int i)
 {
 	return (b[i >> 6] >> (i & 63)) & 1;
 }
@@ -455,7 +468,59 @@ static bool sched_node_fits(const req_t *r, int64_t g, int64_t cpu, int64_t m)
 	return g >= r->gpn && cpu >= r->cpn && m >= (int64_t)r->mpn;
 }
 
-/* Choose nodes for job r; fills s->abuf, returns the count or 0. */
+/* Nodes of class cl with exactly k free GPUs: buckets let a placement skip
+ * the nodes that cannot serve it and try the fullest that can first. */
+static inline const int *sched_bucket(const sched_t *s, int cl, int k, int *n)
+{
+	int b = s->bucket_base[cl] + k;
+	*n = s->bucket_n[b];
+	return &s->bucket[s->bucket_off[b]];
+}
+
+static void sched_bucket_move(sched_t *s, int n, int from, int to)
+{
+	int cl = s->c->nodes[n].cls;
+	int bf = s->bucket_base[cl] + from, bt = s->bucket_base[cl] + to;
+	int *src = &s->bucket[s->bucket_off[bf]];
+	int last = src[--s->bucket_n[bf]];
+	src[s->bpos[n]] = last;
+	s->bpos[last] = s->bpos[n];
+	s->bpos[n] = s->bucket_n[bt];
+	s->bucket[s->bucket_off[bt] + s->bucket_n[bt]++] = n;
+}
+
+/* Offer node n to the placement being built; returns true when complete. */
+typedef struct {
+	const req_t *r;
+	int found;
+	int64_t rem;                 /* spreading: GPUs still to place */
+	bool single;                 /* spreading, first try: the whole job on one node */
+} place_t;
+
+static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, int64_t m)
+{
+	const req_t *r = p->r;
+	if (r->nodes) {
+		if (!sched_node_fits(r, g, cpu, m))
+			return false;
+		s->abuf[p->found++] = (alloc_t){ n, s->c->nodes[n].cls, r->gpn, r->cpn, r->mpn };
+		return p->found == (int)r->nodes;
+	}
+	int64_t take = sched_spread_take(r, g, cpu, m);
+	if (p->single ? take < p->rem : take == 0)
+		return false;
+	take = MIN(take, p->rem);
+	s->abuf[p->found++] = (alloc_t){ n, s->c->nodes[n].cls, (uint32_t)take,
+					 (uint32_t)(take * r->cpg), (uint64_t)take * r->mpg };
+	p->rem -= take;
+	return p->rem == 0;
+}
+
+/* Choose nodes for job r; fills s->abuf, returns the count or 0. Now (modes
+ * AV_FREE, AV_RESV) nodes come from the free-GPU buckets, fullest fitting node
+ * first (best fit); a spreading job takes one node if one can hold it, else
+ * the emptiest nodes first. In AV_SCRATCH (a reservation) they come from the
+ * fit list that sched_reserve built. */
 static int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 {
 	const sim_cluster_t *c = s->c;
@@ -469,48 +534,35 @@ static int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t en
 			if (sum < (int64_t)(r->nodes ? (uint64_t)r->nodes * r->gpn : r->gpus))
 				continue;
 		}
-		if (r->nodes) {
-			int found = 0;
-			for (int i = 0; i < e->ncls[grp]; i++) {
-				int cl = e->cls[grp][i];
-				if (mode != AV_SCRATCH && s->class_free_g[cl] < (int64_t)r->gpn)
-					continue;
-				const sim_class_t *k = &c->classes[cl];
-				for (int q = 0; q < k->nnodes; q++) {
-					int n = k->nodes[q];
-					sched_avail(s, mode, n, end, &g, &cpu, &m);
-					if (!sched_node_fits(r, g, cpu, m))
+		for (int pass = r->nodes ? 1 : 0; pass < 2; pass++) {
+			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
+			if (mode == AV_SCRATCH) {
+				for (int q = 0; q < s->nfit; q++) {
+					int n = s->fitlist[q];
+					if (!bits_test(e->gbits[grp], c->nodes[n].cls))
 						continue;
-					s->abuf[found++] = (alloc_t){ n, r->gpn, r->cpn, r->mpn };
-					if (found == (int)r->nodes)
-						return found;
+					sched_avail(s, mode, n, end, &g, &cpu, &m);
+					if (sched_offer(s, &p, n, g, cpu, m))
+						return p.found;
 				}
+				continue;
 			}
-			continue;
-		}
-		/* spreading job: one node if one can hold it, else fill nodes in order */
-		for (int pass = 0; pass < 2; pass++) {
-			int64_t rem = r->gpus;
-			int found = 0;
+			int kmin = r->nodes ? (int)r->gpn : pass == 0 ? (int)r->gpus : 1;
 			for (int i = 0; i < e->ncls[grp]; i++) {
 				int cl = e->cls[grp][i];
-				if (mode != AV_SCRATCH && s->class_free_g[cl] == 0)
+				int kmax = (int)c->nodes[c->classes[cl].first].gpus;
+				if (kmin > kmax || s->class_free_g[cl] < kmin)
 					continue;
-				const sim_class_t *k = &c->classes[cl];
-				if (pass == 0 && c->nodes[k->first].gpus < r->gpus)
-					continue;
-				for (int q = 0; q < k->nnodes; q++) {
-					int n = k->nodes[q];
-					sched_avail(s, mode, n, end, &g, &cpu, &m);
-					int64_t take = sched_spread_take(r, g, cpu, m);
-					if (pass == 0 ? take < rem : take == 0)
-						continue;
-					take = MIN(take, rem);
-					s->abuf[found++] = (alloc_t){ n, (uint32_t)take,
-						(uint32_t)(take * r->cpg), (uint64_t)take * r->mpg };
-					rem -= take;
-					if (rem == 0)
-						return found;
+				for (int step = 0; step <= kmax - kmin; step++) {
+					/* fullest fitting first; spreading: emptiest first */
+					int k = r->nodes || pass == 0 ? kmin + step : kmax - step;
+					int nb;
+					const int *bn = sched_bucket(s, cl, k, &nb);
+					for (int q = 0; q < nb; q++) {
+						sched_avail(s, mode, bn[q], end, &g, &cpu, &m);
+						if (sched_offer(s, &p, bn[q], g, cpu, m))
+							return p.found;
+					}
 				}
 			}
 		}
@@ -520,25 +572,55 @@ static int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t en
 
 /* ------------------------------------------------------------ start / end */
 
-static gint sched_run_cmp(gconstpointer a, gconstpointer b, gpointer data)
+/* Where (end, job) is or would go in the release order. */
+static size_t sched_release_find(const sched_t *s, int64_t end, uint32_t job)
 {
-	const sched_t *s = data;
-	guint i = GPOINTER_TO_UINT(a), j = GPOINTER_TO_UINT(b);
-	int64_t x = s->running[i]->expected_end, y = s->running[j]->expected_end;
-	if (x != y)
-		return x < y ? -1 : 1;
-	return (i > j) - (i < j);
+	size_t lo = 0, hi = s->nrel;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const release_t *m = &s->rel[mid];
+		if (m->end < end || (m->end == end && m->job < job))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Keep the compact policy view: a node is in it while it has idle GPUs. */
+static void sched_policy_idle(sched_t *s, int n, uint32_t idle)
+{
+	s->pol_nodes[n].gpus_idle = idle;
+	int slot = s->pol_pos[n];
+	if (slot >= 0 && idle > 0) {
+		s->pol_compact[slot].gpus_idle = idle;
+	} else if (slot >= 0) {
+		int last = (int)--s->pol_view.nnodes;
+		s->pol_compact[slot] = s->pol_compact[last];
+		s->pol_node[slot] = s->pol_node[last];
+		s->pol_pos[s->pol_node[slot]] = slot;
+		s->pol_pos[n] = -1;
+	} else if (idle > 0 && s->pol_nodes[n].usable) {
+		slot = (int)s->pol_view.nnodes++;
+		s->pol_compact[slot] = s->pol_nodes[n];
+		s->pol_node[slot] = n;
+		s->pol_pos[n] = slot;
+	}
 }
 
 static void sched_take(sched_t *s, const alloc_t *a, int sign)
 {
 	int n = a->node;
+	int32_t before = s->free_g[n];
 	s->free_g[n] -= sign * (int32_t)a->gpus;
 	s->free_c[n] -= sign * (int32_t)a->cpus;
 	s->free_m[n] -= sign * (int64_t)a->mem;
 	s->class_free_g[s->c->nodes[n].cls] -= sign * (int64_t)a->gpus;
 	s->total_free_g -= sign * (int64_t)a->gpus;
-	s->pol_nodes[n].gpus_idle -= sign * (int32_t)a->gpus;
+	if (s->free_g[n] != before) {
+		sched_bucket_move(s, n, before, s->free_g[n]);
+		sched_policy_idle(s, n, (uint32_t)s->free_g[n]);
+	}
 }
 
 static void sched_start(sched_t *s, uint32_t j, int na)
@@ -589,21 +671,18 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 		g_string_free(nl, TRUE);
 	}
 
-	/* index by class for backfill's release simulation */
 	s->running[j] = run;
-	run->it = g_new(GSequenceIter *, na);
-	run->it_cls = g_new(int, na);
-	for (int i = 0; i < na; i++) {
-		int cl = c->nodes[run->a[i].node].cls;
-		bool dup = false;
-		for (int q = 0; q < run->nit && !dup; q++)
-			dup = run->it_cls[q] == cl;
-		if (dup)
-			continue;
-		run->it_cls[run->nit] = cl;
-		run->it[run->nit++] = g_sequence_insert_sorted(s->class_running[cl],
-							       GUINT_TO_POINTER(j), sched_run_cmp, s);
+	release_t rl = { run->expected_end, j, 0 };
+	for (int i = 0; i < na; i++)
+		rl.cls |= 1ull << (run->a[i].cls & 63);
+	size_t at = sched_release_find(s, rl.end, j);
+	if (s->nrel == s->caprel) {
+		s->caprel = s->caprel ? 2 * s->caprel : 1024;
+		s->rel = g_renew(release_t, s->rel, s->caprel);
 	}
+	memmove(&s->rel[at + 1], &s->rel[at], (s->nrel - at) * sizeof(release_t));
+	s->rel[at] = rl;
+	s->nrel++;
 	sim_queue_push(&s->events, res->end, SIM_EV_END, j);
 	g_sequence_remove(s->pit[j]);
 	s->pit[j] = NULL;
@@ -625,10 +704,9 @@ static void sched_end(sched_t *s, uint32_t j)
 				s->run->gpu_seconds[1][t] += (double)a->gpus * (double)dur;
 		}
 	}
-	for (int q = 0; q < run->nit; q++)
-		g_sequence_remove(run->it[q]);
-	g_free(run->it);
-	g_free(run->it_cls);
+	size_t at = sched_release_find(s, run->expected_end, j);
+	memmove(&s->rel[at], &s->rel[at + 1], (s->nrel - at - 1) * sizeof(release_t));
+	s->nrel--;
 	g_free(run->a);
 	g_free(run);
 	s->running[j] = NULL;
@@ -868,51 +946,51 @@ static void sched_reserve(sched_t *s, uint32_t j)
 	const elig_t *e = r->elig;
 	fit_t fit = { { 0 } };
 	s->test++;
-	for (int g = 0; g < e->ngroups; g++)
-		for (int i = 0; i < e->ncls[g]; i++) {
-			const sim_class_t *k = &c->classes[e->cls[g][i]];
-			for (int q = 0; q < k->nnodes; q++) {
-				int n = k->nodes[q];
-				sched_scratch_load(s, n);
-				fit.have[g] += sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
+	s->nfit = 0;
+	/* Nodes with fewer free GPUs than the job needs per node (or none, for a
+	 * spreading job) cannot count now: start from the buckets above that. */
+	int kmin = r->nodes ? (int)r->gpn : (r->gpus ? 1 : 0);
+	for (int w = 0; w < (int)s->nwords; w++)
+		for (uint64_t b = e->bits[w]; b; b &= b - 1) {
+			int cl = w * 64 + __builtin_ctzll(b);
+			int kmax = (int)c->nodes[c->classes[cl].first].gpus;
+			for (int k = kmin; k <= kmax; k++) {
+				int nb;
+				const int *bn = sched_bucket(s, cl, k, &nb);
+				for (int q = 0; q < nb; q++) {
+					int n = bn[q];
+					sched_scratch_load(s, n);
+					int64_t v = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
+					if (v <= 0)
+						continue;
+					s->fitlist[s->nfit++] = n;
+					for (int g = 0; g < e->ngroups; g++)
+						if (bits_test(e->gbits[g], cl))
+							fit.have[g] += v;
+				}
 			}
 		}
 	int64_t when = s->now;
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
 	if (!sched_fit_done(r, &fit)) {
-		/* k-way merge of the eligible classes' running jobs by expected end */
-		int ncur = 0;
-		GSequenceIter **cur = s->cur;
-		for (int w = 0; w < (int)s->nwords; w++)
-			for (uint64_t b = e->bits[w]; b; b &= b - 1) {
-				int cl = w * 64 + __builtin_ctzll(b);
-				cur[ncur++] = g_sequence_get_begin_iter(s->class_running[cl]);
-			}
+		/* release running jobs in expected-end order until the job fits */
+		uint64_t emask = 0;
+		for (size_t w = 0; w < s->nwords; w++)
+			emask |= e->bits[w];
+		if (s->nwords > 1)
+			emask = ~0ull;
 		when = -1;
-		for (;;) {
-			int best = -1;
-			guint bj = 0;
-			for (int q = 0; q < ncur; q++) {
-				if (g_sequence_iter_is_end(cur[q]))
-					continue;
-				guint x = GPOINTER_TO_UINT(g_sequence_get(cur[q]));
-				if (best < 0 || sched_run_cmp(GUINT_TO_POINTER(x), GUINT_TO_POINTER(bj), s) < 0) {
-					best = q;
-					bj = x;
-				}
-			}
-			if (best < 0)
+		for (size_t q = 0; q < s->nrel; q++) {
+			const release_t *rl = &s->rel[q];
+			if (rl->end > horizon)
 				break;
-			cur[best] = g_sequence_iter_next(cur[best]);
-			const running_t *run = s->running[bj];
-			if (run->expected_end > horizon)
-				break;
-			if (s->visited[bj] == s->test)
+			if (!(rl->cls & emask))
 				continue;
-			s->visited[bj] = s->test;
+			s->run->releases_scanned++;
+			const running_t *run = s->running[rl->job];
 			for (int i = 0; i < run->na; i++) {
 				const alloc_t *a = &run->a[i];
-				int n = a->node, cl = c->nodes[n].cls;
+				int n = a->node, cl = a->cls;
 				if (!bits_test(e->bits, cl))
 					continue;
 				sched_scratch_load(s, n);
@@ -921,12 +999,14 @@ static void sched_reserve(sched_t *s, uint32_t j)
 				s->scr_c[n] += a->cpus;
 				s->scr_m[n] += (int64_t)a->mem;
 				int64_t after = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
+				if (before <= 0 && after > 0)
+					s->fitlist[s->nfit++] = n;
 				for (int g = 0; g < e->ngroups; g++)
 					if (bits_test(e->gbits[g], cl))
 						fit.have[g] += after - before;
 			}
 			if (sched_fit_done(r, &fit)) {
-				when = run->expected_end;
+				when = rl->end;
 				break;
 			}
 		}
@@ -962,6 +1042,52 @@ static void sched_reserve(sched_t *s, uint32_t j)
 	s->run->reservations++;
 }
 
+static bool bits_meet(const uint64_t *a, const uint64_t *b, size_t nwords)
+{
+	for (size_t w = 0; w < nwords; w++)
+		if (a[w] & b[w])
+			return true;
+	return false;
+}
+
+/* Reserve, in priority order, for the waiting jobs that could hold nodes the
+ * candidate (classes e) might take: those sharing a class with it, closed
+ * under sharing a class with each other. The rest share no node with any of
+ * them, so leaving them for later changes no reservation. Returns how many
+ * stay deferred (kept in order in deferred, their classes in defbits). */
+static int sched_reserve_deferred(sched_t *s, const elig_t *e, uint32_t *deferred, int ndef,
+				  uint64_t *defbits)
+{
+	uint64_t *touch = g_memdup2(e->bits, sizeof(uint64_t) * s->nwords);
+	bool *sel = g_new0(bool, ndef);
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (int q = 0; q < ndef; q++) {
+			const elig_t *d = s->req[deferred[q]].elig;
+			if (sel[q] || !bits_meet(d->bits, touch, s->nwords))
+				continue;
+			sel[q] = grew = true;
+			for (size_t w = 0; w < s->nwords; w++)
+				touch[w] |= d->bits[w];
+		}
+	}
+	int keep = 0;
+	memset(defbits, 0, sizeof(uint64_t) * s->nwords);
+	for (int q = 0; q < ndef; q++) {
+		if (sel[q]) {
+			sched_reserve(s, deferred[q]);
+			continue;
+		}
+		deferred[keep++] = deferred[q];
+		const elig_t *d = s->req[deferred[q]].elig;
+		for (size_t w = 0; w < s->nwords; w++)
+			defbits[w] |= d->bits[w];
+	}
+	g_free(sel);
+	g_free(touch);
+	return keep;
+}
+
 static void sched_backfill_pass(sched_t *s)
 {
 	s->run->bf_passes++;
@@ -986,15 +1112,8 @@ static void sched_backfill_pass(sched_t *s)
 				defbits[w] |= e->bits[w];
 			continue;
 		}
-		bool clash = false;
-		for (int w = 0; w < (int)s->nwords && !clash; w++)
-			clash = (defbits[w] & e->bits[w]) != 0;
-		if (clash) {                /* reserve for every higher-priority waiting job */
-			for (int q = 0; q < ndef; q++)
-				sched_reserve(s, deferred[q]);
-			ndef = 0;
-			memset(defbits, 0, sizeof(uint64_t) * s->nwords);
-		}
+		if (ndef && bits_meet(defbits, e->bits, s->nwords))
+			ndef = sched_reserve_deferred(s, e, deferred, ndef, defbits);
 		if (s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true))) {
 			deferred[ndef++] = (uint32_t)j;
 			for (int w = 0; w < (int)s->nwords; w++)
@@ -1027,9 +1146,45 @@ static void sched_state_init(sched_t *s)
 		s->class_free_g[nd->cls] += s->free_g[n];
 		s->total_free_g += s->free_g[n];
 	}
+	s->bucket_base = g_new(int, c->nclasses + 1);
+	int nb = 0;
+	for (int k = 0; k < c->nclasses; k++) {
+		s->bucket_base[k] = nb;
+		nb += (int)c->nodes[c->classes[k].first].gpus + 1;
+	}
+	s->bucket_base[c->nclasses] = nb;
+	s->bucket_off = g_new(int, nb);
+	s->bucket_n = g_new0(int, nb);
+	int off = 0;
+	for (int k = 0; k < c->nclasses; k++)
+		for (int b = s->bucket_base[k]; b < s->bucket_base[k + 1]; b++) {
+			s->bucket_off[b] = off;
+			off += c->classes[k].nnodes;
+		}
+	s->bucket = g_new(int, off + 1);
+	s->bpos = g_new(int, nn);
+	for (size_t n = 0; n < nn; n++) {
+		int b = s->bucket_base[c->nodes[n].cls] + s->free_g[n];
+		s->bpos[n] = s->bucket_n[b];
+		s->bucket[s->bucket_off[b] + s->bucket_n[b]++] = (int)n;
+	}
 	s->pol_nodes = sched_policy_nodes(c);
-	s->pol_view.nodes = s->pol_nodes;
-	s->pol_view.nnodes = nn;
+	s->pol_compact = g_new(nodeox_node_t, (size_t)c->nclasses + nn);
+	s->pol_node = g_new(int, (size_t)c->nclasses + nn);
+	s->pol_pos = g_new(int, nn);
+	for (int k = 0; k < c->nclasses; k++) {
+		s->pol_compact[k] = s->pol_nodes[c->classes[k].first];
+		s->pol_compact[k].gpus_idle = 0;
+		s->pol_node[k] = -1;
+	}
+	s->pol_view.nodes = s->pol_compact;
+	s->pol_view.nnodes = (size_t)c->nclasses;
+	for (size_t n = 0; n < nn; n++) {
+		s->pol_pos[n] = -1;
+		s->pol_nodes[n].gpus_idle = 0;
+		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
+	}
+	s->fitlist = g_new(int, nn + 1);
 	s->req = g_new0(req_t, nj);
 	s->tagged = g_new(bool, nj);
 	for (size_t j = 0; j < nj; j++)
@@ -1038,13 +1193,9 @@ static void sched_state_init(sched_t *s)
 	s->is_old = g_new0(bool, nj);
 	s->key = g_new0(double, nj);
 	s->fail_epoch = g_new(uint64_t, nj);
-	s->visited = g_new0(uint32_t, nj);
 	s->running = g_new0(running_t *, nj);
 	s->young = g_sequence_new(NULL);
 	s->old = g_sequence_new(NULL);
-	s->class_running = g_new(GSequence *, c->nclasses);
-	for (int k = 0; k < c->nclasses; k++)
-		s->class_running[k] = g_sequence_new(NULL);
 	sim_queue_init(&s->events);
 	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, elig_free);
 	s->resv_stamp = g_new0(uint32_t, nn);
@@ -1060,7 +1211,6 @@ static void sched_state_init(sched_t *s)
 	s->scr_c = g_new(int64_t, nn);
 	s->scr_m = g_new(int64_t, nn);
 	s->abuf = g_new(alloc_t, nn + 1);
-	s->cur = g_new(GSequenceIter *, c->nclasses);
 }
 
 static void sched_state_free(sched_t *s)
@@ -1068,26 +1218,24 @@ static void sched_state_free(sched_t *s)
 	for (size_t j = 0; j < s->t->njobs; j++)
 		if (s->running[j]) {
 			g_free(s->running[j]->a);
-			g_free(s->running[j]->it);
-			g_free(s->running[j]->it_cls);
 			g_free(s->running[j]);
 		}
 	g_free(s->free_g); g_free(s->free_c); g_free(s->free_m); g_free(s->class_free_g);
 	sched_policy_nodes_free(s->pol_nodes);
+	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
+	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
+	g_free(s->bpos); g_free(s->fitlist);
 	g_free(s->req); g_free(s->tagged); g_free(s->pit); g_free(s->is_old); g_free(s->key);
-	g_free(s->fail_epoch); g_free(s->visited); g_free(s->running);
+	g_free(s->fail_epoch); g_free(s->running);
 	g_sequence_free(s->young);
 	g_sequence_free(s->old);
-	for (int k = 0; k < s->c->nclasses; k++)
-		g_sequence_free(s->class_running[k]);
-	g_free(s->class_running);
+	g_free(s->rel);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
 	g_free(s->resv_stamp); g_free(s->resv_start); g_free(s->resv_g); g_free(s->resv_c);
 	g_free(s->resv_m); g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
 	g_free(s->scr_stamp); g_free(s->scr_g); g_free(s->scr_c); g_free(s->scr_m);
 	g_free(s->abuf);
-	g_free(s->cur);
 }
 
 int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o,

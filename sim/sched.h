@@ -39,7 +39,7 @@ typedef struct {
 	double gpu_seconds[2][SIM_MAX_TYPES];   /* [all, flex][type] */
 	int64_t first_submit, last_end;
 	size_t rejected, never;
-	uint64_t main_passes, bf_passes, reservations;
+	uint64_t main_passes, bf_passes, reservations, releases_scanned;
 	GStringChunk *strings;
 } sim_run_t;
 
