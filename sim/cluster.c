@@ -53,7 +53,8 @@ typedef struct {
 __attribute__((format(printf, 2, 3)))
 static int cluster_fail(cparse_t *p, const char *fmt, ...)
 {
-	int n = snprintf(p->err, p->errlen, "%s:%d: ", p->name, p->line);
+	int n = p->line > 0 ? snprintf(p->err, p->errlen, "%s:%d: ", p->name, p->line)
+		: snprintf(p->err, p->errlen, "%s: ", p->name);
 	if (n < 0 || (size_t)n >= p->errlen)
 		return -1;
 	va_list ap;
@@ -724,6 +725,8 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 		p.name = name;
 		p.line = 0;
 	}
+	p.name = name;
+	p.line = 0;
 	if (rc == 0)
 		rc = cluster_finish(&p);
 	if (p.nodes) {

@@ -767,6 +767,10 @@ static void sched_submit(sched_t *s, uint32_t j)
 			? job->comment : "nodeox:flex";
 		sched_policy_job(job, comment, tres, sizeof(tres), &pj);
 		nodeox_policy_decide(s->o->policy, &pj, &s->pol_view, &d);
+		if (s->o->on_decide) {
+			nodeox_cluster_t all = { s->pol_nodes, (size_t)c->nnodes };
+			s->o->on_decide(s->o->decide_arg, j, &pj, &all, &d);
+		}
 		if (d.action == NODEOX_REJECT) {
 			sched_reject(s, j, SIM_JOB_REJECTED, d.reason);
 			return;

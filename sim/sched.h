@@ -52,6 +52,11 @@ typedef struct {
 	void (*progress)(void *arg, const char *what, size_t done, size_t total);
 	void *progress_arg;
 	const char *label;              /* "baseline"/"nodeox", for progress */
+	/* Called after each policy decision with the job as handed to the policy
+	 * and every node's state at that moment (tests check the decision). */
+	void (*on_decide)(void *arg, uint32_t job, const nodeox_job_t *pj,
+			  const nodeox_cluster_t *all_nodes, const nodeox_decision_t *d);
+	void *decide_arg;
 } sim_sched_opts_t;
 
 /* Replay trace on cluster. Returns 0 and a run in *out, or -1 with err. */
