@@ -275,14 +275,108 @@ static void _untype_job_gres(job_record_t *job_ptr, const char *type)
 	list_iterator_destroy(it);
 }
 
+/* Does job_ptr's stored request hold a gpu entry of this type? */
+static bool _job_gres_typed(job_record_t *job_ptr, const char *type)
+{
+	ListIterator it;
+	gres_state_t *gs;
+	bool found = false;
+
+	if (!job_ptr || !job_ptr->gres_list_req)
+		return false;
+	it = list_iterator_create(job_ptr->gres_list_req);
+	while (!found && (gs = list_next(it))) {
+		gres_job_state_t *js = gs->gres_data;
+
+		found = gs->gres_name && !xstrcmp(gs->gres_name, "gpu") && js && js->type_name &&
+			!xstrcasecmp(js->type_name, type);
+	}
+	list_iterator_destroy(it);
+	return found;
+}
+
+/* Does some node list feature f (len bytes) among its configured features? */
+static bool _feature_exists(const char *f, size_t len)
+{
+	int i;
+
+	for (i = 0; i < node_record_count && i < NODEOX_MAX_NODES; i++) {
+		node_record_t *node_ptr = node_record_table_ptr[i];
+
+		if (node_ptr && node_ptr->features &&
+		    nodeox_util_list_has(node_ptr->features, f, len))
+			return true;
+	}
+	return false;
+}
+
+/* The first feature name in a constraint that no node has, copied to buf. */
+static bool _unknown_feature(const char *constraint, char *buf, size_t cap)
+{
+	const char *p = constraint;
+	int n = 0;
+
+	while (p && *p && n++ < 64) {
+		size_t len = strcspn(p, "&|,()[]*");
+
+		if (len && !_feature_exists(p, len)) {
+			snprintf(buf, cap, "%.*s", (int)MIN(len, 60), p);
+			return true;
+		}
+		p += len;
+		if (*p == '*') /* skip a count */
+			p += 1 + strspn(p + 1, "0123456789");
+		else if (*p)
+			p++;
+	}
+	return false;
+}
+
+/*
+ * For an update that must drop the type of the job's stored GPU request
+ * (see _untype_job_gres): why it must not, or NULL. That change to job_ptr
+ * survives a failed update, so it is made only when the rest of the update
+ * cannot fail: no field besides comment, GPU request, constraint and prefer
+ * is changed, and the constraint and prefer name only existing features.
+ */
+static const char *_update_blocker(job_desc_msg_t *d, char *buf, size_t cap)
+{
+	static const char *const other = "the same update changes other fields";
+	char f[64];
+
+	if (d->partition || d->account || d->qos || d->reservation || d->req_nodes ||
+	    d->exc_nodes || d->licenses || d->cpus_per_tres || d->mem_per_tres ||
+	    d->dependency || d->array_inx || d->burst_buffer || d->clusters ||
+	    d->cluster_features || d->name || d->wckey || d->mcs_label || d->network ||
+	    d->batch_features || d->tres_freq || d->extra || d->admin_comment)
+		return other;
+	if (d->num_tasks != NO_VAL || d->min_nodes != NO_VAL || d->max_nodes != NO_VAL ||
+	    d->min_cpus != NO_VAL || d->max_cpus != NO_VAL || d->cpus_per_task != NO_VAL16 ||
+	    d->ntasks_per_node != NO_VAL16 || d->ntasks_per_socket != NO_VAL16 ||
+	    d->ntasks_per_tres != NO_VAL16 || d->sockets_per_node != NO_VAL16 ||
+	    d->cores_per_socket != NO_VAL16 || d->threads_per_core != NO_VAL16 ||
+	    d->pn_min_cpus != NO_VAL16 || d->pn_min_memory != NO_VAL64 ||
+	    d->pn_min_tmp_disk != NO_VAL || d->time_limit != NO_VAL || d->time_min != NO_VAL ||
+	    d->priority != NO_VAL || d->nice != NO_VAL || d->begin_time || d->deadline ||
+	    d->shared != NO_VAL16 || d->contiguous != NO_VAL16 || d->core_spec != NO_VAL16 ||
+	    d->site_factor != NO_VAL || d->requeue != NO_VAL16 || d->reboot != NO_VAL16)
+		return other;
+	if ((d->features && _unknown_feature(d->features, f, sizeof(f))) ||
+	    (d->prefer && _unknown_feature(d->prefer, f, sizeof(f)))) {
+		snprintf(buf, cap, "no node has feature %s", f);
+		return buf;
+	}
+	return NULL;
+}
+
 /*
  * Decide for job and apply to job_desc (and, for an update, job_ptr's GRES
  * request list). old_admin_comment is kept in front of ours. Returns the
  * Slurm return code (an error only for a malformed tag).
  */
 static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_desc,
-			 job_record_t *job_ptr, const char *old_admin_comment, const char *what,
-			 char **err_msg)
+			 job_record_t *job_ptr, const char *blocker, const char *old_admin_comment,
+			 const char *what, char **err_msg)
 {
 	nodeox_cluster_t cluster = { 0 };
 	nodeox_node_t *nodes = NULL;
@@ -313,6 +407,13 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		snprintf(reqname, sizeof(reqname), "%s", nx.conf->types[d->requested_type].name);
 	slurm_mutex_unlock(&nx.lock);
 	xfree(nodes);
+	if (d->action == NODEOX_REWRITE && !d->dryrun && job_ptr && blocker &&
+	    _job_gres_typed(job_ptr, reqname)) {
+		d->action = NODEOX_KEEP;
+		snprintf(d->reason, sizeof(d->reason), "not broadened: Slurm 22.05 can untype "
+			 "a pending job's GPU request only in an update of the comment or GPU "
+			 "request alone (%s)", blocker);
+	}
 
 	switch (d->action) {
 	case NODEOX_PASS:
@@ -346,7 +447,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 			_replace(&job_desc->prefer, d->prefer);
 		if (d->time_limit_set)
 			job_desc->time_limit = d->time_limit;
-		if (job_ptr && reqname[0])
+		if (job_ptr && reqname[0]) /* blocker checked above */
 			_untype_job_gres(job_ptr, reqname);
 		if (old_admin_comment && *old_admin_comment &&
 		    strlen(old_admin_comment) < NODEOX_STR_MAX) {
@@ -390,26 +491,29 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	else
 		snprintf(what, sizeof(what), "submit%s", job_desc->array_inx ? " (array)" : "");
 	return _decide_apply(&job, job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid,
-			     job_desc, NULL, job_desc->admin_comment, what, err_msg);
+			     job_desc, NULL, NULL, job_desc->admin_comment, what, err_msg);
 }
 
 /*
  * scontrol update of a pending job's comment or GPU request: decide again
  * with the job's stored fields where the update does not change them. The
- * time limit is scaled only for operators (Slurm refuses a user's raise).
+ * time limit is scaled only for operators (Slurm refuses a user's raise) and
+ * only once (not again for a job nodeox has already broadened).
  */
 static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
 		   char **err_msg)
 {
 	struct job_details *det;
 	nodeox_job_t job = { 0 };
-	char what[64];
+	char what[64], blockbuf[128];
+	const char *blocker;
 
 	if (!job_desc || !job_ptr || !IS_JOB_PENDING(job_ptr))
 		return SLURM_SUCCESS;
 	if (!job_desc->comment && !job_desc->tres_per_job && !job_desc->tres_per_node &&
 	    !job_desc->tres_per_task && !job_desc->tres_per_socket)
 		return SLURM_SUCCESS;
+	blocker = _update_blocker(job_desc, blockbuf, sizeof(blockbuf)); /* before we fill in */
 	det = job_ptr->details;
 	job.job_id = job_ptr->job_id;
 #define NX_PICK(f, old) (job_desc->f ? job_desc->f : (old))
@@ -424,8 +528,9 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.account = NX_PICK(account, job_ptr->account);
 	job.user = job_ptr->user_name;
 #undef NX_PICK
-	if (!validate_operator(submit_uid))
-		job.time_limit = NODEOX_TIME_NONE;
+	if (!validate_operator(submit_uid) ||
+	    (job_ptr->admin_comment && strstr(job_ptr->admin_comment, "nodeox: changed")))
+		job.time_limit = NODEOX_TIME_NONE; /* not raisable, or scaled already */
 	else if (job_desc->time_limit != NO_VAL)
 		job.time_limit = job_desc->time_limit;
 	else
@@ -434,8 +539,8 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.min_nodes = det && det->min_nodes != NO_VAL ? det->min_nodes : 0;
 	job.num_tasks = det && det->num_tasks != NO_VAL ? det->num_tasks : 0;
 	snprintf(what, sizeof(what), "update JobId=%u", job_ptr->job_id);
-	return _decide_apply(&job, job_ptr->user_id, job_desc, job_ptr, job_ptr->admin_comment,
-			     what, err_msg);
+	return _decide_apply(&job, job_ptr->user_id, job_desc, job_ptr, blocker,
+			     job_ptr->admin_comment, what, err_msg);
 }
 
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)

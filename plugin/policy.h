@@ -151,7 +151,9 @@ typedef struct {
 	bool dryrun;                    /* Mode=dryrun: REWRITE computed but not to apply */
 	char reason[NODEOX_ERR_MAX];    /* one line for the user and the log */
 	int requested_type;             /* conf index, -1 if none/unknown */
-	int eligible[NODEOX_MAX_TYPES]; /* conf indexes, requested type first */
+	int eligible[NODEOX_MAX_TYPES]; /* conf indexes; the requested type first,
+					 * unless no usable node of the job's
+					 * partitions has it (then it is absent) */
 	int neligible;
 	double run_time_factor;         /* speed(requested)/speed(slowest eligible), >= 1 */
 	/* Changed fields for REWRITE (and dryrun). A *_set flag says whether the
@@ -171,8 +173,11 @@ typedef struct {
 /*
  * Decide what to do with job. cluster may be NULL (then Broaden=when-blocked
  * acts as always, and no feature filtering is done). With a cluster, types
- * whose feature no usable node in the job's partitions has are left out.
- * Always fills out; never fails.
+ * whose feature no usable node in the job's partitions has are left out, and
+ * nodes are matched to the job by job->partition (NULL: every node).
+ * The new constraint is the user's (minus terms naming only GPU type
+ * features) AND the OR of the eligible features. Semantics of every field:
+ * doc/nodeox.conf.5. Always fills out; never fails; allocates nothing.
  */
 void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
 			  const nodeox_cluster_t *cluster, nodeox_decision_t *out);

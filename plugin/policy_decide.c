@@ -367,19 +367,85 @@ static bool decide_top_or(const char *s)
 	return false;
 }
 
+/* Is s[0..n) "f1|f2|..." (optionally in one () or []) of GPU type features only? */
+static bool decide_gpu_term(const nodeox_conf_t *conf, const char *s, size_t n)
+{
+	size_t off = 0;
+	int i;
+
+	if (n >= 2 && ((s[0] == '(' && s[n - 1] == ')') || (s[0] == '[' && s[n - 1] == ']'))) {
+		s++;
+		n -= 2;
+	}
+	if (!n)
+		return false;
+	while (off <= n) {
+		const char *bar = memchr(s + off, '|', n - off);
+		size_t len = bar ? (size_t)(bar - (s + off)) : n - off;
+		bool known = false;
+
+		for (i = 0; i < conf->ntypes && !known; i++)
+			known = strlen(conf->types[i].feature) == len &&
+				!memcmp(conf->types[i].feature, s + off, len);
+		if (!known)
+			return false;
+		off += len + 1;
+	}
+	return true;
+}
+
+/*
+ * Copy the user's constraint without its top-level '&' terms that name only
+ * GPU type features ("a100", "a100|l40s", "(a100|l40s)", "[a100|l40s]"): the
+ * tag says which types may be used, and deciding again for an already
+ * broadened job must not stack a second type term onto the first.
+ */
+static void decide_strip_gpu_terms(const nodeox_conf_t *conf, const char *user, char *dst,
+				   size_t cap)
+{
+	nodeox_buf_t b;
+	size_t st = 0, i, n = strlen(user);
+	int depth = 0;
+
+	nodeox_buf_init(&b, dst, cap);
+	if (decide_top_or(user)) { /* one term, or too complex to split */
+		if (!decide_gpu_term(conf, user, n))
+			nodeox_buf_puts(&b, user);
+		return;
+	}
+	for (i = 0; i <= n; i++) {
+		char c = user[i];
+
+		if (c == '(' || c == '[')
+			depth++;
+		else if ((c == ')' || c == ']') && depth)
+			depth--;
+		if (c && (depth || (c != '&' && c != ',')))
+			continue;
+		if (i > st && !decide_gpu_term(conf, user + st, i - st)) {
+			nodeox_buf_puts(&b, b.len ? "&" : "");
+			nodeox_buf_putn(&b, user + st, i - st);
+		}
+		st = i + 1;
+	}
+}
+
 /* New constraint: user's AND (OR of eligible features), or [a|b] for uniform. */
 static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job,
 			    const nodeox_tag_t *tag, nodeox_decision_t *out)
 {
-	const char *user = job->features;
-	bool has_user = !decide_empty(user), wrap_user = false, paren_ours;
+	char user[NODEOX_STR_MAX];
+	bool has_user = !decide_empty(job->features), wrap_user = false, paren_ours;
 	nodeox_buf_t b;
 	int i;
 
-	if (has_user && strnlen(user, NODEOX_STR_MAX) >= NODEOX_STR_MAX) {
+	if (has_user && strnlen(job->features, NODEOX_STR_MAX) >= NODEOX_STR_MAX) {
 		decide_keep(out, "not broadened: the job's constraint is too long");
 		return false;
 	}
+	if (has_user)
+		decide_strip_gpu_terms(conf, job->features, user, sizeof(user));
+	has_user = has_user && user[0];
 	if (has_user && tag->uniform && strchr(user, '[')) {
 		decide_keep(out, "not broadened: the constraint already has a [...] set; "
 			    "Slurm allows only one, so uniform cannot be added");

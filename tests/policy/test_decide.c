@@ -163,6 +163,14 @@ static void test_constraint(void **state)
 		{ "ib", "nodeox:flex:uniform", "ib&[" ALL_FEATURES "]" },
 		{ "ib|eth", "nodeox:flex:uniform", "(ib|eth)&[" ALL_FEATURES "]" },
 		{ NULL, "nodeox:flex:types=l40s", "a100|gpu_l40s" },
+		/* terms naming only GPU type features are replaced, not stacked */
+		{ "a100", "nodeox:flex", ALL_FEATURES },
+		{ "a100|gpu_l40s", "nodeox:flex", ALL_FEATURES },
+		{ "ib&(" ALL_FEATURES ")", "nodeox:flex", "ib&(" ALL_FEATURES ")" },
+		{ "[a100|h100],ib", "nodeox:flex:uniform", "ib&[" ALL_FEATURES "]" },
+		{ "a100*2&ib", "nodeox:flex", "a100*2&ib&(" ALL_FEATURES ")" },
+		{ "a100|ib", "nodeox:flex", "(a100|ib)&(" ALL_FEATURES ")" },
+		{ "(a100|fast)&ib", "nodeox:flex", "(a100|fast)&ib&(" ALL_FEATURES ")" },
 	};
 	size_t i;
 

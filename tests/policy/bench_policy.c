@@ -1,0 +1,102 @@
+/*
+ * bench_policy.c: cost per call of the nodeox decision path (`make
+ * bench-policy`): an untagged job (what every ordinary submission pays), a
+ * tagged job without and with a cluster snapshot (4 and 1000 nodes, as the
+ * plugin passes it), Broaden=when-blocked, the stat() the plugin does on each
+ * call to notice an edited nodeox.conf, and a full parse of nodeox.conf.
+ * Prints ns/call; measures, asserts nothing.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "plugin/policy.h"
+
+static double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static volatile int bench_sink;
+
+static void bench_decide(const char *what, const nodeox_conf_t *conf, const nodeox_job_t *job,
+			 const nodeox_cluster_t *cl, long iters)
+{
+	static nodeox_decision_t d;
+	double t0 = bench_now();
+	long i;
+
+	for (i = 0; i < iters; i++) {
+		nodeox_policy_decide(conf, job, cl, &d);
+		bench_sink += d.action;
+	}
+	printf("%-46s %10.0f ns/call  (%s)\n", what, (bench_now() - t0) / (double)iters,
+	       nodeox_action_name(d.action));
+}
+
+int main(int argc, char **argv)
+{
+	const char *path = argc > 1 ? argv[1] : "plugin/nodeox.conf.example";
+	static char names[1000][16], feats[1000][32];
+	static nodeox_node_t nodes[1000];
+	nodeox_cluster_t small = { nodes, 4 }, big = { nodes, 1000 };
+	nodeox_conf_t *conf, *wb;
+	char err[NODEOX_ERR_MAX];
+	struct stat st;
+	double t0;
+	long i, n = 200;
+	nodeox_job_t untagged = { .comment = "nightly run 17", .tres_per_node = "gres:gpu:a100:4",
+				  .time_limit = 120, .partition = "gpu" };
+	nodeox_job_t tagged = { .comment = "nightly run 17 nodeox:flex:mem=40G",
+				.tres_per_node = "gres:gpu:a100:4", .features = "ib",
+				.time_limit = 120, .partition = "gpu" };
+	static const char *types[] = { "a100", "l40s", "h100", "v100" };
+
+	if (nodeox_conf_parse_file(path, &conf, err, sizeof(err))) {
+		fprintf(stderr, "bench_policy: %s\n", err);
+		return 1;
+	}
+	for (i = 0; i < 1000; i++) {
+		snprintf(names[i], sizeof(names[i]), "n%04ld", i);
+		snprintf(feats[i], sizeof(feats[i]), "%s,ib,rack%ld", types[i % 4], i / 40);
+		nodes[i] = (nodeox_node_t){ names[i], feats[i], "gpu,long", types[i % 4], 4,
+					    (uint32_t)(i % 3), true };
+	}
+	printf("nodeox policy benchmark (conf %s: %d types, %d groups)\n", path, conf->ntypes,
+	       conf->ngroups);
+	bench_decide("untagged job", conf, &untagged, &big, 2000000);
+	bench_decide("tagged job, no cluster", conf, &tagged, NULL, 200000);
+	bench_decide("tagged job, 4-node cluster", conf, &tagged, &small, 200000);
+	bench_decide("tagged job, 1000-node cluster", conf, &tagged, &big, 20000);
+	{
+		/* the same policy with Broaden=when-blocked */
+		if (nodeox_conf_parse_file(path, &wb, err, sizeof(err)) == 0) {
+			wb->broaden = NODEOX_BROADEN_WHEN_BLOCKED;
+			bench_decide("tagged job, when-blocked, 1000-node cluster", wb, &tagged, &big,
+				     20000);
+			nodeox_conf_free(wb);
+		}
+	}
+	t0 = bench_now();
+	for (i = 0; i < 200000; i++)
+		bench_sink += stat(path, &st);
+	printf("%-46s %10.0f ns/call\n", "stat() of nodeox.conf (every plugin call)",
+	       (bench_now() - t0) / 200000);
+	n = 20000;
+	t0 = bench_now();
+	for (i = 0; i < n; i++) {
+		nodeox_conf_t *c;
+
+		if (nodeox_conf_parse_file(path, &c, err, sizeof(err)) == 0)
+			nodeox_conf_free(c);
+	}
+	printf("%-46s %10.0f ns/call\n", "parse nodeox.conf (on change only)",
+	       (bench_now() - t0) / (double)n);
+	nodeox_conf_free(conf);
+	return 0;
+}
