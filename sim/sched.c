@@ -159,17 +159,41 @@ static inline bool bits_test(const uint64_t *b, int i)
 	return (b[i >> 6] >> (i & 63)) & 1;
 }
 
-/* Classes a job of GPU type `type` (-1 any), partitions `parts` and
- * constraint k can use; interned, since a trace has few distinct requests. */
-static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
-				const char *features, const char **why)
+/* Put the classes whose nodes have the --prefer features first (stable),
+ * so placements try them first, as Slurm tries preferred nodes first. */
+static void sched_elig_prefer(const sim_cluster_t *c, elig_t *e, const char *prefer)
 {
-	char key[NODEOX_STR_MAX + 64];
-	snprintf(key, sizeof(key), "%d|%d|%" G_GINT64_MODIFIER "x|%s", type, gpus, parts,
-		 features ? features : "");
+	sim_constraint_t k;
+	char err[NODEOX_ERR_MAX];
+	if (!prefer || constraint_parse(prefer, c, &k, err, sizeof(err)) < 0 || k.nterms == 0)
+		return;
+	for (int g = 0; g < e->ngroups; g++) {
+		int *tmp = g_new(int, e->ncls[g] + 1), n = 0;
+		for (int pass = 0; pass < 2; pass++)
+			for (int i = 0; i < e->ncls[g]; i++) {
+				uint64_t f = c->nodes[c->classes[e->cls[g][i]].first].features;
+				if ((constraint_match(&k, f) >= 0) == (pass == 0))
+					tmp[n++] = e->cls[g][i];
+			}
+		memcpy(e->cls[g], tmp, sizeof(int) * (size_t)n);
+		g_free(tmp);
+	}
+}
+
+/* Classes a job of GPU type `type` (-1 any), partitions `parts` and
+ * constraint `features` can use, those matching `prefer` first; interned,
+ * since a trace has few distinct requests. */
+static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
+				const char *features, const char *prefer, const char **why)
+{
+	char key[2 * NODEOX_STR_MAX + 64];
+	snprintf(key, sizeof(key), "%d|%d|%" G_GINT64_MODIFIER "x|%s|%s", type, gpus, parts,
+		 features ? features : "", prefer ? prefer : "");
 	elig_t *e = g_hash_table_lookup(s->elig_cache, key);
-	if (e)
+	if (e) {
+		*why = e->why_not;
 		return e;
+	}
 	const sim_cluster_t *c = s->c;
 	sim_constraint_t k;
 	char err[NODEOX_ERR_MAX];
@@ -203,6 +227,7 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 				e->bits[cl >> 6] |= 1ull << (cl & 63);
 			}
 		}
+		sched_elig_prefer(c, e, prefer);
 		bool any = false;
 		for (int w = 0; w < (int)s->nwords; w++)
 			any = any || e->bits[w];
@@ -757,7 +782,8 @@ static void sched_submit(sched_t *s, uint32_t j)
 	const char *features = job->features;
 	uint32_t gpus = job->gpus, nodes = job->nodes;
 	int64_t limit = job->time_limit;
-	char feat_buf[NODEOX_STR_MAX], type_buf[NODEOX_NAME_MAX];
+	char feat_buf[NODEOX_STR_MAX], type_buf[NODEOX_NAME_MAX], prefer_buf[NODEOX_STR_MAX];
+	const char *prefer = NULL;
 
 	if (s->o->policy && res->tagged) {
 		char tres[NODEOX_STR_MAX];
@@ -793,6 +819,10 @@ static void sched_submit(sched_t *s, uint32_t j)
 			if (d.features_set) {
 				g_strlcpy(feat_buf, d.features, sizeof(feat_buf));
 				features = feat_buf[0] ? feat_buf : NULL;
+			}
+			if (d.prefer_set && d.prefer[0]) {
+				g_strlcpy(prefer_buf, d.prefer, sizeof(prefer_buf));
+				prefer = prefer_buf;
 			}
 			if (d.time_limit_set)
 				limit = d.time_limit >= NODEOX_TIME_NONE ? SIM_TIME_NONE
@@ -833,7 +863,7 @@ static void sched_submit(sched_t *s, uint32_t j)
 	}
 	r->req_type = job->gpu_type ? cluster_find_type(c, job->gpu_type) : -1;
 	const char *why = NULL;
-	r->elig = sched_elig(s, type, gpus > 0, parts, features, &why);
+	r->elig = sched_elig(s, type, gpus > 0, parts, features, prefer, &why);
 	if (why) {
 		sched_reject(s, j, SIM_JOB_REJECTED, why);
 		return;
