@@ -247,14 +247,16 @@ static void test_rejections(void **state)
 				    "2,0,16,,,,,60\n"
 				    "3,0,1,,,nope,,60\n"
 				    "4,0,1,,,,l40s,60\n"
-				    "5,0,4,2,,,,60\n", NULL);
+				    "5,0,4,2,,,,60\n"
+				    "6,0,1,,,,l40s,60\n", NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
-	assert_int_equal(r->rejected, 4);
+	assert_int_equal(r->rejected, 5);
 	assert_int_equal(r->jobs[0].status, SIM_JOB_REJECTED);
 	assert_non_null(strstr(r->jobs[0].reason, "h100"));
 	assert_non_null(strstr(r->jobs[1].reason, "more resources"));
 	assert_non_null(strstr(r->jobs[2].reason, "partition 'nope'"));
 	assert_non_null(strstr(r->jobs[3].reason, "feature"));
+	assert_string_equal(r->jobs[5].reason, r->jobs[3].reason);   /* same request, cached */
 	assert_int_equal(r->jobs[4].status, SIM_JOB_DONE);     /* 2 GPUs on each of 2 nodes */
 	assert_string_equal(r->jobs[4].nodes, "n1,n2");
 	sched_run_free(r);
