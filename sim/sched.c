@@ -58,6 +58,12 @@ typedef struct {                 /* a job's request as scheduled */
 	int req_type;                /* cluster type the run time was measured on */
 } req_t;
 
+/* Per-group fit state while releasing running jobs for one reservation:
+ * nodes that fit (per-node jobs) or GPUs usable (spreading jobs). */
+typedef struct {
+	int64_t have[SIM_MAX_TERMS];
+} fit_t;
+
 typedef struct {
 	int node;
 	int cls;                     /* the node's class, kept here for backfill */
@@ -127,7 +133,15 @@ typedef struct {
 	uint32_t *scr_stamp;
 	int64_t *scr_g, *scr_c, *scr_m;
 	int *fitlist;                /* nodes that could serve the job being reserved */
+	uint32_t *fit_stamp;         /* == test: node is in fitlist */
 	int nfit;
+	/* resumable reservation search (see sched_reserve) */
+	bool rs_valid, rs_none;
+	uint32_t rs_pass;
+	const req_t *rs_req;
+	size_t rs_next;              /* next release to apply */
+	int64_t rs_when;             /* time the last applied release stands for */
+	fit_t rs_fit;
 	bool in_backfill;
 	int nresv;
 
@@ -654,6 +668,7 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	const sim_job_t *job = &s->t->jobs[j];
 	req_t *r = &s->req[j];
 	running_t *run = g_new0(running_t, 1);
+	s->rs_valid = false;            /* free resources change: no resuming */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
 	memset(s->gpus_by_type, 0, sizeof(s->gpus_by_type));
@@ -950,10 +965,6 @@ static void sched_main_pass(sched_t *s)
 	}
 }
 
-/* Per-group fit state while releasing running jobs for one reservation. */
-typedef struct {
-	int64_t have[SIM_MAX_TERMS];
-} fit_t;
 
 static int64_t sched_contrib(const req_t *r, int64_t g, int64_t cpu, int64_t m)
 {
@@ -971,40 +982,79 @@ static bool sched_fit_done(const req_t *r, const fit_t *f)
 	return false;
 }
 
-/* Earliest start of job j within bf_window given running jobs' expected
- * ends and earlier reservations; reserve its nodes from then on. */
+/* Do two requests need the same resources on the same nodes? */
+static bool sched_same_request(const req_t *a, const req_t *b)
+{
+	return a->elig == b->elig && a->nodes == b->nodes && a->gpn == b->gpn &&
+	       a->cpn == b->cpn && a->mpn == b->mpn && a->gpus == b->gpus &&
+	       a->cpg == b->cpg && a->mpg == b->mpg;
+}
+
+/* Add what node n (class cl) now offers the job to the fit state. */
+static void sched_fit_node(sched_t *s, const req_t *r, fit_t *fit, int n, int cl,
+			   int64_t before)
+{
+	int64_t after = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
+	if (after > 0 && s->fit_stamp[n] != s->test) {
+		s->fit_stamp[n] = s->test;
+		s->fitlist[s->nfit++] = n;
+	}
+	if (after == before)
+		return;
+	for (int g = 0; g < r->elig->ngroups; g++)
+		if (bits_test(r->elig->gbits[g], cl))
+			fit->have[g] += after - before;
+}
+
+/*
+ * Earliest start of job j within bf_window given running jobs' expected
+ * ends and earlier reservations; reserve its nodes from then on.
+ *
+ * Queues often hold runs of identical requests. The next identical job
+ * cannot fit before the previous one did (it finds less), so its search
+ * resumes where the previous one stopped, with that reservation taken out,
+ * instead of starting over: the same answer for a fraction of the work. Any
+ * job start or other reservation in between ends the resumable state.
+ */
 static void sched_reserve(sched_t *s, uint32_t j)
 {
 	const sim_cluster_t *c = s->c;
 	const req_t *r = &s->req[j];
 	const elig_t *e = r->elig;
 	fit_t fit = { { 0 } };
-	s->test++;
-	s->nfit = 0;
-	/* Nodes with fewer free GPUs than the job needs per node (or none, for a
-	 * spreading job) cannot count now: start from the buckets above that. */
-	int kmin = r->nodes ? (int)r->gpn : (r->gpus ? 1 : 0);
-	for (int w = 0; w < (int)s->nwords; w++)
-		for (uint64_t b = e->bits[w]; b; b &= b - 1) {
-			int cl = w * 64 + __builtin_ctzll(b);
-			int kmax = (int)c->nodes[c->classes[cl].first].gpus;
-			for (int k = kmin; k <= kmax; k++) {
-				int nb;
-				const int *bn = sched_bucket(s, cl, k, &nb);
-				for (int q = 0; q < nb; q++) {
-					int n = bn[q];
-					sched_scratch_load(s, n);
-					int64_t v = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
-					if (v <= 0)
-						continue;
-					s->fitlist[s->nfit++] = n;
-					for (int g = 0; g < e->ngroups; g++)
-						if (bits_test(e->gbits[g], cl))
-							fit.have[g] += v;
+	size_t q0 = 0;
+	int64_t when;
+	if (s->rs_valid && s->rs_pass == s->pass && sched_same_request(s->rs_req, r)) {
+		if (s->rs_none)
+			return;                  /* the same found nothing within bf_window */
+		fit = s->rs_fit;
+		q0 = s->rs_next;
+		when = s->rs_when;
+	} else {
+		s->test++;
+		s->nfit = 0;
+		when = s->now;
+		/* Nodes with fewer free GPUs than the job needs per node (or none,
+		 * for a spreading job) cannot count now: start above those buckets. */
+		int kmin = r->nodes ? (int)r->gpn : (r->gpus ? 1 : 0);
+		for (int w = 0; w < (int)s->nwords; w++)
+			for (uint64_t b = e->bits[w]; b; b &= b - 1) {
+				int cl = w * 64 + __builtin_ctzll(b);
+				int kmax = (int)c->nodes[c->classes[cl].first].gpus;
+				for (int k = kmin; k <= kmax; k++) {
+					int nb;
+					const int *bn = sched_bucket(s, cl, k, &nb);
+					for (int q = 0; q < nb; q++) {
+						sched_scratch_load(s, bn[q]);
+						sched_fit_node(s, r, &fit, bn[q], cl, 0);
+					}
 				}
 			}
-		}
-	int64_t when = s->now;
+	}
+	s->rs_valid = true;
+	s->rs_pass = s->pass;
+	s->rs_req = r;
+	s->rs_none = false;
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
 	if (!sched_fit_done(r, &fit)) {
 		/* release running jobs in expected-end order until the job fits */
@@ -1014,7 +1064,8 @@ static void sched_reserve(sched_t *s, uint32_t j)
 		if (s->nwords > 1)
 			emask = ~0ull;
 		when = -1;
-		for (size_t q = 0; q < s->nrel; q++) {
+		size_t q;
+		for (q = q0; q < s->nrel; q++) {
 			const release_t *rl = &s->rel[q];
 			if (rl->end > horizon)
 				break;
@@ -1032,21 +1083,22 @@ static void sched_reserve(sched_t *s, uint32_t j)
 				s->scr_g[n] += a->gpus;
 				s->scr_c[n] += a->cpus;
 				s->scr_m[n] += (int64_t)a->mem;
-				int64_t after = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
-				if (before <= 0 && after > 0)
-					s->fitlist[s->nfit++] = n;
-				for (int g = 0; g < e->ngroups; g++)
-					if (bits_test(e->gbits[g], cl))
-						fit.have[g] += after - before;
+				sched_fit_node(s, r, &fit, n, cl, before);
 			}
 			if (sched_fit_done(r, &fit)) {
 				when = rl->end;
 				break;
 			}
 		}
-		if (when < 0)
-			return;                 /* not within bf_window: no reservation */
+		s->rs_next = q + 1;
+		if (when < 0) {
+			s->rs_none = true;       /* not within bf_window: no reservation */
+			return;
+		}
+	} else if (q0 == 0) {
+		s->rs_next = 0;
 	}
+	s->rs_when = when;
 	int64_t res = s->o->params.bf_resolution_s;
 	when = s->now + ((when - s->now + res - 1) / res) * res;
 	int na = sched_place(s, r, AV_SCRATCH, 0);
@@ -1071,7 +1123,14 @@ static void sched_reserve(sched_t *s, uint32_t j)
 		s->resv_g[n] += a->gpus;
 		s->resv_c[n] += a->cpus;
 		s->resv_m[n] += (int64_t)a->mem;
+		/* keep the search state true for a following identical job */
+		int64_t before = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
+		s->scr_g[n] = sg;
+		s->scr_c[n] = sc;
+		s->scr_m[n] = sm;
+		sched_fit_node(s, r, &fit, n, a->cls, before);
 	}
+	s->rs_fit = fit;
 	s->nresv++;
 	s->run->reservations++;
 }
@@ -1219,6 +1278,7 @@ static void sched_state_init(sched_t *s)
 		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
 	}
 	s->fitlist = g_new(int, nn + 1);
+	s->fit_stamp = g_new0(uint32_t, nn);
 	s->req = g_new0(req_t, nj);
 	s->tagged = g_new(bool, nj);
 	for (size_t j = 0; j < nj; j++)
@@ -1258,7 +1318,7 @@ static void sched_state_free(sched_t *s)
 	sched_policy_nodes_free(s->pol_nodes);
 	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
 	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
-	g_free(s->bpos); g_free(s->fitlist);
+	g_free(s->bpos); g_free(s->fitlist); g_free(s->fit_stamp);
 	g_free(s->req); g_free(s->tagged); g_free(s->pit); g_free(s->is_old); g_free(s->key);
 	g_free(s->fail_epoch); g_free(s->running);
 	g_sequence_free(s->young);
