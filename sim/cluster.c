@@ -468,18 +468,8 @@ static int cluster_include(cparse_t *p, const char *path, bool gres)
 	p->name = saved_name;
 	p->line = saved_line;
 	g_free(text);
-	if (rc == 0)
-		g_free(full);       /* on error, p->err already holds the name */
-	else
-		g_free(full);
+	g_free(full);               /* on error, p->err already holds the name */
 	return rc;
-}
-
-static void cluster_gres_node(cparse_t *p, int node, int type, uint32_t count)
-{
-	(void)type;
-	p->gres_seen[node] = true;
-	p->gres_count[node] += count;
 }
 
 static int cluster_gres_line(cparse_t *p, kv_t *kv, int n)
@@ -540,7 +530,8 @@ static int cluster_gres_line(cparse_t *p, kv_t *kv, int n)
 			else if (nd->gpus > 0)
 				nd->type = t;
 		}
-		cluster_gres_node(p, idx, t, (uint32_t)cnt);
+		p->gres_seen[idx] = true;
+		p->gres_count[idx] += (uint32_t)cnt;
 	}
 	if (list)
 		g_ptr_array_free(list, TRUE);
@@ -553,7 +544,6 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 	p->name = name;
 	p->line = 0;
 	kv_t kv[CONF_MAX_TOKENS];
-	char *save = NULL;
 	GString *joined = g_string_new(NULL);
 	char *line = text;
 	int rc = 0;
@@ -613,7 +603,6 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 		g_string_truncate(joined, 0);
 		line = nl ? nl + 1 : NULL;
 	}
-	(void)save;
 	g_string_free(joined, TRUE);
 	return rc;
 }
@@ -718,10 +707,7 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 		text = g_strdup(gres_conf);
 		rc = cluster_read_text(&p, text, gname, true);
 		g_free(text);
-		if (rc < 0)
-			g_free(gname);        /* err already formatted */
-		else
-			g_free(gname);
+		g_free(gname);                /* on error, err already holds the name */
 		p.name = name;
 		p.line = 0;
 	}

@@ -19,10 +19,13 @@
  * no re-sorting per pass.
  *
  * Costs are bounded per pass, never by the queue length: nodes are indexed
- * by class (GPU type, shape, features, partitions); a job that failed to fit
- * is not re-tried until some job has ended (a release epoch); backfill
- * reservations are computed lazily, only when a lower-priority job could
- * start now on classes they might use. Where this differs from Slurm is in
+ * by class (GPU type, shape, features, partitions) and, within a class, kept
+ * in buckets by free GPUs, so a placement visits only nodes that can serve
+ * it; a job that failed to fit is not re-tried until some job has ended (a
+ * release epoch); running jobs sit in one flat array by expected end, which
+ * backfill walks; reservations are computed lazily, only when a lower-
+ * priority job could start now on classes they might use, and a run of
+ * identical requests resumes one search. Where this differs from Slurm is in
  * doc/simulator.md.
  */
 #include <math.h>
