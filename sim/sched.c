@@ -83,7 +83,7 @@ typedef struct {                 /* a running job */
 typedef struct {                 /* a running job in the release order */
 	int64_t end;                 /* expected end */
 	uint32_t job;
-	uint64_t cls;                /* classes it holds (bit k%64 for class k) */
+	uint32_t cls;                /* classes it holds (bit k%32 for class k); 0: ended */
 } release_t;
 
 typedef struct {
@@ -122,7 +122,7 @@ typedef struct {
 
 	GSequence *young, *old;      /* pending, by priority */
 	release_t *rel;              /* running jobs by expected end, then index: a flat */
-	size_t nrel, caprel;         /* array, since backfill walks it far more often */
+	size_t nrel, caprel, ndead;  /* array, since backfill walks it far more often */
 				     /* than jobs start or end (at most one per GPU) */
 	sim_queue_t events;
 	GHashTable *elig_cache;      /* key string -> elig_t* */
@@ -717,7 +717,7 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	s->running[j] = run;
 	release_t rl = { run->expected_end, j, 0 };
 	for (int i = 0; i < na; i++)
-		rl.cls |= 1ull << (run->a[i].cls & 63);
+		rl.cls |= 1u << (run->a[i].cls & 31);
 	size_t at = sched_release_find(s, rl.end, j);
 	if (s->nrel == s->caprel) {
 		s->caprel = s->caprel ? 2 * s->caprel : 1024;
@@ -747,9 +747,16 @@ static void sched_end(sched_t *s, uint32_t j)
 				s->run->gpu_seconds[1][t] += (double)a->gpus * (double)dur;
 		}
 	}
-	size_t at = sched_release_find(s, run->expected_end, j);
-	memmove(&s->rel[at], &s->rel[at + 1], (s->nrel - at - 1) * sizeof(release_t));
-	s->nrel--;
+	/* leave a tombstone; squeeze them out when they are half the array */
+	s->rel[sched_release_find(s, run->expected_end, j)].cls = 0;
+	if (++s->ndead > 1024 && 2 * s->ndead > s->nrel) {
+		size_t k = 0;
+		for (size_t q = 0; q < s->nrel; q++)
+			if (s->rel[q].cls)
+				s->rel[k++] = s->rel[q];
+		s->nrel = k;
+		s->ndead = 0;
+	}
 	g_free(run->a);
 	g_free(run);
 	s->running[j] = NULL;
@@ -1061,11 +1068,9 @@ static void sched_reserve(sched_t *s, uint32_t j)
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
 	if (!sched_fit_done(r, &fit)) {
 		/* release running jobs in expected-end order until the job fits */
-		uint64_t emask = 0;
-		for (size_t w = 0; w < s->nwords; w++)
-			emask |= e->bits[w];
+		uint32_t emask = (uint32_t)e->bits[0] | (uint32_t)(e->bits[0] >> 32);
 		if (s->nwords > 1)
-			emask = ~0ull;
+			emask = ~0u;
 		when = -1;
 		size_t q;
 		for (q = q0; q < s->nrel; q++) {
