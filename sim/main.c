@@ -27,7 +27,7 @@
 #include "sim/whatif.h"
 
 #ifndef NODEOX_SIM_CLUSTER_DIR
-#define NODEOX_SIM_CLUSTER_DIR "/usr/share/nodeox/cluster"
+#define NODEOX_SIM_CLUSTER_DIR "/usr/share/nodeox/traces/cluster"
 #endif
 #ifndef NODEOX_GNUPLOT
 #define NODEOX_GNUPLOT "gnuplot"

@@ -1213,9 +1213,14 @@ static void sched_backfill_pass(sched_t *s)
 				defbits[w] |= e->bits[w];
 			continue;
 		}
-		if (ndef && bits_meet(defbits, e->bits, s->nwords))
+		/* Reservations made so far already stop it? More would too: do not
+		 * compute the waiting jobs' reservations for it. */
+		bool blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
+		if (!blocked && ndef && bits_meet(defbits, e->bits, s->nwords)) {
 			ndef = sched_reserve_deferred(s, e, deferred, ndef, defbits);
-		if (s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true))) {
+			blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
+		}
+		if (blocked) {
 			deferred[ndef++] = (uint32_t)j;
 			for (int w = 0; w < (int)s->nwords; w++)
 				defbits[w] |= e->bits[w];
