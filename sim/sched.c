@@ -1018,7 +1018,8 @@ static void sched_fit_node(sched_t *s, const req_t *r, fit_t *fit, int n, int cl
 
 /*
  * Earliest start of job j within bf_window given running jobs' expected
- * ends and earlier reservations; reserve its nodes from then on.
+ * ends and earlier reservations; reserve its nodes from then on. Returns the
+ * reservation's start, or SCHED_INF for none.
  *
  * Queues often hold runs of identical requests. The next identical job
  * cannot fit before the previous one did (it finds less), so its search
@@ -1026,7 +1027,7 @@ static void sched_fit_node(sched_t *s, const req_t *r, fit_t *fit, int n, int cl
  * instead of starting over: the same answer for a fraction of the work. Any
  * job start or other reservation in between ends the resumable state.
  */
-static void sched_reserve(sched_t *s, uint32_t j)
+static int64_t sched_reserve(sched_t *s, uint32_t j)
 {
 	const sim_cluster_t *c = s->c;
 	const req_t *r = &s->req[j];
@@ -1036,7 +1037,7 @@ static void sched_reserve(sched_t *s, uint32_t j)
 	int64_t when;
 	if (s->rs_valid && s->rs_pass == s->pass && sched_same_request(s->rs_req, r)) {
 		if (s->rs_none)
-			return;                  /* the same found nothing within bf_window */
+			return SCHED_INF;        /* the same found nothing within bf_window */
 		fit = s->rs_fit;
 		q0 = s->rs_next;
 		when = s->rs_when;
@@ -1101,7 +1102,7 @@ static void sched_reserve(sched_t *s, uint32_t j)
 		s->rs_next = q + 1;
 		if (when < 0) {
 			s->rs_none = true;       /* not within bf_window: no reservation */
-			return;
+			return SCHED_INF;
 		}
 	} else if (q0 == 0) {
 		s->rs_next = 0;
@@ -1141,6 +1142,7 @@ static void sched_reserve(sched_t *s, uint32_t j)
 	s->rs_fit = fit;
 	s->nresv++;
 	s->run->reservations++;
+	return when;
 }
 
 static bool bits_meet(const uint64_t *a, const uint64_t *b, size_t nwords)
@@ -1152,13 +1154,18 @@ static bool bits_meet(const uint64_t *a, const uint64_t *b, size_t nwords)
 }
 
 /* Reserve, in priority order, for the waiting jobs that could hold nodes the
- * candidate (classes e) might take: those sharing a class with it, closed
- * under sharing a class with each other. The rest share no node with any of
- * them, so leaving them for later changes no reservation. Returns how many
- * stay deferred (kept in order in deferred, their classes in defbits). */
-static int sched_reserve_deferred(sched_t *s, const elig_t *e, uint32_t *deferred, int ndef,
+ * candidate k might take: those sharing a class with it, closed under
+ * sharing a class with each other. The rest share no node with any of them,
+ * so leaving them for later changes no reservation. As soon as a reservation
+ * stops the candidate the rest wait too (in order), since the candidate
+ * waits whatever they get. Returns how many stay deferred (kept in order in
+ * deferred, their classes in defbits). */
+static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, int ndef,
 				  uint64_t *defbits)
 {
+	const elig_t *e = s->req[k].elig;
+	int64_t end_k = sched_plan_end(s, &s->req[k]);
+	bool stopped = false;
 	uint64_t *touch = g_memdup2(e->bits, sizeof(uint64_t) * s->nwords);
 	bool *sel = g_new0(bool, ndef);
 	for (bool grew = true; grew;) {
@@ -1175,8 +1182,9 @@ static int sched_reserve_deferred(sched_t *s, const elig_t *e, uint32_t *deferre
 	int keep = 0;
 	memset(defbits, 0, sizeof(uint64_t) * s->nwords);
 	for (int q = 0; q < ndef; q++) {
-		if (sel[q]) {
-			sched_reserve(s, deferred[q]);
+		if (sel[q] && !stopped) {
+			if (sched_reserve(s, deferred[q]) < end_k && !sched_fit_now(s, k, true))
+				stopped = true;
 			continue;
 		}
 		deferred[keep++] = deferred[q];
@@ -1217,7 +1225,7 @@ static void sched_backfill_pass(sched_t *s)
 		 * compute the waiting jobs' reservations for it. */
 		bool blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
 		if (!blocked && ndef && bits_meet(defbits, e->bits, s->nwords)) {
-			ndef = sched_reserve_deferred(s, e, deferred, ndef, defbits);
+			ndef = sched_reserve_deferred(s, (uint32_t)j, deferred, ndef, defbits);
 			blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
 		}
 		if (blocked) {
