@@ -105,7 +105,7 @@ int main(int argc, char **argv)
 		{ "json", 'j', 0, G_OPTION_ARG_FILENAME, &o.json, "Write the summary as JSON", "FILE" },
 		{ "jobs", 0, 0, G_OPTION_ARG_FILENAME, &o.jobs, "Write one CSV row per job and run", "FILE" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o.plot,
-		  "Plot wait and turnaround distributions (SVG, gnuplot)", "FILE" },
+		  "Plot wait and turnaround distributions (SVG, or PNG for *.png; gnuplot)", "FILE" },
 		{ "flex-fraction", 'f', 0, G_OPTION_ARG_DOUBLE, &o.flex_fraction,
 		  "Tag this fraction of the broadenable jobs (ignores the trace's tags)", "F" },
 		{ "seed", 's', 0, G_OPTION_ARG_INT64, &o.seed, "Seed for --flex-fraction (default 1)", "N" },

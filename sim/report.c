@@ -329,11 +329,13 @@ int report_plot(const char *path, const char *gnuplot, const report_run_t *runs,
 		rc = report_close(f, data, err, errlen);
 	}
 	if (rc == 0 && (f = report_open(script, err, errlen))) {
-		fprintf(f, "set terminal svg size 1000,450 dynamic font 'sans,11'\n"
-			"set output '%s'\n"
+		bool png = g_str_has_suffix(path, ".png") || g_str_has_suffix(path, ".PNG");
+		fprintf(f, "%s\nset output '%s'\n"
 			"set multiplot layout 1,2 title 'nodeox-sim: plugin off vs on'\n"
 			"set logscale x\nset key bottom right\nset grid\n"
-			"set ylabel 'fraction of jobs'\nset yrange [0:1]\n", path);
+			"set ylabel 'fraction of jobs'\nset yrange [0:1]\n",
+			png ? "set terminal pngcairo size 1000,450 font 'sans,10'"
+			    : "set terminal svg size 1000,450 dynamic font 'sans,11'", path);
 		for (int what = 0; what < 2; what++) {
 			fprintf(f, "set title '%s'\nset xlabel '%s + 1 [s]'\nplot ",
 				what ? "turnaround (submit to end)" : "wait (submit to start)",
