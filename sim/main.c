@@ -156,7 +156,19 @@ int main(int argc, char **argv)
 
 	char err[1024];
 	int rc = 1;
-	const char *cdir = o.cluster ? o.cluster : NODEOX_SIM_CLUSTER_DIR;
+	/* Default cluster: cluster/ beside the trace (traces/week.csv in a
+	 * checkout or the installed copy), else the installed default. */
+	char *beside = NULL;
+	if (!o.cluster) {
+		char *tdir = g_path_get_dirname(argv[1]);
+		beside = g_build_filename(tdir, "cluster", NULL);
+		char *probe = g_build_filename(beside, "slurm.conf", NULL);
+		if (!g_file_test(probe, G_FILE_TEST_IS_REGULAR))
+			g_clear_pointer(&beside, g_free);
+		g_free(probe);
+		g_free(tdir);
+	}
+	const char *cdir = o.cluster ? o.cluster : beside ? beside : NODEOX_SIM_CLUSTER_DIR;
 	sim_cluster_t *cl = NULL;
 	sim_trace_t *tr = NULL;
 	nodeox_conf_t *conf = NULL;
@@ -223,6 +235,7 @@ fail:
 	sched_run_free(runs[0]);
 	sched_run_free(runs[1]);
 	g_free(tagged);
+	g_free(beside);
 	runtime_model_free(&model);
 	trace_free(tr);
 	if (conf)
