@@ -1,0 +1,46 @@
+/*
+ * cuda_common.h: what every kernels/..._cuda.cu file shares: error checks that
+ * name file and line and stop (llm.c's cudaCheck), and the launch geometry
+ * of the element-wise kernels (grid-stride loops over n elements).
+ */
+#ifndef NODEOX_CUDA_COMMON_H
+#define NODEOX_CUDA_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cuda_runtime.h>
+
+static inline void cuda_check_at(cudaError_t e, const char *file, int line)
+{
+    if (e != cudaSuccess) {
+        fprintf(stderr, "[CUDA ERROR] at %s:%d: %s\n", file, line, cudaGetErrorString(e));
+        exit(EXIT_FAILURE);
+    }
+}
+#define cudaCheck(expr) cuda_check_at((expr), __FILE__, __LINE__)
+/* after a kernel launch: launch errors now, execution errors at the next sync */
+#define cudaCheckLaunch() cuda_check_at(cudaGetLastError(), __FILE__, __LINE__)
+
+#define KERNELS_BLOCK 256
+
+/* Enough blocks to fill the device a few times over for a grid-stride loop,
+ * never more than the work needs. */
+static inline unsigned cuda_grid_for(size_t n)
+{
+    static int sms;
+    if (!sms) {
+        int dev = 0;
+        cudaCheck(cudaGetDevice(&dev));
+        cudaCheck(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+        if (sms <= 0)
+            sms = 1;
+    }
+    size_t need = (n + KERNELS_BLOCK - 1) / KERNELS_BLOCK;
+    size_t cap = (size_t)sms * 8;
+    if (need < 1)
+        need = 1;
+    return (unsigned)(need < cap ? need : cap);
+}
+
+#endif /* NODEOX_CUDA_COMMON_H */
