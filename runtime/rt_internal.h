@@ -76,8 +76,8 @@ int rt_emulate_parse_speeds(const char *s, double *speeds, int max, char *err, s
 void rt_emulate_init(rt_emulate_t *e, const double *speeds, int n, int rank, double base_ms);
 void rt_emulate_step_begin(rt_emulate_t *e);
 /* Sleep until step_ms after the step began; returns the step's duration in
- * ms as the planner should see it: exactly step_ms under emulation (unless
- * the compute overran it), the measured time otherwise. */
+ * ms as the planner should see it: exactly step_ms under emulation (an
+ * overrun is counted, not reported), the measured time otherwise. */
 double rt_emulate_step_end(rt_emulate_t *e);
 
 /* ------------------------------------------------------------ rt_combine.c */

@@ -55,9 +55,10 @@ void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step
             t = cfg->local_steps;
         else if (cfg->plan == NODEOX_PLAN_TIME)
             t = floor(cfg->round_ms / step_ms[i]);
-        else /* s_i / max s = fastest / step_ms_i; the 1e-9 absorbs rounding
-              * so that a ratio of exactly 1/2 gives H/2, not H/2 + 1 */
-            t = ceil((double)cfg->local_steps * fastest / step_ms[i] - 1e-9);
+        else /* s_i / max s = fastest / step_ms_i; a quarter step of slack
+              * absorbs timing noise, so a ratio measured as 0.502 still
+              * gives H/2 and not H/2 + 1 (and emulated runs repeat exactly) */
+            t = ceil((double)cfg->local_steps * fastest / step_ms[i] - 0.25);
         if (t < 1) t = 1;
         if (t > (double)cap) t = (double)cap;
         if (t > 1e9) t = 1e9;
@@ -105,9 +106,10 @@ static void _rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_inf
     for (int i = 0; i < world; i++)
         if (!all[i].finite) {
             rt->dropped++;
-            rt_log_warn(rt, "round %ld: worker %d's pseudo-gradient is not finite; dropped "
-                            "from this round's combine (%d of %d kept)",
-                        rt->round + 1, i, kept, world);
+            if (rank == 0 || rank == i) /* once, and on the worker concerned */
+                rt_log_warn(rt, "round %ld: worker %d's pseudo-gradient is not finite; dropped "
+                                "from this round's combine (%d of %d kept)",
+                            rt->round + 1, i, kept, world);
         }
     /* A dropped worker contributes zeros (0 * NaN would still be NaN). */
     if (mine->finite) be->scale(rt->delta, (float)wts[rank], rt->n);
