@@ -101,7 +101,11 @@ static void _rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_inf
     rt_comm_allgather(rt->comm, mine, all, sizeof *mine, __FILE__, __LINE__);
 
     double wts[NODEOX_RT_MAX_WORKERS];
-    double rho = rt->cfg.inner == NODEOX_INNER_SGD ? rt->cfg.momentum : 0;
+    /* FedNova's momentum-corrected a_i assumes the momentum buffer starts
+     * each round at zero. With inner state kept across rounds (default) the
+     * buffer is already warm, every step moves ~1/(1-rho) of a gradient and
+     * a_i is proportional to tau_i: plain a_i = tau_i is the right ratio. */
+    double rho = rt->cfg.inner == NODEOX_INNER_SGD && rt->cfg.reset_inner_state ? rt->cfg.momentum : 0;
     int kept = rt_combine_weights(rt->cfg.combine, world, all, rho, wts);
     for (int i = 0; i < world; i++)
         if (!all[i].finite) {
