@@ -118,8 +118,10 @@ double rt_engine_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w)
     double acc = 0;
     /* One evaluation on rank 0 while the others sleep in the broadcast is
      * cheaper on shared cores than every rank repeating it. */
+    rt_fault_relax(1);
     if (rt->env.rank == 0) acc = w->evaluate(w);
     rt_comm_bcast(rt->comm, &acc, sizeof acc, 0, __FILE__, __LINE__);
+    rt_fault_relax(0);
     /* Evaluation is part of what peers wait for: let the deadline cover it. */
     rt_fault_observe_round(rt_clock_s() - t0);
     return acc;
@@ -167,8 +169,11 @@ int rt_engine_end_round(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_worker_i
     rt_log_round(rt, all, acc);
     int stop = c->stop_at_target && rt->time_to_target_s >= 0;
     if (c->checkpoint_dir && c->checkpoint_every > 0 &&
-        (rt->round % c->checkpoint_every == 0 || last || stop))
+        (rt->round % c->checkpoint_every == 0 || last || stop)) {
+        rt_fault_relax(1);
         rt_checkpoint_save(rt, w);
+        rt_fault_relax(0);
+    }
     return stop;
 }
 
@@ -185,7 +190,10 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
     if (c->inner == NODEOX_INNER_ADAMW) rt->inner_v = _engine_alloc(rt, rt->n);
     rt->be->copy_d2d(rt->global, w->params, rt->n * sizeof(float));
 
-    if (c->resume && c->checkpoint_dir && rt_checkpoint_load(rt, w) && rt->env.rank == 0)
+    rt_fault_relax(1);
+    int resumed = c->resume && c->checkpoint_dir && rt_checkpoint_load(rt, w);
+    rt_fault_relax(0);
+    if (resumed && rt->env.rank == 0)
         printf("nodeox-run: resumed from %s at round %ld, global step %ld\n", c->checkpoint_dir,
                rt->round, rt->global_step);
 

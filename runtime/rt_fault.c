@@ -10,6 +10,9 @@
  * watchdog never calls into it). The deadline follows observed round times
  * instead of a fixed guess: fault_factor * (longest round so far) +
  * fault_min_s, and fault_initial_s before the first round has finished.
+ * Rare slow phases that peers wait for (evaluation on rank 0, checkpoint
+ * writes) run "relaxed": the deadline is then at least fault_initial_s, so
+ * a first checkpoint of a big model is not taken for a lost peer.
  * MPI errors that do get reported (MPI_ERRORS_RETURN) are handled by
  * rt_comm's mpiCheck.
  */
@@ -31,6 +34,7 @@ static struct {
     int rank;
     double initial_s, factor, min_s;
     double longest_round_s; /* 0 until a round was observed */
+    int relaxed;
     /* the armed collective */
     int armed;
     double armed_at;
@@ -43,6 +47,7 @@ double rt_fault_deadline_s(void)
     pthread_mutex_lock(&fault.lock);
     double d = fault.longest_round_s > 0 ? fault.factor * fault.longest_round_s + fault.min_s
                                          : fault.initial_s;
+    if (fault.relaxed && d < fault.initial_s) d = fault.initial_s;
     pthread_mutex_unlock(&fault.lock);
     return d;
 }
@@ -110,6 +115,13 @@ void rt_fault_observe_round(double seconds)
 {
     pthread_mutex_lock(&fault.lock);
     if (seconds > fault.longest_round_s) fault.longest_round_s = seconds;
+    pthread_mutex_unlock(&fault.lock);
+}
+
+void rt_fault_relax(int on)
+{
+    pthread_mutex_lock(&fault.lock);
+    fault.relaxed = on;
     pthread_mutex_unlock(&fault.lock);
 }
 

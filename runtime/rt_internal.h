@@ -36,6 +36,8 @@ int rt_fault_start(int rank, double initial_s, double factor, double min_s);
 void rt_fault_arm(const char *what, const char *file, int line);
 void rt_fault_disarm(void);
 void rt_fault_observe_round(double seconds);
+/* 1: slow phase (evaluation, checkpoint), deadline at least initial_s; 0: back. */
+void rt_fault_relax(int on);
 double rt_fault_deadline_s(void);
 void rt_fault_stop(void);
 
