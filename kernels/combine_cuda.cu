@@ -24,7 +24,7 @@ struct scale_op {
 extern "C" void combine_delta_cuda(float *delta, const float *global, const float *local,
                                    size_t n)
 {
-    ew_launch<0x1u>(n, delta_op{}, (const float *)delta, global, local);
+    ew_launch<0x1u, 0x6u>(n, delta_op{}, (const float *)delta, global, local);
 }
 
 extern "C" void combine_axpy_cuda(float *out, const float *x, float w, size_t n)
@@ -40,45 +40,43 @@ extern "C" void combine_scale_cuda(float *x, float a, size_t n)
 static __device__ unsigned long long combine_bad_count;
 static __device__ double combine_sum;
 
+/* Sum of v over the block (warp shuffles, then one word per warp); the result
+ * is valid in thread 0.  Blocks are KERNELS_BLOCK threads. */
+template <typename T> __device__ static T block_sum(T v)
+{
+    __shared__ T part[KERNELS_BLOCK / 32];
+    for (int o = 16; o > 0; o /= 2)
+        v += __shfl_down_sync(0xffffffffu, v, o);
+    if (threadIdx.x % 32 == 0)
+        part[threadIdx.x / 32] = v;
+    __syncthreads();
+    T t = 0;
+    if (threadIdx.x == 0)
+        for (int w = 0; w < KERNELS_BLOCK / 32; w++)
+            t += part[w];
+    return t;
+}
+
 __global__ static void count_nonfinite_kernel(const float *x, size_t n)
 {
-    __shared__ unsigned int part[KERNELS_BLOCK / 32];
-    unsigned int bad = 0;
+    unsigned long long bad = 0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
         bad += !isfinite(x[i]);
-    for (int o = 16; o > 0; o /= 2)
-        bad += __shfl_down_sync(0xffffffffu, bad, o);
-    if (threadIdx.x % 32 == 0)
-        part[threadIdx.x / 32] = bad;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        unsigned long long s = 0;
-        for (int w = 0; w < KERNELS_BLOCK / 32; w++)
-            s += part[w];
-        if (s)
-            atomicAdd(&combine_bad_count, s);
-    }
+    bad = block_sum(bad);
+    if (threadIdx.x == 0 && bad)
+        atomicAdd(&combine_bad_count, bad);
 }
 
 __global__ static void sumsq_kernel(const float *x, size_t n)
 {
-    __shared__ double part[KERNELS_BLOCK / 32];
     double s = 0.0;
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
          i += (size_t)gridDim.x * blockDim.x)
         s += (double)x[i] * (double)x[i];
-    for (int o = 16; o > 0; o /= 2)
-        s += __shfl_down_sync(0xffffffffu, s, o);
-    if (threadIdx.x % 32 == 0)
-        part[threadIdx.x / 32] = s;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        double t = 0.0;
-        for (int w = 0; w < KERNELS_BLOCK / 32; w++)
-            t += part[w];
-        atomicAdd(&combine_sum, t);
-    }
+    s = block_sum(s);
+    if (threadIdx.x == 0)
+        atomicAdd(&combine_sum, s);
 }
 
 extern "C" size_t combine_count_nonfinite_cuda(const float *x, size_t n)

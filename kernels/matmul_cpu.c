@@ -15,6 +15,7 @@
  *
  * The packing buffers are per thread and grow as needed (no malloc per call).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -129,8 +130,11 @@ void matmul_sgemm_cpu(int transa, int transb, int m, int n, int k, float alpha,
 
     size_t mb = (size_t)(m + MR - 1) / MR, nb = (size_t)(n + NR - 1) / NR;
     float *pa = _sgemm_scratch(mb * MR * k + nb * NR * k);
-    if (!pa)
-        abort(); /* out of memory for a few MB of scratch: nothing sensible left */
+    if (!pa) { /* out of memory for a few MB of scratch: nothing sensible left */
+        fprintf(stderr, "matmul_sgemm_cpu: out of memory for %zu floats of packing scratch\n",
+                mb * MR * k + nb * NR * k);
+        abort();
+    }
     float *pb = pa + mb * MR * k;
     _sgemm_pack_a(pa, transa, m, k, A);
     _sgemm_pack_b(pb, transb, n, k, B);

@@ -52,10 +52,10 @@ extern "C" void mlp_bias_grad_cuda(float *db, const float *dy, int rows, int col
 
 extern "C" void mlp_relu_forward_cuda(float *y, const float *x, size_t n)
 {
-    ew_launch<0x1u>(n, relu_fwd_op{}, (const float *)y, x);
+    ew_launch<0x1u, 0x2u>(n, relu_fwd_op{}, (const float *)y, x);
 }
 
 extern "C" void mlp_relu_backward_cuda(float *dx, const float *dy, const float *y, size_t n)
 {
-    ew_launch<0x1u>(n, relu_bwd_op{}, (const float *)dx, dy, y);
+    ew_launch<0x1u, 0x6u>(n, relu_bwd_op{}, (const float *)dx, dy, y);
 }
