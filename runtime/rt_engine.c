@@ -68,7 +68,8 @@ nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *c
     }
     if (rt_fault_start(rank, cfg->fault_initial_s, cfg->fault_factor, cfg->fault_min_s) != 0)
         _engine_die(rt, NODEOX_RT_EXIT_USAGE, "cannot start the watchdog thread");
-    rt->device = rt_env_pick_device(rt->env.local_rank);
+    /* CPU runs never touch the CUDA runtime, even in a CUDA build. */
+    rt->device = strcmp(cfg->backend, "cuda") == 0 ? rt_env_pick_device(rt->env.local_rank) : -1;
     rt->be = backend_by_name(cfg->backend, rt->device, err, sizeof err);
     if (rt->be == NULL) _engine_die(rt, NODEOX_RT_EXIT_USAGE, err);
     rt->comm = rt_comm_create(rank, world, rt->be);
