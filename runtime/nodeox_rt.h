@@ -1,0 +1,157 @@
+/*
+ * nodeox_rt.h: public C API of the nodeox heterogeneous-rounds runtime.
+ *
+ * One process per GPU (or per CPU worker), started by srun or mpirun. The
+ * runtime trains a nodeox_workload_t (runtime/workload.h) either in rounds
+ * (each worker takes a number of local steps sized to its measured speed,
+ * then the pseudo-gradients are combined and an outer optimizer steps the
+ * global weights) or in plain synchronous data parallel (gradients
+ * all-reduced every step). Both run on the same code path for data, model
+ * and optimizer, so the synchronous mode is a fair baseline.
+ *
+ * Typical use (what nodeox-run does):
+ *
+ *     nodeox_rt_config_t cfg;
+ *     nodeox_rt_config_defaults(&cfg);
+ *     if (nodeox_rt_config_parse(&cfg, argc, argv, err, sizeof err) != 0) ...
+ *     nodeox_rt_t *rt = nodeox_rt_init(&argc, &argv, &cfg);   // MPI, env, device
+ *     nodeox_workload_t *w = workload_mlp_create(&opts, rank, world, be, ...);
+ *     nodeox_rt_result_t res;
+ *     int rc = nodeox_rt_run(rt, w, &res);                     // train, log, json
+ *     w->destroy(w);
+ *     nodeox_rt_finalize(rt);
+ *
+ * Failure behaviour: errors in MPI/NCCL/CUDA calls print file:line and exit
+ * the process non-zero; a peer that dies or hangs makes the others exit with
+ * NODEOX_RT_EXIT_PEER_LOST within a deadline derived from observed round
+ * times (see doc/runtime.md).
+ */
+#ifndef NODEOX_RT_H
+#define NODEOX_RT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/backend.h"
+#include "runtime/workload.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Exit codes of a worker that stops on an error (0 is success). */
+#define NODEOX_RT_EXIT_USAGE 2      /* bad option or configuration */
+#define NODEOX_RT_EXIT_COMM 3       /* an MPI/NCCL call returned an error */
+#define NODEOX_RT_EXIT_PEER_LOST 4  /* a collective passed its deadline */
+#define NODEOX_RT_EXIT_CHECKPOINT 5 /* checkpoint could not be written/read */
+#define NODEOX_RT_EXIT_INJECTED 6   /* --inject-exit test hook */
+
+#define NODEOX_RT_MAX_WORKERS 1024
+
+typedef enum { NODEOX_MODE_ROUNDS = 0, NODEOX_MODE_SYNC = 1 } nodeox_rt_mode_t;
+
+typedef enum {
+    NODEOX_COMBINE_MEAN = 0,    /* DiLoCo: uniform mean of pseudo-gradients */
+    NODEOX_COMBINE_SAMPLES = 1, /* weighted by samples processed this round */
+    NODEOX_COMBINE_FEDNOVA = 2  /* normalized by (momentum-corrected) steps */
+} nodeox_combine_t;
+
+typedef enum { NODEOX_INNER_SGD = 0, NODEOX_INNER_ADAMW = 1 } nodeox_inner_t;
+
+typedef enum {
+    NODEOX_PLAN_SPEED = 0, /* H_i = max(1, ceil(H * s_i / max_j s_j)) */
+    NODEOX_PLAN_TIME = 1,  /* H_i = max(1, floor(round_ms / step_ms_i)) */
+    NODEOX_PLAN_FIXED = 2  /* H_i = H for everyone (plain local SGD) */
+} nodeox_plan_t;
+
+typedef struct nodeox_rt_config {
+    nodeox_rt_mode_t mode;
+    nodeox_combine_t combine;
+    nodeox_inner_t inner;
+    nodeox_plan_t plan;
+    const char *backend;      /* "cpu" or "cuda" */
+    const char *data_dir;     /* Fashion-MNIST IDX directory */
+    /* inner optimizer */
+    double lr, lr_min_ratio, momentum, weight_decay, beta1, beta2, eps;
+    int batch;                /* per-worker batch size */
+    const char *hidden;       /* MLP hidden sizes "256,128,100" (built-in workload) */
+    long max_train;           /* use only this many training samples (0: all) */
+    long total_steps;         /* global steps; drives the LR schedule */
+    long warmup_steps;        /* linear LR warm-up, in global steps */
+    int reset_inner_state;    /* 1: zero inner optimizer state every round */
+    /* rounds */
+    int local_steps;          /* H: steps of the fastest worker per round */
+    double round_ms;          /* time budget per round (plan "time") */
+    long sync_warmup_steps;   /* synchronous steps before the first round */
+    double outer_lr, outer_momentum; /* outer SGD with Nesterov momentum */
+    /* evaluation and stopping */
+    int eval_every;           /* evaluate test accuracy every N rounds */
+    double target_acc;        /* record time to this accuracy (0 = off) */
+    int stop_at_target;       /* stop once target_acc is reached */
+    /* emulated heterogeneity */
+    double emulate_speeds[NODEOX_RT_MAX_WORKERS];
+    int n_emulate_speeds;     /* 0 = no emulation */
+    double emulate_base_ms;   /* step duration at speed 1.0 */
+    /* checkpoints */
+    const char *checkpoint_dir;
+    int checkpoint_every;     /* rounds; 0 = never */
+    int resume;
+    /* output */
+    const char *json_path;
+    int quiet;
+    uint64_t seed;
+    /* failure handling */
+    double fault_initial_s;   /* deadline before any round time is known */
+    double fault_factor;      /* deadline = factor * longest round + min */
+    double fault_min_s;
+    /* test hooks: RANK:ROUND, -1 when unset */
+    int inject_nan_rank, inject_nan_round;
+    int inject_exit_rank, inject_exit_round;
+    int inject_hang_rank, inject_hang_round;
+} nodeox_rt_config_t;
+
+/* What nodeox_rt_run reports (identical on every rank). */
+typedef struct nodeox_rt_result {
+    double test_accuracy;     /* after the last round */
+    double wall_s;            /* wall time of nodeox_rt_run in this process */
+    double train_s;           /* training time (rounds' compute and
+                                 communication; evaluation and checkpoints
+                                 excluded), carried across --resume */
+    double time_to_target_s;  /* train_s when target_acc was first reached, -1 if never */
+    long rounds;              /* rounds (or sync intervals) completed */
+    long global_steps;
+    long dropped;             /* pseudo-gradients dropped as non-finite */
+    double bytes_communicated;/* payload bytes, summed over all ranks */
+    uint64_t params_fnv;      /* FNV-1a of the final global weights */
+} nodeox_rt_result_t;
+
+typedef struct nodeox_rt nodeox_rt_t;
+
+/* Fill cfg with the documented defaults (doc/nodeox-run.1). */
+void nodeox_rt_config_defaults(nodeox_rt_config_t *cfg);
+
+/* Parse nodeox-run's command line into cfg. Returns 0, 1 after --help
+ * (text printed), or -1 with a message naming the option in err. */
+int nodeox_rt_config_parse(nodeox_rt_config_t *cfg, int argc, char **argv,
+                           char *err, size_t errlen);
+
+/* Start MPI, read rank/size/local rank, pick the device, start the fault
+ * watchdog. Exits the process on failure (there is no one to report to). */
+nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *cfg);
+
+int nodeox_rt_rank(const nodeox_rt_t *rt);
+int nodeox_rt_world(const nodeox_rt_t *rt);
+int nodeox_rt_local_rank(const nodeox_rt_t *rt);
+const nodeox_backend_t *nodeox_rt_backend(const nodeox_rt_t *rt);
+
+/* Train w to cfg->total_steps (or target), resuming from a checkpoint when
+ * asked; log one line per round on rank 0; write cfg->json_path. Returns 0. */
+int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res);
+
+/* Stop the watchdog, free buffers, MPI_Finalize. */
+void nodeox_rt_finalize(nodeox_rt_t *rt);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

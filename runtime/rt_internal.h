@@ -1,0 +1,181 @@
+/*
+ * rt_internal.h: types and functions shared between the runtime's modules
+ * (not installed; users see runtime/nodeox_rt.h). One section per file.
+ */
+#ifndef NODEOX_RT_INTERNAL_H
+#define NODEOX_RT_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "runtime/nodeox_rt.h"
+
+/* ------------------------------------------------------------ rt_env.c */
+typedef struct rt_env {
+    int rank, world, local_rank;
+    const char *source; /* "slurm", "openmpi", "pmi" or "none" */
+} rt_env_t;
+
+/* Read rank/size/local rank from OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK},
+ * else SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID, else PMI_RANK/PMI_SIZE.
+ * getenv_fn lets unit tests pass a fake environment. Returns 0, or -1 with
+ * a message in err naming the variable that is malformed. */
+int rt_env_read(rt_env_t *env, const char *(*getenv_fn)(const char *),
+                char *err, size_t errlen);
+/* The GPU index for this local rank: local_rank % (GPUs on the node), or
+ * local_rank when none can be counted (backend_cuda then reports it). */
+int rt_env_pick_device(int local_rank);
+
+/* ------------------------------------------------------------ rt_fault.c */
+/* A watchdog thread: while a collective is "armed", it checks every 100 ms
+ * whether the deadline has passed and, if so, prints what was waited for
+ * and _exit(NODEOX_RT_EXIT_PEER_LOST). The deadline is fault_initial_s until
+ * a round has been observed, then fault_factor * longest round + fault_min_s. */
+int rt_fault_start(int rank, double initial_s, double factor, double min_s);
+void rt_fault_arm(const char *what, const char *file, int line);
+void rt_fault_disarm(void);
+void rt_fault_observe_round(double seconds);
+/* 1: slow phase (evaluation, checkpoint), deadline at least initial_s; 0: back. */
+void rt_fault_relax(int on);
+double rt_fault_deadline_s(void);
+void rt_fault_stop(void);
+
+/* ------------------------------------------------------------ rt_comm.c */
+typedef struct rt_comm rt_comm_t;
+
+rt_comm_t *rt_comm_create(int rank, int world, const nodeox_backend_t *be);
+void rt_comm_destroy(rt_comm_t *c);
+/* In-place sum over ranks of n floats in backend memory (device buffers go
+ * through NCCL when built with it, else are staged through the host). */
+void rt_comm_allreduce_sum(rt_comm_t *c, float *buf, size_t n, const char *file, int line);
+/* Every rank contributes bytes from send; recv holds world * bytes. Host memory. */
+void rt_comm_allgather(rt_comm_t *c, const void *send, void *recv, size_t bytes,
+                       const char *file, int line);
+void rt_comm_bcast(rt_comm_t *c, void *buf, size_t bytes, int root, const char *file, int line);
+void rt_comm_barrier(rt_comm_t *c, const char *file, int line);
+/* Payload bytes this rank has handed to collectives so far. */
+double rt_comm_bytes(const rt_comm_t *c);
+void rt_comm_set_bytes(rt_comm_t *c, double bytes);
+/* Print "rank R: what failed at file:line: MPI message" and exit. */
+void rt_comm_mpi_fail(int err, const char *expr, const char *file, int line);
+#define mpiCheck(expr)                                                        \
+    do {                                                                      \
+        int mpi_rc_ = (expr);                                                 \
+        if (mpi_rc_ != 0) rt_comm_mpi_fail(mpi_rc_, #expr, __FILE__, __LINE__); \
+    } while (0)
+
+/* ------------------------------------------------------------ rt_emulate.c */
+typedef struct rt_emulate {
+    double step_ms; /* stretched duration of one step, 0 = no emulation */
+    double t0;      /* start of the step in progress (rt_clock_s) */
+    int overruns;   /* steps whose compute took longer than step_ms */
+} rt_emulate_t;
+
+double rt_clock_s(void); /* CLOCK_MONOTONIC seconds */
+/* Parse "1,1,0.5,0.5" into speeds (at most max); -1 with err on bad input. */
+int rt_emulate_parse_speeds(const char *s, double *speeds, int max, char *err, size_t errlen);
+void rt_emulate_init(rt_emulate_t *e, const double *speeds, int n, int rank, double base_ms);
+void rt_emulate_step_begin(rt_emulate_t *e);
+/* Sleep until step_ms after the step began; returns the step's duration in
+ * ms as the planner should see it: exactly step_ms under emulation (an
+ * overrun is counted, not reported), the measured time otherwise. */
+double rt_emulate_step_end(rt_emulate_t *e);
+
+/* ------------------------------------------------------------ rt_combine.c */
+/* What each worker reports after a round (all-gathered, one record each). */
+typedef struct rt_worker_info {
+    double steps;   /* tau_i, local steps this round */
+    double samples; /* samples processed this round */
+    double shard;   /* size of the worker's data shard (p_i = shard share) */
+    double finite;  /* 1 when every entry of Delta_i is finite */
+    double loss;    /* mean training loss over the round */
+    double step_ms; /* mean step duration over the round */
+} rt_worker_info_t;
+
+/* Weights w_i such that Delta = sum_i w_i Delta_i under the rule; workers
+ * with finite == 0 get w_i = 0 and the others are renormalized among
+ * themselves. rho is the inner SGD momentum for FedNova's a_i (0 for plain
+ * SGD or AdamW). Returns the number of workers kept (0: skip the step). */
+int rt_combine_weights(nodeox_combine_t rule, int n, const rt_worker_info_t *info,
+                       double rho, double *w);
+/* FedNova's a_i = sum_{k=1..tau} (1 - rho^k) / (1 - rho); tau when rho == 0. */
+double rt_combine_fednova_a(double tau, double rho);
+const char *rt_combine_name(nodeox_combine_t rule);
+
+/* ------------------------------------------------------------ engine state */
+struct nodeox_rt {
+    nodeox_rt_config_t cfg;
+    rt_env_t env;
+    const nodeox_backend_t *be;
+    rt_comm_t *comm;
+    rt_emulate_t emu;
+    int device;
+    /* optimizer state, backend memory, nparams floats each */
+    size_t n;
+    float *global;    /* theta: global weights at the start of the round */
+    float *outer_m;   /* outer Nesterov momentum */
+    float *delta;     /* pseudo-gradient / scratch */
+    float *inner_m, *inner_v; /* inner SGD momentum / AdamW moments */
+    long adam_t;      /* AdamW step count (bias correction) */
+    /* counters */
+    long round;       /* rounds completed */
+    long global_step; /* drives the LR schedule */
+    long local_steps_total;           /* this worker's steps so far */
+    long steps_per_worker[NODEOX_RT_MAX_WORKERS];
+    double last_step_ms[NODEOX_RT_MAX_WORKERS]; /* planner input */
+    long dropped;
+    double train_s;   /* training time so far (evaluation excluded) */
+    double time_to_target_s;
+    double last_acc;
+    double longest_round_s;
+    long ckpt_prev[2]; /* rounds of this rank's last two checkpoint files */
+};
+
+/* ------------------------------------------------------------ rt_engine.c */
+/* One inner optimizer step on w->params with w->grads at learning rate lr. */
+void rt_engine_inner_step(nodeox_rt_t *rt, nodeox_workload_t *w, double lr);
+void rt_engine_reset_inner(nodeox_rt_t *rt);
+/* Evaluate on rank 0, broadcast; returns test accuracy. The time spent is
+ * not counted as training time. */
+double rt_engine_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* After a round: observe its time, evaluate if due, log, checkpoint, hooks.
+ * Returns 1 when training should stop (target reached and stop_at_target). */
+int rt_engine_end_round(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_worker_info_t *all,
+                        double round_s);
+/* Test hooks --inject-exit / --inject-hang at the start of round r. */
+void rt_engine_inject(nodeox_rt_t *rt, long r);
+
+/* ------------------------------------------------------------ rt_rounds.c */
+/* Learning rate at (possibly fractional) global step t: linear warm-up to
+ * cfg->lr over warmup_steps, then cosine to lr * lr_min_ratio at total_steps. */
+double rt_rounds_lr(const nodeox_rt_config_t *cfg, double t);
+/* Local steps per worker for the next round from the last measured step
+ * times (ms; <= 0 means unknown, which plans H for everyone). cap bounds
+ * every tau (the steps left in the budget). */
+void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms,
+                    long cap, int *tau);
+int rt_rounds_run(nodeox_rt_t *rt, nodeox_workload_t *w);
+
+/* ------------------------------------------------------------ rt_sync.c */
+/* Synchronous data parallel: nsteps steps, gradients all-reduced each step.
+ * Fills *info with this worker's record for the interval. */
+void rt_sync_steps(nodeox_rt_t *rt, nodeox_workload_t *w, long nsteps, rt_worker_info_t *info);
+int rt_sync_run(nodeox_rt_t *rt, nodeox_workload_t *w);
+
+/* ------------------------------------------------------------ rt_checkpoint.c */
+/* Write this rank's state for the round just completed (tmp + rename), wait
+ * for every rank, then rank 0 records the round in DIR/latest. */
+void rt_checkpoint_save(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* Load the last complete checkpoint if there is one: returns 1 when loaded,
+ * 0 when none exists; exits with a message naming the file on a bad one. */
+int rt_checkpoint_load(nodeox_rt_t *rt, nodeox_workload_t *w);
+uint64_t rt_checkpoint_fnv(uint64_t h, const void *p, size_t bytes);
+
+/* ------------------------------------------------------------ rt_log.c */
+void rt_log_round(const nodeox_rt_t *rt, const rt_worker_info_t *all, double acc);
+void rt_log_warn(const nodeox_rt_t *rt, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+int rt_log_json(const nodeox_rt_t *rt, const nodeox_rt_result_t *res, const char *path);
+
+#endif

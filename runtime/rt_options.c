@@ -1,0 +1,298 @@
+/*
+ * rt_options.c: nodeox-run's command line and the runtime's defaults.
+ * Every option is listed in doc/nodeox-run.1; a bad value is reported with
+ * the option's name and what was expected.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/rt_internal.h"
+
+void nodeox_rt_config_defaults(nodeox_rt_config_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->mode = NODEOX_MODE_ROUNDS;
+    c->combine = NODEOX_COMBINE_MEAN;
+    c->inner = NODEOX_INNER_SGD;
+    c->plan = NODEOX_PLAN_SPEED;
+    c->backend = "cpu";
+    c->lr = 0.05;
+    c->lr_min_ratio = 0.1;
+    c->momentum = 0.9;
+    c->weight_decay = 0;
+    c->beta1 = 0.9;
+    c->beta2 = 0.95;
+    c->eps = 1e-8;
+    c->batch = 64;
+    c->hidden = "256,128,100";
+    c->total_steps = 2000;
+    c->warmup_steps = 50;
+    c->local_steps = 20;
+    c->round_ms = 0;
+    c->outer_lr = 0.7;
+    c->outer_momentum = 0.9;
+    c->eval_every = 1;
+    c->target_acc = 0.85;
+    c->emulate_base_ms = 20;
+    c->seed = 1;
+    c->fault_initial_s = 120;
+    c->fault_factor = 4;
+    c->fault_min_s = 15;
+    c->inject_nan_rank = c->inject_nan_round = -1;
+    c->inject_exit_rank = c->inject_exit_round = -1;
+    c->inject_hang_rank = c->inject_hang_round = -1;
+}
+
+static const char _usage[] =
+    "usage: nodeox-run [options]   (one process per GPU, under srun or mpirun)\n"
+    "  --mode rounds|sync        heterogeneous rounds (default) or synchronous data parallel\n"
+    "  --combine mean|samples|fednova   how pseudo-gradients are combined (default mean)\n"
+    "  --plan speed|time|fixed   local steps per worker: speed-sized (default), per\n"
+    "                            --round-ms time budget, or H for all\n"
+    "  -H, --local-steps H       steps of the fastest worker per round (default 20)\n"
+    "  --round-ms MS             time budget per round for --plan time\n"
+    "  --sync-warmup N           synchronous steps before the first round (default 0)\n"
+    "  --outer-lr X, --outer-momentum X   outer Nesterov SGD (default 0.7, 0.9)\n"
+    "  --inner sgd|adamw         inner optimizer (default sgd)\n"
+    "  --lr X, --lr-min-ratio X, --momentum X, --weight-decay X,\n"
+    "  --beta1 X, --beta2 X, --eps X     inner optimizer settings\n"
+    "  --steps N                 global steps (LR schedule length, default 2000)\n"
+    "  --warmup-steps N          linear LR warm-up (default 50)\n"
+    "  --reset-inner-state       zero inner optimizer state every round\n"
+    "  --batch N, --hidden 256,128,100, --max-train N, --data DIR, --seed N\n"
+    "  --backend cpu|cuda        where the numbers live (default cpu)\n"
+    "  --eval-every N            evaluate test accuracy every N rounds (default 1)\n"
+    "  --target-acc X            record time to this test accuracy (default 0.85)\n"
+    "  --stop-at-target          stop once it is reached\n"
+    "  --emulate-speeds S,S,...  per-rank speed factors; a step takes base-ms / speed\n"
+    "  --emulate-base-ms MS      step duration at speed 1 (default 20)\n"
+    "  --checkpoint-dir DIR, --checkpoint-every K, --resume\n"
+    "  --json FILE               summary at the end (rank 0)\n"
+    "  --fault-initial S, --fault-factor F, --fault-min S\n"
+    "                            collective deadline: S before any round, then\n"
+    "                            F * longest round + min (default 120, 4, 15)\n"
+    "  --inject-nan R:N, --inject-exit R:N, --inject-hang R:N   test hooks\n"
+    "  --quiet, --help\n";
+
+enum {
+    OPT_MODE = 256, OPT_COMBINE, OPT_PLAN, OPT_ROUND_MS, OPT_SYNC_WARMUP, OPT_OUTER_LR,
+    OPT_OUTER_MOM, OPT_INNER, OPT_LR, OPT_LR_MIN, OPT_MOMENTUM, OPT_WD, OPT_BETA1, OPT_BETA2,
+    OPT_EPS, OPT_STEPS, OPT_WARMUP, OPT_RESET, OPT_BATCH, OPT_HIDDEN, OPT_MAX_TRAIN, OPT_DATA,
+    OPT_SEED, OPT_BACKEND, OPT_EVAL, OPT_TARGET, OPT_STOP, OPT_SPEEDS, OPT_BASE_MS, OPT_CKDIR,
+    OPT_CKEVERY, OPT_RESUME, OPT_JSON, OPT_FINIT, OPT_FFACT, OPT_FMIN, OPT_INAN, OPT_IEXIT,
+    OPT_IHANG, OPT_QUIET
+};
+
+static const struct option _options[] = {
+    {"mode", required_argument, 0, OPT_MODE},
+    {"combine", required_argument, 0, OPT_COMBINE},
+    {"plan", required_argument, 0, OPT_PLAN},
+    {"local-steps", required_argument, 0, 'H'},
+    {"round-ms", required_argument, 0, OPT_ROUND_MS},
+    {"sync-warmup", required_argument, 0, OPT_SYNC_WARMUP},
+    {"outer-lr", required_argument, 0, OPT_OUTER_LR},
+    {"outer-momentum", required_argument, 0, OPT_OUTER_MOM},
+    {"inner", required_argument, 0, OPT_INNER},
+    {"lr", required_argument, 0, OPT_LR},
+    {"lr-min-ratio", required_argument, 0, OPT_LR_MIN},
+    {"momentum", required_argument, 0, OPT_MOMENTUM},
+    {"weight-decay", required_argument, 0, OPT_WD},
+    {"beta1", required_argument, 0, OPT_BETA1},
+    {"beta2", required_argument, 0, OPT_BETA2},
+    {"eps", required_argument, 0, OPT_EPS},
+    {"steps", required_argument, 0, OPT_STEPS},
+    {"warmup-steps", required_argument, 0, OPT_WARMUP},
+    {"reset-inner-state", no_argument, 0, OPT_RESET},
+    {"batch", required_argument, 0, OPT_BATCH},
+    {"hidden", required_argument, 0, OPT_HIDDEN},
+    {"max-train", required_argument, 0, OPT_MAX_TRAIN},
+    {"data", required_argument, 0, OPT_DATA},
+    {"seed", required_argument, 0, OPT_SEED},
+    {"backend", required_argument, 0, OPT_BACKEND},
+    {"eval-every", required_argument, 0, OPT_EVAL},
+    {"target-acc", required_argument, 0, OPT_TARGET},
+    {"stop-at-target", no_argument, 0, OPT_STOP},
+    {"emulate-speeds", required_argument, 0, OPT_SPEEDS},
+    {"emulate-base-ms", required_argument, 0, OPT_BASE_MS},
+    {"checkpoint-dir", required_argument, 0, OPT_CKDIR},
+    {"checkpoint-every", required_argument, 0, OPT_CKEVERY},
+    {"resume", no_argument, 0, OPT_RESUME},
+    {"json", required_argument, 0, OPT_JSON},
+    {"fault-initial", required_argument, 0, OPT_FINIT},
+    {"fault-factor", required_argument, 0, OPT_FFACT},
+    {"fault-min", required_argument, 0, OPT_FMIN},
+    {"inject-nan", required_argument, 0, OPT_INAN},
+    {"inject-exit", required_argument, 0, OPT_IEXIT},
+    {"inject-hang", required_argument, 0, OPT_IHANG},
+    {"quiet", no_argument, 0, OPT_QUIET},
+    {"help", no_argument, 0, 'h'},
+    {0, 0, 0, 0},
+};
+
+static int _opt_double(const char *name, const char *s, double lo, double hi, double *out,
+                       char *err, size_t errlen)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || *end != '\0' || errno != 0 || !(v >= lo && v <= hi)) {
+        snprintf(err, errlen, "--%s: '%s' is not a number in [%g, %g]", name, s, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+static int _opt_long(const char *name, const char *s, long lo, long hi, long *out, char *err,
+                     size_t errlen)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end != '\0' || errno != 0 || v < lo || v > hi) {
+        snprintf(err, errlen, "--%s: '%s' is not an integer in [%ld, %ld]", name, s, lo, hi);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+/* "RANK:ROUND" for the test hooks. */
+static int _opt_hook(const char *name, const char *s, int *rank, int *round, char *err, size_t errlen)
+{
+    int r, n, used = 0;
+    if (sscanf(s, "%d:%d%n", &r, &n, &used) != 2 || s[used] != '\0' || r < 0 || n < 1) {
+        snprintf(err, errlen, "--%s: '%s' is not RANK:ROUND (rank >= 0, round >= 1)", name, s);
+        return -1;
+    }
+    *rank = r;
+    *round = n;
+    return 0;
+}
+
+static int _opt_choice(const char *name, const char *s, const char *const *choices, int *out,
+                       char *err, size_t errlen)
+{
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(s, choices[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    snprintf(err, errlen, "--%s: '%s' is not one of", name, s);
+    for (int i = 0; choices[i]; i++) {
+        size_t len = strlen(err);
+        snprintf(err + len, errlen - len, "%s %s", i ? "," : "", choices[i]);
+    }
+    return -1;
+}
+
+int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *err, size_t errlen)
+{
+    static const char *const modes[] = {"rounds", "sync", NULL};
+    static const char *const combines[] = {"mean", "samples", "fednova", NULL};
+    static const char *const inners[] = {"sgd", "adamw", NULL};
+    static const char *const plans[] = {"speed", "time", "fixed", NULL};
+    int opt, choice, rc = 0;
+    long l;
+    optind = 1;
+    opterr = 0;
+    while (rc == 0 && (opt = getopt_long(argc, argv, "H:h", _options, NULL)) != -1) {
+        const char *name = "";
+        for (const struct option *o = _options; o->name; o++)
+            if (o->val == opt) name = o->name;
+        switch (opt) {
+        case OPT_MODE:
+            if ((rc = _opt_choice(name, optarg, modes, &choice, err, errlen)) == 0) c->mode = choice;
+            break;
+        case OPT_COMBINE:
+            if ((rc = _opt_choice(name, optarg, combines, &choice, err, errlen)) == 0) c->combine = choice;
+            break;
+        case OPT_INNER:
+            if ((rc = _opt_choice(name, optarg, inners, &choice, err, errlen)) == 0) c->inner = choice;
+            break;
+        case OPT_PLAN:
+            if ((rc = _opt_choice(name, optarg, plans, &choice, err, errlen)) == 0) c->plan = choice;
+            break;
+        case 'H':
+            if ((rc = _opt_long(name, optarg, 1, 1000000, &l, err, errlen)) == 0) c->local_steps = (int)l;
+            break;
+        case OPT_ROUND_MS: rc = _opt_double(name, optarg, 1e-3, 1e9, &c->round_ms, err, errlen); break;
+        case OPT_SYNC_WARMUP: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->sync_warmup_steps, err, errlen); break;
+        case OPT_OUTER_LR: rc = _opt_double(name, optarg, 0, 100, &c->outer_lr, err, errlen); break;
+        case OPT_OUTER_MOM: rc = _opt_double(name, optarg, 0, 0.9999, &c->outer_momentum, err, errlen); break;
+        case OPT_LR: rc = _opt_double(name, optarg, 0, 100, &c->lr, err, errlen); break;
+        case OPT_LR_MIN: rc = _opt_double(name, optarg, 0, 1, &c->lr_min_ratio, err, errlen); break;
+        case OPT_MOMENTUM: rc = _opt_double(name, optarg, 0, 0.9999, &c->momentum, err, errlen); break;
+        case OPT_WD: rc = _opt_double(name, optarg, 0, 10, &c->weight_decay, err, errlen); break;
+        case OPT_BETA1: rc = _opt_double(name, optarg, 0, 0.9999, &c->beta1, err, errlen); break;
+        case OPT_BETA2: rc = _opt_double(name, optarg, 0, 0.99999, &c->beta2, err, errlen); break;
+        case OPT_EPS: rc = _opt_double(name, optarg, 1e-30, 1, &c->eps, err, errlen); break;
+        case OPT_STEPS: rc = _opt_long(name, optarg, 1, LONG_MAX / 2, &c->total_steps, err, errlen); break;
+        case OPT_WARMUP: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->warmup_steps, err, errlen); break;
+        case OPT_RESET: c->reset_inner_state = 1; break;
+        case OPT_BATCH:
+            if ((rc = _opt_long(name, optarg, 1, 1 << 20, &l, err, errlen)) == 0) c->batch = (int)l;
+            break;
+        case OPT_HIDDEN: c->hidden = optarg; break;
+        case OPT_MAX_TRAIN: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->max_train, err, errlen); break;
+        case OPT_DATA: c->data_dir = optarg; break;
+        case OPT_SEED:
+            if ((rc = _opt_long(name, optarg, 0, LONG_MAX, &l, err, errlen)) == 0) c->seed = (uint64_t)l;
+            break;
+        case OPT_BACKEND: c->backend = optarg; break;
+        case OPT_EVAL:
+            if ((rc = _opt_long(name, optarg, 0, INT_MAX, &l, err, errlen)) == 0) c->eval_every = (int)l;
+            break;
+        case OPT_TARGET: rc = _opt_double(name, optarg, 0, 1, &c->target_acc, err, errlen); break;
+        case OPT_STOP: c->stop_at_target = 1; break;
+        case OPT_SPEEDS:
+            c->n_emulate_speeds = rt_emulate_parse_speeds(optarg, c->emulate_speeds,
+                                                          NODEOX_RT_MAX_WORKERS, err, errlen);
+            rc = c->n_emulate_speeds < 0 ? -1 : 0;
+            break;
+        case OPT_BASE_MS: rc = _opt_double(name, optarg, 0.001, 1e7, &c->emulate_base_ms, err, errlen); break;
+        case OPT_CKDIR: c->checkpoint_dir = optarg; break;
+        case OPT_CKEVERY:
+            if ((rc = _opt_long(name, optarg, 0, INT_MAX, &l, err, errlen)) == 0) c->checkpoint_every = (int)l;
+            break;
+        case OPT_RESUME: c->resume = 1; break;
+        case OPT_JSON: c->json_path = optarg; break;
+        case OPT_FINIT: rc = _opt_double(name, optarg, 0.1, 1e7, &c->fault_initial_s, err, errlen); break;
+        case OPT_FFACT: rc = _opt_double(name, optarg, 1, 1e4, &c->fault_factor, err, errlen); break;
+        case OPT_FMIN: rc = _opt_double(name, optarg, 0, 1e7, &c->fault_min_s, err, errlen); break;
+        case OPT_INAN: rc = _opt_hook(name, optarg, &c->inject_nan_rank, &c->inject_nan_round, err, errlen); break;
+        case OPT_IEXIT: rc = _opt_hook(name, optarg, &c->inject_exit_rank, &c->inject_exit_round, err, errlen); break;
+        case OPT_IHANG: rc = _opt_hook(name, optarg, &c->inject_hang_rank, &c->inject_hang_round, err, errlen); break;
+        case OPT_QUIET: c->quiet = 1; break;
+        case 'h': fputs(_usage, stdout); return 1;
+        default:
+            if (optopt) snprintf(err, errlen, "option -%c: unknown or missing its value (see --help)", optopt);
+            else snprintf(err, errlen, "option '%s': unknown or missing its value (see --help)", argv[optind - 1]);
+            return -1;
+        }
+    }
+    if (rc != 0) return -1;
+    if (optind < argc) {
+        snprintf(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+        return -1;
+    }
+    if (c->plan == NODEOX_PLAN_TIME && !(c->round_ms > 0)) {
+        snprintf(err, errlen, "--plan time needs --round-ms MS");
+        return -1;
+    }
+    if (c->resume && c->checkpoint_dir == NULL) {
+        snprintf(err, errlen, "--resume needs --checkpoint-dir DIR");
+        return -1;
+    }
+    if (c->checkpoint_every > 0 && c->checkpoint_dir == NULL) {
+        snprintf(err, errlen, "--checkpoint-every needs --checkpoint-dir DIR");
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,161 @@
+/*
+ * rt_rounds.c: heterogeneous rounds (local SGD with speed-sized rounds).
+ *
+ * A round: every worker starts from the global weights theta, takes tau_i
+ * local steps with its inner optimizer, and reports Delta_i = theta -
+ * theta_i; the combined Delta (rt_combine.c) feeds the outer Nesterov step
+ * on theta, and every worker restarts from the new theta.
+ *
+ * Sizing (re-planned every round from the step times measured in the round
+ * before, so drifting speeds are followed; all ranks plan from the same
+ * all-gathered numbers and so agree without a message):
+ *   speed  tau_i = max(1, ceil(H * s_i / max_j s_j)),  s_i = 1 / step_ms_i
+ *   time   tau_i = max(1, floor(round_ms / step_ms_i))
+ *   fixed  tau_i = H
+ * The first round, before anything is measured, is H steps everywhere
+ * (unless a synchronous warm-up measured the speeds).
+ *
+ * Learning rate: one global step counter t for all workers, advanced by
+ * T_r = max_i tau_i per round; worker i's k-th step of round r uses
+ * lr(t_r + k * T_r / tau_i), so slow and fast workers sweep the same part of
+ * the schedule in the same wall time.
+ */
+#include "config.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "runtime/rt_internal.h"
+
+double rt_rounds_lr(const nodeox_rt_config_t *cfg, double t)
+{
+    if (cfg->warmup_steps > 0 && t < (double)cfg->warmup_steps)
+        return cfg->lr * (t + 1) / (double)cfg->warmup_steps;
+    double span = (double)(cfg->total_steps - cfg->warmup_steps);
+    double progress = span > 0 ? (t - (double)cfg->warmup_steps) / span : 1.0;
+    if (progress > 1) progress = 1;
+    if (progress < 0) progress = 0;
+    double lo = cfg->lr * cfg->lr_min_ratio;
+    return lo + (cfg->lr - lo) * 0.5 * (1 + cos(M_PI * progress));
+}
+
+void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms, long cap,
+                    int *tau)
+{
+    double fastest = 0; /* smallest step time */
+    int known = 1;
+    for (int i = 0; i < world; i++) {
+        if (!(step_ms[i] > 0)) known = 0;
+        else if (fastest == 0 || step_ms[i] < fastest) fastest = step_ms[i];
+    }
+    for (int i = 0; i < world; i++) {
+        double t;
+        if (!known || cfg->plan == NODEOX_PLAN_FIXED)
+            t = cfg->local_steps;
+        else if (cfg->plan == NODEOX_PLAN_TIME)
+            t = floor(cfg->round_ms / step_ms[i]);
+        else /* s_i / max s = fastest / step_ms_i; a quarter step of slack
+              * absorbs timing noise, so a ratio measured as 0.502 still
+              * gives H/2 and not H/2 + 1 (and emulated runs repeat exactly) */
+            t = ceil((double)cfg->local_steps * fastest / step_ms[i] - 0.25);
+        if (t < 1) t = 1;
+        if (t > (double)cap) t = (double)cap;
+        if (t > 1e9) t = 1e9;
+        tau[i] = (int)t;
+    }
+}
+
+/* Local steps of one round; fills info (steps, samples, loss, step_ms). */
+static void _rounds_local(nodeox_rt_t *rt, nodeox_workload_t *w, int tau, int T,
+                          rt_worker_info_t *info)
+{
+    double loss_sum = 0, ms_sum = 0;
+    for (int k = 0; k < tau; k++) {
+        rt_emulate_step_begin(&rt->emu);
+        double t = (double)rt->global_step + (double)k * T / tau;
+        loss_sum += w->train_batch(w);
+        rt_engine_inner_step(rt, w, rt_rounds_lr(&rt->cfg, t));
+        rt->be->sync();
+        ms_sum += rt_emulate_step_end(&rt->emu);
+    }
+    info->steps = tau;
+    info->samples = (double)tau * w->batch_size;
+    info->shard = (double)w->shard_samples;
+    info->loss = loss_sum / tau;
+    info->step_ms = ms_sum / tau;
+}
+
+/* Delta = theta - theta_i, weighted, summed over workers; outer step. */
+static void _rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
+                            rt_worker_info_t *all)
+{
+    const nodeox_backend_t *be = rt->be;
+    int world = rt->env.world, rank = rt->env.rank;
+    be->delta(rt->delta, rt->global, w->params, rt->n);
+    if (rank == rt->cfg.inject_nan_rank && rt->round + 1 == rt->cfg.inject_nan_round) {
+        float nan = NAN;
+        be->copy_h2d(rt->delta, &nan, sizeof nan);
+    }
+    mine->finite = be->count_nonfinite(rt->delta, rt->n) == 0;
+    rt_comm_allgather(rt->comm, mine, all, sizeof *mine, __FILE__, __LINE__);
+
+    double wts[NODEOX_RT_MAX_WORKERS];
+    /* FedNova's momentum-corrected a_i assumes the momentum buffer starts
+     * each round at zero. With inner state kept across rounds (default) the
+     * buffer is already warm, every step moves ~1/(1-rho) of a gradient and
+     * a_i is proportional to tau_i: plain a_i = tau_i is the right ratio. */
+    double rho = rt->cfg.inner == NODEOX_INNER_SGD && rt->cfg.reset_inner_state ? rt->cfg.momentum : 0;
+    int kept = rt_combine_weights(rt->cfg.combine, world, all, rho, wts);
+    for (int i = 0; i < world; i++)
+        if (!all[i].finite) {
+            rt->dropped++;
+            if (rank == 0 || rank == i) /* once, and on the worker concerned */
+                rt_log_warn(rt, "round %ld: worker %d's pseudo-gradient is not finite; dropped "
+                                "from this round's combine (%d of %d kept)",
+                            rt->round + 1, i, kept, world);
+        }
+    /* A dropped worker contributes zeros (0 * NaN would still be NaN). */
+    if (mine->finite) be->scale(rt->delta, (float)wts[rank], rt->n);
+    else be->zero(rt->delta, rt->n * sizeof(float));
+    rt_comm_allreduce_sum(rt->comm, rt->delta, rt->n, __FILE__, __LINE__);
+    if (kept > 0)
+        be->nesterov_step(rt->global, rt->delta, rt->outer_m, rt->n, (float)rt->cfg.outer_lr,
+                          (float)rt->cfg.outer_momentum);
+    be->copy_d2d(w->params, rt->global, rt->n * sizeof(float));
+    /* Inner state that produced a non-finite update is poisoned: restart it. */
+    if (!mine->finite || rt->cfg.reset_inner_state) rt_engine_reset_inner(rt);
+}
+
+int rt_rounds_run(nodeox_rt_t *rt, nodeox_workload_t *w)
+{
+    const nodeox_rt_config_t *cfg = &rt->cfg;
+    int world = rt->env.world;
+    rt_worker_info_t mine, all[NODEOX_RT_MAX_WORKERS];
+
+    /* Optional synchronous warm-up (post-local SGD); it also measures speeds. */
+    if (cfg->sync_warmup_steps > 0 && rt->global_step < cfg->sync_warmup_steps) {
+        double t0 = rt_clock_s();
+        memset(&mine, 0, sizeof mine);
+        rt_sync_steps(rt, w, cfg->sync_warmup_steps - rt->global_step, &mine);
+        mine.finite = 1;
+        rt_comm_allgather(rt->comm, &mine, all, sizeof mine, __FILE__, __LINE__);
+        rt->be->copy_d2d(rt->global, w->params, rt->n * sizeof(float));
+        if (rt_engine_end_round(rt, w, all, rt_clock_s() - t0)) return 0;
+    }
+
+    while (rt->global_step < cfg->total_steps) {
+        rt_engine_inject(rt, rt->round + 1);
+        double t0 = rt_clock_s();
+        int tau[NODEOX_RT_MAX_WORKERS], T = 0;
+        rt_rounds_plan(cfg, world, rt->last_step_ms, cfg->total_steps - rt->global_step, tau);
+        for (int i = 0; i < world; i++)
+            if (tau[i] > T) T = tau[i];
+        memset(&mine, 0, sizeof mine);
+        _rounds_local(rt, w, tau[rt->env.rank], T, &mine);
+        _rounds_combine(rt, w, &mine, all);
+        rt->global_step += T;
+        if (rt_engine_end_round(rt, w, all, rt_clock_s() - t0)) break;
+    }
+    return 0;
+}

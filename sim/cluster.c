@@ -1,0 +1,784 @@
+/*
+ * cluster.c: read the cluster from an admin's slurm.conf and gres.conf.
+ *
+ * Reads what the scheduler model needs and ignores the rest: NodeName lines
+ * (hostlist ranges, NodeName=DEFAULT, CPUs or Boards*Sockets*Cores*Threads,
+ * RealMemory, Features, Gres=gpu[:TYPE]:N, State), PartitionName lines
+ * (Nodes=, ALL, Default=, MaxTime=, DefaultTime=, State=, DEFAULT), the
+ * scheduler's SchedulerParameters (bf_*) and Priority* weights, and Include.
+ * gres.conf (optional) supplies GPU types for nodes whose Gres= is untyped
+ * and must agree with slurm.conf on counts. Errors are "FILE:LINE: what".
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "sim/cluster.h"
+#include "sim/trace.h"
+
+#define CONF_MAX_TOKENS 128
+#define CLUSTER_UNTYPED (-3)     /* Gres=gpu:N with no type (yet) */
+
+typedef struct {
+	char *key, *val;
+} kv_t;
+
+typedef struct {              /* NodeName= settings being applied */
+	uint32_t cpus, boards, sockets, cores, threads;
+	uint64_t mem_mb;
+	char *features, *gres, *state;
+} node_defaults_t;
+
+typedef struct {
+	sim_cluster_t *c;
+	GHashTable *node_index;   /* name -> index+1 */
+	GHashTable *feature_index;
+	char *err;
+	size_t errlen;
+	const char *name;         /* current file, for errors */
+	int line;
+	node_defaults_t ndef;
+	sim_part_t pdef;
+	char *pdef_nodes;
+	int include_depth;
+	GArray *nodes;            /* sim_node_t */
+	uint32_t *gres_count;     /* per node, from gres.conf */
+	bool *gres_seen;
+} cparse_t;
+
+__attribute__((format(printf, 2, 3)))
+static int cluster_fail(cparse_t *p, const char *fmt, ...)
+{
+	int n = p->line > 0 ? snprintf(p->err, p->errlen, "%s:%d: ", p->name, p->line)
+		: snprintf(p->err, p->errlen, "%s: ", p->name);
+	if (n < 0 || (size_t)n >= p->errlen)
+		return -1;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(p->err + n, p->errlen - n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void cluster_params_default(sim_sched_params_t *p)
+{
+	p->bf_window_min = 1440;
+	p->bf_resolution_s = 60;
+	p->bf_max_job_test = 500;
+	p->bf_interval_s = 30;
+	p->default_queue_depth = 100;
+	p->weight_age = 0;
+	p->weight_job_size = 0;
+	p->max_age_s = 7 * 86400;
+	p->favor_small = false;
+}
+
+int cluster_find_type(const sim_cluster_t *c, const char *name)
+{
+	for (int i = 0; i < c->ntypes; i++)
+		if (!strcmp(c->types[i], name))
+			return i;
+	return -1;
+}
+
+int cluster_find_partition(const sim_cluster_t *c, const char *name)
+{
+	for (int i = 0; i < c->nparts; i++)
+		if (!strcmp(c->parts[i].name, name))
+			return i;
+	return -1;
+}
+
+int cluster_find_feature(const sim_cluster_t *c, const char *name)
+{
+	for (int i = 0; i < c->nfeatures; i++)
+		if (!strcmp(c->features[i], name))
+			return i;
+	return -1;
+}
+
+/* Split a line into Key=Value tokens (values may be "quoted"). */
+static int cluster_tokens(cparse_t *p, char *s, kv_t *kv)
+{
+	int n = 0;
+	for (;;) {
+		while (isspace((unsigned char)*s))
+			s++;
+		if (!*s)
+			return n;
+		if (n == CONF_MAX_TOKENS)
+			return cluster_fail(p, "more than %d settings on one line", CONF_MAX_TOKENS);
+		kv[n].key = s;
+		while (*s && *s != '=' && !isspace((unsigned char)*s))
+			s++;
+		if (*s != '=') {
+			char c = *s;
+			*s = '\0';
+			if (!g_ascii_strcasecmp(kv[n].key, "Include") && c) {
+				kv[n].val = s + 1;
+				while (isspace((unsigned char)*kv[n].val))
+					kv[n].val++;
+				n++;
+				return n;
+			}
+			return cluster_fail(p, "'%s' is not Key=Value", kv[n].key);
+		}
+		*s++ = '\0';
+		if (*s == '"') {
+			kv[n].val = ++s;
+			while (*s && *s != '"')
+				s++;
+			if (!*s)
+				return cluster_fail(p, "unterminated quote after %s=", kv[n].key);
+			*s++ = '\0';
+		} else {
+			kv[n].val = s;
+			while (*s && !isspace((unsigned char)*s))
+				s++;
+			if (*s)
+				*s++ = '\0';
+		}
+		n++;
+	}
+}
+
+static int cluster_uint(cparse_t *p, const char *key, const char *val, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v = strtoull(val, &end, 10);
+	if (!isdigit((unsigned char)*val) || *end || v > max)
+		return cluster_fail(p, "%s=%s is not a number", key, val);
+	*out = v;
+	return 0;
+}
+
+static int cluster_feature_bit(cparse_t *p, const char *name, uint64_t *mask)
+{
+	gpointer v = g_hash_table_lookup(p->feature_index, name);
+	int f;
+	if (v) {
+		f = GPOINTER_TO_INT(v) - 1;
+	} else {
+		if (p->c->nfeatures == SIM_MAX_FEATURES)
+			return cluster_fail(p, "more than %d distinct node features", SIM_MAX_FEATURES);
+		f = p->c->nfeatures++;
+		p->c->features[f] = g_strdup(name);
+		g_hash_table_insert(p->feature_index, p->c->features[f], GINT_TO_POINTER(f + 1));
+	}
+	*mask |= 1ull << f;
+	return 0;
+}
+
+static int cluster_type_index(cparse_t *p, const char *name)
+{
+	int t = cluster_find_type(p->c, name);
+	if (t >= 0)
+		return t;
+	if (p->c->ntypes == SIM_MAX_TYPES)
+		return cluster_fail(p, "more than %d GPU types", SIM_MAX_TYPES), -2;
+	p->c->types[p->c->ntypes] = g_strdup(name);
+	return p->c->ntypes++;
+}
+
+/* Gres=gpu:a100:8,mps:100 -> type index (or -1 for untyped) and count. */
+static int cluster_parse_gres(cparse_t *p, const char *gres, int *type, uint32_t *count)
+{
+	*type = -1;
+	*count = 0;
+	if (!gres || !*gres || !g_ascii_strcasecmp(gres, "(null)"))
+		return 0;
+	gchar **items = g_strsplit(gres, ",", -1);
+	int rc = 0;
+	bool seen = false;
+	for (gchar **it = items; *it && rc == 0; it++) {
+		char *paren = strchr(*it, '(');     /* gpu:a100:4(S:0-1) */
+		if (paren)
+			*paren = '\0';
+		gchar **f = g_strsplit(*it, ":", -1);
+		guint nf = g_strv_length(f);
+		if (nf >= 1 && !strcmp(f[0], "gpu")) {
+			const char *tname = nf >= 3 ? f[1] : "";
+			const char *cnt = nf >= 3 ? f[2] : nf == 2 ? f[1] : "1";
+			uint64_t v;
+			if (nf > 3 || cluster_uint(p, "Gres", cnt, 1024, &v) < 0) {
+				rc = cluster_fail(p, "Gres=%s: expected gpu[:TYPE]:COUNT", gres);
+			} else if (seen) {
+				rc = cluster_fail(p, "Gres=%s: more than one GPU type on a node is not "
+						  "modelled", gres);
+			} else {
+				/* untyped: gres.conf may name the type; decided at the end */
+				int t = *tname ? cluster_type_index(p, tname) : CLUSTER_UNTYPED;
+				if (t == -2)
+					rc = -1;
+				*type = t;
+				*count = (uint32_t)v;
+				seen = true;
+			}
+		}
+		g_strfreev(f);
+	}
+	g_strfreev(items);
+	return rc;
+}
+
+static void cluster_collect(const char *name, void *arg)
+{
+	g_ptr_array_add(arg, g_strdup(name));
+}
+
+static GPtrArray *cluster_expand(cparse_t *p, const char *list, const char *what)
+{
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+	if (hostlist_expand(list, cluster_collect, names) < 0) {
+		cluster_fail(p, "%s=%s is not a valid hostlist", what, list);
+		g_ptr_array_free(names, TRUE);
+		return NULL;
+	}
+	return names;
+}
+
+static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
+{
+	node_defaults_t d = p->ndef;
+	const char *names = kv[0].val;
+	for (int i = 1; i < n; i++) {
+		const char *k = kv[i].key, *v = kv[i].val;
+		uint64_t x;
+		if (!g_ascii_strcasecmp(k, "CPUs") || !g_ascii_strcasecmp(k, "Procs")) {
+			if (cluster_uint(p, k, v, 1 << 20, &x) < 0)
+				return -1;
+			d.cpus = (uint32_t)x;
+		} else if (!g_ascii_strcasecmp(k, "Boards") || !g_ascii_strcasecmp(k, "Sockets") ||
+			   !g_ascii_strcasecmp(k, "SocketsPerBoard") ||
+			   !g_ascii_strcasecmp(k, "CoresPerSocket") ||
+			   !g_ascii_strcasecmp(k, "ThreadsPerCore")) {
+			if (cluster_uint(p, k, v, 1 << 16, &x) < 0 || x == 0)
+				return x == 0 ? cluster_fail(p, "%s=0", k) : -1;
+			if (!g_ascii_strcasecmp(k, "Boards"))
+				d.boards = (uint32_t)x;
+			else if (!g_ascii_strcasecmp(k, "CoresPerSocket"))
+				d.cores = (uint32_t)x;
+			else if (!g_ascii_strcasecmp(k, "ThreadsPerCore"))
+				d.threads = (uint32_t)x;
+			else
+				d.sockets = (uint32_t)x;
+		} else if (!g_ascii_strcasecmp(k, "RealMemory")) {
+			if (cluster_uint(p, k, v, UINT64_MAX / 2, &x) < 0)
+				return -1;
+			d.mem_mb = x;
+		} else if (!g_ascii_strcasecmp(k, "Features") || !g_ascii_strcasecmp(k, "Feature") ||
+			   !g_ascii_strcasecmp(k, "AvailableFeatures")) {
+			d.features = (char *)v;
+		} else if (!g_ascii_strcasecmp(k, "Gres")) {
+			d.gres = (char *)v;
+		} else if (!g_ascii_strcasecmp(k, "State")) {
+			d.state = (char *)v;
+		}
+	}
+	if (!g_ascii_strcasecmp(names, "DEFAULT")) {
+		/* keep the strings alive: they point into the line buffer */
+		d.features = d.features ? g_strdup(d.features) : NULL;
+		d.gres = d.gres ? g_strdup(d.gres) : NULL;
+		d.state = d.state ? g_strdup(d.state) : NULL;
+		g_free(p->ndef.features);
+		g_free(p->ndef.gres);
+		g_free(p->ndef.state);
+		p->ndef = d;
+		return 0;
+	}
+	sim_node_t proto = { 0 };
+	proto.cpus = d.cpus ? d.cpus : d.boards * d.sockets * d.cores * d.threads;
+	proto.mem_mb = d.mem_mb;
+	proto.usable = true;
+	if (d.state) {
+		static const char *const bad[] = { "DOWN", "DRAIN", "FAIL", "FUTURE", "INVAL" };
+		for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+			if (!g_ascii_strncasecmp(d.state, bad[i], strlen(bad[i])))
+				proto.usable = false;
+	}
+	if (d.features && *d.features) {
+		gchar **fs = g_strsplit(d.features, ",", -1);
+		for (gchar **f = fs; *f; f++)
+			if (**f && cluster_feature_bit(p, *f, &proto.features) < 0) {
+				g_strfreev(fs);
+				return -1;
+			}
+		g_strfreev(fs);
+	}
+	if (cluster_parse_gres(p, d.gres, &proto.type, &proto.gpus) < 0)
+		return -1;
+	if (proto.gpus == 0)
+		proto.type = -1;
+	GPtrArray *list = cluster_expand(p, names, "NodeName");
+	if (!list)
+		return -1;
+	for (guint i = 0; i < list->len; i++) {
+		const char *nm = g_ptr_array_index(list, i);
+		if (g_hash_table_contains(p->node_index, nm)) {
+			cluster_fail(p, "node %s defined twice", nm);
+			g_ptr_array_free(list, TRUE);
+			return -1;
+		}
+		sim_node_t node = proto;
+		node.name = g_strdup(nm);
+		g_array_append_val(p->nodes, node);
+		g_hash_table_insert(p->node_index, node.name, GINT_TO_POINTER(p->nodes->len));
+	}
+	g_ptr_array_free(list, TRUE);
+	return 0;
+}
+
+static int cluster_time_value(cparse_t *p, const char *k, const char *v, int64_t *out)
+{
+	if (trace_parse_slurm_minutes(v, out) < 0)
+		return cluster_fail(p, "%s=%s is not a Slurm time ([D-]HH:MM:SS, minutes or "
+				    "UNLIMITED)", k, v);
+	return 0;
+}
+
+static int cluster_partition_line(cparse_t *p, kv_t *kv, int n)
+{
+	sim_part_t part = p->pdef;
+	const char *nodes = p->pdef_nodes;
+	for (int i = 1; i < n; i++) {
+		const char *k = kv[i].key, *v = kv[i].val;
+		if (!g_ascii_strcasecmp(k, "Nodes")) {
+			nodes = v;
+		} else if (!g_ascii_strcasecmp(k, "Default")) {
+			part.is_default = !g_ascii_strcasecmp(v, "YES");
+		} else if (!g_ascii_strcasecmp(k, "State")) {
+			part.up = !g_ascii_strcasecmp(v, "UP");
+		} else if (!g_ascii_strcasecmp(k, "MaxTime")) {
+			if (cluster_time_value(p, k, v, &part.max_time) < 0)
+				return -1;
+		} else if (!g_ascii_strcasecmp(k, "DefaultTime")) {
+			if (cluster_time_value(p, k, v, &part.default_time) < 0)
+				return -1;
+		}
+	}
+	if (!g_ascii_strcasecmp(kv[0].val, "DEFAULT")) {
+		p->pdef = part;
+		p->pdef.is_default = false;
+		if (nodes != p->pdef_nodes) {
+			g_free(p->pdef_nodes);
+			p->pdef_nodes = g_strdup(nodes);
+		}
+		return 0;
+	}
+	sim_cluster_t *c = p->c;
+	if (cluster_find_partition(c, kv[0].val) >= 0)
+		return cluster_fail(p, "partition %s defined twice", kv[0].val);
+	if (c->nparts == SIM_MAX_PARTITIONS)
+		return cluster_fail(p, "more than %d partitions", SIM_MAX_PARTITIONS);
+	int pi = c->nparts++;
+	part.name = g_strdup(kv[0].val);
+	c->parts[pi] = part;
+	if (part.is_default)
+		c->default_part = pi;
+	if (!nodes)
+		return 0;
+	sim_node_t *all = (sim_node_t *)(void *)p->nodes->data;
+	if (!g_ascii_strcasecmp(nodes, "ALL")) {
+		for (guint i = 0; i < p->nodes->len; i++)
+			all[i].partitions |= 1ull << pi;
+		return 0;
+	}
+	GPtrArray *list = cluster_expand(p, nodes, "Nodes");
+	if (!list)
+		return -1;
+	for (guint i = 0; i < list->len; i++) {
+		const char *nm = g_ptr_array_index(list, i);
+		gpointer idx = g_hash_table_lookup(p->node_index, nm);
+		if (!idx) {
+			cluster_fail(p, "partition %s: node %s is not defined by a NodeName line",
+				     part.name, nm);
+			g_ptr_array_free(list, TRUE);
+			return -1;
+		}
+		all[GPOINTER_TO_INT(idx) - 1].partitions |= 1ull << pi;
+	}
+	g_ptr_array_free(list, TRUE);
+	return 0;
+}
+
+static int cluster_sched_params(cparse_t *p, const char *v)
+{
+	sim_sched_params_t *s = &p->c->params;
+	gchar **items = g_strsplit(v, ",", -1);
+	int rc = 0;
+	for (gchar **it = items; *it && rc == 0; it++) {
+		char *eq = strchr(*it, '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		uint64_t x;
+		const char *k = *it;
+		int64_t *dst64 = NULL;
+		int *dst = NULL;
+		if (!strcmp(k, "bf_window"))
+			dst64 = &s->bf_window_min;
+		else if (!strcmp(k, "bf_resolution"))
+			dst64 = &s->bf_resolution_s;
+		else if (!strcmp(k, "bf_interval"))
+			dst64 = &s->bf_interval_s;
+		else if (!strcmp(k, "bf_max_job_test"))
+			dst = &s->bf_max_job_test;
+		else if (!strcmp(k, "default_queue_depth"))
+			dst = &s->default_queue_depth;
+		else
+			continue;
+		if (cluster_uint(p, k, eq + 1, 1u << 30, &x) < 0 || x == 0) {
+			rc = x == 0 ? cluster_fail(p, "SchedulerParameters %s=0", k) : -1;
+			break;
+		}
+		if (dst64)
+			*dst64 = (int64_t)x;
+		else
+			*dst = (int)x;
+	}
+	g_strfreev(items);
+	return rc;
+}
+
+static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gres);
+
+static int cluster_include(cparse_t *p, const char *path, bool gres)
+{
+	if (p->include_depth > 8)
+		return cluster_fail(p, "Include nested too deep");
+	char *full = g_path_is_absolute(path) ? g_strdup(path)
+		: g_build_filename(p->c->dir ? p->c->dir : ".", path, NULL);
+	char *text = NULL;
+	GError *e = NULL;
+	if (!g_file_get_contents(full, &text, NULL, &e)) {
+		cluster_fail(p, "Include %s: %s", full, e->message);
+		g_error_free(e);
+		g_free(full);
+		return -1;
+	}
+	const char *saved_name = p->name;
+	int saved_line = p->line;
+	p->include_depth++;
+	int rc = cluster_read_text(p, text, full, gres);
+	p->include_depth--;
+	p->name = saved_name;
+	p->line = saved_line;
+	g_free(text);
+	g_free(full);               /* on error, p->err already holds the name */
+	return rc;
+}
+
+static int cluster_gres_line(cparse_t *p, kv_t *kv, int n)
+{
+	const char *nodes = NULL, *gname = NULL, *type = NULL, *file = NULL, *count = NULL;
+	for (int i = 0; i < n; i++) {
+		const char *k = kv[i].key;
+		if (!g_ascii_strcasecmp(k, "NodeName"))
+			nodes = kv[i].val;
+		else if (!g_ascii_strcasecmp(k, "Name"))
+			gname = kv[i].val;
+		else if (!g_ascii_strcasecmp(k, "Type"))
+			type = kv[i].val;
+		else if (!g_ascii_strcasecmp(k, "File") || !g_ascii_strcasecmp(k, "Files"))
+			file = kv[i].val;
+		else if (!g_ascii_strcasecmp(k, "Count"))
+			count = kv[i].val;
+	}
+	if (!gname || strcmp(gname, "gpu"))
+		return 0;                       /* AutoDetect=, other gres: not modelled */
+	uint64_t cnt = 1;
+	if (count) {
+		if (cluster_uint(p, "Count", count, 1024, &cnt) < 0)
+			return -1;
+	} else if (file) {
+		int k = hostlist_expand(file, NULL, NULL);
+		if (k < 0)
+			return cluster_fail(p, "File=%s is not a valid device list", file);
+		cnt = (uint64_t)k;
+	}
+	int t = type ? cluster_type_index(p, type) : -1;
+	if (t < -1)
+		return -1;
+	sim_node_t *all = (sim_node_t *)(void *)p->nodes->data;
+	GPtrArray *list = NULL;
+	if (nodes && !(list = cluster_expand(p, nodes, "NodeName")))
+		return -1;
+	guint nn = list ? list->len : p->nodes->len;
+	int rc = 0;
+	for (guint i = 0; i < nn && rc == 0; i++) {
+		int idx;
+		if (list) {
+			gpointer v = g_hash_table_lookup(p->node_index, g_ptr_array_index(list, i));
+			if (!v) {
+				rc = cluster_fail(p, "node %s is not in slurm.conf",
+						  (char *)g_ptr_array_index(list, i));
+				break;
+			}
+			idx = GPOINTER_TO_INT(v) - 1;
+		} else {
+			idx = (int)i;
+		}
+		sim_node_t *nd = &all[idx];
+		if (t >= 0) {
+			if (nd->type >= 0 && nd->type != t)
+				rc = cluster_fail(p, "node %s: gres.conf says type %s, slurm.conf says %s",
+						  nd->name, p->c->types[t], p->c->types[nd->type]);
+			else if (nd->gpus > 0)
+				nd->type = t;
+		}
+		p->gres_seen[idx] = true;
+		p->gres_count[idx] += (uint32_t)cnt;
+	}
+	if (list)
+		g_ptr_array_free(list, TRUE);
+	return rc;
+}
+
+/* Read one file's text (slurm.conf or, with gres, gres.conf). */
+static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gres)
+{
+	p->name = name;
+	p->line = 0;
+	kv_t kv[CONF_MAX_TOKENS];
+	GString *joined = g_string_new(NULL);
+	char *line = text;
+	int rc = 0;
+	while (line && rc == 0) {
+		char *nl = strchr(line, '\n');
+		if (nl)
+			*nl = '\0';
+		p->line++;
+		char *hash = strchr(line, '#');
+		if (hash)
+			*hash = '\0';
+		size_t len = strlen(line);
+		while (len && isspace((unsigned char)line[len - 1]))
+			line[--len] = '\0';
+		if (len && line[len - 1] == '\\') {     /* continuation */
+			line[len - 1] = ' ';
+			g_string_append(joined, line);
+			line = nl ? nl + 1 : NULL;
+			continue;
+		}
+		g_string_append(joined, line);
+		int n = cluster_tokens(p, joined->str, kv);
+		if (n < 0) {
+			rc = -1;
+		} else if (n > 0) {
+			const char *k0 = kv[0].key;
+			if (!g_ascii_strcasecmp(k0, "Include"))
+				rc = cluster_include(p, kv[0].val, gres);
+			else if (gres)
+				rc = cluster_gres_line(p, kv, n);
+			else if (!g_ascii_strcasecmp(k0, "NodeName"))
+				rc = cluster_node_line(p, kv, n);
+			else if (!g_ascii_strcasecmp(k0, "PartitionName"))
+				rc = cluster_partition_line(p, kv, n);
+			else
+				for (int i = 0; i < n && rc == 0; i++) {
+					const char *k = kv[i].key, *v = kv[i].val;
+					uint64_t x;
+					sim_sched_params_t *s = &p->c->params;
+					if (!g_ascii_strcasecmp(k, "SchedulerParameters"))
+						rc = cluster_sched_params(p, v);
+					else if (!g_ascii_strcasecmp(k, "PriorityWeightAge")) {
+						rc = cluster_uint(p, k, v, UINT32_MAX, &x);
+						s->weight_age = (double)x;
+					} else if (!g_ascii_strcasecmp(k, "PriorityWeightJobSize")) {
+						rc = cluster_uint(p, k, v, UINT32_MAX, &x);
+						s->weight_job_size = (double)x;
+					} else if (!g_ascii_strcasecmp(k, "PriorityMaxAge")) {
+						rc = cluster_time_value(p, k, v, &s->max_age_s);
+						if (rc == 0 && (s->max_age_s == SIM_TIME_NONE || s->max_age_s == 0))
+							rc = cluster_fail(p, "PriorityMaxAge=%s", v);
+					} else if (!g_ascii_strcasecmp(k, "PriorityFavorSmall")) {
+						s->favor_small = !g_ascii_strcasecmp(v, "YES");
+					}
+				}
+		}
+		g_string_truncate(joined, 0);
+		line = nl ? nl + 1 : NULL;
+	}
+	g_string_free(joined, TRUE);
+	return rc;
+}
+
+static char *cluster_mask_names(char *const *names, int n, uint64_t mask)
+{
+	GString *s = g_string_new(NULL);
+	for (int i = 0; i < n; i++)
+		if (mask & (1ull << i))
+			g_string_append_printf(s, "%s%s", s->len ? "," : "", names[i]);
+	return g_string_free(s, FALSE);
+}
+
+/* Group nodes into classes and fill the derived fields. */
+static int cluster_finish(cparse_t *p)
+{
+	sim_cluster_t *c = p->c;
+	c->nnodes = (int)p->nodes->len;
+	c->nodes = (sim_node_t *)(void *)g_array_free(p->nodes, FALSE);
+	p->nodes = NULL;
+	if (c->nnodes == 0)
+		return cluster_fail(p, "no NodeName lines");
+	if (c->nparts == 0)
+		return cluster_fail(p, "no PartitionName lines");
+	char *part_names[SIM_MAX_PARTITIONS];
+	for (int i = 0; i < c->nparts; i++)
+		part_names[i] = c->parts[i].name;
+	GHashTable *cls = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	GArray *classes = g_array_new(FALSE, TRUE, sizeof(sim_class_t));
+	for (int i = 0; i < c->nnodes; i++) {
+		sim_node_t *nd = &c->nodes[i];
+		if (nd->type == CLUSTER_UNTYPED) {
+			nd->type = cluster_type_index(p, "");
+			if (nd->type < 0) {
+				g_hash_table_destroy(cls);
+				g_array_free(classes, TRUE);
+				return -1;
+			}
+		}
+		if (p->gres_seen && p->gres_seen[i] && p->gres_count[i] != nd->gpus) {
+			cluster_fail(p, "node %s: gres.conf has %u GPUs, slurm.conf Gres= has %u",
+				     nd->name, p->gres_count[i], nd->gpus);
+			g_hash_table_destroy(cls);
+			g_array_free(classes, TRUE);
+			return -1;
+		}
+		nd->features_str = cluster_mask_names(c->features, c->nfeatures, nd->features);
+		nd->partitions_str = cluster_mask_names(part_names, c->nparts, nd->partitions);
+		c->total_gpus += nd->usable ? nd->gpus : 0;
+		c->total_cpus += nd->usable ? nd->cpus : 0;
+		char *key = g_strdup_printf("%d/%u/%u/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
+					    "/%" G_GUINT64_FORMAT "/%d", nd->type, nd->gpus, nd->cpus,
+					    nd->mem_mb, nd->features, nd->partitions, nd->usable);
+		gpointer v = g_hash_table_lookup(cls, key);
+		if (!v) {
+			sim_class_t k = { .first = i };
+			g_array_append_val(classes, k);
+			v = GINT_TO_POINTER(classes->len);
+			g_hash_table_insert(cls, key, v);
+		} else {
+			g_free(key);
+		}
+		nd->cls = GPOINTER_TO_INT(v) - 1;
+		g_array_index(classes, sim_class_t, nd->cls).nnodes++;
+	}
+	g_hash_table_destroy(cls);
+	c->nclasses = (int)classes->len;
+	c->classes = (sim_class_t *)(void *)g_array_free(classes, FALSE);
+	for (int k = 0; k < c->nclasses; k++) {
+		c->classes[k].nodes = g_new(int, c->classes[k].nnodes);
+		c->classes[k].nnodes = 0;
+	}
+	for (int i = 0; i < c->nnodes; i++) {
+		sim_class_t *k = &c->classes[c->nodes[i].cls];
+		k->nodes[k->nnodes++] = i;
+	}
+	return 0;
+}
+
+int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name,
+			 sim_cluster_t **out, char *err, size_t errlen)
+{
+	sim_cluster_t *c = g_new0(sim_cluster_t, 1);
+	cluster_params_default(&c->params);
+	c->default_part = -1;
+	c->dir = g_path_get_dirname(name);
+	cparse_t p = {
+		.c = c, .err = err, .errlen = errlen,
+		.node_index = g_hash_table_new(g_str_hash, g_str_equal),
+		.feature_index = g_hash_table_new(g_str_hash, g_str_equal),
+		.ndef = { .boards = 1, .sockets = 1, .cores = 1, .threads = 1, .mem_mb = 1 },
+		.pdef = { .up = true, .max_time = SIM_TIME_NONE, .default_time = SIM_TIME_NONE },
+		.nodes = g_array_new(FALSE, TRUE, sizeof(sim_node_t)),
+	};
+	char *text = g_strdup(slurm_conf);
+	int rc = cluster_read_text(&p, text, name, false);
+	g_free(text);
+	if (rc == 0 && gres_conf) {
+		char *gname = g_build_filename(c->dir, "gres.conf", NULL);
+		p.gres_count = g_new0(uint32_t, p.nodes->len);
+		p.gres_seen = g_new0(bool, p.nodes->len);
+		text = g_strdup(gres_conf);
+		rc = cluster_read_text(&p, text, gname, true);
+		g_free(text);
+		g_free(gname);                /* on error, err already holds the name */
+		p.name = name;
+		p.line = 0;
+	}
+	p.name = name;
+	p.line = 0;
+	if (rc == 0)
+		rc = cluster_finish(&p);
+	if (p.nodes) {
+		for (guint i = 0; i < p.nodes->len; i++)
+			g_free(g_array_index(p.nodes, sim_node_t, i).name);
+		g_array_free(p.nodes, TRUE);
+	}
+	g_hash_table_destroy(p.node_index);
+	g_hash_table_destroy(p.feature_index);
+	g_free(p.ndef.features);
+	g_free(p.ndef.gres);
+	g_free(p.ndef.state);
+	g_free(p.pdef_nodes);
+	g_free(p.gres_count);
+	g_free(p.gres_seen);
+	if (rc < 0) {
+		cluster_free(c);
+		*out = NULL;
+		return -1;
+	}
+	*out = c;
+	return 0;
+}
+
+int cluster_read(const char *dir, sim_cluster_t **out, char *err, size_t errlen)
+{
+	char *sc = g_build_filename(dir, "slurm.conf", NULL);
+	char *gc = g_build_filename(dir, "gres.conf", NULL);
+	char *stext = NULL, *gtext = NULL;
+	GError *e = NULL;
+	int rc = -1;
+	*out = NULL;
+	if (!g_file_get_contents(sc, &stext, NULL, &e)) {
+		snprintf(err, errlen, "%s: %s", sc, e->message);
+		g_error_free(e);
+	} else {
+		if (!g_file_get_contents(gc, &gtext, NULL, NULL))
+			gtext = NULL;          /* gres.conf is optional */
+		rc = cluster_read_strings(stext, gtext, sc, out, err, errlen);
+	}
+	g_free(stext);
+	g_free(gtext);
+	g_free(sc);
+	g_free(gc);
+	return rc;
+}
+
+void cluster_free(sim_cluster_t *c)
+{
+	if (!c)
+		return;
+	for (int i = 0; c->nodes && i < c->nnodes; i++) {
+		g_free(c->nodes[i].name);
+		g_free(c->nodes[i].features_str);
+		g_free(c->nodes[i].partitions_str);
+	}
+	g_free(c->nodes);
+	for (int i = 0; i < c->ntypes; i++)
+		g_free(c->types[i]);
+	for (int i = 0; i < c->nfeatures; i++)
+		g_free(c->features[i]);
+	for (int i = 0; i < c->nparts; i++)
+		g_free(c->parts[i].name);
+	for (int k = 0; c->classes && k < c->nclasses; k++)
+		g_free(c->classes[k].nodes);
+	g_free(c->classes);
+	g_free(c->dir);
+	g_free(c);
+}

@@ -1,0 +1,114 @@
+/*
+ * cluster.h: the cluster the simulator schedules on, read from an admin's
+ * own slurm.conf and gres.conf (cluster.c), and the node-feature constraint
+ * expressions jobs use to pick nodes (constraint.c).
+ *
+ * Nodes with the same GPU type, counts, CPUs, memory, features, partitions
+ * and state form a class; the scheduler indexes nodes by class so a pass
+ * looks only at nodes a job could use.
+ */
+#ifndef SIM_CLUSTER_H
+#define SIM_CLUSTER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SIM_MAX_FEATURES   64   /* distinct node features (one bit each) */
+#define SIM_MAX_PARTITIONS 64
+#define SIM_MAX_TYPES      32   /* distinct GPU types */
+#define SIM_MAX_TERMS      32   /* OR terms in one constraint */
+
+typedef struct {
+	char *name;
+	uint32_t cpus;
+	uint64_t mem_mb;
+	uint64_t features;        /* bit i = cluster features[i] */
+	uint64_t partitions;      /* bit i = cluster parts[i] */
+	int type;                 /* GPU type index, -1 = no GPUs */
+	uint32_t gpus;
+	bool usable;              /* State= not DOWN/DRAIN/FAIL */
+	int cls;                  /* node class index */
+	char *features_str;       /* comma lists, for the policy library */
+	char *partitions_str;
+} sim_node_t;
+
+typedef struct {
+	char *name;
+	bool is_default;
+	bool up;                  /* State=UP (else jobs are not scheduled there) */
+	int64_t max_time;         /* seconds, SIM_TIME_NONE when UNLIMITED */
+	int64_t default_time;     /* seconds, SIM_TIME_NONE when not set */
+} sim_part_t;
+
+typedef struct {
+	int first;                /* a representative node */
+	int *nodes;               /* node indexes, ascending */
+	int nnodes;
+} sim_class_t;
+
+/* Scheduler parameters read from slurm.conf (Slurm's names and defaults). */
+typedef struct {
+	int64_t bf_window_min;    /* bf_window=, minutes, 1440 */
+	int64_t bf_resolution_s;  /* bf_resolution=, seconds, 60 */
+	int bf_max_job_test;      /* bf_max_job_test=, 500 */
+	int64_t bf_interval_s;    /* bf_interval=, seconds, 30 */
+	int default_queue_depth;  /* default_queue_depth=, 100 */
+	double weight_age;        /* PriorityWeightAge, 0 */
+	double weight_job_size;   /* PriorityWeightJobSize, 0 */
+	int64_t max_age_s;        /* PriorityMaxAge, 7-0 */
+	bool favor_small;         /* PriorityFavorSmall */
+} sim_sched_params_t;
+
+typedef struct {
+	char *dir;
+	sim_node_t *nodes;
+	int nnodes;
+	char *types[SIM_MAX_TYPES];
+	int ntypes;
+	char *features[SIM_MAX_FEATURES];
+	int nfeatures;
+	sim_part_t parts[SIM_MAX_PARTITIONS];
+	int nparts;
+	int default_part;         /* -1 if none is Default=YES */
+	sim_class_t *classes;
+	int nclasses;
+	uint64_t total_gpus;
+	uint64_t total_cpus;
+	sim_sched_params_t params;
+} sim_cluster_t;
+
+/* A node-feature constraint in disjunctive normal form: a node matches if it
+ * has every feature of one term. `matching` ([a|b]): all nodes of the job
+ * must match the same term. */
+typedef struct {
+	uint64_t terms[SIM_MAX_TERMS];
+	int nterms;               /* 0 = no constraint (every node matches) */
+	bool matching;
+	bool never;               /* names only features no node has */
+} sim_constraint_t;
+
+void cluster_params_default(sim_sched_params_t *p);
+/* Read DIR/slurm.conf and DIR/gres.conf (optional). Returns 0, or -1 with
+ * "FILE:LINE: what" in err. */
+int cluster_read(const char *dir, sim_cluster_t **out, char *err, size_t errlen);
+/* The same from in-memory texts (gres may be NULL); names are used in errors. */
+int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name,
+			 sim_cluster_t **out, char *err, size_t errlen);
+void cluster_free(sim_cluster_t *c);
+int cluster_find_type(const sim_cluster_t *c, const char *name);
+int cluster_find_partition(const sim_cluster_t *c, const char *name);
+int cluster_find_feature(const sim_cluster_t *c, const char *name);
+
+/* Expand a Slurm hostlist ("a[01-03,7],b1") calling fn for each name.
+ * Returns the number of names, or -1 on a syntax error. */
+int hostlist_expand(const char *list, void (*fn)(const char *name, void *arg), void *arg);
+
+/* Parse --constraint syntax: features joined by & (and , ) for AND, | for OR,
+ * parentheses, and [..] for matching OR. A feature no node has leaves its term
+ * unsatisfiable. Returns 0, or -1 with a message in err. */
+int constraint_parse(const char *expr, const sim_cluster_t *c, sim_constraint_t *out,
+		     char *err, size_t errlen);
+/* Index of the first term node features satisfy, or -1 (0 for no constraint). */
+int constraint_match(const sim_constraint_t *k, uint64_t node_features);
+
+#endif

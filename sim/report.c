@@ -1,0 +1,373 @@
+/*
+ * report.c: the last stage of nodeox-sim: statistics of one or two runs and
+ * the outputs built from them (stdout table, --json, --jobs CSV, --plot SVG).
+ *
+ * Percentiles are GSL's (linear interpolation between order statistics, on
+ * sorted data). Every number is printed with a fixed format, so the same
+ * runs always give byte-identical files.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
+#include "sim/report.h"
+
+static bool report_ran(const sim_result_t *r)
+{
+	return r->status == SIM_JOB_DONE || r->status == SIM_JOB_TIMEOUT;
+}
+
+static void report_summary(double *v, size_t n, double *mean, double *p50, double *p95)
+{
+	if (n == 0) {
+		*mean = *p50 = *p95 = 0;
+		return;
+	}
+	gsl_sort(v, 1, n);
+	*mean = gsl_stats_mean(v, 1, n);
+	*p50 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.50);
+	*p95 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.95);
+}
+
+void report_stats(const sim_run_t *run, const sim_run_t *base, bool flex_only, int ntypes,
+		  report_stats_t *out)
+{
+	memset(out, 0, sizeof(*out));
+	double *wait = g_new(double, run->njobs + 1);
+	double *rt = g_new(double, run->njobs + 1);
+	double *ta = g_new(double, run->njobs + 1);
+	size_t n = 0;
+	out->ended_later = base ? 0 : -1;
+	for (size_t j = 0; j < run->njobs; j++) {
+		const sim_result_t *r = &run->jobs[j];
+		if (!report_ran(r) || (flex_only && !r->tagged))
+			continue;
+		wait[n] = (double)(r->start - r->submit);
+		rt[n] = (double)(r->end - r->start);
+		ta[n] = (double)(r->end - r->submit);
+		n++;
+		if (base && report_ran(&base->jobs[j]) && r->end > base->jobs[j].end)
+			out->ended_later++;
+	}
+	out->jobs = n;
+	report_summary(wait, n, &out->wait_mean_s, &out->wait_p50_s, &out->wait_p95_s);
+	report_summary(rt, n, &out->run_mean_s, &out->run_p50_s, &out->run_p95_s);
+	report_summary(ta, n, &out->turnaround_mean_s, &out->turnaround_p50_s,
+		       &out->turnaround_p95_s);
+	for (int t = 0; t < ntypes; t++) {
+		out->gpu_hours_type[t] = run->gpu_seconds[flex_only ? 1 : 0][t] / 3600.0;
+		out->gpu_hours += out->gpu_hours_type[t];
+	}
+	g_free(wait);
+	g_free(rt);
+	g_free(ta);
+}
+
+double report_makespan(const sim_run_t *run)
+{
+	return (double)(run->last_end - run->first_submit);
+}
+
+double report_utilization(const sim_cluster_t *c, const sim_run_t *run)
+{
+	double span = report_makespan(run), used = 0;
+	for (int t = 0; t < c->ntypes; t++)
+		used += run->gpu_seconds[0][t];
+	return span > 0 && c->total_gpus ? used / (span * (double)c->total_gpus) : 0;
+}
+
+/* ------------------------------------------------------------ table */
+
+static void report_row(FILE *out, const char *label, const double *v, int nruns, int prec)
+{
+	fprintf(out, "  %-26s", label);
+	for (int i = 0; i < nruns; i++)
+		fprintf(out, " %14.*f", prec, v[i]);
+	if (nruns == 2) {
+		if (v[0] != 0)
+			fprintf(out, " %+9.1f%%", 100.0 * (v[1] - v[0]) / fabs(v[0]));
+		else
+			fprintf(out, " %10s", "-");
+	}
+	fputc('\n', out);
+}
+
+static void report_section(FILE *out, const sim_cluster_t *c, const report_run_t *runs,
+			   int nruns, bool flex)
+{
+	report_stats_t st[2];
+	for (int i = 0; i < nruns; i++)
+		report_stats(runs[i].run, i == 1 ? runs[0].run : NULL, flex, c->ntypes, &st[i]);
+	fprintf(out, "%s\n", flex ? "tagged jobs (nodeox:flex)" : "all jobs");
+	double v[2] = { 0, 0 };
+#define ROW(label, field, prec) do { \
+		for (int i = 0; i < nruns; i++) v[i] = (double)st[i].field; \
+		report_row(out, label, v, nruns, prec); } while (0)
+	ROW("jobs run", jobs, 0);
+	ROW("wait mean [s]", wait_mean_s, 0);
+	ROW("wait p50 [s]", wait_p50_s, 0);
+	ROW("wait p95 [s]", wait_p95_s, 0);
+	ROW("run time mean [s]", run_mean_s, 0);
+	ROW("run time p50 [s]", run_p50_s, 0);
+	ROW("run time p95 [s]", run_p95_s, 0);
+	ROW("turnaround mean [s]", turnaround_mean_s, 0);
+	ROW("turnaround p50 [s]", turnaround_p50_s, 0);
+	ROW("turnaround p95 [s]", turnaround_p95_s, 0);
+	ROW("GPU-hours", gpu_hours, 1);
+	for (int t = 0; t < c->ntypes; t++) {
+		char label[96];
+		snprintf(label, sizeof(label), "GPU-hours %s", c->types[t][0] ? c->types[t] : "(untyped)");
+		for (int i = 0; i < nruns; i++)
+			v[i] = st[i].gpu_hours_type[t];
+		report_row(out, label, v, nruns, 1);
+	}
+#undef ROW
+	if (nruns == 2)
+		fprintf(out, "  %-26s %14s %14ld\n", "ended later than baseline", "-",
+			st[1].ended_later);
+}
+
+void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
+		  const report_run_t *runs, int nruns)
+{
+	size_t tagged = 0;
+	for (size_t j = 0; j < runs[0].run->njobs; j++)
+		tagged += runs[0].run->jobs[j].tagged;
+	fprintf(out, "nodeox-sim: %s: %zu jobs (%zu tagged", t->path, t->njobs, tagged);
+	if (t->skipped)
+		fprintf(out, ", %zu bad rows skipped", t->skipped);
+	fprintf(out, "); cluster %s: %d nodes, %" G_GUINT64_FORMAT " GPUs (", c->dir, c->nnodes,
+		c->total_gpus);
+	for (int ty = 0; ty < c->ntypes; ty++) {
+		uint64_t n = 0;
+		for (int i = 0; i < c->nnodes; i++)
+			if (c->nodes[i].type == ty && c->nodes[i].usable)
+				n += c->nodes[i].gpus;
+		fprintf(out, "%s%s %" G_GUINT64_FORMAT, ty ? ", " : "",
+			c->types[ty][0] ? c->types[ty] : "(untyped)", n);
+	}
+	fprintf(out, ")\n\n  %-26s", "");
+	for (int i = 0; i < nruns; i++)
+		fprintf(out, " %14s", runs[i].name);
+	if (nruns == 2)
+		fprintf(out, " %10s", "change");
+	fputc('\n', out);
+	report_section(out, c, runs, nruns, false);
+	report_section(out, c, runs, nruns, true);
+	fprintf(out, "cluster\n");
+	double v[2] = { 0, 0 };
+	for (int i = 0; i < nruns; i++)
+		v[i] = 100.0 * report_utilization(c, runs[i].run);
+	report_row(out, "GPU utilisation [%]", v, nruns, 1);
+	for (int i = 0; i < nruns; i++)
+		v[i] = report_makespan(runs[i].run);
+	report_row(out, "makespan [s]", v, nruns, 0);
+	for (int i = 0; i < nruns; i++)
+		v[i] = (double)runs[i].run->rejected;
+	report_row(out, "rejected at submit", v, nruns, 0);
+	for (int i = 0; i < nruns; i++)
+		v[i] = (double)runs[i].run->never;
+	report_row(out, "never started", v, nruns, 0);
+	for (int i = 0; i < nruns; i++)
+		v[i] = (double)runs[i].run->bf_passes;
+	report_row(out, "backfill passes", v, nruns, 0);
+	for (int i = 0; i < nruns; i++)
+		v[i] = (double)runs[i].run->reservations;
+	report_row(out, "backfill reservations", v, nruns, 0);
+	for (int i = 0; i < nruns; i++)
+		v[i] = (double)runs[i].run->releases_scanned;
+	report_row(out, "releases scanned", v, nruns, 0);
+}
+
+/* ------------------------------------------------------------ json */
+
+static void report_json_stats(FILE *f, const report_stats_t *s)
+{
+	fprintf(f, "{\"jobs\": %zu, \"wait_mean_s\": %.3f, \"wait_p50_s\": %.3f, "
+		"\"wait_p95_s\": %.3f, \"run_mean_s\": %.3f, \"turnaround_mean_s\": %.3f, "
+		"\"turnaround_p50_s\": %.3f, \"turnaround_p95_s\": %.3f, \"gpu_hours\": %.6f}",
+		s->jobs, s->wait_mean_s, s->wait_p50_s, s->wait_p95_s, s->run_mean_s,
+		s->turnaround_mean_s, s->turnaround_p50_s, s->turnaround_p95_s, s->gpu_hours);
+}
+
+static FILE *report_open(const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	return f;
+}
+
+static int report_close(FILE *f, const char *path, char *err, size_t errlen)
+{
+	if (ferror(f) | (fclose(f) != 0)) {
+		snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int report_json(const char *path, const sim_cluster_t *c, const report_run_t *runs, int nruns,
+		char *err, size_t errlen)
+{
+	FILE *f = report_open(path, err, errlen);
+	if (!f)
+		return -1;
+	fputs("{", f);
+	for (int i = 0; i < nruns; i++) {
+		report_stats_t all, flex;
+		report_stats(runs[i].run, NULL, false, c->ntypes, &all);
+		report_stats(runs[i].run, NULL, true, c->ntypes, &flex);
+		fprintf(f, "%s\n  \"%s\": {\n    \"all\": ", i ? "," : "", runs[i].name);
+		report_json_stats(f, &all);
+		fputs(",\n    \"flex\": ", f);
+		report_json_stats(f, &flex);
+		fprintf(f, ",\n    \"utilization\": %.6f,\n    \"makespan_s\": %.0f\n  }",
+			report_utilization(c, runs[i].run), report_makespan(runs[i].run));
+	}
+	fputs("\n}\n", f);
+	return report_close(f, path, err, errlen);
+}
+
+/* ------------------------------------------------------------ jobs csv */
+
+static void report_csv_field(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *runs, int nruns,
+		    char *err, size_t errlen)
+{
+	static const char *const status[] = { "done", "timeout", "rejected", "never" };
+	FILE *f = report_open(path, err, errlen);
+	if (!f)
+		return -1;
+	fputs("policy,job_id,submit,start,end,wait,run_time,status,tagged,broadened,gpus,"
+	      "gpu_types,nodes,reason\n", f);
+	for (int i = 0; i < nruns; i++)
+		for (size_t j = 0; j < t->njobs; j++) {
+			const sim_result_t *r = &runs[i].run->jobs[j];
+			const sim_job_t *job = &t->jobs[j];
+			bool ran = report_ran(r);
+			fprintf(f, "%s,%u,%" G_GINT64_FORMAT ",", runs[i].name, job->id, job->submit);
+			if (ran)
+				fprintf(f, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+					",%" G_GINT64_FORMAT ",", r->start, r->end, r->start - job->submit,
+					r->end - r->start);
+			else
+				fputs(",,,,", f);
+			fprintf(f, "%s,%d,%d,%u,", status[r->status], r->tagged, r->broadened, job->gpus);
+			report_csv_field(f, r->types);
+			fputc(',', f);
+			report_csv_field(f, r->nodes);
+			fputc(',', f);
+			report_csv_field(f, r->reason);
+			fputc('\n', f);
+		}
+	return report_close(f, path, err, errlen);
+}
+
+/* ------------------------------------------------------------ plot */
+
+/* Write up to 1000 points of the empirical CDF of wait (what 0) or
+ * turnaround (what 1) as "seconds fraction" lines. */
+static void report_cdf(FILE *f, const sim_run_t *run, int what)
+{
+	double *v = g_new(double, run->njobs + 1);
+	size_t n = 0;
+	for (size_t j = 0; j < run->njobs; j++) {
+		const sim_result_t *r = &run->jobs[j];
+		if (report_ran(r))
+			v[n++] = (double)((what ? r->end : r->start) - r->submit);
+	}
+	gsl_sort(v, 1, n);
+	size_t step = n > 1000 ? n / 1000 : 1;
+	for (size_t i = 0; i < n; i += step)
+		fprintf(f, "%.0f %.6f\n", v[i] + 1, (double)(i + 1) / (double)n);
+	if (n)
+		fprintf(f, "%.0f 1.000000\n", v[n - 1] + 1);
+	fputs("\n\n", f);
+	g_free(v);
+}
+
+int report_plot(const char *path, const char *gnuplot, const report_run_t *runs, int nruns,
+		char *err, size_t errlen)
+{
+	GError *e = NULL;
+	char *dir = g_dir_make_tmp("nodeox-sim-plot-XXXXXX", &e);
+	if (!dir) {
+		snprintf(err, errlen, "--plot: %s", e->message);
+		g_error_free(e);
+		return -1;
+	}
+	char *data = g_build_filename(dir, "cdf.dat", NULL);
+	char *script = g_build_filename(dir, "plot.gp", NULL);
+	int rc = -1;
+	FILE *f = report_open(data, err, errlen);
+	if (f) {
+		for (int what = 0; what < 2; what++)
+			for (int i = 0; i < nruns; i++)
+				report_cdf(f, runs[i].run, what);
+		rc = report_close(f, data, err, errlen);
+	}
+	if (rc == 0 && (f = report_open(script, err, errlen))) {
+		bool png = g_str_has_suffix(path, ".png") || g_str_has_suffix(path, ".PNG");
+		fprintf(f, "%s\nset output '%s'\n"
+			"set multiplot layout 1,2 title 'nodeox-sim: plugin off vs on'\n"
+			"set logscale x\nset key bottom right\nset grid\n"
+			"set ylabel 'fraction of jobs'\nset yrange [0:1]\n",
+			png ? "set terminal pngcairo size 1000,450 font 'sans,10'"
+			    : "set terminal svg size 1000,450 dynamic font 'sans,11'", path);
+		for (int what = 0; what < 2; what++) {
+			fprintf(f, "set title '%s'\nset xlabel '%s + 1 [s]'\nplot ",
+				what ? "turnaround (submit to end)" : "wait (submit to start)",
+				what ? "turnaround" : "wait");
+			for (int i = 0; i < nruns; i++)
+				fprintf(f, "%s'%s' index %d using 1:2 with steps lw 2 title '%s'",
+					i ? ", " : "", data, what * nruns + i, runs[i].name);
+			fputc('\n', f);
+		}
+		fputs("unset multiplot\n", f);
+		rc = report_close(f, script, err, errlen);
+	}
+	if (rc == 0) {
+		char *argv[] = { (char *)gnuplot, script, NULL };
+		int status = 0;
+		char *serr = NULL;
+		if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
+				  NULL, NULL, NULL, &serr, &status, &e)) {
+			snprintf(err, errlen, "--plot: cannot run %s: %s", gnuplot, e->message);
+			g_error_free(e);
+			rc = -1;
+		} else if (!g_spawn_check_wait_status(status, NULL)) {
+			snprintf(err, errlen, "--plot: %s failed: %.200s", gnuplot, serr ? serr : "");
+			rc = -1;
+		}
+		g_free(serr);
+	}
+	remove(data);
+	remove(script);
+	remove(dir);
+	g_free(data);
+	g_free(script);
+	g_free(dir);
+	return rc;
+}

@@ -1,0 +1,119 @@
+/*
+ * sacct_import.h: turn `sacct -P` output into nodeox trace rows.
+ *
+ * The pieces of nodeox-sacct-import that can be tested on their own: the
+ * header (columns found by name), sacct's time and time-limit formats, the GPU
+ * entries of ReqTRES/AllocTRES, one line into one job, and the CSV writer.
+ * The command itself (sacct_import_main.c) reads a file with these and sorts.
+ * Plain C, no glib: the same code could run anywhere sacct output lands.
+ */
+#ifndef NODEOX_SACCT_IMPORT_H
+#define NODEOX_SACCT_IMPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#define SACCT_ERR_MAX  256
+#define SACCT_MAX_COLS 128
+#define SACCT_TYPE_MAX 64
+
+/* The columns the importer reads; others in the input are ignored. */
+typedef enum {
+	SACCT_COL_JOBID = 0,    /* JobIDRaw (or JobID) */
+	SACCT_COL_USER,
+	SACCT_COL_ACCOUNT,
+	SACCT_COL_PARTITION,
+	SACCT_COL_SUBMIT,
+	SACCT_COL_START,
+	SACCT_COL_END,
+	SACCT_COL_TIMELIMIT,
+	SACCT_COL_REQTRES,
+	SACCT_COL_ALLOCTRES,
+	SACCT_COL_COMMENT,
+	SACCT_COL_NNODES,
+	SACCT_COL_STATE,
+	SACCT_NCOLS
+} sacct_col_t;
+
+/* Where each column is in the input (-1: absent), from the header line. */
+typedef struct {
+	int index[SACCT_NCOLS];
+	int ncols;              /* fields in the header */
+} sacct_header_t;
+
+/* GPU entries of one TRES string. */
+typedef struct {
+	int64_t total;          /* gres/gpu=N, or the sum of typed entries; -1 none */
+	char type[SACCT_TYPE_MAX]; /* the type with most GPUs, "" if untyped */
+	int64_t type_count;
+	int ntypes;             /* distinct gres/gpu:TYPE entries */
+} sacct_gpus_t;
+
+/* One imported job. Strings are owned (malloc) and freed by sacct_job_clear. */
+typedef struct {
+	char *job_id, *user, *account, *partition, *comment, *state;
+	char req_type[SACCT_TYPE_MAX];   /* requested GPU type, "" = any */
+	char alloc_type[SACCT_TYPE_MAX]; /* type it got, "" if unknown */
+	int64_t gpus;
+	int64_t nodes;                   /* 0 if not known */
+	time_t submit;
+	int64_t run_time;                /* End - Start, seconds */
+	int64_t time_limit;              /* seconds, -1 = none (UNLIMITED, Partition_Limit) */
+	int multi_type;                  /* request named several GPU types */
+	long line;                       /* input line, for ordering ties */
+} sacct_job_t;
+
+/* What sacct_parse_line made of a line. */
+typedef enum {
+	SACCT_LINE_JOB = 0,     /* *job filled */
+	SACCT_LINE_STEP,        /* a job step (JobIDRaw with '.'): not a job */
+	SACCT_LINE_NO_GPU,      /* no GPUs requested or allocated */
+	SACCT_LINE_UNSTARTED,   /* never started (pending, cancelled while pending) */
+	SACCT_LINE_RUNNING,     /* started, no End yet */
+	SACCT_LINE_ERROR        /* malformed: err says which field and why */
+} sacct_line_t;
+
+/*
+ * Read the header line (`sacct -P` prints one unless -n). Modifies line.
+ * Returns 0, or -1 with err naming the missing column.
+ */
+int sacct_parse_header(char *line, sacct_header_t *h, char *err, size_t errlen);
+
+/*
+ * sacct time "YYYY-MM-DDTHH:MM:SS" (local time, as sacct prints it) to
+ * seconds since the epoch. Returns 0, 1 for "Unknown"/"None"/empty, -1 if bad.
+ */
+int sacct_parse_time(const char *s, time_t *out);
+
+/*
+ * Timelimit: "[D-]HH:MM:SS", "[D-]HH:MM", "D-HH", "MM:SS", "MM" (minutes), as
+ * Slurm reads them. Returns 0 with seconds, 1 for "UNLIMITED",
+ * "Partition_Limit", empty or zero (no limit of its own), -1 if bad.
+ */
+int sacct_parse_timelimit(const char *s, int64_t *secs);
+
+/*
+ * GPU entries of a TRES string ("cpu=8,gres/gpu:a100=4,gres/gpu=4,mem=64G").
+ * Returns 0, or -1 with err naming the bad entry.
+ */
+int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen);
+
+/*
+ * Parse one data line (modified in place). A line with more '|' than the
+ * header is accepted when the extra ones can only belong to Comment (the one
+ * free-text column). On SACCT_LINE_ERROR, err holds "field NAME: reason".
+ */
+sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job,
+			      char *err, size_t errlen);
+
+void sacct_job_clear(sacct_job_t *job);
+
+/* Header and rows of the trace CSV; submit is written relative to t0. */
+void sacct_write_header(FILE *out);
+void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0);
+
+/* Column name as sacct prints it in a header ("JobIDRaw", ...). */
+const char *sacct_col_name(sacct_col_t col);
+
+#endif

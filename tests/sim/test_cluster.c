@@ -1,0 +1,200 @@
+/*
+ * test_cluster.c: slurm.conf/gres.conf reading (hostlists, NodeName=DEFAULT,
+ * GPU types from gres.conf, partitions, scheduler parameters, errors as
+ * FILE:LINE) and --constraint expressions (OR, AND, matching OR).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <glib.h>
+
+#include "sim/cluster.h"
+
+static void collect(const char *name, void *arg)
+{
+	GString *s = arg;
+	g_string_append_printf(s, "%s%s", s->len ? " " : "", name);
+}
+
+static void expect_hosts(const char *list, const char *want, int n)
+{
+	GString *s = g_string_new(NULL);
+	assert_int_equal(hostlist_expand(list, collect, s), n);
+	assert_string_equal(s->str, want);
+	g_string_free(s, TRUE);
+}
+
+static void test_hostlist(void **state)
+{
+	(void)state;
+	expect_hosts("a[01-03,7],b1", "a01 a02 a03 a7 b1", 5);
+	expect_hosts("r[1-2]n[09-10]", "r1n09 r1n10 r2n09 r2n10", 4);
+	expect_hosts("/dev/nvidia[0-3]", "/dev/nvidia0 /dev/nvidia1 /dev/nvidia2 /dev/nvidia3", 4);
+	expect_hosts("x", "x", 1);
+	assert_int_equal(hostlist_expand("a[1-", NULL, NULL), -1);
+	assert_int_equal(hostlist_expand("a[3-1]", NULL, NULL), -1);
+	assert_int_equal(hostlist_expand("a[x]", NULL, NULL), -1);
+}
+
+static void test_article_cluster(void **state)
+{
+	(void)state;
+	const char *top = getenv("top_srcdir");
+	char *dir = g_build_filename(top ? top : ".", "tests", "sim", "data", "article", NULL);
+	sim_cluster_t *c = NULL;
+	char err[512];
+	assert_int_equal(cluster_read(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(c->nnodes, 4);
+	assert_int_equal(c->ntypes, 2);            /* no untyped left: gres.conf typed l1,l2 */
+	assert_int_equal(c->total_gpus, 16);
+	int a = cluster_find_type(c, "a100"), l = cluster_find_type(c, "l40s");
+	assert_true(a >= 0 && l >= 0);
+	assert_string_equal(c->nodes[0].name, "a1");
+	assert_int_equal(c->nodes[0].type, a);
+	assert_string_equal(c->nodes[3].name, "l2");
+	assert_int_equal(c->nodes[3].type, l);
+	assert_int_equal(c->nodes[3].cpus, 32);
+	assert_int_equal(c->nodes[3].mem_mb, 256000);
+	assert_string_equal(c->nodes[2].features_str, "l40s");
+	assert_string_equal(c->nodes[2].partitions_str, "gpu");
+	assert_int_equal(c->default_part, 0);
+	assert_int_equal(c->parts[0].max_time, 2 * 86400);
+	assert_int_equal(c->nclasses, 2);
+	assert_int_equal(c->params.bf_interval_s, 30);
+	assert_int_equal(c->params.bf_max_job_test, 500);      /* Slurm's default */
+	cluster_free(c);
+	g_free(dir);
+}
+
+static void test_conf_details(void **state)
+{
+	(void)state;
+	const char *conf =
+		"# comment\n"
+		"SchedulerParameters=bf_window=60,bf_resolution=30,bf_continue,bf_max_job_test=7\n"
+		"PriorityWeightAge=1000 PriorityMaxAge=1-00:00:00 PriorityWeightJobSize=10\n"
+		"NodeName=DEFAULT Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=1000\n"
+		"NodeName=g[1-3] Feature=v100,nvlink Gres=gpu:v100:8,mps:100 \\\n"
+		"   State=UNKNOWN\n"
+		"NodeName=d1 Gres=gpu:v100:8 State=DRAIN\n"
+		"NodeName=c1 CPUs=4\n"
+		"PartitionName=DEFAULT MaxTime=60\n"
+		"PartitionName=cpu Nodes=c1\n"
+		"PartitionName=gpu Nodes=ALL Default=YES DefaultTime=30\n";
+	sim_cluster_t *c = NULL;
+	char err[512];
+	assert_int_equal(cluster_read_strings(conf, NULL, "dir/slurm.conf", &c, err, sizeof(err)), 0);
+	assert_int_equal(c->nnodes, 5);
+	assert_int_equal(c->nodes[0].cpus, 32);
+	assert_int_equal(c->nodes[0].gpus, 8);
+	assert_true(c->nodes[2].usable);                /* continuation line read */
+	assert_false(c->nodes[3].usable);               /* DRAIN */
+	assert_int_equal(c->nodes[4].cpus, 4);
+	assert_int_equal(c->nodes[4].type, -1);
+	assert_int_equal(c->total_gpus, 24);            /* the drained node does not count */
+	assert_int_equal(c->params.bf_window_min, 60);
+	assert_int_equal(c->params.bf_resolution_s, 30);
+	assert_int_equal(c->params.bf_max_job_test, 7);
+	assert_int_equal(c->params.max_age_s, 86400);
+	assert_true(c->params.weight_age == 1000);
+	assert_int_equal(c->parts[0].max_time, 3600);
+	assert_int_equal(c->parts[1].default_time, 1800);
+	assert_int_equal(c->default_part, 1);
+	assert_string_equal(c->nodes[4].partitions_str, "cpu,gpu");
+	cluster_free(c);
+}
+
+typedef struct {
+	const char *conf, *gres, *expect;
+} bad_t;
+
+static void test_conf_errors(void **state)
+{
+	(void)state;
+	static const bad_t bad[] = {
+		{ "NodeName=a1 Gres=gpu:a100:4\n", NULL, "s.conf: no PartitionName lines" },
+		{ "NodeName=a[1-\n", NULL, "s.conf:1: NodeName=a[1- is not a valid hostlist" },
+		{ "NodeName=a1\nNodeName=a1\n", NULL, "s.conf:2: node a1 defined twice" },
+		{ "NodeName=a1 CPUs=many\n", NULL, "s.conf:1: CPUs=many is not a number" },
+		{ "NodeName=a1 Gres=gpu:a100:2,gpu:v100:2\n", NULL,
+		  "s.conf:1: Gres=gpu:a100:2,gpu:v100:2: more than one GPU type" },
+		{ "NodeName=a1\nPartitionName=p Nodes=a2\n", NULL,
+		  "s.conf:2: partition p: node a2 is not defined by a NodeName line" },
+		{ "NodeName=a1\nPartitionName=p Nodes=a1 MaxTime=forever\n", NULL,
+		  "s.conf:2: MaxTime=forever is not a Slurm time" },
+		{ "NodeName=a1\nbogus\n", NULL, "s.conf:2: 'bogus' is not Key=Value" },
+		{ "NodeName=a1 Gres=gpu:4\nPartitionName=p Nodes=a1\n",
+		  "NodeName=a1 Name=gpu Type=a100 File=/dev/nvidia[0-1]\n",
+		  "gres.conf has 2 GPUs, slurm.conf Gres= has 4" },
+		{ "NodeName=a1 Gres=gpu:v100:4\nPartitionName=p Nodes=a1\n",
+		  "\nNodeName=a1 Name=gpu Type=a100 Count=4\n",
+		  "gres.conf:2: node a1: gres.conf says type a100, slurm.conf says v100" },
+		{ "NodeName=a1\nPartitionName=p Nodes=a1\n", "NodeName=zz Name=gpu Count=1\n",
+		  "gres.conf:1: node zz is not in slurm.conf" },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		sim_cluster_t *c = (sim_cluster_t *)&bad[i];
+		char err[512];
+		assert_int_equal(cluster_read_strings(bad[i].conf, bad[i].gres, "s.conf", &c, err,
+						      sizeof(err)), -1);
+		assert_null(c);
+		if (!strstr(err, bad[i].expect))
+			fail_msg("case %zu: got '%s', want '%s'", i, err, bad[i].expect);
+	}
+}
+
+static void test_constraints(void **state)
+{
+	(void)state;
+	const char *conf =
+		"NodeName=a1 Features=a100,nvlink Gres=gpu:a100:4\n"
+		"NodeName=l1 Features=l40s Gres=gpu:l40s:4\n"
+		"NodeName=v1 Features=v100,nvlink Gres=gpu:v100:4\n"
+		"PartitionName=p Nodes=ALL Default=YES\n";
+	sim_cluster_t *c = NULL;
+	char err[256];
+	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)), 0);
+	uint64_t a = c->nodes[0].features, l = c->nodes[1].features, v = c->nodes[2].features;
+	sim_constraint_t k;
+	assert_int_equal(constraint_parse(NULL, c, &k, err, sizeof(err)), 0);
+	assert_int_equal(constraint_match(&k, l), 0);
+	assert_int_equal(constraint_parse("a100|l40s", c, &k, err, sizeof(err)), 0);
+	assert_false(k.matching);
+	assert_int_equal(constraint_match(&k, a), 0);
+	assert_int_equal(constraint_match(&k, l), 1);
+	assert_int_equal(constraint_match(&k, v), -1);
+	assert_int_equal(constraint_parse("[a100|l40s]", c, &k, err, sizeof(err)), 0);
+	assert_true(k.matching);
+	assert_int_equal(k.nterms, 2);
+	assert_int_equal(constraint_parse("nvlink&(a100|l40s|v100)", c, &k, err, sizeof(err)), 0);
+	assert_true(constraint_match(&k, a) >= 0);
+	assert_int_equal(constraint_match(&k, l), -1);          /* no nvlink */
+	assert_true(constraint_match(&k, v) >= 0);
+	assert_int_equal(constraint_parse("a100|h100", c, &k, err, sizeof(err)), 0);
+	assert_false(k.never);                                  /* h100 exists nowhere, a100 does */
+	assert_int_equal(constraint_parse("h100", c, &k, err, sizeof(err)), 0);
+	assert_true(k.never);
+	assert_int_equal(constraint_match(&k, a), -1);
+	assert_int_equal(constraint_parse("a100|", c, &k, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "expected a feature name"));
+	assert_int_equal(constraint_parse("(a100", c, &k, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "missing ')'"));
+	cluster_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hostlist),
+		cmocka_unit_test(test_article_cluster),
+		cmocka_unit_test(test_conf_details),
+		cmocka_unit_test(test_conf_errors),
+		cmocka_unit_test(test_constraints),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

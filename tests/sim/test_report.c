@@ -1,0 +1,86 @@
+/*
+ * test_report.c: the statistics behind the table and --json: means and
+ * percentiles (GSL's interpolation), the tagged subset, GPU-hours by type,
+ * "ended later" against a baseline, utilisation and makespan.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <glib.h>
+
+#include "sim/report.h"
+
+static sim_run_t *make_run(const int64_t (*t)[3], const bool *tagged, size_t n)
+{
+	sim_run_t *r = g_new0(sim_run_t, 1);
+	r->njobs = n + 1;
+	r->jobs = g_new0(sim_result_t, n + 1);
+	r->strings = g_string_chunk_new(64);
+	for (size_t j = 0; j < n; j++) {
+		r->jobs[j] = (sim_result_t){ .submit = t[j][0], .start = t[j][1], .end = t[j][2],
+					     .status = SIM_JOB_DONE, .tagged = tagged[j] };
+		if (t[j][2] > r->last_end)
+			r->last_end = t[j][2];
+	}
+	/* a rejected job counts nowhere */
+	r->jobs[n] = (sim_result_t){ .submit = 0, .start = -1, .end = -1,
+				     .status = SIM_JOB_REJECTED, .tagged = true };
+	return r;
+}
+
+static void test_stats(void **state)
+{
+	(void)state;
+	/* waits 0, 10, 20, 30, 40; run times 100 each */
+	static const int64_t t[5][3] = {
+		{ 0, 0, 100 }, { 0, 10, 110 }, { 0, 20, 120 }, { 0, 30, 130 }, { 0, 40, 140 },
+	};
+	static const bool tagged[5] = { false, true, false, true, false };
+	sim_run_t *r = make_run(t, tagged, 5);
+	r->gpu_seconds[0][0] = 3600 * 6;
+	r->gpu_seconds[0][1] = 3600 * 2;
+	r->gpu_seconds[1][1] = 3600 * 2;
+	report_stats_t s;
+	report_stats(r, NULL, false, 2, &s);
+	assert_int_equal(s.jobs, 5);
+	assert_true(s.wait_mean_s == 20);
+	assert_true(s.wait_p50_s == 20);
+	assert_true(fabs(s.wait_p95_s - 38) < 1e-9);        /* 30 + 0.8 * (40 - 30) */
+	assert_true(s.run_mean_s == 100);
+	assert_true(s.turnaround_mean_s == 120);
+	assert_true(s.gpu_hours == 8);
+	assert_true(s.gpu_hours_type[1] == 2);
+	assert_int_equal(s.ended_later, -1);
+	report_stats(r, NULL, true, 2, &s);
+	assert_int_equal(s.jobs, 2);
+	assert_true(s.wait_mean_s == 20);
+	assert_true(s.wait_p50_s == 20);                    /* between 10 and 30 */
+	assert_true(s.gpu_hours == 2);
+	assert_true(report_makespan(r) == 140);
+	sim_cluster_t c = { .ntypes = 2, .total_gpus = 10 };
+	assert_true(fabs(report_utilization(&c, r) - 8.0 * 3600 / (140.0 * 10)) < 1e-12);
+	/* against a baseline where jobs 1 and 4 ended sooner */
+	static const int64_t b[5][3] = {
+		{ 0, 0, 100 }, { 0, 0, 100 }, { 0, 20, 120 }, { 0, 30, 130 }, { 0, 0, 100 },
+	};
+	sim_run_t *base = make_run(b, tagged, 5);
+	report_stats(r, base, false, 2, &s);
+	assert_int_equal(s.ended_later, 2);
+	report_stats(r, base, true, 2, &s);
+	assert_int_equal(s.ended_later, 1);
+	sched_run_free(r);
+	sched_run_free(base);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stats),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

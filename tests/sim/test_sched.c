@@ -1,0 +1,403 @@
+/*
+ * test_sched.c: scheduler decisions on small hand-checked scenarios: the
+ * article's (4 a100 asked, 2 a100 and 4 l40s free: the untagged job waits,
+ * the tagged one starts on l40s), backfill that must not delay the top job,
+ * priority weights, rejections, the run-time model, and the policy calls:
+ * every decision the simulator acts on equals nodeox_policy_decide's on the
+ * same job and the full cluster state.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <glib.h>
+
+#include "sim/cluster.h"
+#include "sim/runtime_model.h"
+#include "sim/sched.h"
+#include "sim/trace.h"
+
+static char *tmpdir;
+
+static char *data_path(const char *name)
+{
+	const char *top = getenv("top_srcdir");
+	return g_build_filename(top ? top : ".", "tests", "sim", "data", name, NULL);
+}
+
+static sim_trace_t *trace_from(const char *text, const nodeox_conf_t *conf)
+{
+	char *p = g_build_filename(tmpdir, "trace.csv", NULL), err[512];
+	assert_true(g_file_set_contents(p, text, -1, NULL));
+	sim_trace_opts_t o = { .conf = conf };
+	sim_trace_t *t = NULL;
+	if (trace_read(p, &o, &t, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	remove(p);
+	g_free(p);
+	return t;
+}
+
+static sim_cluster_t *article_cluster(void)
+{
+	char *dir = data_path("article"), err[512];
+	sim_cluster_t *c = NULL;
+	if (cluster_read(dir, &c, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	g_free(dir);
+	return c;
+}
+
+static nodeox_conf_t *article_conf(void)
+{
+	char *p = data_path("article/nodeox.conf"), err[512];
+	nodeox_conf_t *conf = NULL;
+	if (nodeox_conf_parse_file(p, &conf, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	g_free(p);
+	return conf;
+}
+
+static sim_run_t *run_sched(const sim_cluster_t *c, const sim_trace_t *t,
+			    const nodeox_conf_t *policy, const nodeox_conf_t *speeds,
+			    sim_sched_opts_t *extra)
+{
+	sim_runtime_t m;
+	char err[256];
+	assert_int_equal(runtime_model_init(&m, c, speeds, NULL, 0.05, err, sizeof(err)), 0);
+	sim_sched_opts_t o = { .params = c->params, .policy = policy, .runtime = &m,
+			       .record_nodes = true, .label = "test" };
+	if (extra) {
+		o.params = extra->params;
+		o.on_decide = extra->on_decide;
+		o.decide_arg = extra->decide_arg;
+	}
+	sim_run_t *r = NULL;
+	assert_int_equal(sched_run(c, t, &o, &r, err, sizeof(err)), 0);
+	runtime_model_free(&m);
+	return r;
+}
+
+/* Index of the job with this id. */
+static size_t job_at(const sim_trace_t *t, uint32_t id)
+{
+	for (size_t j = 0; j < t->njobs; j++)
+		if (t->jobs[j].id == id)
+			return j;
+	fail_msg("no job %u", id);
+	return 0;
+}
+
+/* a1: 2 of 4 a100 busy, a2 full, l1 full, l2 free: 2 a100 + 4 l40s free. */
+#define ARTICLE_BUSY \
+	"job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n" \
+	"1,0,2,1,a100,3600,01:00:00,\n" \
+	"2,0,4,1,a100,3600,01:00:00,\n" \
+	"3,0,4,1,l40s,3600,01:00:00,\n"
+
+static void test_article(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = article_cluster();
+	nodeox_conf_t *conf = article_conf();
+	sim_trace_t *t = trace_from(ARTICLE_BUSY
+				    "4,10,4,1,a100,600,00:20:00,\n"
+				    "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n", conf);
+	sim_run_t *base = run_sched(c, t, NULL, conf, NULL);
+	sim_run_t *nox = run_sched(c, t, conf, conf, NULL);
+	size_t j4 = job_at(t, 4), j5 = job_at(t, 5);
+	/* the untagged job waits for a whole a100 node in both runs */
+	assert_int_equal(base->jobs[j4].start, 3600);
+	assert_int_equal(nox->jobs[j4].start, 3600);
+	assert_false(nox->jobs[j4].broadened);
+	/* the tagged one waits too without the plugin ... */
+	assert_int_equal(base->jobs[j5].start, 3600);
+	assert_string_equal(base->jobs[j5].types, "a100:4");
+	/* ... and with it starts on the free l40s at the next backfill pass (the
+	 * main pass stops at job 4, as Slurm's does), twice as long (speed 0.5) */
+	assert_true(nox->jobs[j5].broadened);
+	assert_int_equal(nox->jobs[j5].start, 30);
+	assert_string_equal(nox->jobs[j5].types, "l40s:4");
+	assert_string_equal(nox->jobs[j5].nodes, "l2");
+	assert_int_equal(nox->jobs[j5].end - nox->jobs[j5].start, 1200);
+	assert_int_equal(nox->jobs[j5].status, SIM_JOB_DONE);   /* limit scaled 20 -> 40 min */
+	sched_run_free(base);
+	sched_run_free(nox);
+	trace_free(t);
+	/* alone in the queue, the tagged job starts the moment it is submitted */
+	t = trace_from(ARTICLE_BUSY "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n", conf);
+	nox = run_sched(c, t, conf, conf, NULL);
+	assert_int_equal(nox->jobs[job_at(t, 5)].start, 10);
+	sched_run_free(nox);
+	trace_free(t);
+	nodeox_conf_free(conf);
+	cluster_free(c);
+}
+
+static sim_cluster_t *one_type_cluster(void)
+{
+	const char *conf =
+		"SchedulerParameters=bf_interval=30,bf_resolution=60\n"
+		"NodeName=n[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+		"PartitionName=p Nodes=ALL Default=YES\n";
+	sim_cluster_t *c = NULL;
+	char err[256];
+	assert_int_equal(cluster_read_strings(conf, NULL, "bf/slurm.conf", &c, err, sizeof(err)), 0);
+	return c;
+}
+
+/*
+ * n1 is full until 3000, n2 has 2 GPUs busy until 1000 and 2 free. The top
+ * job C (4 GPUs on one node) can start on n2 at 1000. D (2 GPUs, 5000 s)
+ * would take n2's free GPUs past 1000 and delay C: it must wait. E (2 GPUs,
+ * 500 s) is done before 1000: it backfills at the first pass.
+ */
+static void test_backfill(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = one_type_cluster();
+	sim_trace_t *t = trace_from(
+		"job_id,submit,gpus,nodes,run_time,time_limit\n"
+		"1,0,4,1,3000,3000\n"
+		"2,0,2,1,1000,1000\n"
+		"3,10,4,1,2000,2000\n"
+		"4,10,2,1,5000,5000\n"
+		"5,10,2,1,400,500\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	const sim_result_t *C = &r->jobs[job_at(t, 3)], *D = &r->jobs[job_at(t, 4)],
+		*E = &r->jobs[job_at(t, 5)];
+	assert_int_equal(E->start, 30);
+	assert_string_equal(E->nodes, "n2");
+	assert_true(E->end <= 1000);
+	assert_int_equal(C->start, 1000);             /* not delayed by the backfilled job */
+	assert_string_equal(C->nodes, "n2");
+	assert_true(D->start >= C->start);            /* D would have delayed C */
+	assert_int_equal(D->start, 3000);
+	assert_true(r->reservations > 0);
+	sched_run_free(r);
+	trace_free(t);
+	/* Without C in the queue D has nothing to delay and backfills at once. */
+	t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+		       "1,0,4,1,3000,3000\n"
+		       "2,0,2,1,1000,1000\n"
+		       "4,10,2,1,5000,5000\n", NULL);
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 4)].start, 10);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* A job ends at its time limit when its run time is longer. */
+static void test_time_limit(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = one_type_cluster();
+	sim_trace_t *t = trace_from("submit,gpus,run_time,time_limit\n0,1,7200,01:00:00\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[0].end, 3600);
+	assert_int_equal(r->jobs[0].status, SIM_JOB_TIMEOUT);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* Both nodes busy until 100; X (1 GPU) submitted before Y (8 GPUs, both nodes). */
+static void test_priority(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = one_type_cluster();
+	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
+				    "1,0,8,100,100\n"
+				    "2,1,1,500,500\n"
+				    "3,2,8,100,100\n", NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	sim_run_t *fifo = run_sched(c, t, NULL, NULL, &o);         /* weights 0: FIFO */
+	assert_int_equal(fifo->jobs[job_at(t, 2)].start, 100);
+	assert_int_equal(fifo->jobs[job_at(t, 3)].start, 600);
+	o.params.weight_job_size = 1000;                           /* size wins */
+	sim_run_t *size = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(size->jobs[job_at(t, 3)].start, 100);
+	assert_int_equal(size->jobs[job_at(t, 2)].start, 200);
+	o.params.weight_age = 10000000;                            /* 1 s of age: 10000 */
+	o.params.max_age_s = 1000;
+	sim_run_t *age = run_sched(c, t, NULL, NULL, &o);          /* older X wins */
+	assert_int_equal(age->jobs[job_at(t, 2)].start, 100);
+	sched_run_free(age);
+	o.params.max_age_s = 60;                                   /* both capped: size */
+	age = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(age->jobs[job_at(t, 3)].start, 100);
+	sched_run_free(fifo);
+	sched_run_free(size);
+	sched_run_free(age);
+	trace_free(t);
+	cluster_free(c);
+}
+
+static void test_rejections(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = one_type_cluster();
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,partition,constraint,run_time\n"
+				    "1,0,1,,h100,,,60\n"
+				    "2,0,16,,,,,60\n"
+				    "3,0,1,,,nope,,60\n"
+				    "4,0,1,,,,l40s,60\n"
+				    "5,0,4,2,,,,60\n"
+				    "6,0,1,,,,l40s,60\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->rejected, 5);
+	assert_int_equal(r->jobs[0].status, SIM_JOB_REJECTED);
+	assert_non_null(strstr(r->jobs[0].reason, "h100"));
+	assert_non_null(strstr(r->jobs[1].reason, "more resources"));
+	assert_non_null(strstr(r->jobs[2].reason, "partition 'nope'"));
+	assert_non_null(strstr(r->jobs[3].reason, "feature"));
+	assert_string_equal(r->jobs[5].reason, r->jobs[3].reason);   /* same request, cached */
+	assert_int_equal(r->jobs[4].status, SIM_JOB_DONE);     /* 2 GPUs on each of 2 nodes */
+	assert_string_equal(r->jobs[4].nodes, "n1,n2");
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+static void test_runtime_model(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = article_cluster();
+	nodeox_conf_t *conf = article_conf();
+	sim_runtime_t m;
+	char err[256];
+	assert_int_equal(runtime_model_init(&m, c, conf, NULL, 0.1, err, sizeof(err)), 0);
+	int a = cluster_find_type(c, "a100"), l = cluster_find_type(c, "l40s");
+	sim_job_t job = { .gpus = 4, .run_time = 1000 };
+	uint32_t by[SIM_MAX_TYPES] = { 0 };
+	by[a] = 4;
+	assert_int_equal(runtime_model_duration(&m, &job, a, by), 1000);
+	by[a] = 0;
+	by[l] = 4;
+	assert_int_equal(runtime_model_duration(&m, &job, a, by), 2000);      /* 1.0 / 0.5 */
+	assert_int_equal(runtime_model_duration(&m, &job, l, by), 1000);
+	by[a] = 2;
+	by[l] = 2;
+	assert_int_equal(runtime_model_duration(&m, &job, a, by), 2000);      /* n x slowest */
+	job.rounds = true;                  /* 4 * 1.0 / (0.9 * (2 * 1.0 + 2 * 0.5)) */
+	assert_int_equal(runtime_model_duration(&m, &job, a, by), 1482);
+	assert_int_equal(runtime_model_duration(&m, &job, -1, by), 1000);     /* untyped */
+	runtime_model_free(&m);
+	/* per-class speeds override nodeox.conf's */
+	char *p = g_build_filename(tmpdir, "classes.csv", NULL);
+	assert_true(g_file_set_contents(p, "class,gpu_type,speed\nnlp,l40s,0.25\n", -1, NULL));
+	assert_int_equal(runtime_model_init(&m, c, conf, p, 0.1, err, sizeof(err)), 0);
+	sim_job_t nlp = { .gpus = 4, .run_time = 1000, .class_name = "nlp" };
+	uint32_t on_l[SIM_MAX_TYPES] = { 0 };
+	on_l[l] = 4;
+	assert_int_equal(runtime_model_duration(&m, &nlp, a, on_l), 4000);
+	assert_int_equal(runtime_model_duration(&m, &job, a, on_l), 2000);
+	runtime_model_free(&m);
+	assert_true(g_file_set_contents(p, "cv,k80,2\n", -1, NULL));
+	assert_int_equal(runtime_model_init(&m, c, conf, p, 0.1, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "classes.csv:1: GPU type 'k80' is not in the cluster"));
+	remove(p);
+	g_free(p);
+	nodeox_conf_free(conf);
+	cluster_free(c);
+}
+
+typedef struct {
+	const nodeox_conf_t *conf;
+	int calls, rewrites, keeps;
+} decide_check_t;
+
+static void check_decision(void *arg, uint32_t job, const nodeox_job_t *pj,
+			   const nodeox_cluster_t *all, const nodeox_decision_t *d)
+{
+	(void)job;
+	decide_check_t *k = arg;
+	nodeox_decision_t direct;
+	nodeox_policy_decide(k->conf, pj, all, &direct);
+	assert_int_equal(d->action, direct.action);
+	assert_string_equal(d->reason, direct.reason);
+	assert_int_equal(d->neligible, direct.neligible);
+	assert_int_equal(d->features_set, direct.features_set);
+	assert_string_equal(d->features, direct.features);
+	assert_string_equal(d->tres_per_job, direct.tres_per_job);
+	assert_string_equal(d->tres_per_node, direct.tres_per_node);
+	assert_int_equal(d->time_limit_set, direct.time_limit_set);
+	assert_int_equal(d->time_limit, direct.time_limit);
+	k->calls++;
+	k->rewrites += d->action == NODEOX_REWRITE;
+	k->keeps += d->action == NODEOX_KEEP;
+}
+
+/* Many tagged jobs under Broaden=when-blocked: decisions depend on the
+ * cluster's state at submission, which the simulator hands over compacted. */
+static void test_policy_identity(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = article_cluster();
+	nodeox_conf_t *conf = NULL;
+	char err[256];
+	assert_int_equal(nodeox_conf_parse_string(
+		"Broaden=when-blocked\nScaleTimeLimit=yes\n"
+		"GpuType=a100 Feature=a100 Memory=80G Speed=1.0\n"
+		"GpuType=l40s Feature=l40s Memory=48G Speed=0.5\n"
+		"Group=ampere Types=a100,l40s\n", "when-blocked.conf", &conf, err, sizeof(err)), 0);
+	GString *csv = g_string_new("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n");
+	uint32_t seed = 12345;
+	for (int i = 1; i <= 300; i++) {
+		seed = seed * 1103515245u + 12345u;
+		uint32_t g = 1u << ((seed >> 16) % 3), ty = (seed >> 20) & 1, tag = (seed >> 22) % 3;
+		g_string_append_printf(csv, "%d,%d,%u,%s,%s,%u,%u,%s\n", i, i * 20, g,
+				       (seed >> 24) & 1 ? "1" : "", ty ? "l40s" : "a100",
+				       300 + (seed >> 8) % 3000, 4000,
+				       tag == 0 ? "nodeox:flex" : tag == 1 ? "x nodeox:flex:uniform" : "");
+	}
+	sim_trace_t *t = trace_from(csv->str, conf);
+	g_string_free(csv, TRUE);
+	decide_check_t k = { .conf = conf };
+	sim_sched_opts_t o = { .params = c->params, .on_decide = check_decision, .decide_arg = &k };
+	sim_run_t *r = run_sched(c, t, conf, conf, &o);
+	size_t tagged = 0;
+	for (size_t j = 0; j < t->njobs; j++)
+		tagged += t->jobs[j].tagged;
+	assert_int_equal(k.calls, (int)tagged);
+	assert_true(k.rewrites > 0);       /* some found their type busy ... */
+	assert_true(k.keeps > 0);          /* ... and some could start as asked */
+	sched_run_free(r);
+	trace_free(t);
+	nodeox_conf_free(conf);
+	cluster_free(c);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	tmpdir = g_dir_make_tmp("test_sched-XXXXXX", NULL);
+	return tmpdir ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	remove(tmpdir);
+	g_free(tmpdir);
+	return 0;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_article),
+		cmocka_unit_test(test_backfill),
+		cmocka_unit_test(test_time_limit),
+		cmocka_unit_test(test_priority),
+		cmocka_unit_test(test_rejections),
+		cmocka_unit_test(test_runtime_model),
+		cmocka_unit_test(test_policy_identity),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

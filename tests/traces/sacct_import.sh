@@ -1,0 +1,72 @@
+#!/bin/sh
+# sacct_import.sh: nodeox-sacct-import on a real-looking `sacct -a -X -P`
+# sample (hand-checked expected trace), on stdin, and on malformed input, where
+# it must stop with FILE:LINE and the field (or, with --skip-bad, count them).
+set -u
+src=${top_srcdir:?run from make check}
+bld=${top_builddir:?run from make check}
+imp="$bld/sim/nodeox-sacct-import"
+[ -x "$imp" ] || { echo "FAIL: $imp not built"; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/nodeox-sacct.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; [ -f "$tmp/err" ] && cat "$tmp/err"; exit 1; }
+TZ=UTC
+export TZ
+sample="$src/tests/traces/sacct_sample.txt"
+
+# 1. the sample: 9 GPU jobs, the rest skipped for the right reasons
+"$imp" -o "$tmp/out.csv" "$sample" 2> "$tmp/err" || fail "import exited $?"
+cmp "$tmp/out.csv" "$src/tests/traces/sacct_sample.expected.csv" || {
+	diff "$src/tests/traces/sacct_sample.expected.csv" "$tmp/out.csv"; fail "trace differs"; }
+grep -q "9 GPU jobs written; skipped: 1 without GPUs, 2 never started, 1 still running, 2 job steps, 0 malformed" \
+	"$tmp/err" || fail "summary"
+grep -q "1 jobs asked for several GPU types" "$tmp/err" || fail "multi-type note"
+
+# 2. stdin, and a time zone with DST does not change the relative times
+TZ=Europe/Berlin "$imp" -q < "$sample" > "$tmp/stdin.csv" || fail "stdin"
+cmp "$tmp/stdin.csv" "$src/tests/traces/sacct_sample.expected.csv" || fail "stdin/Berlin output differs"
+
+# 3. column order does not matter: reorder the sample's columns
+awk -F'|' 'BEGIN{OFS="|"} {print $13,$11,$9,$10,$8,$7,$6,$5,$4,$3,$2,$1,$12}' "$sample" > "$tmp/reordered.txt"
+grep -v 'lr=3e-4' "$src/tests/traces/sacct_sample.expected.csv" > "$tmp/exp_noPipe.csv"
+grep -v 'lr=3e-4' "$tmp/reordered.txt" > "$tmp/reordered2.txt"   # its comment has a '|'
+"$imp" -q "$tmp/reordered2.txt" > "$tmp/re.csv" 2> "$tmp/err" || fail "reordered columns"
+# without the pipe-comment job (the first job) submit times are the same: t0 is 812340
+cmp "$tmp/re.csv" "$tmp/exp_noPipe.csv" || { diff "$tmp/exp_noPipe.csv" "$tmp/re.csv"; fail "reordered output"; }
+
+# 4. malformed lines: exit 1, message names file:line and the field
+head -1 "$sample" > "$tmp/head.txt"
+good=$(sed -n 2p "$sample")
+check_bad() {   # $1 = sed expression applied to a good line, $2 = expected message part
+	{ cat "$tmp/head.txt"; echo "$good"; echo "$good" | sed "$1"; } > "$tmp/bad.txt"
+	if "$imp" "$tmp/bad.txt" > /dev/null 2> "$tmp/err"; then fail "accepted: $1"; fi
+	grep -q "bad.txt:3: $2" "$tmp/err" || fail "message for '$1' lacks 'bad.txt:3: $2'"
+}
+check_bad 's/2026-11-02T08:59:12/2026-13-02T08:59:12/' "field Submit"
+check_bad 's/2026-11-02T09:00:03/yesterday/' "field Start"
+check_bad 's/2026-11-02T13:12:44/2026-11-02 13:12:44/' "field End"
+check_bad 's/|12:00:00|/|12:7x:00|/' "field Timelimit"
+check_bad 's/gres\/gpu:a100=4,gres\/gpu=4,mem=256000M,node=1|billing/gres\/gpu:a100=four,mem=1|billing/' "field ReqTRES"
+check_bad 's/|1|COMPLETED$/|one|COMPLETED/' "field NNodes"
+check_bad 's/|1|COMPLETED$//' "11 fields, the header has 13"
+check_bad 's/^812345|/|/' "field JobIDRaw"
+check_bad 's/2026-11-02T13:12:44/2026-11-02T08:00:00/' "field End: ends before it starts"
+
+# 5. --skip-bad counts them and keeps the good lines
+{ cat "$tmp/head.txt"; echo "$good"; echo "$good" | sed 's/2026-11-02T08:59:12/soon/'; \
+  echo "$good" | sed 's/|12:00:00|/|x|/'; } > "$tmp/bad.txt"
+"$imp" --skip-bad "$tmp/bad.txt" > "$tmp/out.csv" 2> "$tmp/err" || fail "--skip-bad exited $?"
+[ "$(wc -l < "$tmp/out.csv")" -eq 2 ] || fail "--skip-bad kept the wrong number of rows"
+grep -q "2 malformed" "$tmp/err" || fail "--skip-bad count"
+grep -q "first malformed line: .*bad.txt:3: field Submit" "$tmp/err" || fail "--skip-bad first line"
+
+# 6. no header / missing column / empty input
+sed 1d "$sample" > "$tmp/nohead.txt"
+if "$imp" "$tmp/nohead.txt" > /dev/null 2> "$tmp/err"; then fail "headerless input accepted"; fi
+grep -q "nohead.txt:1: no JobIDRaw column" "$tmp/err" || fail "headerless message"
+: > "$tmp/empty.txt"
+if "$imp" "$tmp/empty.txt" > /dev/null 2> "$tmp/err"; then fail "empty input accepted"; fi
+grep -q "empty input" "$tmp/err" || fail "empty message"
+if "$imp" "$tmp/missing.txt" > /dev/null 2> "$tmp/err"; then fail "missing file accepted"; fi
+grep -q "missing.txt: No such file" "$tmp/err" || fail "missing file message"
+echo "PASS"
