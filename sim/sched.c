@@ -22,11 +22,11 @@
  * by class (GPU type, shape, features, partitions) and, within a class, kept
  * in buckets by free GPUs, so a placement visits only nodes that can serve
  * it; a job that failed to fit is not re-tried until some job has ended (a
- * release epoch); running jobs sit in one flat array by expected end, which
- * backfill walks; reservations are computed lazily, only when a lower-
- * priority job could start now on classes they might use, and a run of
- * identical requests resumes one search. Where this differs from Slurm is in
- * doc/simulator.md.
+ * release epoch); running jobs' allocations sit in one flat array per class
+ * by expected end, which backfill walks, merging the classes a job may use;
+ * reservations are computed lazily, only when a lower-priority job could
+ * start now on classes they might use, and identical requests in one pass
+ * resume one search. Where this differs from Slurm is in doc/simulator.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -44,6 +44,7 @@ typedef struct {                 /* where a job may run: classes per OR term */
 	int ncls[SIM_MAX_TERMS];
 	uint64_t *gbits[SIM_MAX_TERMS];   /* class bitset of each group */
 	uint64_t *bits;              /* union of the groups */
+	int *ucls, nucls;            /* the classes of bits, ascending */
 	const char *why_not;         /* non-NULL: no node can ever serve */
 } elig_t;
 
@@ -80,11 +81,41 @@ typedef struct {                 /* a running job */
 	int64_t expected_end;        /* start + limit (or real run time) */
 } running_t;
 
-typedef struct {                 /* a running job in the release order */
-	int64_t end;                 /* expected end */
+typedef struct {                 /* one allocation of a running job, in release order */
+	int64_t end;                 /* the job's expected end */
 	uint32_t job;
-	uint32_t cls;                /* classes it holds (bit k%32 for class k); 0: ended */
+	uint32_t idx;                /* which of the job's allocations */
+	int32_t node;
+	uint32_t gpus, cpus;
+	uint32_t dead;               /* the job has ended (a tombstone) */
+	uint64_t mem;
 } release_t;
+
+typedef struct {                 /* one class's allocations by (end, job, idx) */
+	release_t *e;
+	size_t n, cap, ndead;
+} rellist_t;
+
+/* A resumable reservation search (see sched_reserve): the release walk for
+ * one request, its scratch view of the nodes it has looked at (free now, less
+ * the reservations made so far, plus what the walk released), the nodes that
+ * could serve the request (in the order they came to) and the fit counts. */
+typedef struct {
+	const req_t *req;            /* the request; any identical one resumes it */
+	uint64_t epoch;              /* live while == sched_t.srch_epoch */
+	uint32_t gen;                /* per-node stamps below are valid when == gen */
+	bool none;                   /* found nothing within bf_window */
+	int64_t when;                /* expected end the last applied release stands for */
+	fit_t fit;
+	size_t *pos;                 /* per class: next release to apply */
+	uint32_t *stamp;             /* per node: scratch loaded */
+	int64_t *g, *c, *m;          /* per node: scratch */
+	uint32_t *fstamp;            /* per node: in fitlist */
+	int *fitlist;
+	int nfit;
+} search_t;
+
+#define SCHED_MAX_SEARCH 32      /* live searches per pass (more: the oldest is redone) */
 
 typedef struct {
 	const sim_cluster_t *c;
@@ -121,9 +152,10 @@ typedef struct {
 	size_t npending, age_cursor, ended;
 
 	GSequence *young, *old;      /* pending, by priority */
-	release_t *rel;              /* running jobs by expected end, then index: a flat */
-	size_t nrel, caprel, ndead;  /* array, since backfill walks it far more often */
-				     /* than jobs start or end (at most one per GPU) */
+	rellist_t *rel;              /* per class: running jobs' allocations there by */
+				     /* expected end; flat arrays, since backfill walks */
+				     /* them far more often than jobs start or end, and a */
+				     /* walk visits only the classes the job may use */
 	sim_queue_t events;
 	GHashTable *elig_cache;      /* key string -> elig_t* */
 
@@ -132,19 +164,11 @@ typedef struct {
 	uint32_t *resv_stamp;
 	int64_t *resv_start, *resv_g, *resv_c, *resv_m;
 	int64_t *spare_g, *spare_c, *spare_m;
-	uint32_t test;
-	uint32_t *scr_stamp;
-	int64_t *scr_g, *scr_c, *scr_m;
-	int *fitlist;                /* nodes that could serve the job being reserved */
-	uint32_t *fit_stamp;         /* == test: node is in fitlist */
-	int nfit;
-	/* resumable reservation search (see sched_reserve) */
-	bool rs_valid, rs_none;
-	uint32_t rs_pass;
-	const req_t *rs_req;
-	size_t rs_next;              /* next release to apply */
-	int64_t rs_when;             /* time the last applied release stands for */
-	fit_t rs_fit;
+	uint32_t test;               /* generation of the last search begun */
+	search_t srch[SCHED_MAX_SEARCH];
+	int nsrch, srch_evict;       /* slots in use this epoch; next to redo */
+	uint64_t srch_epoch;         /* bumped when free resources or the pass change */
+	search_t *cur;               /* the search placing a reservation */
 	bool in_backfill;
 	int nresv;
 
@@ -168,6 +192,7 @@ static void elig_free(gpointer p)
 		g_free(e->gbits[g]);
 	}
 	g_free(e->bits);
+	g_free(e->ucls);
 	g_free(e);
 }
 
@@ -245,6 +270,10 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 			}
 		}
 		sched_elig_prefer(c, e, prefer);
+		e->ucls = g_new(int, c->nclasses + 1);
+		for (int cl = 0; cl < c->nclasses; cl++)
+			if (bits_test(e->bits, cl))
+				e->ucls[e->nucls++] = cl;
 		bool any = false;
 		for (int w = 0; w < (int)s->nwords; w++)
 			any = any || e->bits[w];
@@ -465,18 +494,18 @@ static void sched_avail_now(const sched_t *s, int n, int64_t end, bool resv, int
 	}
 }
 
-static void sched_scratch_load(sched_t *s, int n)
+static inline void sched_scratch_load(sched_t *s, search_t *S, int n)
 {
-	if (s->scr_stamp[n] == s->test)
+	if (S->stamp[n] == S->gen)
 		return;
-	s->scr_stamp[n] = s->test;
-	s->scr_g[n] = s->free_g[n];
-	s->scr_c[n] = s->free_c[n];
-	s->scr_m[n] = s->free_m[n];
+	S->stamp[n] = S->gen;
+	S->g[n] = s->free_g[n];
+	S->c[n] = s->free_c[n];
+	S->m[n] = s->free_m[n];
 	if (s->resv_stamp[n] == s->pass) {
-		s->scr_g[n] -= s->resv_g[n];
-		s->scr_c[n] -= s->resv_c[n];
-		s->scr_m[n] -= s->resv_m[n];
+		S->g[n] -= s->resv_g[n];
+		S->c[n] -= s->resv_c[n];
+		S->m[n] -= s->resv_m[n];
 	}
 }
 
@@ -486,10 +515,11 @@ static void sched_avail(sched_t *s, avail_mode_t mode, int n, int64_t end, int64
 			int64_t *cpu, int64_t *m)
 {
 	if (mode == AV_SCRATCH) {
-		sched_scratch_load(s, n);
-		*g = s->scr_g[n];
-		*cpu = s->scr_c[n];
-		*m = s->scr_m[n];
+		search_t *S = s->cur;
+		sched_scratch_load(s, S, n);
+		*g = S->g[n];
+		*cpu = S->c[n];
+		*m = S->m[n];
 	} else {
 		sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
 	}
@@ -579,8 +609,8 @@ static int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t en
 		for (int pass = r->nodes ? 1 : 0; pass < 2; pass++) {
 			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
 			if (mode == AV_SCRATCH) {
-				for (int q = 0; q < s->nfit; q++) {
-					int n = s->fitlist[q];
+				for (int q = 0; q < s->cur->nfit; q++) {
+					int n = s->cur->fitlist[q];
 					if (!bits_test(e->gbits[grp], c->nodes[n].cls))
 						continue;
 					sched_avail(s, mode, n, end, &g, &cpu, &m);
@@ -614,19 +644,61 @@ static int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t en
 
 /* ------------------------------------------------------------ start / end */
 
-/* Where (end, job) is or would go in the release order. */
-static size_t sched_release_find(const sched_t *s, int64_t end, uint32_t job)
+static inline bool release_before(const release_t *a, int64_t end, uint32_t job, uint32_t idx)
 {
-	size_t lo = 0, hi = s->nrel;
+	return a->end < end || (a->end == end && (a->job < job || (a->job == job && a->idx < idx)));
+}
+
+/* Where (end, job, idx) is or would go in list l. */
+static size_t sched_release_find(const rellist_t *l, int64_t end, uint32_t job, uint32_t idx)
+{
+	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const release_t *m = &s->rel[mid];
-		if (m->end < end || (m->end == end && m->job < job))
+		if (release_before(&l->e[mid], end, job, idx))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Put running job j's allocations into their classes' release lists. */
+static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
+{
+	for (int i = 0; i < run->na; i++) {
+		const alloc_t *a = &run->a[i];
+		rellist_t *l = &s->rel[a->cls];
+		size_t at = sched_release_find(l, run->expected_end, j, (uint32_t)i);
+		if (l->n == l->cap) {
+			l->cap = l->cap ? 2 * l->cap : 256;
+			l->e = g_renew(release_t, l->e, l->cap);
+		}
+		memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
+		l->e[at] = (release_t){ .end = run->expected_end, .job = j, .idx = (uint32_t)i,
+					.node = a->node, .gpus = a->gpus, .cpus = a->cpus,
+					.mem = a->mem };
+		l->n++;
+	}
+}
+
+/* Leave tombstones for ended job j; squeeze them out of a list when they
+ * are a sixteenth of it (every walk steps over them; squeezing costs a
+ * sixteen moves per end, amortised). */
+static void sched_release_drop(sched_t *s, uint32_t j, const running_t *run)
+{
+	for (int i = 0; i < run->na; i++) {
+		rellist_t *l = &s->rel[run->a[i].cls];
+		l->e[sched_release_find(l, run->expected_end, j, (uint32_t)i)].dead = 1;
+		if (++l->ndead > 16 && 16 * l->ndead > l->n) {
+			size_t k = 0;
+			for (size_t q = 0; q < l->n; q++)
+				if (!l->e[q].dead)
+					l->e[k++] = l->e[q];
+			l->n = k;
+			l->ndead = 0;
+		}
+	}
 }
 
 /* Keep the compact policy view: a node is in it while it has idle GPUs. */
@@ -671,7 +743,7 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	const sim_job_t *job = &s->t->jobs[j];
 	req_t *r = &s->req[j];
 	running_t *run = g_new0(running_t, 1);
-	s->rs_valid = false;            /* free resources change: no resuming */
+	s->srch_epoch++;                /* free resources change: no resuming */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
 	memset(s->gpus_by_type, 0, sizeof(s->gpus_by_type));
@@ -715,17 +787,7 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	}
 
 	s->running[j] = run;
-	release_t rl = { run->expected_end, j, 0 };
-	for (int i = 0; i < na; i++)
-		rl.cls |= 1u << (run->a[i].cls & 31);
-	size_t at = sched_release_find(s, rl.end, j);
-	if (s->nrel == s->caprel) {
-		s->caprel = s->caprel ? 2 * s->caprel : 1024;
-		s->rel = g_renew(release_t, s->rel, s->caprel);
-	}
-	memmove(&s->rel[at + 1], &s->rel[at], (s->nrel - at) * sizeof(release_t));
-	s->rel[at] = rl;
-	s->nrel++;
+	sched_release_add(s, j, run);
 	sim_queue_push(&s->events, res->end, SIM_EV_END, j);
 	g_sequence_remove(s->pit[j]);
 	s->pit[j] = NULL;
@@ -747,16 +809,8 @@ static void sched_end(sched_t *s, uint32_t j)
 				s->run->gpu_seconds[1][t] += (double)a->gpus * (double)dur;
 		}
 	}
-	/* leave a tombstone; squeeze them out when they are half the array */
-	s->rel[sched_release_find(s, run->expected_end, j)].cls = 0;
-	if (++s->ndead > 1024 && 2 * s->ndead > s->nrel) {
-		size_t k = 0;
-		for (size_t q = 0; q < s->nrel; q++)
-			if (s->rel[q].cls)
-				s->rel[k++] = s->rel[q];
-		s->nrel = k;
-		s->ndead = 0;
-	}
+	sched_release_drop(s, j, run);
+	s->srch_epoch++;
 	g_free(run->a);
 	g_free(run);
 	s->running[j] = NULL;
@@ -1000,20 +1054,49 @@ static bool sched_same_request(const req_t *a, const req_t *b)
 	       a->cpg == b->cpg && a->mpg == b->mpg;
 }
 
-/* Add what node n (class cl) now offers the job to the fit state. */
-static void sched_fit_node(sched_t *s, const req_t *r, fit_t *fit, int n, int cl,
-			   int64_t before)
+/* Add what node n (class cl) now offers search S's job to its fit state. */
+static inline void sched_fit_node(search_t *S, int n, int cl, int64_t before)
 {
-	int64_t after = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
-	if (after > 0 && s->fit_stamp[n] != s->test) {
-		s->fit_stamp[n] = s->test;
-		s->fitlist[s->nfit++] = n;
+	const req_t *r = S->req;
+	int64_t after = sched_contrib(r, S->g[n], S->c[n], S->m[n]);
+	if (after > 0 && S->fstamp[n] != S->gen) {
+		S->fstamp[n] = S->gen;
+		S->fitlist[S->nfit++] = n;
 	}
 	if (after == before)
 		return;
+	if (r->elig->ngroups == 1) {
+		S->fit.have[0] += after - before;
+		return;
+	}
 	for (int g = 0; g < r->elig->ngroups; g++)
 		if (bits_test(r->elig->gbits[g], cl))
-			fit->have[g] += after - before;
+			S->fit.have[g] += after - before;
+}
+
+/* The next live release in the lists of classes ucls (by (end, job, idx)),
+ * from the resumable positions rs_pos; its class in *cl. NULL: none left. */
+static inline const release_t *sched_release_head(sched_t *s, size_t *pos, const int *ucls,
+						  int nl, int *cl)
+{
+	const release_t *best = NULL;
+	for (int k = 0; k < nl; k++) {
+		int c = ucls[k];
+		const rellist_t *l = &s->rel[c];
+		size_t p = pos[c];
+		while (p < l->n && l->e[p].dead)
+			p++;
+		pos[c] = p;
+		if (p == l->n)
+			continue;
+		const release_t *h = &l->e[p];
+		if (!best || release_before(h, best->end, best->job, best->idx)) {
+			best = h;
+			if (cl)
+				*cl = c;
+		}
+	}
+	return best;
 }
 
 /*
@@ -1027,24 +1110,78 @@ static void sched_fit_node(sched_t *s, const req_t *r, fit_t *fit, int n, int cl
  * instead of starting over: the same answer for a fraction of the work. Any
  * job start or other reservation in between ends the resumable state.
  */
+/* The live search for a request identical to r, or a new one. */
+static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
+{
+	for (int k = 0; k < s->nsrch; k++)
+		if (s->srch[k].epoch == s->srch_epoch && sched_same_request(s->srch[k].req, r)) {
+			*resumed = true;
+			return &s->srch[k];
+		}
+	search_t *S;
+	if (s->nsrch > 0 && s->srch[0].epoch != s->srch_epoch)
+		s->nsrch = 0;                /* all from an earlier epoch: start over */
+	if (s->nsrch < SCHED_MAX_SEARCH) {
+		S = &s->srch[s->nsrch++];
+	} else {
+		S = &s->srch[s->srch_evict];
+		s->srch_evict = (s->srch_evict + 1) % SCHED_MAX_SEARCH;
+	}
+	S->req = r;
+	S->epoch = s->srch_epoch;
+	S->gen = ++s->test;
+	S->none = false;
+	S->nfit = 0;
+	memset(&S->fit, 0, sizeof(S->fit));
+	*resumed = false;
+	return S;
+}
+
+/* A reservation took alloc a: every live search that has looked at its node
+ * sees that much less there from now on (its fit counts follow). */
+static void sched_search_reserved(sched_t *s, const alloc_t *a)
+{
+	int n = a->node;
+	for (int k = 0; k < s->nsrch; k++) {
+		search_t *S = &s->srch[k];
+		if (S->epoch != s->srch_epoch || S->stamp[n] != S->gen)
+			continue;
+		int64_t before = sched_contrib(S->req, S->g[n], S->c[n], S->m[n]);
+		S->g[n] -= a->gpus;
+		S->c[n] -= a->cpus;
+		S->m[n] -= (int64_t)a->mem;
+		sched_fit_node(S, n, a->cls, before);
+	}
+}
+
+/*
+ * Earliest start of job j within bf_window given running jobs' expected
+ * ends and earlier reservations; reserve its nodes from then on. Returns the
+ * reservation's start, or SCHED_INF for none.
+ *
+ * Queues hold many identical requests. Within a pass (while no job starts)
+ * what any job can use at any time only shrinks, so a job cannot fit before
+ * an identical one reserved earlier in the pass did: its search resumes where
+ * that one stopped, with every reservation made since taken out of the
+ * search's counts (sched_search_reserved), instead of starting over: the same
+ * start time for a fraction of the work. Nodes are chosen among those that fit
+ * then, in the order the search found them.
+ */
 static int64_t sched_reserve(sched_t *s, uint32_t j)
 {
 	const sim_cluster_t *c = s->c;
 	const req_t *r = &s->req[j];
 	const elig_t *e = r->elig;
-	fit_t fit = { { 0 } };
-	size_t q0 = 0;
-	int64_t when;
-	if (s->rs_valid && s->rs_pass == s->pass && sched_same_request(s->rs_req, r)) {
-		if (s->rs_none)
+	bool resumed;
+	search_t *S = sched_search_get(s, r, &resumed);
+	s->cur = S;
+	if (resumed) {
+		if (S->none)
 			return SCHED_INF;        /* the same found nothing within bf_window */
-		fit = s->rs_fit;
-		q0 = s->rs_next;
-		when = s->rs_when;
 	} else {
-		s->test++;
-		s->nfit = 0;
-		when = s->now;
+		S->when = s->now;
+		for (int k = 0; k < e->nucls; k++)
+			S->pos[e->ucls[k]] = 0;
 		/* Nodes with fewer free GPUs than the job needs per node (or none,
 		 * for a spreading job) cannot count now: start above those buckets. */
 		int kmin = r->nodes ? (int)r->gpn : (r->gpus ? 1 : 0);
@@ -1056,66 +1193,58 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 					int nb;
 					const int *bn = sched_bucket(s, cl, k, &nb);
 					for (int q = 0; q < nb; q++) {
-						sched_scratch_load(s, bn[q]);
-						sched_fit_node(s, r, &fit, bn[q], cl, 0);
+						sched_scratch_load(s, S, bn[q]);
+						sched_fit_node(S, bn[q], cl, 0);
 					}
 				}
 			}
 	}
-	s->rs_valid = true;
-	s->rs_pass = s->pass;
-	s->rs_req = r;
-	s->rs_none = false;
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
-	if (!sched_fit_done(r, &fit)) {
-		/* release running jobs in expected-end order until the job fits */
-		uint32_t emask = (uint32_t)e->bits[0] | (uint32_t)(e->bits[0] >> 32);
-		if (s->nwords > 1)
-			emask = ~0u;
-		when = -1;
-		size_t q;
-		for (q = q0; q < s->nrel; q++) {
-			const release_t *rl = &s->rel[q];
-			if (rl->end > horizon)
+	if (!sched_fit_done(r, &S->fit)) {
+		/* release running jobs in expected-end order until the job fits:
+		 * merge the release lists of the job's classes by (end, job, idx),
+		 * so a job's allocations come together and in their own order */
+		int64_t when = -1;
+		const int *ucls = e->ucls;
+		int nl = e->nucls;
+		for (;;) {
+			const release_t *h = sched_release_head(s, S->pos, ucls, nl, NULL);
+			if (!h || h->end > horizon)
 				break;
-			if (!(rl->cls & emask))
-				continue;
+			int64_t end = h->end;
+			uint32_t job = h->job;
 			s->run->releases_scanned++;
-			const running_t *run = s->running[rl->job];
-			for (int i = 0; i < run->na; i++) {
-				const alloc_t *a = &run->a[i];
-				int n = a->node, cl = a->cls;
-				if (!bits_test(e->bits, cl))
-					continue;
-				sched_scratch_load(s, n);
-				int64_t before = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
-				s->scr_g[n] += a->gpus;
-				s->scr_c[n] += a->cpus;
-				s->scr_m[n] += (int64_t)a->mem;
-				sched_fit_node(s, r, &fit, n, cl, before);
+			int cl = 0;
+			while ((h = sched_release_head(s, S->pos, ucls, nl, &cl)) && h->end == end &&
+			       h->job == job) {
+				int n = h->node;
+				sched_scratch_load(s, S, n);
+				int64_t before = sched_contrib(r, S->g[n], S->c[n], S->m[n]);
+				S->g[n] += h->gpus;
+				S->c[n] += h->cpus;
+				S->m[n] += (int64_t)h->mem;
+				S->pos[cl]++;
+				sched_fit_node(S, n, cl, before);
 			}
-			if (sched_fit_done(r, &fit)) {
-				when = rl->end;
+			if (sched_fit_done(r, &S->fit)) {
+				when = end;
 				break;
 			}
 		}
-		s->rs_next = q + 1;
 		if (when < 0) {
-			s->rs_none = true;       /* not within bf_window: no reservation */
+			S->none = true;          /* not within bf_window: no reservation */
 			return SCHED_INF;
 		}
-	} else if (q0 == 0) {
-		s->rs_next = 0;
+		S->when = when;
 	}
-	s->rs_when = when;
 	int64_t res = s->o->params.bf_resolution_s;
-	when = s->now + ((when - s->now + res - 1) / res) * res;
+	int64_t when = s->now + ((S->when - s->now + res - 1) / res) * res;
 	int na = sched_place(s, r, AV_SCRATCH, 0);
 	for (int i = 0; i < na; i++) {
 		const alloc_t *a = &s->abuf[i];
 		int n = a->node;
-		int64_t sg = s->scr_g[n] - a->gpus, sc = s->scr_c[n] - a->cpus,
-			sm = s->scr_m[n] - (int64_t)a->mem;
+		int64_t sg = S->g[n] - a->gpus, sc = S->c[n] - a->cpus,
+			sm = S->m[n] - (int64_t)a->mem;
 		if (s->resv_stamp[n] != s->pass) {
 			s->resv_stamp[n] = s->pass;
 			s->resv_start[n] = when;
@@ -1132,14 +1261,8 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		s->resv_g[n] += a->gpus;
 		s->resv_c[n] += a->cpus;
 		s->resv_m[n] += (int64_t)a->mem;
-		/* keep the search state true for a following identical job */
-		int64_t before = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
-		s->scr_g[n] = sg;
-		s->scr_c[n] = sc;
-		s->scr_m[n] = sm;
-		sched_fit_node(s, r, &fit, n, a->cls, before);
+		sched_search_reserved(s, a);
 	}
-	s->rs_fit = fit;
 	s->nresv++;
 	s->run->reservations++;
 	return when;
@@ -1201,6 +1324,7 @@ static void sched_backfill_pass(sched_t *s)
 {
 	s->run->bf_passes++;
 	s->pass++;
+	s->srch_epoch++;
 	s->in_backfill = true;
 	s->nresv = 0;
 	int max_test = s->o->params.bf_max_job_test;
@@ -1298,8 +1422,16 @@ static void sched_state_init(sched_t *s)
 		s->pol_nodes[n].gpus_idle = 0;
 		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
 	}
-	s->fitlist = g_new(int, nn + 1);
-	s->fit_stamp = g_new0(uint32_t, nn);
+	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
+		search_t *S = &s->srch[k];
+		S->pos = g_new0(size_t, c->nclasses);
+		S->stamp = g_new0(uint32_t, nn);
+		S->fstamp = g_new0(uint32_t, nn);
+		S->g = g_new(int64_t, nn);
+		S->c = g_new(int64_t, nn);
+		S->m = g_new(int64_t, nn);
+		S->fitlist = g_new(int, nn + 1);
+	}
 	s->req = g_new0(req_t, nj);
 	s->tagged = g_new(bool, nj);
 	for (size_t j = 0; j < nj; j++)
@@ -1321,11 +1453,8 @@ static void sched_state_init(sched_t *s)
 	s->spare_g = g_new(int64_t, nn);
 	s->spare_c = g_new(int64_t, nn);
 	s->spare_m = g_new(int64_t, nn);
-	s->scr_stamp = g_new0(uint32_t, nn);
-	s->scr_g = g_new(int64_t, nn);
-	s->scr_c = g_new(int64_t, nn);
-	s->scr_m = g_new(int64_t, nn);
 	s->abuf = g_new(alloc_t, nn + 1);
+	s->rel = g_new0(rellist_t, c->nclasses);
 }
 
 static void sched_state_free(sched_t *s)
@@ -1339,17 +1468,23 @@ static void sched_state_free(sched_t *s)
 	sched_policy_nodes_free(s->pol_nodes);
 	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
 	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
-	g_free(s->bpos); g_free(s->fitlist); g_free(s->fit_stamp);
+	g_free(s->bpos);
+	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
+		search_t *S = &s->srch[k];
+		g_free(S->pos); g_free(S->stamp); g_free(S->fstamp);
+		g_free(S->g); g_free(S->c); g_free(S->m); g_free(S->fitlist);
+	}
 	g_free(s->req); g_free(s->tagged); g_free(s->pit); g_free(s->is_old); g_free(s->key);
 	g_free(s->fail_epoch); g_free(s->running);
 	g_sequence_free(s->young);
 	g_sequence_free(s->old);
+	for (int k = 0; k < s->c->nclasses; k++)
+		g_free(s->rel[k].e);
 	g_free(s->rel);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
 	g_free(s->resv_stamp); g_free(s->resv_start); g_free(s->resv_g); g_free(s->resv_c);
 	g_free(s->resv_m); g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
-	g_free(s->scr_stamp); g_free(s->scr_g); g_free(s->scr_c); g_free(s->scr_m);
 	g_free(s->abuf);
 }
 
