@@ -108,9 +108,11 @@ typedef struct {
 	int64_t when;                /* expected end the last applied release stands for */
 	fit_t fit;
 	size_t *pos;                 /* per class: next release to apply */
-	uint32_t *stamp;             /* per node: scratch loaded */
-	int64_t *g, *c, *m;          /* per node: scratch */
-	uint32_t *fstamp;            /* per node: in fitlist */
+	struct search_node {         /* per node, together for locality: */
+		uint32_t stamp;      /* == gen: scratch loaded */
+		uint32_t fstamp;     /* == gen: in fitlist */
+		int64_t g, c, m;     /* scratch */
+	} *nd;
 	int *fitlist;
 	int nfit;
 } search_t;
@@ -496,16 +498,16 @@ static void sched_avail_now(const sched_t *s, int n, int64_t end, bool resv, int
 
 static inline void sched_scratch_load(sched_t *s, search_t *S, int n)
 {
-	if (S->stamp[n] == S->gen)
+	if (S->nd[n].stamp == S->gen)
 		return;
-	S->stamp[n] = S->gen;
-	S->g[n] = s->free_g[n];
-	S->c[n] = s->free_c[n];
-	S->m[n] = s->free_m[n];
+	S->nd[n].stamp = S->gen;
+	S->nd[n].g = s->free_g[n];
+	S->nd[n].c = s->free_c[n];
+	S->nd[n].m = s->free_m[n];
 	if (s->resv_stamp[n] == s->pass) {
-		S->g[n] -= s->resv_g[n];
-		S->c[n] -= s->resv_c[n];
-		S->m[n] -= s->resv_m[n];
+		S->nd[n].g -= s->resv_g[n];
+		S->nd[n].c -= s->resv_c[n];
+		S->nd[n].m -= s->resv_m[n];
 	}
 }
 
@@ -517,9 +519,9 @@ static void sched_avail(sched_t *s, avail_mode_t mode, int n, int64_t end, int64
 	if (mode == AV_SCRATCH) {
 		search_t *S = s->cur;
 		sched_scratch_load(s, S, n);
-		*g = S->g[n];
-		*cpu = S->c[n];
-		*m = S->m[n];
+		*g = S->nd[n].g;
+		*cpu = S->nd[n].c;
+		*m = S->nd[n].m;
 	} else {
 		sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
 	}
@@ -1058,9 +1060,9 @@ static bool sched_same_request(const req_t *a, const req_t *b)
 static inline void sched_fit_node(search_t *S, int n, int cl, int64_t before)
 {
 	const req_t *r = S->req;
-	int64_t after = sched_contrib(r, S->g[n], S->c[n], S->m[n]);
-	if (after > 0 && S->fstamp[n] != S->gen) {
-		S->fstamp[n] = S->gen;
+	int64_t after = sched_contrib(r, S->nd[n].g, S->nd[n].c, S->nd[n].m);
+	if (after > 0 && S->nd[n].fstamp != S->gen) {
+		S->nd[n].fstamp = S->gen;
 		S->fitlist[S->nfit++] = n;
 	}
 	if (after == before)
@@ -1074,42 +1076,49 @@ static inline void sched_fit_node(search_t *S, int n, int cl, int64_t before)
 			S->fit.have[g] += after - before;
 }
 
-/* The next live release in the lists of classes ucls (by (end, job, idx)),
- * from the resumable positions rs_pos; its class in *cl. NULL: none left. */
-static inline const release_t *sched_release_head(sched_t *s, size_t *pos, const int *ucls,
-						  int nl, int *cl)
+/* The next live release in list c from position pos[c] (advanced past
+ * tombstones), or NULL. */
+static inline const release_t *sched_release_live(const sched_t *s, size_t *pos, int c)
 {
-	const release_t *best = NULL;
+	const rellist_t *l = &s->rel[c];
+	size_t p = pos[c];
+	while (p < l->n && l->e[p].dead)
+		p++;
+	pos[c] = p;
+	return p < l->n ? &l->e[p] : NULL;
+}
+
+/* The next live release in the lists of classes ucls by (end, job, idx),
+ * from positions pos; its class in *cl. The caller consumes it by advancing
+ * pos[*cl]. *cl (-1 at first) and *lim (the smallest head of the other
+ * lists) carry the merge over calls: while the current list's head stays
+ * below *lim, no other list is looked at. NULL: none left. */
+static inline const release_t *sched_release_next(const sched_t *s, size_t *pos,
+						  const int *ucls, int nl, int *cl,
+						  const release_t **lim)
+{
+	if (*cl >= 0) {
+		const release_t *h = sched_release_live(s, pos, *cl);
+		if (h && (!*lim || release_before(h, (*lim)->end, (*lim)->job, (*lim)->idx)))
+			return h;
+	}
+	const release_t *best = NULL, *second = NULL;
 	for (int k = 0; k < nl; k++) {
-		int c = ucls[k];
-		const rellist_t *l = &s->rel[c];
-		size_t p = pos[c];
-		while (p < l->n && l->e[p].dead)
-			p++;
-		pos[c] = p;
-		if (p == l->n)
+		const release_t *h = sched_release_live(s, pos, ucls[k]);
+		if (!h)
 			continue;
-		const release_t *h = &l->e[p];
 		if (!best || release_before(h, best->end, best->job, best->idx)) {
+			second = best;
 			best = h;
-			if (cl)
-				*cl = c;
+			*cl = ucls[k];
+		} else if (!second || release_before(h, second->end, second->job, second->idx)) {
+			second = h;
 		}
 	}
+	*lim = second;
 	return best;
 }
 
-/*
- * Earliest start of job j within bf_window given running jobs' expected
- * ends and earlier reservations; reserve its nodes from then on. Returns the
- * reservation's start, or SCHED_INF for none.
- *
- * Queues often hold runs of identical requests. The next identical job
- * cannot fit before the previous one did (it finds less), so its search
- * resumes where the previous one stopped, with that reservation taken out,
- * instead of starting over: the same answer for a fraction of the work. Any
- * job start or other reservation in between ends the resumable state.
- */
 /* The live search for a request identical to r, or a new one. */
 static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
 {
@@ -1144,12 +1153,12 @@ static void sched_search_reserved(sched_t *s, const alloc_t *a)
 	int n = a->node;
 	for (int k = 0; k < s->nsrch; k++) {
 		search_t *S = &s->srch[k];
-		if (S->epoch != s->srch_epoch || S->stamp[n] != S->gen)
+		if (S->epoch != s->srch_epoch || S->nd[n].stamp != S->gen)
 			continue;
-		int64_t before = sched_contrib(S->req, S->g[n], S->c[n], S->m[n]);
-		S->g[n] -= a->gpus;
-		S->c[n] -= a->cpus;
-		S->m[n] -= (int64_t)a->mem;
+		int64_t before = sched_contrib(S->req, S->nd[n].g, S->nd[n].c, S->nd[n].m);
+		S->nd[n].g -= a->gpus;
+		S->nd[n].c -= a->cpus;
+		S->nd[n].m -= (int64_t)a->mem;
 		sched_fit_node(S, n, a->cls, before);
 	}
 }
@@ -1207,22 +1216,23 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		int64_t when = -1;
 		const int *ucls = e->ucls;
 		int nl = e->nucls;
+		int cl = -1;
+		const release_t *lim = NULL;
+		const release_t *h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim);
 		for (;;) {
-			const release_t *h = sched_release_head(s, S->pos, ucls, nl, NULL);
 			if (!h || h->end > horizon)
 				break;
 			int64_t end = h->end;
 			uint32_t job = h->job;
 			s->run->releases_scanned++;
-			int cl = 0;
-			while ((h = sched_release_head(s, S->pos, ucls, nl, &cl)) && h->end == end &&
-			       h->job == job) {
+			for (; h && h->end == end && h->job == job;
+			     h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim)) {
 				int n = h->node;
 				sched_scratch_load(s, S, n);
-				int64_t before = sched_contrib(r, S->g[n], S->c[n], S->m[n]);
-				S->g[n] += h->gpus;
-				S->c[n] += h->cpus;
-				S->m[n] += (int64_t)h->mem;
+				int64_t before = sched_contrib(r, S->nd[n].g, S->nd[n].c, S->nd[n].m);
+				S->nd[n].g += h->gpus;
+				S->nd[n].c += h->cpus;
+				S->nd[n].m += (int64_t)h->mem;
 				S->pos[cl]++;
 				sched_fit_node(S, n, cl, before);
 			}
@@ -1243,8 +1253,8 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	for (int i = 0; i < na; i++) {
 		const alloc_t *a = &s->abuf[i];
 		int n = a->node;
-		int64_t sg = S->g[n] - a->gpus, sc = S->c[n] - a->cpus,
-			sm = S->m[n] - (int64_t)a->mem;
+		int64_t sg = S->nd[n].g - a->gpus, sc = S->nd[n].c - a->cpus,
+			sm = S->nd[n].m - (int64_t)a->mem;
 		if (s->resv_stamp[n] != s->pass) {
 			s->resv_stamp[n] = s->pass;
 			s->resv_start[n] = when;
@@ -1425,11 +1435,7 @@ static void sched_state_init(sched_t *s)
 	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
 		search_t *S = &s->srch[k];
 		S->pos = g_new0(size_t, c->nclasses);
-		S->stamp = g_new0(uint32_t, nn);
-		S->fstamp = g_new0(uint32_t, nn);
-		S->g = g_new(int64_t, nn);
-		S->c = g_new(int64_t, nn);
-		S->m = g_new(int64_t, nn);
+		S->nd = g_new0(struct search_node, nn);
 		S->fitlist = g_new(int, nn + 1);
 	}
 	s->req = g_new0(req_t, nj);
@@ -1471,8 +1477,7 @@ static void sched_state_free(sched_t *s)
 	g_free(s->bpos);
 	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
 		search_t *S = &s->srch[k];
-		g_free(S->pos); g_free(S->stamp); g_free(S->fstamp);
-		g_free(S->g); g_free(S->c); g_free(S->m); g_free(S->fitlist);
+		g_free(S->pos); g_free(S->nd); g_free(S->fitlist);
 	}
 	g_free(s->req); g_free(s->tagged); g_free(s->pit); g_free(s->is_old); g_free(s->key);
 	g_free(s->fail_epoch); g_free(s->running);
