@@ -50,6 +50,7 @@ typedef struct {                 /* where a job may run: classes per OR term */
 
 typedef struct {                 /* a job's request as scheduled */
 	const elig_t *elig;
+	uint64_t fail_epoch;         /* release epoch it last failed to fit in */
 	int64_t limit;               /* kill limit, seconds, SCHED_INF = none */
 	int64_t plan;                /* duration backfill plans with */
 	uint32_t nodes;              /* 0: GPUs may spread over nodes */
@@ -110,11 +111,13 @@ typedef struct {
 	size_t *pos;                 /* per class: next release to apply */
 	struct search_node {         /* per node, together for locality: */
 		uint32_t stamp;      /* == gen: scratch loaded */
-		uint32_t fstamp;     /* == gen: in fitlist */
+		uint32_t fstamp;     /* == gen: in fitlist, at fpos */
+		int fpos;
 		int64_t g, c, m;     /* scratch */
 	} *nd;
 	int *fitlist;
 	int nfit;
+	int lo;                      /* fitlist nodes before lo offer the job nothing */
 } search_t;
 
 #define SCHED_MAX_SEARCH 32      /* live searches per pass (more: the oldest is redone) */
@@ -148,7 +151,6 @@ typedef struct {
 	GSequenceIter **pit;         /* in young/old while pending */
 	bool *is_old;
 	double *key;
-	uint64_t *fail_epoch;
 	running_t **running;
 	uint64_t release_epoch;
 	size_t npending, age_cursor, ended;
@@ -542,6 +544,14 @@ static bool sched_node_fits(const req_t *r, int64_t g, int64_t cpu, int64_t m)
 	return g >= r->gpn && cpu >= r->cpn && m >= (int64_t)r->mpn;
 }
 
+/* What node offers a job towards its need: 1 node, or GPUs when spreading. */
+static int64_t sched_contrib(const req_t *r, int64_t g, int64_t cpu, int64_t m)
+{
+	if (r->nodes)
+		return sched_node_fits(r, g, cpu, m) ? 1 : 0;
+	return sched_spread_take(r, g, cpu, m);
+}
+
 /* Nodes of class cl with exactly k free GPUs: buckets let a placement skip
  * the nodes that cannot serve it and try the fullest that can first. */
 static inline const int *sched_bucket(const sched_t *s, int cl, int k, int *n)
@@ -611,8 +621,15 @@ static int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t en
 		for (int pass = r->nodes ? 1 : 0; pass < 2; pass++) {
 			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
 			if (mode == AV_SCRATCH) {
-				for (int q = 0; q < s->cur->nfit; q++) {
-					int n = s->cur->fitlist[q];
+				search_t *S = s->cur;
+				while (S->lo < S->nfit) {   /* skip what offers nothing */
+					const struct search_node *sn = &S->nd[S->fitlist[S->lo]];
+					if (sched_contrib(r, sn->g, sn->c, sn->m) > 0)
+						break;
+					S->lo++;
+				}
+				for (int q = S->lo; q < S->nfit; q++) {
+					int n = S->fitlist[q];
 					if (!bits_test(e->gbits[grp], c->nodes[n].cls))
 						continue;
 					sched_avail(s, mode, n, end, &g, &cpu, &m);
@@ -986,7 +1003,7 @@ static void sched_submit(sched_t *s, uint32_t j)
 		sched_reject(s, j, SIM_JOB_NEVER, "partition is not up");
 		return;
 	}
-	s->fail_epoch[j] = UINT64_MAX;
+	s->req[j].fail_epoch = UINT64_MAX;
 	sched_pending_add(s, j);
 }
 
@@ -997,11 +1014,11 @@ static void sched_submit(sched_t *s, uint32_t j)
 static int sched_fit_now(sched_t *s, uint32_t j, bool with_resv)
 {
 	req_t *r = &s->req[j];
-	if (s->fail_epoch[j] == s->release_epoch)
+	if (s->req[j].fail_epoch == s->release_epoch)
 		return 0;
 	int na = sched_place(s, r, with_resv ? AV_RESV : AV_FREE, sched_plan_end(s, r));
 	if (!na && !with_resv)
-		s->fail_epoch[j] = s->release_epoch;
+		s->req[j].fail_epoch = s->release_epoch;
 	return na;
 }
 
@@ -1032,13 +1049,6 @@ static void sched_main_pass(sched_t *s)
 }
 
 
-static int64_t sched_contrib(const req_t *r, int64_t g, int64_t cpu, int64_t m)
-{
-	if (r->nodes)
-		return sched_node_fits(r, g, cpu, m) ? 1 : 0;
-	return sched_spread_take(r, g, cpu, m);
-}
-
 static bool sched_fit_done(const req_t *r, const fit_t *f)
 {
 	int64_t need = r->nodes ? r->nodes : r->gpus;
@@ -1063,7 +1073,10 @@ static inline void sched_fit_node(search_t *S, int n, int cl, int64_t before)
 	int64_t after = sched_contrib(r, S->nd[n].g, S->nd[n].c, S->nd[n].m);
 	if (after > 0 && S->nd[n].fstamp != S->gen) {
 		S->nd[n].fstamp = S->gen;
+		S->nd[n].fpos = S->nfit;
 		S->fitlist[S->nfit++] = n;
+	} else if (after > 0 && S->nd[n].fpos < S->lo) {
+		S->lo = S->nd[n].fpos;
 	}
 	if (after == before)
 		return;
@@ -1141,6 +1154,7 @@ static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
 	S->gen = ++s->test;
 	S->none = false;
 	S->nfit = 0;
+	S->lo = 0;
 	memset(&S->fit, 0, sizeof(S->fit));
 	*resumed = false;
 	return S;
@@ -1445,7 +1459,6 @@ static void sched_state_init(sched_t *s)
 	s->pit = g_new0(GSequenceIter *, nj);
 	s->is_old = g_new0(bool, nj);
 	s->key = g_new0(double, nj);
-	s->fail_epoch = g_new(uint64_t, nj);
 	s->running = g_new0(running_t *, nj);
 	s->young = g_sequence_new(NULL);
 	s->old = g_sequence_new(NULL);
@@ -1480,7 +1493,7 @@ static void sched_state_free(sched_t *s)
 		g_free(S->pos); g_free(S->nd); g_free(S->fitlist);
 	}
 	g_free(s->req); g_free(s->tagged); g_free(s->pit); g_free(s->is_old); g_free(s->key);
-	g_free(s->fail_epoch); g_free(s->running);
+	g_free(s->running);
 	g_sequence_free(s->young);
 	g_sequence_free(s->old);
 	for (int k = 0; k < s->c->nclasses; k++)
