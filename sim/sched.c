@@ -15,8 +15,8 @@
  * Priority is Slurm's multifactor subset: PriorityWeightAge * min(age,
  * PriorityMaxAge)/PriorityMaxAge + PriorityWeightJobSize * (GPUs / cluster
  * GPUs). Below the age cap the order of two jobs never changes, so pending
- * jobs sit in two ordered sequences (still ageing, capped) merged on the fly:
- * no re-sorting per pass.
+ * jobs sit in two ordered lists (still ageing, capped; sim/prio.c) merged on
+ * the fly: no re-sorting per pass.
  *
  * Costs are bounded per pass, never by the queue length: nodes are indexed
  * by class (GPU type, shape, features, partitions) and, within a class, kept
@@ -33,10 +33,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/prio.h"
 #include "sim/queue.h"
 #include "sim/sched.h"
 
 #define SCHED_INF INT64_MAX
+
+enum { SCHED_GONE = 0, SCHED_YOUNG, SCHED_OLD };   /* where a job pends */
 
 typedef struct {                 /* where a job may run: classes per OR term */
 	int ngroups;                 /* 1, or the constraint's terms when matching */
@@ -148,14 +151,13 @@ typedef struct {
 	/* jobs */
 	req_t *req;
 	bool *tagged;
-	GSequenceIter **pit;         /* in young/old while pending */
-	bool *is_old;
+	uint8_t *where;              /* SCHED_YOUNG, SCHED_OLD while pending */
 	double *key;
 	running_t **running;
 	uint64_t release_epoch;
 	size_t npending, age_cursor, ended;
 
-	GSequence *young, *old;      /* pending, by priority */
+	prio_list_t young, old;      /* pending, by priority: still ageing; capped */
 	rellist_t *rel;              /* per class: running jobs' allocations there by */
 				     /* expected end; flat arrays, since backfill walks */
 				     /* them far more often than jobs start or end, and a */
@@ -403,15 +405,6 @@ static bool sched_tres_gpu(const char *tres, char *type, size_t tlen, uint32_t *
 
 /* ------------------------------------------------------------ priority */
 
-static gint sched_prio_cmp(gconstpointer a, gconstpointer b, gpointer data)
-{
-	const sched_t *s = data;
-	guint i = GPOINTER_TO_UINT(a), j = GPOINTER_TO_UINT(b);
-	if (s->key[i] != s->key[j])
-		return s->key[i] > s->key[j] ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
 static double sched_size_factor(const sched_t *s, uint32_t gpus)
 {
 	const sim_sched_params_t *p = &s->o->params;
@@ -428,8 +421,8 @@ static void sched_pending_add(sched_t *s, uint32_t j)
 	const sim_sched_params_t *p = &s->o->params;
 	s->key[j] = sched_size_factor(s, s->req[j].gpus) -
 		p->weight_age * (double)s->t->jobs[j].submit / (double)p->max_age_s;
-	s->is_old[j] = false;
-	s->pit[j] = g_sequence_insert_sorted(s->young, GUINT_TO_POINTER(j), sched_prio_cmp, s);
+	s->where[j] = SCHED_YOUNG;
+	prio_list_insert(&s->young, s->key[j], j);
 	s->npending++;
 }
 
@@ -442,43 +435,52 @@ static void sched_age(sched_t *s, size_t submitted)
 	while (s->age_cursor < submitted &&
 	       s->t->jobs[s->age_cursor].submit + p->max_age_s <= s->now) {
 		uint32_t j = (uint32_t)s->age_cursor++;
-		if (!s->pit[j] || s->is_old[j])
+		if (s->where[j] != SCHED_YOUNG)
 			continue;
-		g_sequence_remove(s->pit[j]);
+		prio_list_remove(&s->young, s->key[j], j);
 		s->key[j] = sched_size_factor(s, s->req[j].gpus) + p->weight_age;
-		s->is_old[j] = true;
-		s->pit[j] = g_sequence_insert_sorted(s->old, GUINT_TO_POINTER(j), sched_prio_cmp, s);
+		s->where[j] = SCHED_OLD;
+		prio_list_insert(&s->old, s->key[j], j);
 	}
 }
 
 typedef struct {
-	GSequenceIter *y, *o;
+	prio_pos_t y, o;
 } prio_iter_t;
 
-static void prio_begin(const sched_t *s, prio_iter_t *it)
+/* Begin a walk in priority order; the lists keep it valid while the pass
+ * starts (removes) the jobs it returns. End it with prio_end. */
+static void prio_begin(sched_t *s, prio_iter_t *it)
 {
-	it->y = g_sequence_get_begin_iter(s->young);
-	it->o = g_sequence_get_begin_iter(s->old);
+	it->y = (prio_pos_t){ 0, 0 };
+	it->o = (prio_pos_t){ 0, 0 };
+	s->young.track = &it->y;
+	s->old.track = &it->o;
+}
+
+static void prio_end(sched_t *s)
+{
+	s->young.track = s->old.track = NULL;
 }
 
 /* Next pending job in priority order (advancing past it), or -1. */
 static int64_t prio_next(const sched_t *s, prio_iter_t *it)
 {
-	bool hy = !g_sequence_iter_is_end(it->y), ho = !g_sequence_iter_is_end(it->o);
-	if (!hy && !ho)
+	const prio_ent_t *y = prio_list_at(&s->young, &it->y), *o = prio_list_at(&s->old, &it->o);
+	if (!y && !o)
 		return -1;
-	bool take_y = hy;
-	if (hy && ho) {
+	bool take_y = y;
+	if (y && o) {
 		const sim_sched_params_t *p = &s->o->params;
-		guint y = GPOINTER_TO_UINT(g_sequence_get(it->y));
-		guint o = GPOINTER_TO_UINT(g_sequence_get(it->o));
-		double py = s->key[y] + p->weight_age * (double)s->now / (double)p->max_age_s;
-		take_y = py > s->key[o] || (py == s->key[o] && y < o);
+		double py = y->key + p->weight_age * (double)s->now / (double)p->max_age_s;
+		take_y = py > o->key || (py == o->key && y->job < o->job);
 	}
-	GSequenceIter **pi = take_y ? &it->y : &it->o;
-	guint j = GPOINTER_TO_UINT(g_sequence_get(*pi));
-	*pi = g_sequence_iter_next(*pi);
-	return j;
+	if (take_y) {
+		it->y.p++;
+		return y->job;
+	}
+	it->o.p++;
+	return o->job;
 }
 
 /* ------------------------------------------------------------ resources */
@@ -808,8 +810,8 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	s->running[j] = run;
 	sched_release_add(s, j, run);
 	sim_queue_push(&s->events, res->end, SIM_EV_END, j);
-	g_sequence_remove(s->pit[j]);
-	s->pit[j] = NULL;
+	prio_list_remove(s->where[j] == SCHED_OLD ? &s->old : &s->young, s->key[j], j);
+	s->where[j] = SCHED_GONE;
 	s->npending--;
 }
 
@@ -1046,6 +1048,7 @@ static void sched_main_pass(sched_t *s)
 				break;
 		}
 	}
+	prio_end(s);
 }
 
 
@@ -1384,6 +1387,7 @@ static void sched_backfill_pass(sched_t *s)
 		}
 		sched_start(s, (uint32_t)j, na);
 	}
+	prio_end(s);
 	g_free(deferred);
 	g_free(defbits);
 	s->in_backfill = false;
@@ -1456,12 +1460,11 @@ static void sched_state_init(sched_t *s)
 	s->tagged = g_new(bool, nj);
 	for (size_t j = 0; j < nj; j++)
 		s->tagged[j] = s->o->tagged ? s->o->tagged[j] : s->t->jobs[j].tagged;
-	s->pit = g_new0(GSequenceIter *, nj);
-	s->is_old = g_new0(bool, nj);
+	s->where = g_new0(uint8_t, nj);
 	s->key = g_new0(double, nj);
 	s->running = g_new0(running_t *, nj);
-	s->young = g_sequence_new(NULL);
-	s->old = g_sequence_new(NULL);
+	prio_list_init(&s->young);
+	prio_list_init(&s->old);
 	sim_queue_init(&s->events);
 	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, elig_free);
 	s->resv_stamp = g_new0(uint32_t, nn);
@@ -1492,10 +1495,10 @@ static void sched_state_free(sched_t *s)
 		search_t *S = &s->srch[k];
 		g_free(S->pos); g_free(S->nd); g_free(S->fitlist);
 	}
-	g_free(s->req); g_free(s->tagged); g_free(s->pit); g_free(s->is_old); g_free(s->key);
+	g_free(s->req); g_free(s->tagged); g_free(s->where); g_free(s->key);
 	g_free(s->running);
-	g_sequence_free(s->young);
-	g_sequence_free(s->old);
+	prio_list_free(&s->young);
+	prio_list_free(&s->old);
 	for (int k = 0; k < s->c->nclasses; k++)
 		g_free(s->rel[k].e);
 	g_free(s->rel);
@@ -1568,7 +1571,7 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 		}
 	}
 	for (size_t j = 0; j < t->njobs; j++)
-		if (s.pit[j]) {
+		if (s.where[j] != SCHED_GONE) {
 			sched_reject(&s, (uint32_t)j, SIM_JOB_NEVER,
 				     "still pending when nothing was left running");
 			run->jobs[j].start = run->jobs[j].end = -1;
