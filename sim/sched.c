@@ -1135,6 +1135,74 @@ static inline const release_t *sched_release_next(const sched_t *s, size_t *pos,
 	return best;
 }
 
+/* Apply the release at h (class cl) to search S's scratch and counts. */
+static inline void sched_walk_apply(sched_t *s, search_t *S, const release_t *h, int cl)
+{
+	int n = h->node;
+	sched_scratch_load(s, S, n);
+	int64_t before = sched_contrib(S->req, S->nd[n].g, S->nd[n].c, S->nd[n].m);
+	S->nd[n].g += h->gpus;
+	S->nd[n].c += h->cpus;
+	S->nd[n].m += (int64_t)h->mem;
+	sched_fit_node(S, n, cl, before);
+}
+
+/* Search S's walk when its job may use one class: that class's releases in
+ * order (a job's allocations lie together) until the job fits after one of
+ * them; returns that release's expected end, or -1 (none by horizon). */
+static int64_t sched_walk_one(sched_t *s, search_t *S, int cl, int64_t horizon)
+{
+	const rellist_t *l = &s->rel[cl];
+	size_t p = S->pos[cl];
+	int64_t end = -1, when = -1;
+	uint32_t job = 0;
+	bool open = false;               /* a job's allocations are being applied */
+	for (; p < l->n; p++) {
+		const release_t *h = &l->e[p];
+		if (h->dead)
+			continue;
+		if (!open || h->end != end || h->job != job) {
+			if (open && sched_fit_done(S->req, &S->fit))
+				break;
+			open = false;
+			if (h->end > horizon)
+				break;
+			end = h->end;
+			job = h->job;
+			open = true;
+			s->run->releases_scanned++;
+		}
+		sched_walk_apply(s, S, h, cl);
+	}
+	S->pos[cl] = p;
+	if (open && sched_fit_done(S->req, &S->fit))
+		when = end;
+	return when;
+}
+
+/* The same over several classes: their lists merged by (end, job, idx), so
+ * a job's allocations come together and in their own order. */
+static int64_t sched_walk_merge(sched_t *s, search_t *S, int64_t horizon)
+{
+	const int *ucls = S->req->elig->ucls;
+	int nl = S->req->elig->nucls, cl = -1;
+	const release_t *lim = NULL;
+	const release_t *h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim);
+	while (h && h->end <= horizon) {
+		int64_t end = h->end;
+		uint32_t job = h->job;
+		s->run->releases_scanned++;
+		for (; h && h->end == end && h->job == job;
+		     h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim)) {
+			S->pos[cl]++;
+			sched_walk_apply(s, S, h, cl);
+		}
+		if (sched_fit_done(S->req, &S->fit))
+			return end;
+	}
+	return -1;
+}
+
 /* The live search for a request identical to r, or a new one. */
 static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
 {
@@ -1227,37 +1295,9 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	}
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
 	if (!sched_fit_done(r, &S->fit)) {
-		/* release running jobs in expected-end order until the job fits:
-		 * merge the release lists of the job's classes by (end, job, idx),
-		 * so a job's allocations come together and in their own order */
-		int64_t when = -1;
-		const int *ucls = e->ucls;
-		int nl = e->nucls;
-		int cl = -1;
-		const release_t *lim = NULL;
-		const release_t *h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim);
-		for (;;) {
-			if (!h || h->end > horizon)
-				break;
-			int64_t end = h->end;
-			uint32_t job = h->job;
-			s->run->releases_scanned++;
-			for (; h && h->end == end && h->job == job;
-			     h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim)) {
-				int n = h->node;
-				sched_scratch_load(s, S, n);
-				int64_t before = sched_contrib(r, S->nd[n].g, S->nd[n].c, S->nd[n].m);
-				S->nd[n].g += h->gpus;
-				S->nd[n].c += h->cpus;
-				S->nd[n].m += (int64_t)h->mem;
-				S->pos[cl]++;
-				sched_fit_node(S, n, cl, before);
-			}
-			if (sched_fit_done(r, &S->fit)) {
-				when = end;
-				break;
-			}
-		}
+		/* release running jobs in expected-end order until the job fits */
+		int64_t when = e->nucls == 1 ? sched_walk_one(s, S, e->ucls[0], horizon)
+					     : sched_walk_merge(s, S, horizon);
 		if (when < 0) {
 			S->none = true;          /* not within bf_window: no reservation */
 			return SCHED_INF;
