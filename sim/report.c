@@ -22,13 +22,58 @@ static bool report_ran(const sim_result_t *r)
 	return r->status == SIM_JOB_DONE || r->status == SIM_JOB_TIMEOUT;
 }
 
+/* Sort v ascending: an LSD radix sort on the doubles' bits (mapped so that
+ * unsigned order is numeric order), 11 bits a pass, passes where every key
+ * has the same digit skipped; GSL's heapsort for short arrays. The result is
+ * the same array any sort gives, several times faster on a million values. */
+static void report_sort(double *v, size_t n)
+{
+	enum { BITS = 11, RADIX = 1 << BITS };
+	if (n < 4096) {
+		gsl_sort(v, 1, n);
+		return;
+	}
+	uint64_t *a = g_new(uint64_t, n), *b = g_new(uint64_t, n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k;
+		memcpy(&k, &v[i], sizeof(k));
+		a[i] = (k >> 63) ? ~k : k | (1ull << 63);
+	}
+	size_t *cnt = g_new(size_t, RADIX);
+	for (int shift = 0; shift < 64; shift += BITS) {
+		memset(cnt, 0, sizeof(size_t) * RADIX);
+		for (size_t i = 0; i < n; i++)
+			cnt[(a[i] >> shift) & (RADIX - 1)]++;
+		if (cnt[(a[0] >> shift) & (RADIX - 1)] == n)
+			continue;
+		size_t sum = 0;
+		for (int d = 0; d < RADIX; d++) {
+			size_t c = cnt[d];
+			cnt[d] = sum;
+			sum += c;
+		}
+		for (size_t i = 0; i < n; i++)
+			b[cnt[(a[i] >> shift) & (RADIX - 1)]++] = a[i];
+		uint64_t *t = a;
+		a = b;
+		b = t;
+	}
+	for (size_t i = 0; i < n; i++) {
+		uint64_t k = (a[i] >> 63) ? a[i] & ~(1ull << 63) : ~a[i];
+		memcpy(&v[i], &k, sizeof(k));
+	}
+	g_free(cnt);
+	g_free(a);
+	g_free(b);
+}
+
 static void report_summary(double *v, size_t n, double *mean, double *p50, double *p95)
 {
 	if (n == 0) {
 		*mean = *p50 = *p95 = 0;
 		return;
 	}
-	gsl_sort(v, 1, n);
+	report_sort(v, n);
 	*mean = gsl_stats_mean(v, 1, n);
 	*p50 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.50);
 	*p95 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.95);
@@ -298,7 +343,7 @@ static void report_cdf(FILE *f, const sim_run_t *run, int what)
 		if (report_ran(r))
 			v[n++] = (double)((what ? r->end : r->start) - r->submit);
 	}
-	gsl_sort(v, 1, n);
+	report_sort(v, n);
 	size_t step = n > 1000 ? n / 1000 : 1;
 	for (size_t i = 0; i < n; i += step)
 		fprintf(f, "%.0f %.6f\n", v[i] + 1, (double)(i + 1) / (double)n);

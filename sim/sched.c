@@ -15,28 +15,31 @@
  * Priority is Slurm's multifactor subset: PriorityWeightAge * min(age,
  * PriorityMaxAge)/PriorityMaxAge + PriorityWeightJobSize * (GPUs / cluster
  * GPUs). Below the age cap the order of two jobs never changes, so pending
- * jobs sit in two ordered sequences (still ageing, capped) merged on the fly:
- * no re-sorting per pass.
+ * jobs sit in two ordered lists (still ageing, capped; sim/prio.c) merged on
+ * the fly: no re-sorting per pass.
  *
  * Costs are bounded per pass, never by the queue length: nodes are indexed
  * by class (GPU type, shape, features, partitions) and, within a class, kept
  * in buckets by free GPUs, so a placement visits only nodes that can serve
  * it; a job that failed to fit is not re-tried until some job has ended (a
- * release epoch); running jobs sit in one flat array by expected end, which
- * backfill walks; reservations are computed lazily, only when a lower-
- * priority job could start now on classes they might use, and a run of
- * identical requests resumes one search. Where this differs from Slurm is in
- * doc/simulator.md.
+ * release epoch); running jobs' allocations sit in one flat array per class
+ * by expected end, which backfill walks, merging the classes a job may use;
+ * reservations are computed lazily, only when a lower-priority job could
+ * start now on classes they might use, and identical requests in one pass
+ * resume one search. Where this differs from Slurm is in doc/simulator.md.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sim/prio.h"
 #include "sim/queue.h"
 #include "sim/sched.h"
 
 #define SCHED_INF INT64_MAX
+
+enum { SCHED_GONE = 0, SCHED_YOUNG, SCHED_OLD };   /* where a job pends */
 
 typedef struct {                 /* where a job may run: classes per OR term */
 	int ngroups;                 /* 1, or the constraint's terms when matching */
@@ -44,11 +47,13 @@ typedef struct {                 /* where a job may run: classes per OR term */
 	int ncls[SIM_MAX_TERMS];
 	uint64_t *gbits[SIM_MAX_TERMS];   /* class bitset of each group */
 	uint64_t *bits;              /* union of the groups */
+	int *ucls, nucls;            /* the classes of bits, ascending */
 	const char *why_not;         /* non-NULL: no node can ever serve */
 } elig_t;
 
 typedef struct {                 /* a job's request as scheduled */
 	const elig_t *elig;
+	uint64_t fail_epoch;         /* release epoch it last failed to fit in */
 	int64_t limit;               /* kill limit, seconds, SCHED_INF = none */
 	int64_t plan;                /* duration backfill plans with */
 	uint32_t nodes;              /* 0: GPUs may spread over nodes */
@@ -80,11 +85,45 @@ typedef struct {                 /* a running job */
 	int64_t expected_end;        /* start + limit (or real run time) */
 } running_t;
 
-typedef struct {                 /* a running job in the release order */
-	int64_t end;                 /* expected end */
+typedef struct {                 /* one allocation of a running job, in release order */
+	int64_t end;                 /* the job's expected end */
 	uint32_t job;
-	uint32_t cls;                /* classes it holds (bit k%32 for class k); 0: ended */
+	uint32_t idx;                /* which of the job's allocations */
+	int32_t node;
+	uint32_t gpus, cpus;
+	uint32_t dead;               /* the job has ended (a tombstone) */
+	uint64_t mem;
 } release_t;
+
+typedef struct {                 /* one class's allocations by (end, job, idx) */
+	release_t *e;
+	size_t n, cap, ndead;
+} rellist_t;
+
+/* A resumable reservation search (see sched_reserve): the release walk for
+ * one request, its scratch view of the nodes it has looked at (free now, less
+ * the reservations made so far, plus what the walk released), the nodes that
+ * could serve the request (in the order they came to) and the fit counts. */
+typedef struct {
+	const req_t *req;            /* the request; any identical one resumes it */
+	uint64_t epoch;              /* live while == sched_t.srch_epoch */
+	uint32_t gen;                /* per-node stamps below are valid when == gen */
+	bool none;                   /* found nothing within bf_window */
+	int64_t when;                /* expected end the last applied release stands for */
+	fit_t fit;
+	size_t *pos;                 /* per class: next release to apply */
+	struct search_node {         /* per node, together for locality: */
+		uint32_t stamp;      /* == gen: scratch loaded */
+		uint32_t fstamp;     /* == gen: in fitlist, at fpos */
+		int fpos;
+		int64_t g, c, m;     /* scratch */
+	} *nd;
+	int *fitlist;
+	int nfit;
+	int lo;                      /* fitlist nodes before lo offer the job nothing */
+} search_t;
+
+#define SCHED_MAX_SEARCH 32      /* live searches per pass (more: the oldest is redone) */
 
 typedef struct {
 	const sim_cluster_t *c;
@@ -112,18 +151,17 @@ typedef struct {
 	/* jobs */
 	req_t *req;
 	bool *tagged;
-	GSequenceIter **pit;         /* in young/old while pending */
-	bool *is_old;
+	uint8_t *where;              /* SCHED_YOUNG, SCHED_OLD while pending */
 	double *key;
-	uint64_t *fail_epoch;
 	running_t **running;
 	uint64_t release_epoch;
 	size_t npending, age_cursor, ended;
 
-	GSequence *young, *old;      /* pending, by priority */
-	release_t *rel;              /* running jobs by expected end, then index: a flat */
-	size_t nrel, caprel, ndead;  /* array, since backfill walks it far more often */
-				     /* than jobs start or end (at most one per GPU) */
+	prio_list_t young, old;      /* pending, by priority: still ageing; capped */
+	rellist_t *rel;              /* per class: running jobs' allocations there by */
+				     /* expected end; flat arrays, since backfill walks */
+				     /* them far more often than jobs start or end, and a */
+				     /* walk visits only the classes the job may use */
 	sim_queue_t events;
 	GHashTable *elig_cache;      /* key string -> elig_t* */
 
@@ -132,19 +170,11 @@ typedef struct {
 	uint32_t *resv_stamp;
 	int64_t *resv_start, *resv_g, *resv_c, *resv_m;
 	int64_t *spare_g, *spare_c, *spare_m;
-	uint32_t test;
-	uint32_t *scr_stamp;
-	int64_t *scr_g, *scr_c, *scr_m;
-	int *fitlist;                /* nodes that could serve the job being reserved */
-	uint32_t *fit_stamp;         /* == test: node is in fitlist */
-	int nfit;
-	/* resumable reservation search (see sched_reserve) */
-	bool rs_valid, rs_none;
-	uint32_t rs_pass;
-	const req_t *rs_req;
-	size_t rs_next;              /* next release to apply */
-	int64_t rs_when;             /* time the last applied release stands for */
-	fit_t rs_fit;
+	uint32_t test;               /* generation of the last search begun */
+	search_t srch[SCHED_MAX_SEARCH];
+	int nsrch, srch_evict;       /* slots in use this epoch; next to redo */
+	uint64_t srch_epoch;         /* bumped when free resources or the pass change */
+	search_t *cur;               /* the search placing a reservation */
 	bool in_backfill;
 	int nresv;
 
@@ -168,6 +198,7 @@ static void elig_free(gpointer p)
 		g_free(e->gbits[g]);
 	}
 	g_free(e->bits);
+	g_free(e->ucls);
 	g_free(e);
 }
 
@@ -245,6 +276,10 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 			}
 		}
 		sched_elig_prefer(c, e, prefer);
+		e->ucls = g_new(int, c->nclasses + 1);
+		for (int cl = 0; cl < c->nclasses; cl++)
+			if (bits_test(e->bits, cl))
+				e->ucls[e->nucls++] = cl;
 		bool any = false;
 		for (int w = 0; w < (int)s->nwords; w++)
 			any = any || e->bits[w];
@@ -370,15 +405,6 @@ static bool sched_tres_gpu(const char *tres, char *type, size_t tlen, uint32_t *
 
 /* ------------------------------------------------------------ priority */
 
-static gint sched_prio_cmp(gconstpointer a, gconstpointer b, gpointer data)
-{
-	const sched_t *s = data;
-	guint i = GPOINTER_TO_UINT(a), j = GPOINTER_TO_UINT(b);
-	if (s->key[i] != s->key[j])
-		return s->key[i] > s->key[j] ? -1 : 1;
-	return (i > j) - (i < j);
-}
-
 static double sched_size_factor(const sched_t *s, uint32_t gpus)
 {
 	const sim_sched_params_t *p = &s->o->params;
@@ -395,8 +421,8 @@ static void sched_pending_add(sched_t *s, uint32_t j)
 	const sim_sched_params_t *p = &s->o->params;
 	s->key[j] = sched_size_factor(s, s->req[j].gpus) -
 		p->weight_age * (double)s->t->jobs[j].submit / (double)p->max_age_s;
-	s->is_old[j] = false;
-	s->pit[j] = g_sequence_insert_sorted(s->young, GUINT_TO_POINTER(j), sched_prio_cmp, s);
+	s->where[j] = SCHED_YOUNG;
+	prio_list_insert(&s->young, s->key[j], j);
 	s->npending++;
 }
 
@@ -409,43 +435,52 @@ static void sched_age(sched_t *s, size_t submitted)
 	while (s->age_cursor < submitted &&
 	       s->t->jobs[s->age_cursor].submit + p->max_age_s <= s->now) {
 		uint32_t j = (uint32_t)s->age_cursor++;
-		if (!s->pit[j] || s->is_old[j])
+		if (s->where[j] != SCHED_YOUNG)
 			continue;
-		g_sequence_remove(s->pit[j]);
+		prio_list_remove(&s->young, s->key[j], j);
 		s->key[j] = sched_size_factor(s, s->req[j].gpus) + p->weight_age;
-		s->is_old[j] = true;
-		s->pit[j] = g_sequence_insert_sorted(s->old, GUINT_TO_POINTER(j), sched_prio_cmp, s);
+		s->where[j] = SCHED_OLD;
+		prio_list_insert(&s->old, s->key[j], j);
 	}
 }
 
 typedef struct {
-	GSequenceIter *y, *o;
+	prio_pos_t y, o;
 } prio_iter_t;
 
-static void prio_begin(const sched_t *s, prio_iter_t *it)
+/* Begin a walk in priority order; the lists keep it valid while the pass
+ * starts (removes) the jobs it returns. End it with prio_end. */
+static void prio_begin(sched_t *s, prio_iter_t *it)
 {
-	it->y = g_sequence_get_begin_iter(s->young);
-	it->o = g_sequence_get_begin_iter(s->old);
+	it->y = (prio_pos_t){ 0, 0 };
+	it->o = (prio_pos_t){ 0, 0 };
+	s->young.track = &it->y;
+	s->old.track = &it->o;
+}
+
+static void prio_end(sched_t *s)
+{
+	s->young.track = s->old.track = NULL;
 }
 
 /* Next pending job in priority order (advancing past it), or -1. */
 static int64_t prio_next(const sched_t *s, prio_iter_t *it)
 {
-	bool hy = !g_sequence_iter_is_end(it->y), ho = !g_sequence_iter_is_end(it->o);
-	if (!hy && !ho)
+	const prio_ent_t *y = prio_list_at(&s->young, &it->y), *o = prio_list_at(&s->old, &it->o);
+	if (!y && !o)
 		return -1;
-	bool take_y = hy;
-	if (hy && ho) {
+	bool take_y = y;
+	if (y && o) {
 		const sim_sched_params_t *p = &s->o->params;
-		guint y = GPOINTER_TO_UINT(g_sequence_get(it->y));
-		guint o = GPOINTER_TO_UINT(g_sequence_get(it->o));
-		double py = s->key[y] + p->weight_age * (double)s->now / (double)p->max_age_s;
-		take_y = py > s->key[o] || (py == s->key[o] && y < o);
+		double py = y->key + p->weight_age * (double)s->now / (double)p->max_age_s;
+		take_y = py > o->key || (py == o->key && y->job < o->job);
 	}
-	GSequenceIter **pi = take_y ? &it->y : &it->o;
-	guint j = GPOINTER_TO_UINT(g_sequence_get(*pi));
-	*pi = g_sequence_iter_next(*pi);
-	return j;
+	if (take_y) {
+		it->y.p++;
+		return y->job;
+	}
+	it->o.p++;
+	return o->job;
 }
 
 /* ------------------------------------------------------------ resources */
@@ -465,18 +500,18 @@ static void sched_avail_now(const sched_t *s, int n, int64_t end, bool resv, int
 	}
 }
 
-static void sched_scratch_load(sched_t *s, int n)
+static inline void sched_scratch_load(sched_t *s, search_t *S, int n)
 {
-	if (s->scr_stamp[n] == s->test)
+	if (S->nd[n].stamp == S->gen)
 		return;
-	s->scr_stamp[n] = s->test;
-	s->scr_g[n] = s->free_g[n];
-	s->scr_c[n] = s->free_c[n];
-	s->scr_m[n] = s->free_m[n];
+	S->nd[n].stamp = S->gen;
+	S->nd[n].g = s->free_g[n];
+	S->nd[n].c = s->free_c[n];
+	S->nd[n].m = s->free_m[n];
 	if (s->resv_stamp[n] == s->pass) {
-		s->scr_g[n] -= s->resv_g[n];
-		s->scr_c[n] -= s->resv_c[n];
-		s->scr_m[n] -= s->resv_m[n];
+		S->nd[n].g -= s->resv_g[n];
+		S->nd[n].c -= s->resv_c[n];
+		S->nd[n].m -= s->resv_m[n];
 	}
 }
 
@@ -486,10 +521,11 @@ static void sched_avail(sched_t *s, avail_mode_t mode, int n, int64_t end, int64
 			int64_t *cpu, int64_t *m)
 {
 	if (mode == AV_SCRATCH) {
-		sched_scratch_load(s, n);
-		*g = s->scr_g[n];
-		*cpu = s->scr_c[n];
-		*m = s->scr_m[n];
+		search_t *S = s->cur;
+		sched_scratch_load(s, S, n);
+		*g = S->nd[n].g;
+		*cpu = S->nd[n].c;
+		*m = S->nd[n].m;
 	} else {
 		sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
 	}
@@ -508,6 +544,14 @@ static int64_t sched_spread_take(const req_t *r, int64_t g, int64_t cpu, int64_t
 static bool sched_node_fits(const req_t *r, int64_t g, int64_t cpu, int64_t m)
 {
 	return g >= r->gpn && cpu >= r->cpn && m >= (int64_t)r->mpn;
+}
+
+/* What node offers a job towards its need: 1 node, or GPUs when spreading. */
+static int64_t sched_contrib(const req_t *r, int64_t g, int64_t cpu, int64_t m)
+{
+	if (r->nodes)
+		return sched_node_fits(r, g, cpu, m) ? 1 : 0;
+	return sched_spread_take(r, g, cpu, m);
 }
 
 /* Nodes of class cl with exactly k free GPUs: buckets let a placement skip
@@ -579,8 +623,15 @@ static int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t en
 		for (int pass = r->nodes ? 1 : 0; pass < 2; pass++) {
 			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
 			if (mode == AV_SCRATCH) {
-				for (int q = 0; q < s->nfit; q++) {
-					int n = s->fitlist[q];
+				search_t *S = s->cur;
+				while (S->lo < S->nfit) {   /* skip what offers nothing */
+					const struct search_node *sn = &S->nd[S->fitlist[S->lo]];
+					if (sched_contrib(r, sn->g, sn->c, sn->m) > 0)
+						break;
+					S->lo++;
+				}
+				for (int q = S->lo; q < S->nfit; q++) {
+					int n = S->fitlist[q];
 					if (!bits_test(e->gbits[grp], c->nodes[n].cls))
 						continue;
 					sched_avail(s, mode, n, end, &g, &cpu, &m);
@@ -614,19 +665,61 @@ static int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t en
 
 /* ------------------------------------------------------------ start / end */
 
-/* Where (end, job) is or would go in the release order. */
-static size_t sched_release_find(const sched_t *s, int64_t end, uint32_t job)
+static inline bool release_before(const release_t *a, int64_t end, uint32_t job, uint32_t idx)
 {
-	size_t lo = 0, hi = s->nrel;
+	return a->end < end || (a->end == end && (a->job < job || (a->job == job && a->idx < idx)));
+}
+
+/* Where (end, job, idx) is or would go in list l. */
+static size_t sched_release_find(const rellist_t *l, int64_t end, uint32_t job, uint32_t idx)
+{
+	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const release_t *m = &s->rel[mid];
-		if (m->end < end || (m->end == end && m->job < job))
+		if (release_before(&l->e[mid], end, job, idx))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Put running job j's allocations into their classes' release lists. */
+static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
+{
+	for (int i = 0; i < run->na; i++) {
+		const alloc_t *a = &run->a[i];
+		rellist_t *l = &s->rel[a->cls];
+		size_t at = sched_release_find(l, run->expected_end, j, (uint32_t)i);
+		if (l->n == l->cap) {
+			l->cap = l->cap ? 2 * l->cap : 256;
+			l->e = g_renew(release_t, l->e, l->cap);
+		}
+		memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
+		l->e[at] = (release_t){ .end = run->expected_end, .job = j, .idx = (uint32_t)i,
+					.node = a->node, .gpus = a->gpus, .cpus = a->cpus,
+					.mem = a->mem };
+		l->n++;
+	}
+}
+
+/* Leave tombstones for ended job j; squeeze them out of a list when they
+ * are a sixteenth of it (every walk steps over them; squeezing costs a
+ * sixteen moves per end, amortised). */
+static void sched_release_drop(sched_t *s, uint32_t j, const running_t *run)
+{
+	for (int i = 0; i < run->na; i++) {
+		rellist_t *l = &s->rel[run->a[i].cls];
+		l->e[sched_release_find(l, run->expected_end, j, (uint32_t)i)].dead = 1;
+		if (++l->ndead > 16 && 16 * l->ndead > l->n) {
+			size_t k = 0;
+			for (size_t q = 0; q < l->n; q++)
+				if (!l->e[q].dead)
+					l->e[k++] = l->e[q];
+			l->n = k;
+			l->ndead = 0;
+		}
+	}
 }
 
 /* Keep the compact policy view: a node is in it while it has idle GPUs. */
@@ -671,7 +764,7 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	const sim_job_t *job = &s->t->jobs[j];
 	req_t *r = &s->req[j];
 	running_t *run = g_new0(running_t, 1);
-	s->rs_valid = false;            /* free resources change: no resuming */
+	s->srch_epoch++;                /* free resources change: no resuming */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
 	memset(s->gpus_by_type, 0, sizeof(s->gpus_by_type));
@@ -715,20 +808,10 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	}
 
 	s->running[j] = run;
-	release_t rl = { run->expected_end, j, 0 };
-	for (int i = 0; i < na; i++)
-		rl.cls |= 1u << (run->a[i].cls & 31);
-	size_t at = sched_release_find(s, rl.end, j);
-	if (s->nrel == s->caprel) {
-		s->caprel = s->caprel ? 2 * s->caprel : 1024;
-		s->rel = g_renew(release_t, s->rel, s->caprel);
-	}
-	memmove(&s->rel[at + 1], &s->rel[at], (s->nrel - at) * sizeof(release_t));
-	s->rel[at] = rl;
-	s->nrel++;
+	sched_release_add(s, j, run);
 	sim_queue_push(&s->events, res->end, SIM_EV_END, j);
-	g_sequence_remove(s->pit[j]);
-	s->pit[j] = NULL;
+	prio_list_remove(s->where[j] == SCHED_OLD ? &s->old : &s->young, s->key[j], j);
+	s->where[j] = SCHED_GONE;
 	s->npending--;
 }
 
@@ -747,16 +830,8 @@ static void sched_end(sched_t *s, uint32_t j)
 				s->run->gpu_seconds[1][t] += (double)a->gpus * (double)dur;
 		}
 	}
-	/* leave a tombstone; squeeze them out when they are half the array */
-	s->rel[sched_release_find(s, run->expected_end, j)].cls = 0;
-	if (++s->ndead > 1024 && 2 * s->ndead > s->nrel) {
-		size_t k = 0;
-		for (size_t q = 0; q < s->nrel; q++)
-			if (s->rel[q].cls)
-				s->rel[k++] = s->rel[q];
-		s->nrel = k;
-		s->ndead = 0;
-	}
+	sched_release_drop(s, j, run);
+	s->srch_epoch++;
 	g_free(run->a);
 	g_free(run);
 	s->running[j] = NULL;
@@ -930,7 +1005,7 @@ static void sched_submit(sched_t *s, uint32_t j)
 		sched_reject(s, j, SIM_JOB_NEVER, "partition is not up");
 		return;
 	}
-	s->fail_epoch[j] = UINT64_MAX;
+	s->req[j].fail_epoch = UINT64_MAX;
 	sched_pending_add(s, j);
 }
 
@@ -941,11 +1016,11 @@ static void sched_submit(sched_t *s, uint32_t j)
 static int sched_fit_now(sched_t *s, uint32_t j, bool with_resv)
 {
 	req_t *r = &s->req[j];
-	if (s->fail_epoch[j] == s->release_epoch)
+	if (s->req[j].fail_epoch == s->release_epoch)
 		return 0;
 	int na = sched_place(s, r, with_resv ? AV_RESV : AV_FREE, sched_plan_end(s, r));
 	if (!na && !with_resv)
-		s->fail_epoch[j] = s->release_epoch;
+		s->req[j].fail_epoch = s->release_epoch;
 	return na;
 }
 
@@ -973,15 +1048,9 @@ static void sched_main_pass(sched_t *s)
 				break;
 		}
 	}
+	prio_end(s);
 }
 
-
-static int64_t sched_contrib(const req_t *r, int64_t g, int64_t cpu, int64_t m)
-{
-	if (r->nodes)
-		return sched_node_fits(r, g, cpu, m) ? 1 : 0;
-	return sched_spread_take(r, g, cpu, m);
-}
 
 static bool sched_fit_done(const req_t *r, const fit_t *f)
 {
@@ -1000,20 +1069,183 @@ static bool sched_same_request(const req_t *a, const req_t *b)
 	       a->cpg == b->cpg && a->mpg == b->mpg;
 }
 
-/* Add what node n (class cl) now offers the job to the fit state. */
-static void sched_fit_node(sched_t *s, const req_t *r, fit_t *fit, int n, int cl,
-			   int64_t before)
+/* Add what node n (class cl) now offers search S's job to its fit state. */
+static inline void sched_fit_node(search_t *S, int n, int cl, int64_t before)
 {
-	int64_t after = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
-	if (after > 0 && s->fit_stamp[n] != s->test) {
-		s->fit_stamp[n] = s->test;
-		s->fitlist[s->nfit++] = n;
+	const req_t *r = S->req;
+	int64_t after = sched_contrib(r, S->nd[n].g, S->nd[n].c, S->nd[n].m);
+	if (after > 0 && S->nd[n].fstamp != S->gen) {
+		S->nd[n].fstamp = S->gen;
+		S->nd[n].fpos = S->nfit;
+		S->fitlist[S->nfit++] = n;
+	} else if (after > 0 && S->nd[n].fpos < S->lo) {
+		S->lo = S->nd[n].fpos;
 	}
 	if (after == before)
 		return;
+	if (r->elig->ngroups == 1) {
+		S->fit.have[0] += after - before;
+		return;
+	}
 	for (int g = 0; g < r->elig->ngroups; g++)
 		if (bits_test(r->elig->gbits[g], cl))
-			fit->have[g] += after - before;
+			S->fit.have[g] += after - before;
+}
+
+/* The next live release in list c from position pos[c] (advanced past
+ * tombstones), or NULL. */
+static inline const release_t *sched_release_live(const sched_t *s, size_t *pos, int c)
+{
+	const rellist_t *l = &s->rel[c];
+	size_t p = pos[c];
+	while (p < l->n && l->e[p].dead)
+		p++;
+	pos[c] = p;
+	return p < l->n ? &l->e[p] : NULL;
+}
+
+/* The next live release in the lists of classes ucls by (end, job, idx),
+ * from positions pos; its class in *cl. The caller consumes it by advancing
+ * pos[*cl]. *cl (-1 at first) and *lim (the smallest head of the other
+ * lists) carry the merge over calls: while the current list's head stays
+ * below *lim, no other list is looked at. NULL: none left. */
+static inline const release_t *sched_release_next(const sched_t *s, size_t *pos,
+						  const int *ucls, int nl, int *cl,
+						  const release_t **lim)
+{
+	if (*cl >= 0) {
+		const release_t *h = sched_release_live(s, pos, *cl);
+		if (h && (!*lim || release_before(h, (*lim)->end, (*lim)->job, (*lim)->idx)))
+			return h;
+	}
+	const release_t *best = NULL, *second = NULL;
+	for (int k = 0; k < nl; k++) {
+		const release_t *h = sched_release_live(s, pos, ucls[k]);
+		if (!h)
+			continue;
+		if (!best || release_before(h, best->end, best->job, best->idx)) {
+			second = best;
+			best = h;
+			*cl = ucls[k];
+		} else if (!second || release_before(h, second->end, second->job, second->idx)) {
+			second = h;
+		}
+	}
+	*lim = second;
+	return best;
+}
+
+/* Apply the release at h (class cl) to search S's scratch and counts. */
+static inline void sched_walk_apply(sched_t *s, search_t *S, const release_t *h, int cl)
+{
+	int n = h->node;
+	sched_scratch_load(s, S, n);
+	int64_t before = sched_contrib(S->req, S->nd[n].g, S->nd[n].c, S->nd[n].m);
+	S->nd[n].g += h->gpus;
+	S->nd[n].c += h->cpus;
+	S->nd[n].m += (int64_t)h->mem;
+	sched_fit_node(S, n, cl, before);
+}
+
+/* Search S's walk when its job may use one class: that class's releases in
+ * order (a job's allocations lie together) until the job fits after one of
+ * them; returns that release's expected end, or -1 (none by horizon). */
+static int64_t sched_walk_one(sched_t *s, search_t *S, int cl, int64_t horizon)
+{
+	const rellist_t *l = &s->rel[cl];
+	size_t p = S->pos[cl];
+	int64_t end = -1, when = -1;
+	uint32_t job = 0;
+	bool open = false;               /* a job's allocations are being applied */
+	for (; p < l->n; p++) {
+		const release_t *h = &l->e[p];
+		if (h->dead)
+			continue;
+		if (!open || h->end != end || h->job != job) {
+			if (open && sched_fit_done(S->req, &S->fit))
+				break;
+			open = false;
+			if (h->end > horizon)
+				break;
+			end = h->end;
+			job = h->job;
+			open = true;
+			s->run->releases_scanned++;
+		}
+		sched_walk_apply(s, S, h, cl);
+	}
+	S->pos[cl] = p;
+	if (open && sched_fit_done(S->req, &S->fit))
+		when = end;
+	return when;
+}
+
+/* The same over several classes: their lists merged by (end, job, idx), so
+ * a job's allocations come together and in their own order. */
+static int64_t sched_walk_merge(sched_t *s, search_t *S, int64_t horizon)
+{
+	const int *ucls = S->req->elig->ucls;
+	int nl = S->req->elig->nucls, cl = -1;
+	const release_t *lim = NULL;
+	const release_t *h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim);
+	while (h && h->end <= horizon) {
+		int64_t end = h->end;
+		uint32_t job = h->job;
+		s->run->releases_scanned++;
+		for (; h && h->end == end && h->job == job;
+		     h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim)) {
+			S->pos[cl]++;
+			sched_walk_apply(s, S, h, cl);
+		}
+		if (sched_fit_done(S->req, &S->fit))
+			return end;
+	}
+	return -1;
+}
+
+/* The live search for a request identical to r, or a new one. */
+static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
+{
+	for (int k = 0; k < s->nsrch; k++)
+		if (s->srch[k].epoch == s->srch_epoch && sched_same_request(s->srch[k].req, r)) {
+			*resumed = true;
+			return &s->srch[k];
+		}
+	search_t *S;
+	if (s->nsrch > 0 && s->srch[0].epoch != s->srch_epoch)
+		s->nsrch = 0;                /* all from an earlier epoch: start over */
+	if (s->nsrch < SCHED_MAX_SEARCH) {
+		S = &s->srch[s->nsrch++];
+	} else {
+		S = &s->srch[s->srch_evict];
+		s->srch_evict = (s->srch_evict + 1) % SCHED_MAX_SEARCH;
+	}
+	S->req = r;
+	S->epoch = s->srch_epoch;
+	S->gen = ++s->test;
+	S->none = false;
+	S->nfit = 0;
+	S->lo = 0;
+	memset(&S->fit, 0, sizeof(S->fit));
+	*resumed = false;
+	return S;
+}
+
+/* A reservation took alloc a: every live search that has looked at its node
+ * sees that much less there from now on (its fit counts follow). */
+static void sched_search_reserved(sched_t *s, const alloc_t *a)
+{
+	int n = a->node;
+	for (int k = 0; k < s->nsrch; k++) {
+		search_t *S = &s->srch[k];
+		if (S->epoch != s->srch_epoch || S->nd[n].stamp != S->gen)
+			continue;
+		int64_t before = sched_contrib(S->req, S->nd[n].g, S->nd[n].c, S->nd[n].m);
+		S->nd[n].g -= a->gpus;
+		S->nd[n].c -= a->cpus;
+		S->nd[n].m -= (int64_t)a->mem;
+		sched_fit_node(S, n, a->cls, before);
+	}
 }
 
 /*
@@ -1021,30 +1253,29 @@ static void sched_fit_node(sched_t *s, const req_t *r, fit_t *fit, int n, int cl
  * ends and earlier reservations; reserve its nodes from then on. Returns the
  * reservation's start, or SCHED_INF for none.
  *
- * Queues often hold runs of identical requests. The next identical job
- * cannot fit before the previous one did (it finds less), so its search
- * resumes where the previous one stopped, with that reservation taken out,
- * instead of starting over: the same answer for a fraction of the work. Any
- * job start or other reservation in between ends the resumable state.
+ * Queues hold many identical requests. Within a pass (while no job starts)
+ * what any job can use at any time only shrinks, so a job cannot fit before
+ * an identical one reserved earlier in the pass did: its search resumes where
+ * that one stopped, with every reservation made since taken out of the
+ * search's counts (sched_search_reserved), instead of starting over: the same
+ * start time for a fraction of the work. Nodes are chosen among those that fit
+ * then, in the order the search found them.
  */
 static int64_t sched_reserve(sched_t *s, uint32_t j)
 {
 	const sim_cluster_t *c = s->c;
 	const req_t *r = &s->req[j];
 	const elig_t *e = r->elig;
-	fit_t fit = { { 0 } };
-	size_t q0 = 0;
-	int64_t when;
-	if (s->rs_valid && s->rs_pass == s->pass && sched_same_request(s->rs_req, r)) {
-		if (s->rs_none)
+	bool resumed;
+	search_t *S = sched_search_get(s, r, &resumed);
+	s->cur = S;
+	if (resumed) {
+		if (S->none)
 			return SCHED_INF;        /* the same found nothing within bf_window */
-		fit = s->rs_fit;
-		q0 = s->rs_next;
-		when = s->rs_when;
 	} else {
-		s->test++;
-		s->nfit = 0;
-		when = s->now;
+		S->when = s->now;
+		for (int k = 0; k < e->nucls; k++)
+			S->pos[e->ucls[k]] = 0;
 		/* Nodes with fewer free GPUs than the job needs per node (or none,
 		 * for a spreading job) cannot count now: start above those buckets. */
 		int kmin = r->nodes ? (int)r->gpn : (r->gpus ? 1 : 0);
@@ -1056,66 +1287,31 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 					int nb;
 					const int *bn = sched_bucket(s, cl, k, &nb);
 					for (int q = 0; q < nb; q++) {
-						sched_scratch_load(s, bn[q]);
-						sched_fit_node(s, r, &fit, bn[q], cl, 0);
+						sched_scratch_load(s, S, bn[q]);
+						sched_fit_node(S, bn[q], cl, 0);
 					}
 				}
 			}
 	}
-	s->rs_valid = true;
-	s->rs_pass = s->pass;
-	s->rs_req = r;
-	s->rs_none = false;
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
-	if (!sched_fit_done(r, &fit)) {
+	if (!sched_fit_done(r, &S->fit)) {
 		/* release running jobs in expected-end order until the job fits */
-		uint32_t emask = (uint32_t)e->bits[0] | (uint32_t)(e->bits[0] >> 32);
-		if (s->nwords > 1)
-			emask = ~0u;
-		when = -1;
-		size_t q;
-		for (q = q0; q < s->nrel; q++) {
-			const release_t *rl = &s->rel[q];
-			if (rl->end > horizon)
-				break;
-			if (!(rl->cls & emask))
-				continue;
-			s->run->releases_scanned++;
-			const running_t *run = s->running[rl->job];
-			for (int i = 0; i < run->na; i++) {
-				const alloc_t *a = &run->a[i];
-				int n = a->node, cl = a->cls;
-				if (!bits_test(e->bits, cl))
-					continue;
-				sched_scratch_load(s, n);
-				int64_t before = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
-				s->scr_g[n] += a->gpus;
-				s->scr_c[n] += a->cpus;
-				s->scr_m[n] += (int64_t)a->mem;
-				sched_fit_node(s, r, &fit, n, cl, before);
-			}
-			if (sched_fit_done(r, &fit)) {
-				when = rl->end;
-				break;
-			}
-		}
-		s->rs_next = q + 1;
+		int64_t when = e->nucls == 1 ? sched_walk_one(s, S, e->ucls[0], horizon)
+					     : sched_walk_merge(s, S, horizon);
 		if (when < 0) {
-			s->rs_none = true;       /* not within bf_window: no reservation */
+			S->none = true;          /* not within bf_window: no reservation */
 			return SCHED_INF;
 		}
-	} else if (q0 == 0) {
-		s->rs_next = 0;
+		S->when = when;
 	}
-	s->rs_when = when;
 	int64_t res = s->o->params.bf_resolution_s;
-	when = s->now + ((when - s->now + res - 1) / res) * res;
+	int64_t when = s->now + ((S->when - s->now + res - 1) / res) * res;
 	int na = sched_place(s, r, AV_SCRATCH, 0);
 	for (int i = 0; i < na; i++) {
 		const alloc_t *a = &s->abuf[i];
 		int n = a->node;
-		int64_t sg = s->scr_g[n] - a->gpus, sc = s->scr_c[n] - a->cpus,
-			sm = s->scr_m[n] - (int64_t)a->mem;
+		int64_t sg = S->nd[n].g - a->gpus, sc = S->nd[n].c - a->cpus,
+			sm = S->nd[n].m - (int64_t)a->mem;
 		if (s->resv_stamp[n] != s->pass) {
 			s->resv_stamp[n] = s->pass;
 			s->resv_start[n] = when;
@@ -1132,14 +1328,8 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		s->resv_g[n] += a->gpus;
 		s->resv_c[n] += a->cpus;
 		s->resv_m[n] += (int64_t)a->mem;
-		/* keep the search state true for a following identical job */
-		int64_t before = sched_contrib(r, s->scr_g[n], s->scr_c[n], s->scr_m[n]);
-		s->scr_g[n] = sg;
-		s->scr_c[n] = sc;
-		s->scr_m[n] = sm;
-		sched_fit_node(s, r, &fit, n, a->cls, before);
+		sched_search_reserved(s, a);
 	}
-	s->rs_fit = fit;
 	s->nresv++;
 	s->run->reservations++;
 	return when;
@@ -1201,6 +1391,7 @@ static void sched_backfill_pass(sched_t *s)
 {
 	s->run->bf_passes++;
 	s->pass++;
+	s->srch_epoch++;
 	s->in_backfill = true;
 	s->nresv = 0;
 	int max_test = s->o->params.bf_max_job_test;
@@ -1236,6 +1427,7 @@ static void sched_backfill_pass(sched_t *s)
 		}
 		sched_start(s, (uint32_t)j, na);
 	}
+	prio_end(s);
 	g_free(deferred);
 	g_free(defbits);
 	s->in_backfill = false;
@@ -1298,19 +1490,21 @@ static void sched_state_init(sched_t *s)
 		s->pol_nodes[n].gpus_idle = 0;
 		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
 	}
-	s->fitlist = g_new(int, nn + 1);
-	s->fit_stamp = g_new0(uint32_t, nn);
+	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
+		search_t *S = &s->srch[k];
+		S->pos = g_new0(size_t, c->nclasses);
+		S->nd = g_new0(struct search_node, nn);
+		S->fitlist = g_new(int, nn + 1);
+	}
 	s->req = g_new0(req_t, nj);
 	s->tagged = g_new(bool, nj);
 	for (size_t j = 0; j < nj; j++)
 		s->tagged[j] = s->o->tagged ? s->o->tagged[j] : s->t->jobs[j].tagged;
-	s->pit = g_new0(GSequenceIter *, nj);
-	s->is_old = g_new0(bool, nj);
+	s->where = g_new0(uint8_t, nj);
 	s->key = g_new0(double, nj);
-	s->fail_epoch = g_new(uint64_t, nj);
 	s->running = g_new0(running_t *, nj);
-	s->young = g_sequence_new(NULL);
-	s->old = g_sequence_new(NULL);
+	prio_list_init(&s->young);
+	prio_list_init(&s->old);
 	sim_queue_init(&s->events);
 	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, elig_free);
 	s->resv_stamp = g_new0(uint32_t, nn);
@@ -1321,11 +1515,8 @@ static void sched_state_init(sched_t *s)
 	s->spare_g = g_new(int64_t, nn);
 	s->spare_c = g_new(int64_t, nn);
 	s->spare_m = g_new(int64_t, nn);
-	s->scr_stamp = g_new0(uint32_t, nn);
-	s->scr_g = g_new(int64_t, nn);
-	s->scr_c = g_new(int64_t, nn);
-	s->scr_m = g_new(int64_t, nn);
 	s->abuf = g_new(alloc_t, nn + 1);
+	s->rel = g_new0(rellist_t, c->nclasses);
 }
 
 static void sched_state_free(sched_t *s)
@@ -1339,17 +1530,22 @@ static void sched_state_free(sched_t *s)
 	sched_policy_nodes_free(s->pol_nodes);
 	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
 	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
-	g_free(s->bpos); g_free(s->fitlist); g_free(s->fit_stamp);
-	g_free(s->req); g_free(s->tagged); g_free(s->pit); g_free(s->is_old); g_free(s->key);
-	g_free(s->fail_epoch); g_free(s->running);
-	g_sequence_free(s->young);
-	g_sequence_free(s->old);
+	g_free(s->bpos);
+	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
+		search_t *S = &s->srch[k];
+		g_free(S->pos); g_free(S->nd); g_free(S->fitlist);
+	}
+	g_free(s->req); g_free(s->tagged); g_free(s->where); g_free(s->key);
+	g_free(s->running);
+	prio_list_free(&s->young);
+	prio_list_free(&s->old);
+	for (int k = 0; k < s->c->nclasses; k++)
+		g_free(s->rel[k].e);
 	g_free(s->rel);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
 	g_free(s->resv_stamp); g_free(s->resv_start); g_free(s->resv_g); g_free(s->resv_c);
 	g_free(s->resv_m); g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
-	g_free(s->scr_stamp); g_free(s->scr_g); g_free(s->scr_c); g_free(s->scr_m);
 	g_free(s->abuf);
 }
 
@@ -1415,7 +1611,7 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 		}
 	}
 	for (size_t j = 0; j < t->njobs; j++)
-		if (s.pit[j]) {
+		if (s.where[j] != SCHED_GONE) {
 			sched_reject(&s, (uint32_t)j, SIM_JOB_NEVER,
 				     "still pending when nothing was left running");
 			run->jobs[j].start = run->jobs[j].end = -1;
