@@ -85,7 +85,7 @@ static void _conf_refresh(void)
 		nx.known = true;
 		nx.stat_ok = false;
 		nx.stat_errno = e;
-		error("%s: %s:0: cannot open: %s; jobs pass unchanged", plugin_type, nx.path,
+		error("%s: %s: cannot open: %s; jobs pass unchanged", plugin_type, nx.path,
 		      strerror(e));
 		return;
 	}

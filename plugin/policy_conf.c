@@ -453,7 +453,7 @@ int nodeox_conf_parse_file(const char *path, nodeox_conf_t **out, char *err, siz
 
 	*out = NULL;
 	if (!(f = fopen(path, "r"))) {
-		snprintf(err, errlen, "%s:0: cannot open: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
 	text = malloc(CONF_FILE_MAX + 1);
