@@ -20,6 +20,7 @@
 
 #include "plugin/policy.h"
 #include "sim/cluster.h"
+#include "sim/price.h"
 #include "sim/report.h"
 #include "sim/runtime_model.h"
 #include "sim/sched.h"
@@ -41,6 +42,7 @@ typedef struct {
 	gint64 bf_window, bf_resolution, bf_max_job_test, bf_interval, queue_depth;
 	double weight_age, weight_size;
 	char *max_age;
+	char **price;              /* --price items, NULL when none given */
 } main_opts_t;
 
 static void main_progress(void *arg, const char *what, size_t done, size_t total)
@@ -124,6 +126,9 @@ int main(int argc, char **argv)
 		{ "priority-weight-job-size", 0, 0, G_OPTION_ARG_DOUBLE, &o.weight_size,
 		  "PriorityWeightJobSize", "W" },
 		{ "priority-max-age", 0, 0, G_OPTION_ARG_STRING, &o.max_age, "PriorityMaxAge (7-0)", "TIME" },
+		{ "price", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.price,
+		  "Price per GPU-hour by GPU type, e.g. a100=2.9,l40s=1.1 (every type; "
+		  "adds cost to the table and JSON)", "TYPE=COST,..." },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No table on stdout", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL }
 	};
@@ -175,11 +180,14 @@ int main(int argc, char **argv)
 	sim_runtime_t model = { 0 };
 	sim_run_t *runs[2] = { NULL, NULL };
 	bool *tagged = NULL;
+	double price[SIM_MAX_TYPES];
 	char *ppath = o.policy ? g_strdup(o.policy) : g_build_filename(cdir, "nodeox.conf", NULL);
 
 	if (cluster_read(cdir, &cl, err, sizeof(err)) < 0)
 		goto fail;
 	if (main_sched_params(&o, &cl->params, err, sizeof(err)) < 0)
+		goto fail;
+	if (o.price && price_parse(cl, (const char *const *)o.price, price, err, sizeof(err)) < 0)
 		goto fail;
 	if (o.policy || run_nodeox || g_file_test(ppath, G_FILE_TEST_EXISTS)) {
 		if (nodeox_conf_parse_file(ppath, &conf, err, sizeof(err)) < 0)
@@ -217,8 +225,8 @@ int main(int argc, char **argv)
 		nr++;
 	}
 	if (!o.quiet)
-		report_table(stdout, cl, tr, rr, nr);
-	if (o.json && report_json(o.json, cl, rr, nr, err, sizeof(err)) < 0)
+		report_table(stdout, cl, tr, rr, nr, o.price ? price : NULL);
+	if (o.json && report_json(o.json, cl, rr, nr, o.price ? price : NULL, err, sizeof(err)) < 0)
 		goto fail;
 	if (o.jobs && report_jobs_csv(o.jobs, tr, rr, nr, err, sizeof(err)) < 0)
 		goto fail;
@@ -243,6 +251,6 @@ fail:
 	cluster_free(cl);
 	g_free(ppath);
 	g_free(o.cluster); g_free(o.policy); g_free(o.json); g_free(o.jobs); g_free(o.plot);
-	g_free(o.mode); g_free(o.class_speeds); g_free(o.max_age);
+	g_free(o.mode); g_free(o.class_speeds); g_free(o.max_age); g_strfreev(o.price);
 	return rc;
 }

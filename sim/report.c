@@ -15,6 +15,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "sim/price.h"
 #include "sim/report.h"
 
 static bool report_ran(const sim_result_t *r)
@@ -143,7 +144,7 @@ static void report_row(FILE *out, const char *label, const double *v, int nruns,
 }
 
 static void report_section(FILE *out, const sim_cluster_t *c, const report_run_t *runs,
-			   int nruns, bool flex)
+			   int nruns, bool flex, const double *price)
 {
 	report_stats_t st[2];
 	for (int i = 0; i < nruns; i++)
@@ -171,6 +172,19 @@ static void report_section(FILE *out, const sim_cluster_t *c, const report_run_t
 			v[i] = st[i].gpu_hours_type[t];
 		report_row(out, label, v, nruns, 1);
 	}
+	if (price) {
+		double by[2][SIM_MAX_TYPES];
+		for (int i = 0; i < nruns; i++)
+			v[i] = price_cost(price, st[i].gpu_hours_type, c->ntypes, by[i]);
+		report_row(out, "cost", v, nruns, 2);
+		for (int t = 0; t < c->ntypes; t++) {
+			char label[96];
+			snprintf(label, sizeof(label), "cost %s", price_type_name(c, t));
+			for (int i = 0; i < nruns; i++)
+				v[i] = by[i][t];
+			report_row(out, label, v, nruns, 2);
+		}
+	}
 #undef ROW
 	if (nruns == 2)
 		fprintf(out, "  %-26s %14s %14ld\n", "ended later than baseline", "-",
@@ -178,7 +192,7 @@ static void report_section(FILE *out, const sim_cluster_t *c, const report_run_t
 }
 
 void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
-		  const report_run_t *runs, int nruns)
+		  const report_run_t *runs, int nruns, const double *price)
 {
 	size_t tagged = 0;
 	for (size_t j = 0; j < runs[0].run->njobs; j++)
@@ -202,8 +216,8 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
 	if (nruns == 2)
 		fprintf(out, " %10s", "change");
 	fputc('\n', out);
-	report_section(out, c, runs, nruns, false);
-	report_section(out, c, runs, nruns, true);
+	report_section(out, c, runs, nruns, false, price);
+	report_section(out, c, runs, nruns, true, price);
 	fprintf(out, "cluster\n");
 	double v[2] = { 0, 0 };
 	for (int i = 0; i < nruns; i++)
@@ -231,13 +245,41 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
 
 /* ------------------------------------------------------------ json */
 
-static void report_json_stats(FILE *f, const report_stats_t *s)
+/* A JSON string (GPU type names come from slurm.conf, so escape them). */
+static void report_json_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void report_json_stats(FILE *f, const sim_cluster_t *c, const report_stats_t *s,
+			      const double *price)
 {
 	fprintf(f, "{\"jobs\": %zu, \"wait_mean_s\": %.3f, \"wait_p50_s\": %.3f, "
 		"\"wait_p95_s\": %.3f, \"run_mean_s\": %.3f, \"turnaround_mean_s\": %.3f, "
-		"\"turnaround_p50_s\": %.3f, \"turnaround_p95_s\": %.3f, \"gpu_hours\": %.6f}",
+		"\"turnaround_p50_s\": %.3f, \"turnaround_p95_s\": %.3f, \"gpu_hours\": %.6f",
 		s->jobs, s->wait_mean_s, s->wait_p50_s, s->wait_p95_s, s->run_mean_s,
 		s->turnaround_mean_s, s->turnaround_p50_s, s->turnaround_p95_s, s->gpu_hours);
+	if (price) {
+		double by[SIM_MAX_TYPES];
+		fprintf(f, ", \"cost\": %.6f, \"cost_by_type\": {",
+			price_cost(price, s->gpu_hours_type, c->ntypes, by));
+		for (int t = 0; t < c->ntypes; t++) {
+			fputs(t ? ", " : "", f);
+			report_json_string(f, price_type_name(c, t));
+			fprintf(f, ": %.6f", by[t]);
+		}
+		fputc('}', f);
+	}
+	fputc('}', f);
 }
 
 static FILE *report_open(const char *path, char *err, size_t errlen)
@@ -258,7 +300,7 @@ static int report_close(FILE *f, const char *path, char *err, size_t errlen)
 }
 
 int report_json(const char *path, const sim_cluster_t *c, const report_run_t *runs, int nruns,
-		char *err, size_t errlen)
+		const double *price, char *err, size_t errlen)
 {
 	FILE *f = report_open(path, err, errlen);
 	if (!f)
@@ -269,9 +311,9 @@ int report_json(const char *path, const sim_cluster_t *c, const report_run_t *ru
 		report_stats(runs[i].run, NULL, false, c->ntypes, &all);
 		report_stats(runs[i].run, NULL, true, c->ntypes, &flex);
 		fprintf(f, "%s\n  \"%s\": {\n    \"all\": ", i ? "," : "", runs[i].name);
-		report_json_stats(f, &all);
+		report_json_stats(f, c, &all, price);
 		fputs(",\n    \"flex\": ", f);
-		report_json_stats(f, &flex);
+		report_json_stats(f, c, &flex, price);
 		fprintf(f, ",\n    \"utilization\": %.6f,\n    \"makespan_s\": %.0f\n  }",
 			report_utilization(c, runs[i].run), report_makespan(runs[i].run));
 	}

@@ -1,6 +1,8 @@
 /*
  * report.h: what nodeox-sim prints and writes (report.c): the comparison
  * table, --json, --jobs and --plot. Keys and columns: doc/simulator.md.
+ * With prices per GPU-hour (price.h; NULL: none) the table and --json also
+ * give the cost of the GPU-hours.
  */
 #ifndef SIM_REPORT_H
 #define SIM_REPORT_H
@@ -34,9 +36,9 @@ double report_utilization(const sim_cluster_t *c, const sim_run_t *run);
 double report_makespan(const sim_run_t *run);
 
 void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
-		  const report_run_t *runs, int nruns);
+		  const report_run_t *runs, int nruns, const double *price);
 int report_json(const char *path, const sim_cluster_t *c, const report_run_t *runs, int nruns,
-		char *err, size_t errlen);
+		const double *price, char *err, size_t errlen);
 int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *runs, int nruns,
 		    char *err, size_t errlen);
 int report_plot(const char *path, const char *gnuplot, const report_run_t *runs, int nruns,

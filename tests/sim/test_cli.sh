@@ -1,7 +1,10 @@
 #!/bin/sh
 # tests/sim/test_cli.sh: nodeox-sim's command line: usage errors exit 2 naming
 # the option, bad input exits 1 naming FILE:LINE and the column, --skip-bad
-# counts, --mode baseline needs no nodeox.conf, --json has every key.
+# counts, --mode baseline needs no nodeox.conf, --json has every key; --price:
+# bad prices exit 1 naming the option and the item, cost by hand on the
+# article's trace and as the sum over jobs of GPU-hours x price on the small
+# one, no cost anywhere without --price.
 set -eu
 sim="$top_builddir/sim/nodeox-sim"
 data="$top_srcdir/tests/sim/data/small"
@@ -47,4 +50,54 @@ for k in baseline nodeox all flex jobs wait_mean_s wait_p50_s wait_p95_s run_mea
 done
 n=$(grep -o '"[a-z0-9_]*":' "$out/r.json" | wc -l)
 [ "$n" = 46 ] || fail "--json has $n keys, want 46 (2 runs x (run + all + flex + 2 x 9 + utilization + makespan_s))"
-echo "PASS: usage and input errors, --skip-bad, baseline without policy, JSON keys"
+if grep -q cost "$out/r.json" "$out/q.txt"; then fail "cost reported without --price"; fi
+
+# --price errors: exit 1, naming the option and the bad part
+expect 1 "--price: no GPU type 'x100' in the cluster (it has a100, v100, l40s)" \
+	--cluster "$data" --price a100=1,v100=1,l40s=1,x100=2 "$data/trace.csv"
+expect 1 "--price: 'v100=cheap': 'cheap' is not a price per GPU-hour" \
+	--cluster "$data" --price a100=1,v100=cheap,l40s=1 "$data/trace.csv"
+expect 1 "--price: 'l40s': expected TYPE=COST" --cluster "$data" --price a100=1,v100=1,l40s "$data/trace.csv"
+expect 1 "--price: no price for GPU type 'l40s'" --cluster "$data" --price a100=1 --price v100=1 \
+	"$data/trace.csv"
+
+# By hand, the article's trace (tests/sim/data/article): GPU-hours a100
+# 2 x 1 h + 4 x 1 h + 2 jobs x 4 x 600 s = 7.333, l40s 4 x 1 h. With the
+# policy, tagged job 5 (4 a100 x 600 s) runs on l40s at half speed, 4 x 1200 s.
+# At a100=3, l40s=1.2: baseline 22 + 4.8 = 26.8, nodeox 20 + 6.4 = 26.4; job 5
+# alone (flex) 2.0 on a100 against 1.6 on l40s.
+art="$top_srcdir/tests/sim/data/article"
+"$sim" --cluster "$art" --price a100=3,l40s=1.2 --json "$out/art.json" "$art/trace.csv" > "$out/art.txt"
+got=$(grep -o '"cost": [0-9.]*, "cost_by_type": {[^}]*}' "$out/art.json" | tr '\n' ';')
+want='"cost": 26.800000, "cost_by_type": {"a100": 22.000000, "l40s": 4.800000};'
+want="$want"'"cost": 2.000000, "cost_by_type": {"a100": 2.000000, "l40s": 0.000000};'
+want="$want"'"cost": 26.400000, "cost_by_type": {"a100": 20.000000, "l40s": 6.400000};'
+want="$want"'"cost": 1.600000, "cost_by_type": {"a100": 0.000000, "l40s": 1.600000};'
+[ "$got" = "$want" ] || fail "article costs: got $got, want $want"
+grep -Eq '^  cost +26\.80 +26\.40 +-1\.5%$' "$out/art.txt" || fail "table lacks the cost row: $(cat "$out/art.txt")"
+grep -Eq '^  cost l40s +0\.00 +1\.60 ' "$out/art.txt" || fail "table lacks the flex l40s cost row"
+
+# The small trace (mixed-type jobs among them): cost in --json = the sum over
+# the --jobs rows of GPUs x run time / 3600 x price, for all and tagged jobs.
+"$sim" --cluster "$data" --price a100=2.9,v100=1.4 --price l40s=1.1 -q --json "$out/p.json" \
+	--jobs "$out/p.csv" "$data/trace.csv"
+n=$(grep -o '"[a-z0-9_]*":' "$out/p.json" | wc -l)
+[ "$n" = 66 ] || fail "--json --price has $n keys, want 66 (46 + 2 runs x 2 x (cost + cost_by_type + 3 types))"
+grep -o '"cost": [0-9.]*' "$out/p.json" | cut -d' ' -f2 > "$out/p.cost"
+# columns 1-12 of --jobs hold no commas: policy, ..., run_time (7), tagged (9), gpu_types (12)
+awk -F, 'BEGIN { p["a100"] = 2.9; p["v100"] = 1.4; p["l40s"] = 1.1 }
+	NR > 1 && $7 != "" {
+		n = split($12, part, "+")
+		for (i = 1; i <= n; i++) {
+			split(part[i], tc, ":")
+			c = tc[2] * $7 / 3600 * p[tc[1]]
+			all[$1] += c
+			if ($9 == 1) flex[$1] += c
+		}
+	}
+	END { printf "%.6f\n%.6f\n%.6f\n%.6f\n", all["baseline"], flex["baseline"],
+		all["nodeox"], flex["nodeox"] }' "$out/p.csv" > "$out/p.sum"
+paste "$out/p.cost" "$out/p.sum" | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-5 || $1 <= 0) bad = 1 }
+	END { exit bad || NR != 4 }' ||
+	fail "cost in --json (left) is not the sum over jobs (right): $(paste "$out/p.cost" "$out/p.sum")"
+echo "PASS: usage and input errors, --skip-bad, baseline without policy, JSON keys, --price"

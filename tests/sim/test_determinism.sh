@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/sim/test_determinism.sh: the same inputs and seed give byte-identical
-# outputs (table, --json, --jobs, --plot); another seed tags other jobs.
+# outputs (table, --json, --jobs, --plot), with --price too; another seed tags
+# other jobs.
 set -eu
 sim="$top_builddir/sim/nodeox-sim"
 data="$top_srcdir/tests/sim/data/small"
@@ -10,7 +11,8 @@ plot=
 if command -v gnuplot >/dev/null 2>&1; then plot=yes; fi
 
 run() {   # run NAME SEED
-	"$sim" --cluster "$data" --flex-fraction 0.4 --seed "$2" --json "$out/$1.json" \
+	"$sim" --cluster "$data" --flex-fraction 0.4 --seed "$2" --price a100=2.9,v100=1.4,l40s=1.1 \
+		--json "$out/$1.json" \
 		--jobs "$out/$1.csv" ${plot:+--plot "$out/$1.svg"} "$data/trace.csv" > "$out/$1.txt"
 }
 run a 7

@@ -2,7 +2,8 @@
  * test_report.c: the statistics behind the table and --json: means and
  * percentiles (GSL's interpolation), the tagged subset, GPU-hours by type,
  * "ended later" against a baseline, utilisation and makespan; on a large
- * run too (the report sorts long arrays with its own radix sort).
+ * run too (the report sorts long arrays with its own radix sort). And
+ * --price: parsing, its errors, and cost = GPU-hours x price by type.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 
 #include <glib.h>
 
+#include "sim/price.h"
 #include "sim/report.h"
 
 static sim_run_t *make_run(const int64_t (*t)[3], const bool *tagged, size_t n)
@@ -131,11 +133,98 @@ static void test_stats_large(void **state)
 	g_free(w);
 }
 
+/* A cluster with a100, l40s and untyped GPUs (no gres.conf names l1's). */
+static sim_cluster_t *price_cluster(void)
+{
+	static const char conf[] =
+		"NodeName=a1 CPUs=8 Gres=gpu:a100:4\n"
+		"NodeName=l1 CPUs=8 Gres=gpu:4\n"
+		"NodeName=v1 CPUs=8 Gres=gpu:l40s:2\n"
+		"PartitionName=p Nodes=ALL Default=YES\n";
+	sim_cluster_t *c = NULL;
+	char err[256];
+	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)), 0);
+	assert_int_equal(c->ntypes, 3);
+	return c;
+}
+
+/* Hand-checked: a100 4 GPUs x 2 h and 1 GPU x 0.5 h = 8.5 GPU-hours at 2.5;
+ * l40s 2 GPUs x 3 h = 6 at 1.25; untyped 1 GPU x 1 h at 0. Cost 21.25 + 7.5
+ * + 0 = 28.75, whatever order and grouping the prices come in. */
+static void test_cost(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = price_cluster();
+	int a = cluster_find_type(c, "a100"), l = cluster_find_type(c, "l40s");
+	int u = cluster_find_type(c, "");
+	assert_true(a >= 0 && l >= 0 && u >= 0);
+	static const int64_t t[1][3] = { { 0, 0, 60 } };
+	static const bool tagged[1] = { true };
+	sim_run_t *r = make_run(t, tagged, 1);
+	r->gpu_seconds[0][a] = 4 * 2 * 3600.0 + 1 * 1800.0;
+	r->gpu_seconds[0][l] = 2 * 3 * 3600.0;
+	r->gpu_seconds[0][u] = 3600.0;
+	r->gpu_seconds[1][l] = 2 * 3 * 3600.0;
+	const char *one[] = { "a100=2.5, (untyped)=0 ,l40s=1.25", NULL };
+	const char *two[] = { "l40s=1.25", "(untyped)=0,a100=2.5", NULL };
+	const char *const *specs[] = { one, two };
+	for (int i = 0; i < 2; i++) {
+		double price[SIM_MAX_TYPES], by[SIM_MAX_TYPES];
+		char err[256];
+		assert_int_equal(price_parse(c, specs[i], price, err, sizeof(err)), 0);
+		assert_true(price[a] == 2.5 && price[l] == 1.25 && price[u] == 0);
+		report_stats_t s;
+		report_stats(r, NULL, false, c->ntypes, &s);
+		assert_true(fabs(price_cost(price, s.gpu_hours_type, c->ntypes, by) - 28.75) < 1e-9);
+		assert_true(fabs(by[a] - 21.25) < 1e-9);
+		assert_true(fabs(by[l] - 7.5) < 1e-9);
+		assert_true(by[u] == 0);
+		report_stats(r, NULL, true, c->ntypes, &s);
+		assert_true(fabs(price_cost(price, s.gpu_hours_type, c->ntypes, NULL) - 7.5) < 1e-9);
+	}
+	assert_string_equal(price_type_name(c, u), "(untyped)");
+	sched_run_free(r);
+	cluster_free(c);
+}
+
+static void test_price_errors(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *spec, *expect;
+	} bad[] = {
+		{ "a100=1,l40s=1,x100=2,(untyped)=0", "--price: no GPU type 'x100' in the cluster "
+		  "(it has a100, l40s, (untyped))" },
+		{ "a100=1,l40s=abc,(untyped)=0", "--price: 'l40s=abc': 'abc' is not a price" },
+		{ "a100=1,l40s=-1,(untyped)=0", "'-1' is not a price" },
+		{ "a100=1,l40s=inf,(untyped)=0", "'inf' is not a price" },
+		{ "a100=1,l40s=2x,(untyped)=0", "'2x' is not a price" },
+		{ "a100=1,l40s=,(untyped)=0", "'' is not a price" },
+		{ "a100=1,l40s,(untyped)=0", "--price: 'l40s': expected TYPE=COST" },
+		{ "a100=1,,l40s=1,(untyped)=0", "--price: 'a100=1,,l40s=1,(untyped)=0': empty item" },
+		{ "a100=1,l40s=1,a100=2,(untyped)=0", "--price: 'a100': priced twice" },
+		{ "a100=1,(untyped)=0", "--price: no price for GPU type 'l40s'" },
+		{ "A100=1,l40s=1,(untyped)=0", "no GPU type 'A100'" },
+	};
+	sim_cluster_t *c = price_cluster();
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
+		const char *items[] = { bad[i].spec, NULL };
+		double price[SIM_MAX_TYPES];
+		char err[256] = "";
+		assert_int_equal(price_parse(c, items, price, err, sizeof(err)), -1);
+		if (!strstr(err, bad[i].expect))
+			fail_msg("case %zu: got '%s', want '%s'", i, err, bad[i].expect);
+	}
+	cluster_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats),
 		cmocka_unit_test(test_stats_large),
+		cmocka_unit_test(test_cost),
+		cmocka_unit_test(test_price_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
