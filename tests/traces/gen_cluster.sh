@@ -63,6 +63,9 @@ grep -q "none/slurm.conf" "$tmp/err" || fail "missing template message"
 # 5. Slurm's parser accepts both clusters (slurmd -G prints each node's GRES)
 slurmd=$(command -v slurmd || ls /usr/sbin/slurmd 2>/dev/null)
 if [ -z "$slurmd" ]; then echo "PASS (slurmd not found: Slurm's own parse check skipped)"; exit 0; fi
+if [ -z "$(ls -A /sys/fs/cgroup 2>/dev/null)" ]; then
+	echo "PASS (no cgroup filesystem, which slurmd 22.05 needs: Slurm's own parse check skipped)"; exit 0
+fi
 slurm_check() {   # $1 = cluster dir, $2 = node, $3 = type, $4 = GPUs
 	d="$tmp/chk"; rm -rf "$d"; mkdir -p "$d/dev" "$d/spool" "$d/log"
 	i=0

@@ -79,6 +79,10 @@ cluster_init()
 	done
 	PATH=$PATH:/usr/sbin:/sbin
 	command -v mknod >/dev/null 2>&1 || cluster_skip "mknod not found"
+	# slurmd 22.05 always initialises its cgroup plugin, even with
+	# proctrack/linuxproc and task/none, and exits without a cgroup filesystem.
+	[ -n "$(ls -A /sys/fs/cgroup 2>/dev/null)" ] ||
+		cluster_skip "no cgroup filesystem at /sys/fs/cgroup: slurmd 22.05 cannot start without one"
 	command -v flock >/dev/null 2>&1 || cluster_skip "flock not found (util-linux)"
 	[ -f "$CLUSTER_SLURM_PLUGINDIR/select_cons_tres.so" ] ||
 		cluster_skip "Slurm plugins not found in $CLUSTER_SLURM_PLUGINDIR (set CLUSTER_SLURM_PLUGINDIR)"
