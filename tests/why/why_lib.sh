@@ -31,7 +31,8 @@ why_run()
 # jq_py EXPR: evaluate a Python expression over the last output, bound to j;
 # prints the value (lists joined by ",", booleans as true/false).
 # Helpers inside EXPR: gpus(cause[, type]) sums excluded GPUs of a cause,
-# nodes(cause[, type]) lists their nodes (sorted, comma-joined).
+# nodes(cause[, type]) lists their nodes (sorted, comma-joined),
+# detail(cause[, type]) is the detail text of the first such group.
 jq_py()
 {
 	python3 - "$WHY_OUT" "$1" <<'PY'
@@ -44,6 +45,8 @@ def gpus(cause, typ=None, ex=None):
     return sum(e["gpus"] for e in _sel(cause, typ, ex))
 def nodes(cause, typ=None, ex=None):
     return ",".join(sorted(n for e in _sel(cause, typ, ex) for n in e["nodes"]))
+def detail(cause, typ=None, ex=None):
+    return _sel(cause, typ, ex)[0]["detail"]
 def fgpus(cause, typ=None):
     return gpus(cause, typ, j["flex"]["excluded"] or [])
 def fnodes(cause, typ=None):
