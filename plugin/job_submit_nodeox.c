@@ -5,20 +5,41 @@
  * For each submission (sbatch, salloc, srun allocations, --test-only, each
  * component of a heterogeneous job, a whole job array at once) and for each
  * `scontrol update` of a pending job's comment or GPU request, it
- *   1. makes sure nodeox.conf is current (stat on every call, re-parse when
- *      inode/size/mtime/ctime changed; a missing or broken file is logged once
- *      per change and lets every job pass unchanged),
- *   2. copies the job's fields into a nodeox_job_t,
+ *   1. makes sure nodeox.conf is current: at most once a second it stat()s
+ *      the path and re-reads the file when inode/size/mtime/ctime changed.
+ *      Only a regular file of at most 1 MiB is read, opened non-blocking, so
+ *      a FIFO, a device or a directory at the path can never make slurmctld
+ *      wait. A missing or broken file is logged once per change and lets
+ *      every job pass unchanged;
+ *   2. copies the job's fields into a nodeox_job_t, with the time limit cap
+ *      its partitions (MaxTime) and QOS (MaxWall, where readable) allow;
  *   3. for a tagged job only, snapshots the node table (features, partitions,
  *      GPU type and idle count, usable or not) into a nodeox_cluster_t
- *      without taking locks: slurmctld already holds them around job_submit,
+ *      without taking locks: slurmctld already holds them around job_submit;
  *   4. calls nodeox_policy_decide and writes the changed fields back with
  *      Slurm's allocator, logs one info() line and tells the user one line.
+ *
+ * job_modify runs BEFORE slurmctld checks who may change the job, how long
+ * the comment may be and what the rest of the update does: it therefore only
+ * ever fills in the update request (job_desc), never the job record. If the
+ * update is refused, nothing of it reaches the job. A consequence on Slurm
+ * 22.05: a pending job whose stored GPU request is typed cannot be broadened
+ * by an update (Slurm refuses an untyped entry beside the typed one and
+ * offers no way to drop the typed one), so tagging such a job by
+ * `scontrol update comment=nodeox:flex` is refused with a log line (and, from
+ * 23.02 on, a message to the user): tag at submission instead.
+ *
+ * Concurrency: Slurm 22.05 serialises every job_submit/job_modify call of all
+ * job_submit plugins behind its own plugin context mutex (job_submit.c); from
+ * 23.02 on slurmctld may call us from several threads at once. nx.lock guards
+ * the loaded conf in both cases.
+ *
  * Nothing here may crash, block or leak inside slurmctld: every string from
- * the user is passed as an argument, never as a format; work is one pass over
- * the node table.
+ * the user is passed as an argument, never as a format, and escaped before it
+ * reaches a log line; work is one pass over the node table.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -26,6 +47,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "slurm/slurm.h"
 #include "slurm/slurm_errno.h"
@@ -48,17 +70,20 @@ const char plugin_type[] = "job_submit/nodeox";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define NODEOX_MAX_NODES 100000 /* bound on the node snapshot */
+#define NODEOX_ADMIN_COMMENT_MAX (16 * NODEOX_STR_MAX) /* admin text + our record */
 
 /* The loaded policy and the identity of the file it came from. */
 static struct {
-	pthread_mutex_t lock;      /* 23.02+ may call us concurrently */
+	pthread_mutex_t lock;      /* guards everything here (see Concurrency) */
 	char *path;                /* xmalloc'd */
 	nodeox_conf_t *conf;       /* NULL: missing or broken, pass through */
 	bool stat_ok;              /* last stat succeeded */
 	int stat_errno;
 	struct stat st;            /* identity of the file conf came from */
 	bool known;                /* st/stat_errno describe the last look */
-} nx = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct timespec looked;    /* CLOCK_MONOTONIC time of the last look */
+	long look_interval_ms;     /* at most one look per interval (tests: 0) */
+} nx = { .lock = PTHREAD_MUTEX_INITIALIZER, .look_interval_ms = 1000 };
 
 static bool _same_file(const struct stat *a, const struct stat *b)
 {
@@ -68,25 +93,52 @@ static bool _same_file(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
-/* Bring nx.conf up to date with the file. Caller holds nx.lock. */
-static void _conf_refresh(void)
+/* Drop the conf: jobs pass unchanged until the file is good again. */
+static void _conf_drop(const char *why)
+{
+	nodeox_conf_free(nx.conf);
+	nx.conf = NULL;
+	error("%s: %s: %s; jobs pass unchanged", plugin_type, nx.path, why);
+}
+
+/* Has the look interval passed since the last look? Records this look. */
+static bool _conf_look_due(bool force)
+{
+	struct timespec now;
+	long ms;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ms = (now.tv_sec - nx.looked.tv_sec) * 1000 + (now.tv_nsec - nx.looked.tv_nsec) / 1000000;
+	if (!force && nx.known && ms >= 0 && ms < nx.look_interval_ms)
+		return false;
+	nx.looked = now;
+	return true;
+}
+
+/*
+ * Bring nx.conf up to date with the file, at most once per look interval
+ * (always when force). Caller holds nx.lock. stat() never opens the file;
+ * only a regular file is opened, non-blocking (nodeox_conf_parse_file), so
+ * nothing at the path can make slurmctld wait on it.
+ */
+static void _conf_refresh(bool force)
 {
 	char err[NODEOX_ERR_MAX + 600];
 	nodeox_conf_t *conf = NULL;
 	struct stat st;
 
+	if (!_conf_look_due(force))
+		return;
 	if (stat(nx.path, &st) != 0) {
 		int e = errno;
 
 		if (nx.known && !nx.stat_ok && nx.stat_errno == e)
 			return;
-		nodeox_conf_free(nx.conf);
-		nx.conf = NULL;
 		nx.known = true;
 		nx.stat_ok = false;
 		nx.stat_errno = e;
-		error("%s: %s: cannot open: %s; jobs pass unchanged", plugin_type, nx.path,
-		      strerror(e));
+		snprintf(err, sizeof(err), "cannot open: %s", strerror(e));
+		_conf_drop(err);
 		return;
 	}
 	if (nx.known && nx.stat_ok && _same_file(&st, &nx.st))
@@ -94,12 +146,17 @@ static void _conf_refresh(void)
 	nx.known = true;
 	nx.stat_ok = true;
 	nx.st = st;
-	nodeox_conf_free(nx.conf);
-	nx.conf = NULL;
+	if (!S_ISREG(st.st_mode)) {
+		_conf_drop("not a regular file");
+		return;
+	}
 	if (nodeox_conf_parse_file(nx.path, &conf, err, sizeof(err)) != 0) {
+		nodeox_conf_free(nx.conf);
+		nx.conf = NULL;
 		error("%s: %s; jobs pass unchanged", plugin_type, err);
 		return;
 	}
+	nodeox_conf_free(nx.conf);
 	nx.conf = conf;
 	info("%s: loaded %s: Mode=%s Broaden=%s, %d GPU types, %d groups", plugin_type, nx.path,
 	     conf->mode == NODEOX_MODE_ENFORCE ? "enforce" :
@@ -119,7 +176,7 @@ extern int init(void)
 	else
 		nx.path = get_extra_conf_path("nodeox.conf");
 	nx.known = false;
-	_conf_refresh();
+	_conf_refresh(true);
 	slurm_mutex_unlock(&nx.lock);
 	return SLURM_SUCCESS; /* never fail: slurmctld would exit */
 }
@@ -134,6 +191,7 @@ extern int fini(void)
 	slurm_mutex_unlock(&nx.lock);
 	return SLURM_SUCCESS;
 }
+
 
 /* GPU type ("" if none or several) and total/idle GPUs of one node. */
 static void _node_gpus(node_record_t *node_ptr, nodeox_node_t *nd)
@@ -245,36 +303,6 @@ static void _replace(char **field, const char *value)
 	*field = value[0] ? xstrdup(value) : NULL;
 }
 
-/*
- * job_modify only: Slurm 22.05 validates an updated GRES request against the
- * job's existing request list and refuses a typed and an untyped gpu entry
- * side by side ("with and without type identification"), so an untyped
- * rewrite of a typed pending job can never pass on its own. We therefore drop
- * the type from the job's requested gpu entries of that type (the same change
- * the rewrite makes to the strings); update_job then matches our untyped
- * entry to them and rebuilds the list and strings. Called with the job write
- * lock held, as job_modify always is.
- */
-static void _untype_job_gres(job_record_t *job_ptr, const char *type)
-{
-	ListIterator it;
-	gres_state_t *gs;
-
-	if (!job_ptr || !job_ptr->gres_list_req)
-		return;
-	it = list_iterator_create(job_ptr->gres_list_req);
-	while ((gs = list_next(it))) {
-		gres_job_state_t *js = gs->gres_data;
-
-		if (!gs->gres_name || xstrcmp(gs->gres_name, "gpu") || !js || !js->type_name ||
-		    xstrcasecmp(js->type_name, type))
-			continue;
-		xfree(js->type_name);
-		js->type_id = 0;
-	}
-	list_iterator_destroy(it);
-}
-
 /* Does job_ptr's stored request hold a gpu entry of this type? */
 static bool _job_gres_typed(job_record_t *job_ptr, const char *type)
 {
@@ -295,87 +323,123 @@ static bool _job_gres_typed(job_record_t *job_ptr, const char *type)
 	return found;
 }
 
-/* Does some node list feature f (len bytes) among its configured features? */
-static bool _feature_exists(const char *f, size_t len)
-{
-	int i;
-
-	for (i = 0; i < node_record_count && i < NODEOX_MAX_NODES; i++) {
-		node_record_t *node_ptr = node_record_table_ptr[i];
-
-		if (node_ptr && node_ptr->features &&
-		    nodeox_util_list_has(node_ptr->features, f, len))
-			return true;
-	}
-	return false;
-}
-
-/* The first feature name in a constraint that no node has, copied to buf. */
-static bool _unknown_feature(const char *constraint, char *buf, size_t cap)
-{
-	const char *p = constraint;
-	int n = 0;
-
-	while (p && *p && n++ < 64) {
-		size_t len = strcspn(p, "&|,()[]*");
-
-		if (len && !_feature_exists(p, len)) {
-			snprintf(buf, cap, "%.*s", (int)MIN(len, 60), p);
-			return true;
-		}
-		p += len;
-		if (*p == '*') /* skip a count */
-			p += 1 + strspn(p + 1, "0123456789");
-		else if (*p)
-			p++;
-	}
-	return false;
-}
-
 /*
- * For an update that must drop the type of the job's stored GPU request
- * (see _untype_job_gres): why it must not, or NULL. That change to job_ptr
- * survives a failed update, so it is made only when the rest of the update
- * cannot fail: no field besides comment, GPU request, constraint and prefer
- * is changed, and the constraint and prefer name only existing features.
+ * User text (constraints, comments) reaches our log lines inside the reason
+ * and the admin comment: copy s to buf with every byte outside printable
+ * ASCII written as \xNN, so a newline cannot forge a log line. Bounded.
  */
-static const char *_update_blocker(job_desc_msg_t *d, char *buf, size_t cap)
+static const char *_log_safe(const char *s, char *buf, size_t cap)
 {
-	static const char *const other = "the same update changes other fields";
-	char f[64];
+	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
 
-	if (d->partition || d->account || d->qos || d->reservation || d->req_nodes ||
-	    d->exc_nodes || d->licenses || d->cpus_per_tres || d->mem_per_tres ||
-	    d->dependency || d->array_inx || d->burst_buffer || d->clusters ||
-	    d->cluster_features || d->name || d->wckey || d->mcs_label || d->network ||
-	    d->batch_features || d->tres_freq || d->extra || d->admin_comment)
-		return other;
-	if (d->num_tasks != NO_VAL || d->min_nodes != NO_VAL || d->max_nodes != NO_VAL ||
-	    d->min_cpus != NO_VAL || d->max_cpus != NO_VAL || d->cpus_per_task != NO_VAL16 ||
-	    d->ntasks_per_node != NO_VAL16 || d->ntasks_per_socket != NO_VAL16 ||
-	    d->ntasks_per_tres != NO_VAL16 || d->sockets_per_node != NO_VAL16 ||
-	    d->cores_per_socket != NO_VAL16 || d->threads_per_core != NO_VAL16 ||
-	    d->pn_min_cpus != NO_VAL16 || d->pn_min_memory != NO_VAL64 ||
-	    d->pn_min_tmp_disk != NO_VAL || d->time_limit != NO_VAL || d->time_min != NO_VAL ||
-	    d->priority != NO_VAL || d->nice != NO_VAL || d->begin_time || d->deadline ||
-	    d->shared != NO_VAL16 || d->contiguous != NO_VAL16 || d->core_spec != NO_VAL16 ||
-	    d->site_factor != NO_VAL || d->requeue != NO_VAL16 || d->reboot != NO_VAL16)
-		return other;
-	if ((d->features && _unknown_feature(d->features, f, sizeof(f))) ||
-	    (d->prefer && _unknown_feature(d->prefer, f, sizeof(f)))) {
-		snprintf(buf, cap, "no node has feature %s", f);
-		return buf;
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		bool plain = c >= 0x20 && c < 0x7f && c != '\\';
+
+		if (n + (plain ? 1 : 4) + 4 > cap) { /* room for "..." and NUL */
+			memcpy(buf + n, "...", 3);
+			n += 3;
+			break;
+		}
+		if (plain) {
+			buf[n++] = (char)c;
+			continue;
+		}
+		buf[n++] = '\\';
+		buf[n++] = 'x';
+		buf[n++] = hex[c >> 4];
+		buf[n++] = hex[c & 15];
 	}
-	return NULL;
+	buf[n] = '\0';
+	return buf;
 }
 
 /*
- * Decide for job and apply to job_desc (and, for an update, job_ptr's GRES
- * request list). old_admin_comment is kept in front of ours. Returns the
- * Slurm return code (an error only for a malformed tag).
+ * The longest time limit the job may have in all of its partitions (MaxTime)
+ * and its QOS (MaxWall, when the job names one and slurmctld has the QOS list
+ * loaded), as job->time_cap and a few words saying where it comes from.
+ * parts: the job's comma list of partitions, NULL for the default one.
+ */
+static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id,
+		      nodeox_job_t *job, char *what, size_t cap)
+{
+	char name[NODEOX_NAME_MAX];
+	const char *p = parts;
+	uint32_t limit = INFINITE;
+
+	what[0] = '\0';
+	if (!p && default_part_loc && default_part_loc->max_time != INFINITE) {
+		limit = default_part_loc->max_time;
+		snprintf(what, cap, "MaxTime of partition %s", default_part_loc->name);
+	}
+	while (p && *p) {
+		size_t n = strcspn(p, ",");
+		part_record_t *part;
+
+		if (n && n < sizeof(name)) {
+			memcpy(name, p, n);
+			name[n] = '\0';
+			part = find_part_record(name);
+			if (part && part->max_time != INFINITE && part->max_time < limit) {
+				limit = part->max_time;
+				snprintf(what, cap, "MaxTime of partition %s", part->name);
+			}
+		}
+		p += n + (p[n] == ',');
+	}
+	if ((qos_name || qos_id) && assoc_mgr_qos_list) {
+		slurmdb_qos_rec_t qos;
+		slurmdb_qos_rec_t *qos_ptr = NULL;
+
+		memset(&qos, 0, sizeof(qos));
+		qos.name = (char *)qos_name;
+		qos.id = qos_name ? 0 : qos_id;
+		if (assoc_mgr_fill_in_qos(acct_db_conn, &qos, accounting_enforce, &qos_ptr,
+					  false) == SLURM_SUCCESS && qos_ptr &&
+		    qos.max_wall_pj != INFINITE && qos.max_wall_pj != NO_VAL &&
+		    qos.max_wall_pj < limit) {
+			limit = qos.max_wall_pj;
+			snprintf(what, cap, "MaxWall of QOS %s", qos_name ? qos_name : "of the job");
+		}
+	}
+	job->time_cap = limit == INFINITE ? 0 : limit;
+	job->time_cap_what = what;
+}
+
+/* Append ours to the admin's own admin comment, never dropping theirs. */
+static void _set_admin_comment(job_desc_msg_t *job_desc, const char *old, const char *ours)
+{
+	char *c;
+
+	if (!old || !*old) {
+		_replace(&job_desc->admin_comment, ours);
+		return;
+	}
+	if (strlen(old) + strlen(ours) + 2 > NODEOX_ADMIN_COMMENT_MAX) {
+		info("%s: admin comment of %zu characters left as it is, nodeox's record "
+		     "not appended", plugin_type, strlen(old));
+		return;
+	}
+	c = xstrdup_printf("%s; %s", old, ours);
+	xfree(job_desc->admin_comment);
+	job_desc->admin_comment = c;
+}
+
+/* What job_modify must do besides deciding (NULL for a submission). */
+typedef struct {
+	job_record_t *job_ptr;     /* the stored job: read, never written */
+	bool sets_comment;         /* the update changes the comment */
+	bool may_admin_comment;    /* the caller may set admin_comment */
+} nodeox_update_t;
+
+/*
+ * Decide for job and apply to job_desc. old_admin_comment is kept in front
+ * of ours. Returns the Slurm return code: an error for a malformed tag, and
+ * for an update that tags a job nodeox cannot broaden by an update.
  */
 static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_desc,
-			 job_record_t *job_ptr, const char *blocker, const char *old_admin_comment,
+			 const nodeox_update_t *upd, const char *old_admin_comment,
 			 const char *what, char **err_msg)
 {
 	nodeox_cluster_t cluster = { 0 };
@@ -383,10 +447,11 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	nodeox_decision_t *d;
 	nodeox_tag_t tag;
 	char tagerr[NODEOX_ERR_MAX], acct[NODEOX_NAME_MAX], reqname[NODEOX_NAME_MAX] = "";
+	char safe_reason[4 * NODEOX_ERR_MAX], safe_note[4 * NODEOX_STR_MAX];
 	int rc = SLURM_SUCCESS;
 
 	slurm_mutex_lock(&nx.lock);
-	_conf_refresh();
+	_conf_refresh(false);
 	if (!nx.conf || nx.conf->mode == NODEOX_MODE_OFF ||
 	    nodeox_tag_parse(job->comment, nx.conf, &tag, tagerr, sizeof(tagerr)) == 0) {
 		slurm_mutex_unlock(&nx.lock);
@@ -407,29 +472,35 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		snprintf(reqname, sizeof(reqname), "%s", nx.conf->types[d->requested_type].name);
 	slurm_mutex_unlock(&nx.lock);
 	xfree(nodes);
-	if (d->action == NODEOX_REWRITE && !d->dryrun && job_ptr && blocker &&
-	    _job_gres_typed(job_ptr, reqname)) {
+	if (d->action == NODEOX_REWRITE && !d->dryrun && upd &&
+	    _job_gres_typed(upd->job_ptr, reqname)) {
+		/* Slurm cannot untype a pending job's stored request: see top. */
 		d->action = NODEOX_KEEP;
-		snprintf(d->reason, sizeof(d->reason), "not broadened: Slurm 22.05 can untype "
-			 "a pending job's GPU request only in an update of the comment or GPU "
-			 "request alone (%s)", blocker);
+		snprintf(d->reason, sizeof(d->reason), "not broadened: a pending job whose GPU "
+			 "request names a type cannot be broadened by an update; cancel it "
+			 "and submit again with --comment=nodeox:flex");
+		if (upd->sets_comment)
+			rc = ESLURM_NOT_SUPPORTED;
 	}
 
+	_log_safe(d->reason, safe_reason, sizeof(safe_reason));
 	switch (d->action) {
 	case NODEOX_PASS:
 		break;
 	case NODEOX_REJECT:
-		info("%s: %s uid=%u: REJECT: %s", plugin_type, what, uid, d->reason);
+		info("%s: %s uid=%u: REJECT: %s", plugin_type, what, uid, safe_reason);
 		_tell_user(err_msg, d->reason);
 		rc = SLURM_ERROR;
 		break;
 	case NODEOX_KEEP:
-		info("%s: %s uid=%u: KEEP: %s", plugin_type, what, uid, d->reason);
+		info("%s: %s uid=%u: %s: %s", plugin_type, what, uid,
+		     rc ? "REFUSED" : "KEEP", safe_reason);
 		_tell_user(err_msg, d->reason);
 		break;
 	case NODEOX_REWRITE:
 		info("%s: %s uid=%u: %s: %s; %s", plugin_type, what, uid,
-		     d->dryrun ? "DRYRUN" : "REWRITE", d->reason, d->admin_comment);
+		     d->dryrun ? "DRYRUN" : "REWRITE", safe_reason,
+		     _log_safe(d->admin_comment, safe_note, sizeof(safe_note)));
 		_tell_user(err_msg, d->reason);
 		if (d->dryrun)
 			break;
@@ -447,17 +518,10 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 			_replace(&job_desc->prefer, d->prefer);
 		if (d->time_limit_set)
 			job_desc->time_limit = d->time_limit;
-		if (job_ptr && reqname[0]) /* blocker checked above */
-			_untype_job_gres(job_ptr, reqname);
-		if (old_admin_comment && *old_admin_comment &&
-		    strlen(old_admin_comment) < NODEOX_STR_MAX) {
-			char *c = xstrdup_printf("%s; %s", old_admin_comment, d->admin_comment);
-
-			xfree(job_desc->admin_comment);
-			job_desc->admin_comment = c;
-		} else {
-			_replace(&job_desc->admin_comment, d->admin_comment);
-		}
+		/* slurmctld refuses a whole update that sets admin_comment for a
+		 * caller who is no admin: leave it out then (the log has it). */
+		if (!upd || upd->may_admin_comment)
+			_set_admin_comment(job_desc, old_admin_comment, d->admin_comment);
 		break;
 	}
 	xfree(d);
@@ -467,7 +531,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
 	nodeox_job_t job = { 0 };
-	char what[64];
+	char what[64], capwhat[NODEOX_NAME_MAX + 32];
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
@@ -483,6 +547,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	job.account = job_desc->account;
 	job.time_limit = job_desc->time_limit == NO_VAL ? NODEOX_TIME_NONE :
 		job_desc->time_limit;
+	_time_cap(job_desc->partition, job_desc->qos, 0, &job, capwhat, sizeof(capwhat));
 	job.min_nodes = job_desc->min_nodes == NO_VAL ? 0 : job_desc->min_nodes;
 	job.num_tasks = job_desc->num_tasks == NO_VAL ? 0 : job_desc->num_tasks;
 	if (job_desc->het_job_offset != NO_VAL)
@@ -491,30 +556,33 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	else
 		snprintf(what, sizeof(what), "submit%s", job_desc->array_inx ? " (array)" : "");
 	return _decide_apply(&job, job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid,
-			     job_desc, NULL, NULL, job_desc->admin_comment, what, err_msg);
+			     job_desc, NULL, job_desc->admin_comment, what, err_msg);
 }
 
 /*
  * scontrol update of a pending job's comment or GPU request: decide again
- * with the job's stored fields where the update does not change them. The
- * time limit is scaled only for operators (Slurm refuses a user's raise) and
- * only once (not again for a job nodeox has already broadened).
+ * with the job's stored fields where the update does not change them, and
+ * write only into the update request (see the top of this file). The time
+ * limit is scaled only for operators (Slurm refuses a user's raise) and only
+ * once (not again for a job nodeox has already broadened).
  */
 static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
 		   char **err_msg)
 {
 	struct job_details *det;
 	nodeox_job_t job = { 0 };
-	char what[64], blockbuf[128];
-	const char *blocker;
+	nodeox_update_t upd = { 0 };
+	char what[64], capwhat[NODEOX_NAME_MAX + 32];
 
 	if (!job_desc || !job_ptr || !IS_JOB_PENDING(job_ptr))
 		return SLURM_SUCCESS;
 	if (!job_desc->comment && !job_desc->tres_per_job && !job_desc->tres_per_node &&
 	    !job_desc->tres_per_task && !job_desc->tres_per_socket)
 		return SLURM_SUCCESS;
-	blocker = _update_blocker(job_desc, blockbuf, sizeof(blockbuf)); /* before we fill in */
 	det = job_ptr->details;
+	upd.job_ptr = job_ptr;
+	upd.sets_comment = job_desc->comment != NULL;
+	upd.may_admin_comment = validate_super_user(submit_uid);
 	job.job_id = job_ptr->job_id;
 #define NX_PICK(f, old) (job_desc->f ? job_desc->f : (old))
 	job.comment = NX_PICK(comment, job_ptr->comment);
@@ -536,10 +604,13 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	else
 		job.time_limit = job_ptr->time_limit == NO_VAL ? NODEOX_TIME_NONE :
 			job_ptr->time_limit;
+	_time_cap(job.partition, job_desc->qos, job_desc->qos ? 0 : job_ptr->qos_id, &job,
+		  capwhat, sizeof(capwhat));
 	job.min_nodes = det && det->min_nodes != NO_VAL ? det->min_nodes : 0;
 	job.num_tasks = det && det->num_tasks != NO_VAL ? det->num_tasks : 0;
 	snprintf(what, sizeof(what), "update JobId=%u", job_ptr->job_id);
-	return _decide_apply(&job, job_ptr->user_id, job_desc, job_ptr, blocker,
+	return _decide_apply(&job, job_ptr->user_id, job_desc, &upd,
+			     job_desc->admin_comment ? job_desc->admin_comment :
 			     job_ptr->admin_comment, what, err_msg);
 }
 

@@ -119,6 +119,10 @@ typedef struct {
 	const char *account;
 	const char *user;
 	uint32_t time_limit;            /* minutes, or NODEOX_TIME_NONE/INFINITE */
+	uint32_t time_cap;              /* longest limit the job may have (its partitions'
+					 * MaxTime, its QOS's MaxWall), minutes; 0 = none */
+	const char *time_cap_what;      /* where time_cap comes from ("MaxTime of
+					 * partition short"), for the reason; may be NULL */
 	uint32_t min_nodes;             /* 0 = unknown */
 	uint32_t num_tasks;             /* 0 = unknown (used by Broaden=when-blocked) */
 } nodeox_job_t;
@@ -167,6 +171,8 @@ typedef struct {
 	char features[NODEOX_STR_MAX];
 	char prefer[NODEOX_STR_MAX];
 	uint32_t time_limit;
+	bool time_capped;               /* scaling was cut (or skipped) at job->time_cap */
+	uint32_t time_scaled;           /* the limit scaling alone would have given */
 	char admin_comment[NODEOX_STR_MAX]; /* original request and the change */
 } nodeox_decision_t;
 

@@ -11,12 +11,14 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "plugin/policy_internal.h"
 
@@ -444,33 +446,61 @@ int nodeox_conf_parse_string(const char *text, const char *name, nodeox_conf_t *
 	return rc ? -1 : 0;
 }
 
+/*
+ * Read the file: opened non-blocking and close-on-exec, and read only if it
+ * is a regular file of at most CONF_FILE_MAX bytes, so that a FIFO, a device
+ * (/dev/zero) or a directory at the path fails at once with a clear message
+ * instead of blocking or filling memory (the plugin calls this inside
+ * slurmctld with its locks held).
+ */
 int nodeox_conf_parse_file(const char *path, nodeox_conf_t **out, char *err, size_t errlen)
 {
-	FILE *f;
+	struct stat st;
 	char *text;
-	size_t n;
-	int rc;
+	size_t n = 0;
+	int fd, rc;
 
 	*out = NULL;
-	if (!(f = fopen(path, "r"))) {
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
 		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONF_FILE_MAX) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", path, fstat(fd, &st) != 0 ? strerror(e) :
+			 !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 1 MiB");
+		close(fd);
 		return -1;
 	}
 	text = malloc(CONF_FILE_MAX + 1);
 	if (!text) {
-		fclose(f);
+		close(fd);
 		snprintf(err, errlen, "%s:0: out of memory", path);
 		return -1;
 	}
-	n = fread(text, 1, CONF_FILE_MAX + 1, f);
-	if (ferror(f) || n > CONF_FILE_MAX) {
-		snprintf(err, errlen, "%s:0: %s", path,
-			 n > CONF_FILE_MAX ? "larger than 1 MiB" : "read error");
-		fclose(f);
+	while (n <= CONF_FILE_MAX) { /* one byte more than allowed: tells "too large" */
+		ssize_t got = read(fd, text + n, CONF_FILE_MAX + 1 - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+			close(fd);
+			free(text);
+			return -1;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (n > CONF_FILE_MAX) {
+		snprintf(err, errlen, "%s: larger than 1 MiB", path);
 		free(text);
 		return -1;
 	}
-	fclose(f);
 	text[n] = '\0';
 	if (memchr(text, '\0', n)) {
 		snprintf(err, errlen, "%s:0: contains a NUL byte (not a text file)", path);

@@ -430,6 +430,36 @@ static void decide_strip_gpu_terms(const nodeox_conf_t *conf, const char *user, 
 	}
 }
 
+/*
+ * Can nodeox AND its type term to this constraint and know what it means?
+ * Feature names, & , | ( ) [ ] only: a node count (`ib*1`) makes Slurm pick
+ * nodes by the counted features alone, so the type term would not bind, and
+ * anything else (NOT, spaces, control characters) is syntax nodeox does not
+ * reason about. KEEP with the reason otherwise.
+ */
+static bool decide_constraint_ok(const char *user, nodeox_decision_t *out)
+{
+	const char *p;
+	char q[64];
+
+	for (p = user; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (isalnum(c) || strchr("_.:=+/@-&|,()[]", c))
+			continue;
+		if (c == '*') {
+			decide_keep(out, "not broadened: the constraint counts nodes (*N); "
+				    "nodeox cannot combine node counts with GPU types");
+			return false;
+		}
+		nodeox_util_quote(q, sizeof(q), p, 1);
+		decide_keep(out, "not broadened: the constraint has a character nodeox does "
+			    "not reason about ('%s')", q);
+		return false;
+	}
+	return true;
+}
+
 /* New constraint: user's AND (OR of eligible features), or [a|b] for uniform. */
 static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job,
 			    const nodeox_tag_t *tag, nodeox_decision_t *out)
@@ -443,6 +473,8 @@ static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job,
 		decide_keep(out, "not broadened: the job's constraint is too long");
 		return false;
 	}
+	if (has_user && !decide_constraint_ok(job->features, out))
+		return false;
 	if (has_user)
 		decide_strip_gpu_terms(conf, job->features, user, sizeof(user));
 	has_user = has_user && user[0];
@@ -481,10 +513,16 @@ static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	return true;
 }
 
+/*
+ * Scale the time limit by the run time factor, but never past job->time_cap
+ * (a limit above the partition's MaxTime would leave the job pending forever,
+ * or rejected with EnforcePartLimits), and never below what the user asked.
+ */
 static void decide_time(const nodeox_conf_t *conf, const nodeox_job_t *job, int req,
 			nodeox_decision_t *out)
 {
 	double slowest = conf->types[req].speed, f;
+	uint32_t scaled;
 	int i;
 
 	for (i = 0; i < out->neligible; i++)
@@ -497,7 +535,15 @@ static void decide_time(const nodeox_conf_t *conf, const nodeox_job_t *job, int 
 	    job->time_limit == NODEOX_TIME_NONE || job->time_limit == NODEOX_TIME_INFINITE)
 		return;
 	f = ceil((double)job->time_limit * out->run_time_factor - 1e-9);
-	out->time_limit = f >= (double)(NODEOX_TIME_NONE - 1) ? NODEOX_TIME_NONE - 1 : (uint32_t)f;
+	scaled = f >= (double)(NODEOX_TIME_NONE - 1) ? NODEOX_TIME_NONE - 1 : (uint32_t)f;
+	out->time_scaled = scaled;
+	if (job->time_cap && scaled > job->time_cap) {
+		out->time_capped = true;
+		if (job->time_cap <= job->time_limit)
+			return; /* already at (or past) the cap: leave it as asked */
+		scaled = job->time_cap;
+	}
+	out->time_limit = scaled;
 	out->time_limit_set = true;
 }
 
@@ -545,6 +591,11 @@ static void decide_reason(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	if (out->time_limit_set)
 		nodeox_buf_printf(&b, ", time limit %u -> %u min", job->time_limit,
 				  out->time_limit);
+	if (out->time_capped)
+		nodeox_buf_printf(&b, "%s (%u min would allow for the slowest type; capped by %s)",
+				  out->time_limit_set ? "" : ", time limit not scaled",
+				  out->time_scaled,
+				  job->time_cap_what ? job->time_cap_what : "the job's limits");
 	if (b.overflow)
 		snprintf(out->reason, sizeof(out->reason), "%sGPU type %s broadened to %d types",
 			 out->dryrun ? "dryrun, not applied: " : "", q, out->neligible);

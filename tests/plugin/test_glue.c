@@ -8,9 +8,12 @@
  *   a1: features a100,ib   partition gpu
  *   l1: features l40s      partitions gpu, old
  *   v1: features v100      partition old (not reachable from gpu)
- * Checked: init never fails, conf missing/broken/edited live, write-back of a
- * rewrite, dryrun, KEEP and REJECT messages, het/array/update paths, the
- * update guard, and that untagged jobs are left byte for byte alone.
+ * Checked: init never fails, conf missing/broken/edited live, a FIFO, a
+ * directory, /dev/zero or a big file at the conf path answered at once,
+ * write-back of a rewrite, dryrun, KEEP and REJECT messages, het/array
+ * paths, the time limit cap from partition MaxTime, log escaping, and that
+ * job_modify never writes to the stored job and untagged jobs are left byte
+ * for byte alone.
  */
 #include "plugin/job_submit_nodeox.c"
 
@@ -25,7 +28,12 @@
 char *default_part_name = "gpu";
 void *acct_db_conn = NULL;
 uint16_t accounting_enforce = 0;
+part_record_t *default_part_loc = NULL;
 bool validate_operator(uid_t uid)
+{
+	return uid == 0;
+}
+bool validate_super_user(uid_t uid)
 {
 	return uid == 0;
 }
@@ -63,6 +71,16 @@ static const char *glue_conf =
 	"GpuType=v100 Memory=32G Speed=0.25\n"
 	"Group=all Types=a100,l40s,v100\n";
 
+part_record_t *find_part_record(char *name)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (!strcmp(glue_parts[i].name, name))
+			return &glue_parts[i];
+	return NULL;
+}
+
 static int glue_setup(void **state)
 {
 	static const char *names[3] = { "a1", "l1", "v1" };
@@ -74,6 +92,10 @@ static int glue_setup(void **state)
 	setenv("NODEOX_CONF", conf_path, 1);
 	glue_parts[0].name = "gpu";
 	glue_parts[1].name = "old";
+	glue_parts[0].max_time = INFINITE;
+	glue_parts[1].max_time = INFINITE;
+	default_part_loc = &glue_parts[0];
+	nx.look_interval_ms = 0; /* tests rewrite the conf between calls */
 	for (i = 0; i < 3; i++) {
 		glue_nodes[i].name = (char *)names[i];
 		glue_nodes[i].features = (char *)feats[i];
@@ -259,25 +281,198 @@ static void test_partition_scope(void **state)
 	glue_free(j);
 }
 
-static void test_update_guard(void **state)
+/* Partition MaxTime caps the scaled limit; the reason says so. */
+static void test_time_cap(void **state)
 {
-	job_desc_msg_t *u = xmalloc(sizeof(*u));
-	char buf[128];
+	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	char *err = NULL;
 
 	(void)state;
+	glue_write_conf(glue_conf);
+	glue_parts[0].max_time = 90; /* default partition gpu */
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	assert_int_equal(j->time_limit, 90); /* 60 x 2 = 120, capped */
+	assert_non_null(strstr(err, "capped by MaxTime of partition gpu"));
+	xfree(err);
+	glue_free(j);
+	j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	j->time_limit = 90; /* already at the cap: left as asked */
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	assert_int_equal(j->time_limit, 90);
+	assert_non_null(strstr(err, "time limit not scaled"));
+	xfree(err);
+	glue_free(j);
+	j = glue_job("nodeox:flex", "gres:gpu:l40s:1");
+	j->partition = xstrdup("gpu,old"); /* the smaller MaxTime of the two */
+	glue_parts[1].max_time = 70;
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	assert_int_equal(j->time_limit, 70);
+	assert_non_null(strstr(err, "MaxTime of partition old"));
+	xfree(err);
+	xfree(j->partition);
+	glue_free(j);
+	glue_parts[0].max_time = glue_parts[1].max_time = INFINITE;
+}
+
+/* Nothing at the conf path may block: each answers at once, jobs pass. */
+static void test_conf_not_regular(void **state)
+{
+	const char *what[] = { "fifo", "dir", "devzero", "big" };
+	int i;
+
+	(void)state;
+	for (i = 0; i < 4; i++) {
+		job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+		char *err = NULL;
+
+		unlink(conf_path);
+		rmdir(conf_path);
+		switch (i) {
+		case 0:
+			assert_int_equal(mkfifo(conf_path, 0644), 0);
+			break;
+		case 1:
+			assert_int_equal(mkdir(conf_path, 0755), 0);
+			break;
+		case 2:
+			assert_int_equal(symlink("/dev/zero", conf_path), 0);
+			break;
+		case 3: {
+			FILE *f = fopen(conf_path, "w");
+
+			assert_non_null(f);
+			fputs(glue_conf, f);
+			assert_int_equal(fseek(f, 10 << 20, SEEK_SET), 0);
+			fputs("\n", f);
+			fclose(f);
+			break;
+		}
+		}
+		print_message("conf path is a %s\n", what[i]);
+		assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS); /* no hang */
+		assert_null(err);
+		assert_string_equal(j->tres_per_node, "gres:gpu:a100:1");
+		assert_null(nx.conf);
+		glue_free(j);
+	}
+	unlink(conf_path);
+	rmdir(conf_path);
+	/* with the default interval, a good file is seen on the next look only */
+	nx.look_interval_ms = 60000;
+	glue_write_conf(glue_conf);
+	{
+		job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+		char *err = NULL;
+
+		assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+		assert_null(nx.conf); /* not looked at again within the interval */
+		glue_free(j);
+	}
+	nx.look_interval_ms = 0;
+}
+
+static void test_log_safe(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	assert_string_equal(_log_safe("a100|l40s", buf, sizeof(buf)), "a100|l40s");
+	assert_string_equal(_log_safe("x\nforged: y\\", buf, sizeof(buf)),
+			    "x\\x0aforged: y\\x5c");
+	assert_string_equal(_log_safe("\x1b[31m", buf, 9), "\\x1b[...");
+	memset(buf, 'z', sizeof(buf));
+	_log_safe("0123456789012345678901234567890123456789012345678901234567890123456789",
+		  buf, sizeof(buf));
+	assert_int_equal(strlen(buf), sizeof(buf) - 1);
+}
+
+/* job_modify fills in the update request only; the stored job is never written. */
+static void test_modify_leaves_job_record(void **state)
+{
+	job_record_t job;
+	struct job_details det;
+	job_desc_msg_t *u = xmalloc(sizeof(*u));
+	gres_job_state_t *js = xmalloc(sizeof(*js));
+	gres_state_t *gs = xmalloc(sizeof(*gs));
+	char *err = NULL;
+
+	(void)state;
+	glue_write_conf(glue_conf);
+	memset(&job, 0, sizeof(job));
+	memset(&det, 0, sizeof(det));
+	job.job_id = 42;
+	job.user_id = 1000;
+	job.job_state = JOB_PENDING;
+	job.details = &det;
+	job.time_limit = 60;
+	job.partition = "gpu";
+	job.tres_per_node = "gres:gpu:a100:2";
+	js->type_name = xstrdup("a100");
+	gs->gres_name = "gpu";
+	gs->gres_data = js;
+	job.gres_list_req = list_create(NULL);
+	list_append(job.gres_list_req, gs);
 	slurm_init_job_desc_msg(u);
 	u->comment = xstrdup("nodeox:flex");
-	assert_null(_update_blocker(u, buf, sizeof(buf)));
-	u->features = xstrdup("ib&(a100|l40s)*1");
-	assert_null(_update_blocker(u, buf, sizeof(buf)));
-	xfree(u->features);
-	u->features = xstrdup("ib&nosuch");
-	assert_string_equal(_update_blocker(u, buf, sizeof(buf)), "no node has feature nosuch");
-	xfree(u->features);
-	u->nice = 10;
-	assert_non_null(strstr(_update_blocker(u, buf, sizeof(buf)), "other fields"));
+	/* tagging a typed job by update: refused, and the record untouched */
+	assert_int_equal(_modify(u, &job, 1001, &err), ESLURM_NOT_SUPPORTED);
+	assert_string_equal(js->type_name, "a100");
+	assert_null(u->tres_per_node);
+	assert_null(u->features);
+	assert_null(u->admin_comment);
+	assert_non_null(strstr(err, "cannot be broadened by an update"));
+	xfree(err);
+	/* a GPU count update of a typed (kept) job: passes as asked */
 	xfree(u->comment);
+	job.comment = "nodeox:flex";
+	u->tres_per_node = xstrdup("gres:gpu:a100:3");
+	assert_int_equal(_modify(u, &job, 1000, &err), SLURM_SUCCESS);
+	assert_string_equal(u->tres_per_node, "gres:gpu:a100:3");
+	assert_string_equal(js->type_name, "a100");
+	xfree(err);
+	/* an untyped stored request: rewritten in the request, no admin comment for
+	 * a caller who is no admin (slurmctld would refuse the whole update) */
+	xfree(js->type_name);
+	job.tres_per_node = "gres:gpu:2";
+	assert_int_equal(_modify(u, &job, 1000, &err), SLURM_SUCCESS);
+	assert_string_equal(u->tres_per_node, "gres:gpu:3");
+	assert_string_equal(u->features, "a100|l40s");
+	assert_null(u->admin_comment);
+	assert_int_equal(u->time_limit, NO_VAL); /* a user cannot raise it */
+	xfree(err);
+	/* root may: its admin comment keeps the admin's text in front */
+	job.admin_comment = "admin note";
+	xfree(u->features);
+	xfree(u->tres_per_node);
+	u->tres_per_node = xstrdup("gres:gpu:a100:3");
+	assert_int_equal(_modify(u, &job, 0, &err), SLURM_SUCCESS);
+	assert_non_null(u->admin_comment);
+	assert_int_equal(strncmp(u->admin_comment, "admin note; nodeox", 18), 0);
+	xfree(err);
+	xfree(u->tres_per_node);
+	xfree(u->features);
+	xfree(u->admin_comment);
 	xfree(u);
+	list_destroy(job.gres_list_req);
+	xfree(js);
+	xfree(gs);
+}
+
+/* A node count in the user's constraint: kept, never AND-ed. */
+static void test_count_constraint_kept(void **state)
+{
+	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	char *err = NULL;
+
+	(void)state;
+	glue_write_conf(glue_conf);
+	j->features = xstrdup("ib*1");
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	assert_string_equal(j->features, "ib*1");
+	assert_string_equal(j->tres_per_node, "gres:gpu:a100:1");
+	assert_non_null(strstr(err, "counts nodes"));
+	xfree(err);
+	glue_free(j);
 }
 
 int main(void)
@@ -289,7 +484,11 @@ int main(void)
 		cmocka_unit_test(test_keep_and_reject),
 		cmocka_unit_test(test_het_components),
 		cmocka_unit_test(test_partition_scope),
-		cmocka_unit_test(test_update_guard),
+		cmocka_unit_test(test_time_cap),
+		cmocka_unit_test(test_conf_not_regular),
+		cmocka_unit_test(test_log_safe),
+		cmocka_unit_test(test_modify_leaves_job_record),
+		cmocka_unit_test(test_count_constraint_kept),
 	};
 
 	return cmocka_run_group_tests(tests, glue_setup, glue_teardown);
