@@ -80,19 +80,21 @@ check_eq "$(job_field "$t" TresPerNode)" gres:gpu:3 "update: new request untyped
 check_eq "$(job_field "$t" Features)" "a100|l40s" "update: constraint kept, not AND-ed with itself"
 check_eq "$(job_field "$t" TimeLimit)" 01:40:00 "update: time limit not scaled twice"
 
-# job_modify, comment: tagging a pending typed job broadens it. (Slurm 22.05
-# itself refuses to turn a typed request into an untyped one by an update,
-# "Invalid GRES specification (with and without type identification)", seen
-# without the plugin; the plugin must get around that.)
+# job_modify, comment: tagging a pending typed job by update cannot broaden
+# it on Slurm (it refuses an untyped entry beside the stored typed one, and
+# the plugin never writes the stored job), so the update is refused and the
+# job stays exactly as it was, for its owner and for root alike.
 u=$(cluster_sbatch --hold -t 60 --gres=gpu:a100:2 --wrap true)
-out=$(scontrol update jobid="$u" comment=nodeox:flex 2>&1)
-rc=$?
-echo "  scontrol update comment=nodeox:flex: rc=$rc $out"
-check_eq "$rc" 0 "tagging a typed job by update: accepted"
-check_eq "$(job_field "$u" Comment)" nodeox:flex "tagging by update: comment set"
-check_eq "$(job_field "$u" TresPerNode)" gres:gpu:2 "tagging by update: request untyped"
-check_eq "$(job_field "$u" Features)" "a100|l40s" "tagging by update: constraint"
-check_eq "$(job_field "$u" TimeLimit)" 01:40:00 "tagging by update: time limit scaled"
+before=$(job_show "$u")
+for who in "$CLUSTER_USER" root; do
+	out=$(cluster_as "$who" scontrol update jobid="$u" comment=nodeox:flex 2>&1)
+	rc=$?
+	echo "  $who: scontrol update comment=nodeox:flex: rc=$rc $out"
+	check_true "tagging a typed job by update ($who): refused" test "$rc" != 0
+	check_eq "$(job_show "$u")" "$before" "tagging by update refused ($who): job unchanged"
+done
+check_match "$(cluster_ctld_log)" "update JobId=$u uid=[0-9]*: REFUSED: not broadened: a pending job whose GPU request names a type" \
+	"refused tag-by-update: the reason in slurmctld's log"
 
 # An update that the plugin accepts but Slurm then refuses (a feature no node
 # has) leaves the job exactly as it was: still a typed a100 job, so with every

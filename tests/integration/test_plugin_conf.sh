@@ -103,14 +103,14 @@ check_eq "$(job_field "$j" Features)" "a100|l40s" "ScaleTimeLimit=no: broadened"
 check_eq "$(job_field "$j" TimeLimit)" 01:00:00 "ScaleTimeLimit=no: time limit as asked"
 
 # DenyUsers / AllowUsers: the admin decides who.
-cluster_nodeox_conf_article DenyUsers="$(id -un)"
+cluster_nodeox_conf_article DenyUsers="$CLUSTER_USER"
 j=$(tagged_job)
-check_match "$(cluster_submit_msg)" "nodeox: not broadened: user $(id -un) is denied" "DenyUsers: told"
+check_match "$(cluster_submit_msg)" "nodeox: not broadened: user $CLUSTER_USER is denied" "DenyUsers: told"
 check_unchanged "$j" "DenyUsers"
 cluster_nodeox_conf_article AllowUsers=someoneelse
 j=$(tagged_job)
 check_unchanged "$j" "AllowUsers without us"
-cluster_nodeox_conf_article AllowUsers="someoneelse,$(id -un)"
+cluster_nodeox_conf_article AllowUsers="someoneelse,$CLUSTER_USER"
 j=$(tagged_job)
 check_rewritten "$j" "AllowUsers with us"
 
@@ -147,6 +147,7 @@ check_rewritten "$j" "fixed conf"
 
 # Missing nodeox.conf: pass-through, logged.
 rm -f "$CLUSTER_DIR/nodeox.conf"
+cluster_nodeox_conf_settle
 j=$(tagged_job)
 check_true "missing conf: slurmctld alive" cluster_alive slurmctld
 check_unchanged "$j" "missing conf"

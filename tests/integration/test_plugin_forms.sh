@@ -54,7 +54,7 @@ check_eq "$(job_field "$j" Features)" "(null)" "untyped: no constraint"
 
 # --test-only passes through the plugin: with all a100 busy, Slurm finds room
 # for the tagged job on l40s.
-scancel --user="$(id -un)"
+scancel --user="$CLUSTER_USER"
 check_true "queue drained" wait_for_empty_queue 20
 f1=$(cluster_sbatch -w a1 --gres=gpu:a100:4 --wrap "sleep 300")
 f2=$(cluster_sbatch -w a2 --gres=gpu:a100:4 --wrap "sleep 300")

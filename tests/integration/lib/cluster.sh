@@ -11,7 +11,7 @@
 #   cluster_use_plugin                # optional: load job_submit/nodeox
 #   cluster_add_node a1 gpu=a100:4    # optional: default is the article's
 #   cluster_start                     #   a1,a2 4x a100; l1,l2 4x l40s
-#   id=$(cluster_sbatch --gres=gpu:a100:4 --wrap "sleep 300")
+#   id=$(cluster_sbatch --gres=gpu:a100:4 --wrap "sleep 300")   # as $CLUSTER_USER
 #   wait_for_state "$id" RUNNING 20
 #   check_eq "$(job_field "$id" NodeList)" a1 "job ran on a1"
 #   cluster_finish                    # exit status from the checks
@@ -22,6 +22,13 @@
 #   NODEOX_IT_TMPDIR  where the run directory is made (default ${TMPDIR:-/tmp})
 #   NODEOX_IT_KEEP=1  keep the run directory (logs, confs) after the test
 #   NODEOX_IT_DEBUG   SlurmctldDebug/SlurmdDebug level (default info)
+#
+# Users: cluster_init creates two unprivileged local users for the test,
+# $CLUSTER_USER (who submits by default: cluster_sbatch) and $CLUSTER_USER2
+# (another user, e.g. an attacker), and cluster_stop removes them. Plain
+# sbatch/scontrol in a test run as root (an operator); cluster_as USER CMD...
+# runs a client as a user. CLUSTER_SUBMIT_USER=root makes cluster_sbatch
+# submit as root where a test is about root's own jobs.
 #
 # Functions are named cluster_* (the cluster), job_* / wait_for_* (one job),
 # check_* (assertions that count failures without stopping the test; in
@@ -49,6 +56,9 @@ CLUSTER_PIDS=()           # "NAME:PID" of every daemon started, in start order
 CLUSTER_LOCK_FD=
 CLUSTER_WATCHER=          # pid of the watchdog (cluster_watch)
 CLUSTER_STOPPED=0
+CLUSTER_USER=              # unprivileged user who submits by default
+CLUSTER_USER2=             # a second unprivileged user
+CLUSTER_USERS=()          # users made by cluster_user_add, removed at stop
 
 # cluster_skip MESSAGE: print why the test cannot run here and exit 77 (skip).
 cluster_skip()
@@ -84,6 +94,10 @@ cluster_init()
 	[ -n "$(ls -A /sys/fs/cgroup 2>/dev/null)" ] ||
 		cluster_skip "no cgroup filesystem at /sys/fs/cgroup: slurmd 22.05 cannot start without one"
 	command -v flock >/dev/null 2>&1 || cluster_skip "flock not found (util-linux)"
+	for p in useradd userdel runuser; do
+		command -v "$p" >/dev/null 2>&1 ||
+			cluster_skip "$p not found (Debian packages passwd, util-linux)"
+	done
 	[ -f "$CLUSTER_SLURM_PLUGINDIR/select_cons_tres.so" ] ||
 		cluster_skip "Slurm plugins not found in $CLUSTER_SLURM_PLUGINDIR (set CLUSTER_SLURM_PLUGINDIR)"
 
@@ -106,14 +120,19 @@ cluster_init()
 	trap 'exec > /dev/null 2>&1; exit 141' PIPE
 	cluster_claim_ports || { echo "cluster_init: no free port block" >&2; exit 99; }
 	export SLURM_CONF="$CLUSTER_DIR/slurm.conf"
-	# Jobs' slurm-N.out and stray files land in the run directory.
+	# Jobs' slurm-N.out and stray files land in the run directory; every
+	# test user may write there.
 	mkdir -p "$CLUSTER_DIR/work"
+	chmod 1777 "$CLUSTER_DIR/work"
 	cd "$CLUSTER_DIR/work" || exit 99
 	# Marks every process of this cluster (daemons, steps, jobs) for the sweep.
 	export NODEOX_IT_DIR="$CLUSTER_DIR"
 	cluster_watch
 	CLUSTER_NODES=(); CLUSTER_PARTITIONS=(); CLUSTER_EXTRA_CONF=(); CLUSTER_JOB_SUBMIT=
-	CLUSTER_PIDS=(); CLUSTER_STOPPED=0
+	CLUSTER_PIDS=(); CLUSTER_STOPPED=0; CLUSTER_USERS=()
+	CLUSTER_USER=nxit${CLUSTER_PORT}a CLUSTER_USER2=nxit${CLUSTER_PORT}b
+	cluster_user_add "$CLUSTER_USER" && cluster_user_add "$CLUSTER_USER2" || exit 99
+	export CLUSTER_USER CLUSTER_USER2
 	cluster_log "run directory $CLUSTER_DIR, ports $CLUSTER_PORT-$((CLUSTER_PORT + CLUSTER_PORT_SPAN - 1))"
 }
 
@@ -229,14 +248,26 @@ cluster_use_plugin()
 
 # cluster_nodeox_conf: write stdin to nodeox.conf next to slurm.conf (where the
 # plugin looks). Works before and after cluster_start (the plugin re-reads a
-# changed file); the mtime is bumped past the old one so a quick edit is seen.
+# changed file); the mtime is bumped past the old one so a quick edit is seen,
+# and with slurmctld running it waits out the plugin's look interval (it
+# stat()s the file at most once a second), so the next job sees the edit.
 cluster_nodeox_conf()
 {
 	local f="$CLUSTER_DIR/nodeox.conf" old=0
 	[ -f "$f" ] && old=$(stat -c %Y "$f")
 	cat > "$f.tmp"
+	rm -rf "$f" 2>/dev/null # a test may have left a FIFO or a directory there
 	mv "$f.tmp" "$f"
 	[ "$(stat -c %Y "$f")" -gt "$old" ] || touch -d "@$((old + 1))" "$f"
+	cluster_nodeox_conf_settle
+}
+
+# cluster_nodeox_conf_settle: with slurmctld running, wait until the plugin
+# looks at nodeox.conf again (it does at most once a second).
+cluster_nodeox_conf_settle()
+{
+	cluster_alive slurmctld && sleep 1.2
+	return 0
 }
 
 # cluster_nodeox_conf_article [KEY=VALUE...]: write the article's nodeox.conf
@@ -507,6 +538,7 @@ cluster_stop()
 	fi
 	if cluster_alive slurmctld; then
 		scancel --quiet --user="$(id -un)" 2>/dev/null
+		for e in "${CLUSTER_USERS[@]}"; do scancel --quiet --user="$e" 2>/dev/null; done
 		for i in $(seq 20); do
 			[ -z "$(squeue -h -o %i 2>/dev/null)" ] && break
 			sleep 0.25
@@ -520,6 +552,7 @@ cluster_stop()
 	done
 	CLUSTER_PIDS=()
 	cluster_sweep
+	cluster_users_remove
 	if [ -n "$CLUSTER_LOCK_FD" ]; then exec {CLUSTER_LOCK_FD}>&-; CLUSTER_LOCK_FD=; fi
 	if [ -n "$CLUSTER_DIR" ] && [ -d "$CLUSTER_DIR" ]; then
 		cd / || :
@@ -529,6 +562,41 @@ cluster_stop()
 			rm -rf "$CLUSTER_DIR"
 		fi
 	fi
+}
+
+# cluster_user_add NAME: create an unprivileged local user for this test (no
+# home; cluster_init names its users after the cluster's port block, so tests
+# running at once never share one). Removed at stop.
+cluster_user_add()
+{
+	local name=$1
+	if ! id -u "$name" >/dev/null 2>&1; then
+		useradd -M -N -d "$CLUSTER_DIR/work" -s /bin/sh -c "nodeox test user" "$name" \
+			>/dev/null 2>&1 || { echo "cluster_user_add: useradd $name failed" >&2; return 1; }
+	fi
+	CLUSTER_USERS+=("$name")
+}
+
+# cluster_users_remove: remove the users cluster_user_add made (their jobs
+# and processes are gone by now: cluster_stop cancels and sweeps first).
+cluster_users_remove()
+{
+	local u
+	for u in "${CLUSTER_USERS[@]}"; do
+		pkill -KILL -u "$u" 2>/dev/null
+		userdel "$u" >/dev/null 2>&1 || cluster_log "userdel $u failed"
+	done
+	CLUSTER_USERS=()
+}
+
+# cluster_as USER CMD...: run a Slurm client (or anything) as USER, with this
+# cluster's SLURM_CONF. USER root runs it as is.
+cluster_as()
+{
+	local u=$1
+	shift
+	if [ "$u" = root ]; then "$@"; return; fi
+	runuser -u "$u" -- env SLURM_CONF="$SLURM_CONF" NODEOX_IT_DIR="$NODEOX_IT_DIR" "$@"
 }
 
 # cluster_reap PID TIMEOUT: wait up to TIMEOUT seconds for our child PID to
@@ -604,7 +672,8 @@ cluster_fail()
 cluster_sbatch()
 {
 	local out rc
-	out=$(sbatch --parsable "$@" 2> "$CLUSTER_DIR/submit.err")
+	out=$(cluster_as "${CLUSTER_SUBMIT_USER:-$CLUSTER_USER}" sbatch --parsable "$@" \
+		2> "$CLUSTER_DIR/submit.err")
 	rc=$?
 	[ -s "$CLUSTER_DIR/submit.err" ] && echo "  sbatch $*: $(cat "$CLUSTER_DIR/submit.err")" >&2
 	[ $rc = 0 ] && echo "${out%%;*}"
