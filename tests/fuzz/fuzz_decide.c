@@ -1,0 +1,156 @@
+/*
+ * fuzz_decide.c: libFuzzer target for the whole broadening decision,
+ * nodeox_policy_decide, on generated job descriptions and cluster states.
+ *
+ * Input layout: the first 16 bytes are knobs (conf variant, time limit and
+ * cap, node count and states, task/node counts); the rest is split at '\n'
+ * into the job's strings in this order: comment, tres_per_job, tres_per_node,
+ * tres_per_task, tres_per_socket, features, prefer, partition (missing ones
+ * are NULL). Nodes are drawn from a pool of features, partitions and GPU
+ * types by the knob bytes, so the cluster changes with the input too.
+ *
+ * Besides fuzz_check.h's invariants, every result must keep the policy's
+ * promises: an untagged job (or Mode=off) is PASS; a REWRITE's GPU strings
+ * name no type, its constraint has no node count and ends with the eligible
+ * types, every eligible type is the requested one or a group mate of it, the
+ * time limit never shrinks and never passes max(asked, cap).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plugin/policy.h"
+#include "tests/fuzz/fuzz_check.h"
+
+static const char *const fuzz_decide_confs[4] = {
+	"GpuType=a100 Memory=80G Speed=1\nGpuType=l40s Memory=48G Speed=0.6\n"
+	"GpuType=h100 Memory=80G Speed=2\nGroup=train Types=a100,l40s\n",
+	"Mode=enforce\nBroaden=when-blocked\nPreferRequested=yes\nMinSpeed=0.5\n"
+	"GpuType=a100 Memory=80G Speed=1\nGpuType=l40s Feature=gpu_l40s Memory=48G Speed=0.6\n"
+	"GpuType=v100 Memory=32G Speed=0.25\nGroup=g1 Types=a100,l40s\nGroup=g2 Types=l40s,v100\n",
+	"Mode=dryrun\nGpuType=a100\nGpuType=l40s Speed=0.5\nGroup=g Types=a100,l40s\n"
+	"Partitions=gpu,short\nDenyUsers=mallory\n",
+	"Mode=off\nGpuType=a100\nGpuType=l40s\nGroup=g Types=a100,l40s\n",
+};
+
+/* Which types share a group with which (conf indexes), per conf variant. */
+static bool fuzz_decide_mates(const nodeox_conf_t *conf, int a, int b)
+{
+	int g, i, in;
+
+	if (a == b)
+		return true;
+	for (g = 0; g < conf->ngroups; g++) {
+		for (in = 0, i = 0; i < conf->groups[g].ntypes; i++)
+			in |= (conf->groups[g].types[i] == a) | (conf->groups[g].types[i] == b) << 1;
+		if (in == 3)
+			return true;
+	}
+	return false;
+}
+
+/* Does a TRES string name a typed gpu entry ("gres:gpu:TYPE:N" or "gres/gpu:TYPE:N")? */
+static bool fuzz_decide_typed(const char *s)
+{
+	const char *p = s;
+
+	while ((p = strstr(p, "gpu:"))) {
+		const char *v = p + 4;
+
+		v += strspn(v, "0123456789");
+		if (*v && *v != ',' && *v != '(')
+			return true; /* "gpu:" followed by something not a count */
+		p += 4;
+	}
+	return false;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static nodeox_conf_t *confs[4];
+	static const char *const feats[] = { "a100,ib", "gpu_l40s", "l40s", "h100,ib", "v100", "" };
+	static const char *const parts[] = { "gpu", "short", "gpu,short", "old" };
+	static const char *const types[] = { "a100", "l40s", "l40s", "h100", "v100", "" };
+	nodeox_node_t nodes[8];
+	nodeox_cluster_t cl = { nodes, 0 };
+	nodeox_decision_t d;
+	nodeox_job_t job = { 0 };
+	const char *fields[8] = { NULL };
+	char err[NODEOX_ERR_MAX], *buf, *p;
+	const nodeox_conf_t *conf;
+	uint8_t k[16] = { 0 };
+	nodeox_tag_t tag;
+	size_t i, nk = size < 16 ? size : 16;
+	int f;
+
+	for (i = 0; i < 4; i++)
+		if (!confs[i] && nodeox_conf_parse_string(fuzz_decide_confs[i], "fuzz", &confs[i],
+							  err, sizeof(err)))
+			abort();
+	memcpy(k, data, nk);
+	conf = confs[k[0] & 3];
+	buf = malloc(size - nk + 1);
+	memcpy(buf, data + nk, size - nk);
+	buf[size - nk] = '\0';
+	for (p = buf, f = 0; p && f < 8; f++) {
+		fields[f] = p;
+		if ((p = strchr(p, '\n')))
+			*p++ = '\0';
+	}
+	job.comment = fields[0];
+	job.tres_per_job = fields[1];
+	job.tres_per_node = fields[2];
+	job.tres_per_task = fields[3];
+	job.tres_per_socket = fields[4];
+	job.features = fields[5];
+	job.prefer = fields[6];
+	job.partition = fields[7];
+	job.user = k[0] & 4 ? "mallory" : "alice";
+	job.time_limit = k[1] == 255 ? NODEOX_TIME_NONE : k[1] == 254 ? NODEOX_TIME_INFINITE :
+		(uint32_t)k[1] * 7u;
+	job.time_cap = (uint32_t)k[2] * 5u;
+	job.time_cap_what = "MaxTime of partition fuzz";
+	job.min_nodes = k[3] & 7;
+	job.num_tasks = k[4] & 15;
+	cl.nnodes = k[5] & 7;
+	for (i = 0; i < cl.nnodes; i++) {
+		uint8_t b = k[6 + i];
+
+		nodes[i] = (nodeox_node_t){ "n", feats[b % 6], parts[(b >> 3) & 3], types[b % 6],
+					    4, (uint32_t)((b >> 5) & 7), (b & 0x80) == 0 };
+	}
+	nodeox_policy_decide(conf, &job, k[0] & 8 ? NULL : &cl, &d);
+	fuzz_check_decision(&d);
+	fuzz_check_line(d.reason, sizeof(d.reason));
+	/* untagged or off: untouched */
+	if ((conf->mode == NODEOX_MODE_OFF ||
+	     nodeox_tag_parse(job.comment, conf, &tag, err, sizeof(err)) == 0) &&
+	    d.action != NODEOX_PASS)
+		abort();
+	if (d.action == NODEOX_REWRITE) {
+		const char *tres[4] = { d.tres_per_job, d.tres_per_node, d.tres_per_task,
+					d.tres_per_socket };
+		const char *last;
+
+		for (f = 0; f < 4; f++)
+			if (fuzz_decide_typed(tres[f]))
+				abort(); /* still typed: the broadening would not bind */
+		if (strchr(d.features, '*'))
+			abort();
+		last = conf->types[d.eligible[d.neligible - 1]].feature;
+		p = strstr(d.features, last);
+		if (!p || (p[strlen(last)] && !strchr(")]", p[strlen(last)])))
+			abort(); /* the type term must close the constraint */
+		for (i = 0; i < (size_t)d.neligible; i++)
+			if (d.requested_type < 0 ||
+			    !fuzz_decide_mates(conf, d.requested_type, d.eligible[i]))
+				abort(); /* a type outside the requested one's groups */
+		if (d.time_limit_set &&
+		    (d.time_limit < job.time_limit ||
+		     (job.time_cap && d.time_limit > job.time_cap && d.time_limit > job.time_limit)))
+			abort();
+	}
+	free(buf);
+	return 0;
+}
