@@ -22,6 +22,8 @@
 #   NODEOX_IT_TMPDIR  where the run directory is made (default ${TMPDIR:-/tmp})
 #   NODEOX_IT_KEEP=1  keep the run directory (logs, confs) after the test
 #   NODEOX_IT_DEBUG   SlurmctldDebug/SlurmdDebug level (default info)
+#   CLUSTER_CTLD_WRAP command words put before slurmctld (e.g. valgrind and its
+#                     options: tests/integration/check_valgrind.sh)
 #
 # Users: cluster_init creates two unprivileged local users for the test,
 # $CLUSTER_USER (who submits by default: cluster_sbatch) and $CLUSTER_USER2
@@ -469,13 +471,15 @@ cluster_start()
 	done
 	[ "$i" -lt 50 ] || cluster_fail "munged not answering on $d/munge.sock"
 
-	cluster_spawn slurmctld slurmctld -D -c -i -f "$d/slurm.conf"
-	for i in $(seq 100); do
+	# shellcheck disable=SC2086 # the wrapper is words on purpose
+	cluster_spawn slurmctld ${CLUSTER_CTLD_WRAP:-} slurmctld -D -c -i -f "$d/slurm.conf"
+	n=100; [ -z "${CLUSTER_CTLD_WRAP:-}" ] || n=600   # valgrind starts slowly
+	for i in $(seq $n); do
 		scontrol ping 2>/dev/null | grep -q "is UP" && break
 		cluster_alive slurmctld || cluster_fail "slurmctld exited at start"
 		sleep 0.2
 	done
-	[ "$i" -lt 100 ] || cluster_fail "slurmctld not answering on port $CLUSTER_PORT"
+	[ "$i" -lt $n ] || cluster_fail "slurmctld not answering on port $CLUSTER_PORT"
 
 	for n in "${CLUSTER_NODES[@]}"; do
 		name=${n%%|*}
