@@ -134,6 +134,20 @@ static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	return true;
 }
 
+/* Is s[0..n) a count Slurm reads ("4", "2k"): digits, one optional suffix? */
+static bool decide_count_ok(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	if (!n)
+		return true; /* "gres:gpu:a100": one GPU */
+	while (i < n && isdigit((unsigned char)s[i]))
+		i++;
+	if (i && i + 1 == n && strchr("kKmMgGtTpP", s[i]))
+		i++;
+	return i && i == n;
+}
+
 /* Find the typed GPU request; KEEP unless there is exactly one GPU type. */
 static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_decision_t *out)
 {
@@ -160,6 +174,13 @@ static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_deci
 			any = true;
 			if (!e->type_len)
 				continue;
+			if (!decide_count_ok(r->field[f] + e->cnt_off, e->cnt_len)) {
+				nodeox_util_quote(q1, sizeof(q1), r->field[f] + e->cnt_off,
+						  e->cnt_len);
+				decide_keep(out, "not broadened: GPU count '%s' in %s is not a "
+					    "number", q1, decide_field_names[f]);
+				return false;
+			}
 			r->typed[f] = true;
 			if (!r->type) {
 				r->type = t;

@@ -220,6 +220,15 @@ static void test_constraint_keep(void **state)
 	job.features = "!h100";
 	decide("", &job);
 	assert_keep("('!')");
+	/* A GPU count that is not a number would be copied into the untyped
+	 * entry as it is: kept instead (found by fuzz_decide). */
+	job.features = NULL;
+	job.tres_per_node = "gres:gpu:a100:2\x05";
+	decide("", &job);
+	assert_keep("GPU count '2?' in tres_per_node is not a number");
+	job.tres_per_node = "gres:gpu:a100:2k";
+	decide("", &job);
+	assert_rewrite();
 }
 
 /* The scaled time limit never exceeds the job's cap (partition MaxTime). */
