@@ -103,8 +103,8 @@ else
 	check_true "the broadened request starts, as predicted" wait_for_state "$flex" RUNNING 20
 fi
 
-# Errors name the job.
+# A job slurmctld does not know: one line naming it, exit 5.
 out=$("$WHY_BIN" why 999999 2>&1); rc=$?
-check_eq "$rc" 1 "unknown job: exit 1"
-check_match "$out" "job 999999" "unknown job: the message names it"
+check_eq "$rc" 5 "unknown job: exit 5"
+check_match "$out" "job 999999: unknown to slurmctld" "unknown job: the line names it"
 cluster_finish
