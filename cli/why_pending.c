@@ -325,7 +325,7 @@ static void _begin(const why_job_t *job, why_pending_t *p)
 	b = why_pending_add(p, WHY_BLK_BEGIN_TIME, false);
 	snprintf(b->detail, sizeof(b->detail),
 		 "it may not start before %s (sbatch --begin); scontrol update jobid=%u "
-		 "begintime=now lifts that", when, job->job_id);
+		 "starttime=now lifts that", when, job->job_id);
 	snprintf(b->item, sizeof(b->item), "begin_time");
 	snprintf(b->job_value, sizeof(b->job_value), "%s", when);
 }

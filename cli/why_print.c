@@ -90,8 +90,14 @@ static void _text_pending(FILE *out, const why_result_t *res)
 	const why_job_t *job = res->job;
 	char when[32];
 
-	fprintf(out, "Job %u: %s, Reason=%s%s%s\n", job->job_id, _or(job->state_name, "?"),
-		_or(job->reason, "None"), job->reason_desc ? " " : "", _or(job->reason_desc, ""));
+	/* Slurm's detail often repeats the reason ("ReqNodeNotAvail, May be ..."). */
+	if (job->reason_desc && job->reason && strncmp(job->reason_desc, job->reason, strlen(job->reason)) == 0)
+		fprintf(out, "Job %u: %s, Reason=%s\n", job->job_id, _or(job->state_name, "?"),
+			job->reason_desc);
+	else
+		fprintf(out, "Job %u: %s, Reason=%s%s%s%s\n", job->job_id, _or(job->state_name, "?"),
+			_or(job->reason, "None"), job->reason_desc ? " (" : "", _or(job->reason_desc, ""),
+			job->reason_desc ? ")" : "");
 	if (p->never_runs)
 		fprintf(out, "It can never run in its partition%s as configured (%s): it waits for "
 			"nothing that will come.\n", job->partition && strchr(job->partition, ',') ? "s" : "",
