@@ -647,10 +647,12 @@ static void _licenses(const why_job_t *job, const why_cluster_t *cl, why_pending
 
 /* Walk the nodes of the job's partitions with the request as it stands
  * (GPUs left to why_analyze.c): which are down, which lack free CPUs or
- * memory. Adds blockers when fewer nodes than the job needs could take it. */
-static void _nodes_now(const why_job_t *job, const why_request_t *req, const why_cluster_t *cl,
+ * memory. Adds blockers when fewer nodes than the job needs could take it,
+ * or when the GPU view says the idle GPUs do not cover it. */
+static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_cluster_t *cl,
 		       why_pending_t *p)
 {
+	const why_request_t *req = &fit->req;
 	why_blocker_t *down = NULL, *cpus = NULL, *mem = NULL;
 	uint32_t ok = 0, ndown = 0, ncpus = 0, nmem = 0;
 	char detail[160];
@@ -694,8 +696,10 @@ static void _nodes_now(const why_job_t *job, const why_request_t *req, const why
 			}
 		}
 	}
-	if (ok >= req->nodes) {
-		/* Enough nodes could take it now: what was found does not block. */
+	if (ok >= req->nodes && (req->per == WHY_PER_NONE || fit->could_start)) {
+		/* Enough nodes could take it now: what was found does not block.
+		 * (For a GPU job the GPU view decides: the nodes counted here
+		 * may lack the GPUs, so what is down or full still counts.) */
 		p->nblockers -= (down != NULL) + (cpus != NULL) + (mem != NULL);
 		return;
 	}
@@ -786,7 +790,7 @@ void why_pending_explain(const why_cluster_t *cl, why_result_t *res)
 		size_t mark = p->nblockers;
 
 		_nodes_reserved(job, cl, p);
-		_nodes_now(job, &res->fit.req, cl, p);
+		_nodes_now(job, &res->fit, cl, p);
 		_gpus_now(res, p);
 		if (p->nblockers > mark || _is(job->reason, "Resources"))
 			_busy(job, cl, p);
