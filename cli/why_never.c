@@ -181,7 +181,15 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 			 "it needs %s MB on a node; the nodes of partition %s have at most %s MB",
 			 a, pt->name, b);
 		_values(k, "mem_per_node_mb", a, b);
-	} else if (gpu_ok < req->nodes || gpus_sum < req->total) {
+	} else if (feat_ok < req->nodes && gpu_ok >= req->nodes) {
+		snprintf(a, sizeof(a), "%u", req->nodes);
+		snprintf(b, sizeof(b), "%u", feat_ok);
+		k = why_pending_add(p, WHY_BLK_PART_FEATURE, true);
+		snprintf(k->detail, sizeof(k->detail),
+			 "its constraint %s is met by %u node%s of partition %s; it needs %u",
+			 job->features, feat_ok, feat_ok == 1 ? "" : "s", pt->name, req->nodes);
+		_values(k, "nodes_with_features", a, b);
+	} else if (gpu_ok < req->nodes || (ok >= req->nodes && gpus_sum < req->total)) {
 		const char *t = req->type[0] ? req->type : "";
 
 		snprintf(a, sizeof(a), "%u", gpu_ok < req->nodes ? req->per_node_min : req->total);
@@ -196,14 +204,6 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 				 "it needs %u %s%sGPUs in all; partition %s has %u on the nodes that fit it",
 				 req->total, t, t[0] ? " " : "", pt->name, gpus_sum);
 		_values(k, gpu_ok < req->nodes ? "gpus_per_node" : "gpus", a, b);
-	} else if (feat_ok < req->nodes) {
-		snprintf(a, sizeof(a), "%u", req->nodes);
-		snprintf(b, sizeof(b), "%u", feat_ok);
-		k = why_pending_add(p, WHY_BLK_PART_FEATURE, true);
-		snprintf(k->detail, sizeof(k->detail),
-			 "its constraint %s is met by %u node%s of partition %s; it needs %u",
-			 job->features, feat_ok, feat_ok == 1 ? "" : "s", pt->name, req->nodes);
-		_values(k, "nodes_with_features", a, b);
 	} else {
 		snprintf(a, sizeof(a), "%u", req->nodes);
 		snprintf(b, sizeof(b), "%u", ok);
