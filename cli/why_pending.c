@@ -440,10 +440,13 @@ static void _busy(const why_job_t *job, const why_cluster_t *cl, why_pending_t *
 		return;
 	first = b->jobs[0];
 	_fmt_when(first->end_time, when, sizeof(when));
+	/* Slurm gives a job without a time limit an end a year ahead. */
 	snprintf(b->detail, sizeof(b->detail),
 		 "%zu running job%s hold%s nodes of its partitions; the first to end, job %u "
-		 "on %s, ends by %s (its time limit)", n, n == 1 ? "" : "s", n == 1 ? "s" : "",
-		 first->job_id, first->nodes, when);
+		 "on %s, ends by %s (%s)", n, n == 1 ? "" : "s", n == 1 ? "s" : "",
+		 first->job_id, first->nodes, when,
+		 first->end_time - first->start_time >= 365L * 24 * 3600 ?
+		 "it has no time limit: Slurm puts its end a year ahead" : "its time limit");
 	snprintf(b->item, sizeof(b->item), "end_time");
 	snprintf(b->limit_value, sizeof(b->limit_value), "%s", when);
 }
@@ -714,7 +717,7 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 	if (cpus) {
 		char buf[512];
 
-		snprintf(buf, sizeof(buf), "it needs %u CPUs free on %u node%s; %u node%s lack%s them now (%.400s)",
+		snprintf(buf, sizeof(buf), "it needs %u CPU(s) free on %u node%s; %u node%s lack%s them now (%.400s)",
 			 req->cpus_per_node, req->nodes, req->nodes == 1 ? "" : "s", ncpus,
 			 ncpus == 1 ? "" : "s", ncpus == 1 ? "s" : "", cpus->detail);
 		snprintf(cpus->detail, sizeof(cpus->detail), "%s", buf);

@@ -76,7 +76,7 @@ check_match "$(jq_py 'blk("memory")["detail"]')" "a2: needs 4000 MB, 2000 of 160
 check_eq "$(jq_py 'bjobs("busy")')" "$cpu_hog,$mem_hog" "the running jobs on the nodes, first to end first"
 check_eq "$(jq_py 'j["never_runs"]')" false "it could run"
 text=$("$WHY_BIN" why "$nogpu")
-check_match "$text" "^  - cpus: it needs 4 CPUs free on 1 node" "text: CPUs first"
+check_match "$text" "^  - cpus: it needs 4 CPU\(s\) free on 1 node" "text: CPUs first"
 check_eq "$(printf '%s\n' "$text" | grep -c "nothing to explain")" 0 "text: never 'nothing to explain'"
 
 # The CPUs were what held it on a1: free them and Slurm starts it there.
