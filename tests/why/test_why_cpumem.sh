@@ -39,6 +39,11 @@ check_match "$(jq_py 'detail("memory")')" \
 	"needs 4000 MB, 2000 of 16000 MB left" "memory detail: 2000 of 16000 MB left"
 check_eq "$(jq_py 'j["could_start_now"]')" false "cannot start now"
 why_check_sum
+# Before the GPU view, the blockers say the same in the job's terms.
+check_eq "$(jq_py '[k for k in kinds() if k in ("cpus", "memory", "gpus")]')" cpus,memory,gpus \
+	"blockers: CPUs, memory, then GPUs"
+check_match "$(jq_py 'blk("cpus")["detail"]')" "a1: needs 4 CPUs, 1 of 8 left" "... a1's CPUs"
+check_match "$(jq_py 'blk("memory")["detail"]')" "a2: needs 4000 MB, 2000 of 16000 MB left" "... a2's memory"
 check_eq "$(jq_py 'j["flex"]["conf"]')" null "no nodeox.conf: no flexible view"
 check_match "$(jq_py 'j["flex"]["conf_error"]')" "no nodeox.conf at" "... and it says so"
 
