@@ -112,7 +112,7 @@ else
 fi
 
 # A job slurmctld does not know: one line naming it, exit 5.
-out=$("$WHY_BIN" why 999999 2>&1); rc=$?
-check_eq "$rc" 5 "unknown job: exit 5"
-check_match "$out" "job 999999: unknown to slurmctld" "unknown job: the line names it"
+why_run_rc 5 999999
+check_match "$WHY_TEXT" "^nodeox why: job 999999: unknown to slurmctld" "unknown job: the line names it"
+check_eq "$(jq_py 'j["state"]')" UNKNOWN "JSON: state UNKNOWN"
 cluster_finish
