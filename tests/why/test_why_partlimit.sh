@@ -6,6 +6,7 @@
 #   said plainly; moved to wide, it starts.
 #  -t 60 in gpu: PartitionTimeLimit, 60 against 30; MaxTime raised, it starts.
 #  -N 2 in small: PartitionNodeLimit, 2 against 1; MaxNodes raised, it starts.
+#  gpu set DOWN: PartitionDown; set UP, the job starts.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
@@ -60,4 +61,16 @@ scontrol update partitionname=gpu maxtime=60 || cluster_fail "cannot raise MaxTi
 check_true "-t 60 starts once MaxTime is 60" wait_for_state "$tl" RUNNING 20
 scontrol update partitionname=small maxnodes=2 || cluster_fail "cannot raise MaxNodes"
 check_true "-N 2 starts once MaxNodes is 2" wait_for_state "$nl" RUNNING 20
+
+# A partition set DOWN: the job waits for an administrator to set it UP.
+scontrol update partitionname=gpu state=down || cluster_fail "cannot set gpu down"
+pd=$(cluster_sbatch -p gpu -t 10 --mem=1000 --wrap "sleep 300") || cluster_fail "job in gpu rejected"
+wait_for_reason "$pd" PartitionDown 20 || cluster_fail "job not waiting on PartitionDown"
+why_run "$pd"
+why_check_reason "$pd"
+check_eq "$(jq_py 'kinds()')" partition_state "PartitionDown: the partition's state"
+check_eq "$(jq_py 'blk("partition_state")["values"]["limit"]')" DOWN "... DOWN"
+check_eq "$(jq_py 'j["never_runs"]')" false "... not a never"
+scontrol update partitionname=gpu state=up || cluster_fail "cannot set gpu up"
+check_true "the job starts once gpu is UP" wait_for_state "$pd" RUNNING 20
 cluster_finish
