@@ -658,6 +658,7 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 	const why_request_t *req = &fit->req;
 	why_blocker_t *down = NULL, *cpus = NULL, *mem = NULL;
 	uint32_t ok = 0, ndown = 0, ncpus = 0, nmem = 0;
+	size_t mark = p->nblockers;
 	char detail[160];
 
 	for (size_t i = 0; i < cl->nnodes; i++) {
@@ -703,7 +704,7 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 		/* Enough nodes could take it now: what was found does not block.
 		 * (For a GPU job the GPU view decides: the nodes counted here
 		 * may lack the GPUs, so what is down or full still counts.) */
-		p->nblockers -= (down != NULL) + (cpus != NULL) + (mem != NULL);
+		p->nblockers = mark;
 		return;
 	}
 	if (down) {
@@ -788,10 +789,12 @@ void why_pending_explain(const why_cluster_t *cl, why_result_t *res)
 	if (_is(job->reason, "PartitionDown") || _is(job->reason, "PartitionInactive"))
 		_partition_state(job, cl, p);
 	if (_resource_reason(job->reason) && !p->never_runs) {
+		size_t mark;
+
 		if (_is(job->reason, "Priority") || _is(job->reason, "Resources"))
 			_ahead(job, cl, p);
-		size_t mark = p->nblockers;
-
+		/* the running jobs matter when something on the nodes is short */
+		mark = p->nblockers;
 		_nodes_reserved(job, cl, p);
 		_nodes_now(job, &res->fit, cl, p);
 		_gpus_now(res, p);
