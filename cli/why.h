@@ -1,10 +1,12 @@
 /*
  * why.h: `nodeox why JOBID`, the explanation of a pending job.
  *
- * Three layers, one file each, so the reasoning can be tested without a
- * cluster:
- *   why_load.c     libslurm -> the plain structs below (the only Slurm code)
- *   why_analyze.c  plain structs + nodeox.conf -> why_result_t (pure)
+ * Three layers, so the reasoning can be tested without a cluster:
+ *   why_load.c     libslurm -> the plain structs below (the only Slurm code,
+ *                  and the only place that knows a Slurm version's API)
+ *   why_pending.c  Slurm's pending reason -> blockers in the job's terms (pure)
+ *   why_never.c    can the job ever run in its partitions as configured (pure)
+ *   why_analyze.c  plain structs + nodeox.conf -> the GPU view (pure)
  *   why_print.c    why_result_t -> text for people, or JSON
  * Helpers: why_gres.c parses GRES/TRES strings and node lists, why_feature.c
  * evaluates a --constraint expression against a node's features.
@@ -20,6 +22,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "plugin/policy.h"
 
@@ -58,12 +61,32 @@ typedef struct {
 	uint64_t mem_mb, mem_alloc_mb;
 } why_node_t;
 
+/* Where a job is in its life. */
+typedef enum {
+	WHY_PHASE_PENDING = 0,
+	WHY_PHASE_ACTIVE,           /* running, suspended, configuring, completing */
+	WHY_PHASE_ENDED,            /* completed, failed, cancelled, timeout, ... */
+} why_phase_t;
+
 /* The job, with Slurm's fields as loaded (22.05 strings, e.g. "gres:gpu:a100:4"). */
 typedef struct {
 	uint32_t job_id;
 	bool pending;
+	why_phase_t phase;
 	const char *state_name;     /* "PENDING", "RUNNING", ... */
 	const char *reason;         /* Slurm's pending reason, e.g. "Resources" */
+	const char *reason_desc;    /* Slurm's detail for it, may be NULL */
+	const char *name;           /* job name */
+	uint32_t priority;          /* 0 = held */
+	const char *dependency;     /* "afterok:12(unfulfilled),..." */
+	const char *reservation;    /* --reservation */
+	const char *licenses;       /* "matlab:1,..." */
+	const char *qos;
+	const char *alloc_nodes;    /* nodes of a started job, Slurm's hostlist form */
+	time_t begin_time;          /* --begin (eligible time), 0 = none */
+	time_t start_time;          /* started, or backfill's expected start; 0 = none */
+	time_t end_time;            /* ended, or expected end */
+	int exit_status;            /* of an ended job; -1 = killed by a signal */
 	const char *user, *account;
 	const char *partition;      /* comma list as Slurm assigned it */
 	const char *features;       /* --constraint */
@@ -83,6 +106,66 @@ typedef struct {
 	bool mem_tracked;           /* memory is consumable (CR_MEMORY): a job
 				     * asking none gets a whole node's memory */
 } why_job_t;
+
+/* A partition as configured. */
+typedef struct {
+	const char *name;
+	const char *state_name;     /* "UP", "DOWN", "DRAIN", "INACTIVE" */
+	bool up;
+	uint32_t max_time;          /* minutes, NODEOX_TIME_INFINITE = no limit */
+	uint32_t max_nodes;         /* per job, 0 = no limit */
+	uint32_t min_nodes;         /* per job */
+	uint32_t max_cpus_per_node; /* 0 = no limit */
+	uint64_t max_mem_per_node_mb; /* 0 = no limit */
+} why_part_t;
+
+/* Another job of slurmctld's queue, as seen by the explanation: jobs ahead,
+ * jobs on the nodes, dependency targets, license holders. */
+typedef struct {
+	uint32_t job_id;
+	uint32_t array_job_id, array_task_id;  /* array_job_id 0: not an array */
+	why_phase_t phase;
+	const char *state_name;
+	const char *reason;
+	const char *name, *user;
+	const char *partition;      /* comma list */
+	const char *nodes;          /* allocated, expanded comma list, may be NULL */
+	const char *licenses;
+	uint32_t priority;
+	uint32_t num_nodes, num_cpus;
+	time_t start_time, end_time;
+	int exit_status;
+} why_qjob_t;
+
+/* A reservation. */
+typedef struct {
+	const char *name;
+	const char *nodes;          /* expanded comma list */
+	const char *users, *accounts;
+	time_t start_time, end_time;
+	bool maint;                 /* Flags=MAINT */
+} why_resv_t;
+
+/* A license of slurm.conf (Licenses=). */
+typedef struct {
+	const char *name;
+	uint32_t total, in_use, reserved;
+} why_license_t;
+
+/* Everything else slurmctld said, beside the job and its nodes. */
+typedef struct {
+	const why_node_t *nodes;
+	size_t nnodes;
+	const why_part_t *parts;
+	size_t nparts;
+	const why_qjob_t *jobs;
+	size_t njobs;
+	const why_resv_t *resvs;
+	size_t nresvs;
+	const why_license_t *lics;
+	size_t nlics;
+	time_t now;
+} why_cluster_t;
 
 /* ---------------------------------------------------------------- analysis */
 
@@ -169,10 +252,65 @@ typedef struct {
 	why_fit_t fit;              /* the broadened request against the cluster */
 } why_flex_t;
 
+/* What keeps a pending job from starting, in the job's terms. */
+typedef enum {
+	WHY_BLK_HELD_USER = 0,      /* held by its user: scontrol release */
+	WHY_BLK_HELD_ADMIN,         /* held by an administrator */
+	WHY_BLK_DEPENDENCY,         /* waits for other jobs */
+	WHY_BLK_BEGIN_TIME,         /* --begin in the future */
+	WHY_BLK_JOBS_AHEAD,         /* higher-priority jobs of its partitions */
+	WHY_BLK_BUSY,               /* running jobs hold the nodes it could use */
+	WHY_BLK_PART_TIME,          /* time limit over the partition's MaxTime */
+	WHY_BLK_PART_NODES,         /* node count outside MinNodes..MaxNodes or the partition's size */
+	WHY_BLK_PART_CPUS,          /* no node of the partition has the CPUs */
+	WHY_BLK_PART_MEMORY,        /* no node of the partition has the memory */
+	WHY_BLK_PART_GPUS,          /* no node of the partition has the GPUs */
+	WHY_BLK_PART_FEATURE,       /* no node of the partition has the features */
+	WHY_BLK_PART_STATE,         /* partition down, drained or inactive */
+	WHY_BLK_PART_UNKNOWN,       /* the job names a partition that does not exist */
+	WHY_BLK_QOS,                /* a QOS limit */
+	WHY_BLK_ASSOC,              /* an association (account/user) limit */
+	WHY_BLK_RESERVATION,        /* its reservation has not started */
+	WHY_BLK_NODES_RESERVED,     /* a reservation holds the nodes */
+	WHY_BLK_LICENSES,           /* not enough licenses free */
+	WHY_BLK_NODES_UNAVAILABLE,  /* nodes down, drained, not responding */
+	WHY_BLK_CPUS,               /* not enough CPUs free on enough nodes now */
+	WHY_BLK_MEMORY,             /* not enough memory free on enough nodes now */
+	WHY_BLK_GPUS,               /* the idle GPUs do not cover the request */
+	WHY_BLK_OTHER,              /* a reason not modelled: Slurm's words */
+	WHY_BLK_COUNT
+} why_blk_kind_t;
+
+#define WHY_BLK_MAX_JOBS 8
+#define WHY_MAX_BLOCKERS 16
+
+typedef struct {
+	why_blk_kind_t kind;
+	bool never;                 /* does not go away by waiting: needs a change
+				     * to the job or to the configuration */
+	char detail[512];           /* a sentence in the job's terms */
+	char item[48];              /* what is compared, e.g. "time_limit_min" */
+	char job_value[64];         /* the job's side ("" = none) */
+	char limit_value[64];       /* the limit's side ("" = none) */
+	char used_value[64];        /* current use, where it counts ("" = none) */
+	const why_qjob_t *jobs[WHY_BLK_MAX_JOBS];  /* jobs ahead, holders, ... */
+	size_t njobs;
+	size_t more_jobs;           /* further jobs not listed */
+} why_blocker_t;
+
+typedef struct {
+	why_blocker_t blockers[WHY_MAX_BLOCKERS];
+	size_t nblockers;
+	time_t expected_start;      /* 0 = unknown */
+	const char *expected_source; /* "backfill", "begin_time", "reservation" */
+	bool never_runs;            /* no partition of the job can ever run it */
+} why_pending_t;
+
 typedef struct {
 	const why_job_t *job;
 	why_fit_t fit;              /* the request as it stands */
 	why_flex_t flex;
+	why_pending_t pend;         /* filled by why_pending_explain */
 } why_result_t;
 
 /* why_analyze.c */
@@ -191,6 +329,30 @@ void why_result_free(why_result_t *res);
 /* "node_down", "gpu_type", ... (the JSON words) and a phrase for people. */
 const char *why_cause_name(why_cause_t cause);
 const char *why_cause_text(why_cause_t cause);
+
+/* The check of one node for the request (state, partition, node list, GPU
+ * type, constraint, CPUs and memory left): WHY_OK or the first cause, with
+ * detail filled. gpu_type "" for a node without GPUs. */
+why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,
+			   const why_node_t *node, const char *gpu_type,
+			   char *detail, size_t dlen);
+
+/* why_pending.c */
+/* The blockers of a pending job, from Slurm's reason first, then what the
+ * cluster shows (res->fit, res->flex must be filled). Fills res->pend. */
+void why_pending_explain(const why_cluster_t *cl, why_result_t *res);
+/* "held_user", ... (the JSON words). */
+const char *why_blk_name(why_blk_kind_t kind);
+/* Add a blocker to p (the last slot is reused when full); returns it. */
+why_blocker_t *why_pending_add(why_pending_t *p, why_blk_kind_t kind, bool never);
+
+/* why_never.c */
+/* Can the job run in one of its partitions as configured (whatever node
+ * states and other jobs)? Adds a never blocker per partition that cannot
+ * host it; sets p->never_runs when none can. Returns the partitions that
+ * could host it. */
+int why_never_check(const why_job_t *job, const why_request_t *req,
+		    const why_cluster_t *cl, why_pending_t *p);
 
 /* why_gres.c: strings */
 /* Parse a node's gres ("gpu:a100:4(S:0-1),gpu:l40s:2") into GPU entries;
@@ -214,15 +376,21 @@ int why_feature_match(const char *constraint, const char *features);
 /* why_print.c */
 void why_print_text(FILE *out, const why_result_t *res);
 void why_print_json(FILE *out, const why_result_t *res);
+/* One line for a job that is not pending (started or ended). */
+void why_print_done_text(FILE *out, const why_job_t *job);
+void why_print_done_json(FILE *out, const why_job_t *job);
 
 /* why_load.c (libslurm) */
 typedef struct why_load why_load_t;
-/* Load job_id (array_task: one task of an array, or WHY_NO_TASK) and all
- * nodes. Returns NULL with err set on failure. */
+/* Load job_id (array_task: one task of an array, or WHY_NO_TASK), all
+ * nodes, partitions, jobs, reservations and licenses. Returns NULL with err
+ * set on failure; *unknown is set when slurmctld does not know the job. */
 #define WHY_NO_TASK 0xfffffffeu
-why_load_t *why_load(uint32_t job_id, uint32_t array_task, char *err, size_t errlen);
+why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
+		     char *err, size_t errlen);
 const why_job_t *why_load_job(const why_load_t *ld);
 const why_node_t *why_load_nodes(const why_load_t *ld, size_t *nnodes);
+const why_cluster_t *why_load_cluster(const why_load_t *ld);
 void why_load_free(why_load_t *ld);
 
 /* why_cmd.c */

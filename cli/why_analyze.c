@@ -178,10 +178,9 @@ static bool _in_partition(const why_job_t *job, const why_node_t *node)
 	return false;
 }
 
-/* The checks that depend on the node only (not on the GPU type). */
-static why_cause_t _node_cause(const why_job_t *job, const why_request_t *req,
-			       const why_node_t *node, const char *gpu_type,
-			       char *detail, size_t dlen)
+why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,
+			   const why_node_t *node, const char *gpu_type,
+			   char *detail, size_t dlen)
 {
 	why_cause_t c = _state_cause(node->state);
 	uint32_t cpus_left;
@@ -362,8 +361,8 @@ void why_fit_compute(const why_job_t *job, const why_request_t *req,
 			v->type = gpu->type;
 			v->idle = gpu->total - gpu->used;
 			fit->idle_gpus += v->idle;
-			v->cause = _node_cause(job, req, node, gpu->type, v->detail,
-					       sizeof(v->detail));
+			v->cause = why_node_check(job, req, node, gpu->type, v->detail,
+						  sizeof(v->detail));
 			if (v->cause == WHY_OK)
 				ok_idle += v->idle;
 		}

@@ -8,8 +8,10 @@
  * explicit file that cannot be read is an error, a default one that is
  * missing only leaves out the flexible view.
  *
- * Exit status: 0 explained, 1 the job or the cluster could not be read or an
- * explicit nodeox.conf is bad, 2 usage.
+ * Exit status (nodeox(1)): 0 a pending job explained, 1 slurmctld could not
+ * be read or an explicit nodeox.conf is bad, 2 usage, 3 the job has started
+ * (running, suspended, completing), 4 the job has ended, 5 slurmctld does not
+ * know the job.
  */
 #include "config.h"
 
@@ -24,17 +26,30 @@
 
 #include "cli/why.h"
 
+enum {
+	WHY_EXIT_PENDING = 0,
+	WHY_EXIT_ERROR = 1,
+	WHY_EXIT_USAGE = 2,
+	WHY_EXIT_STARTED = 3,
+	WHY_EXIT_ENDED = 4,
+	WHY_EXIT_UNKNOWN = 5,
+};
+
 static void _usage(FILE *out)
 {
 	fprintf(out,
 		"usage: nodeox why [--json] [--conf FILE] JOBID[_TASK]\n"
-		"Explain why a pending job waits: its request, the idle GPUs it can and\n"
-		"cannot use (grouped by cause and node), and what tagging it\n"
-		"--comment=nodeox:flex would change under nodeox.conf.\n"
+		"Explain why a pending job waits: first what Slurm's pending reason means\n"
+		"for it (hold, dependency, jobs ahead, limits, reservation, licenses,\n"
+		"nodes, CPUs, memory) and when Slurm expects it to start, then the idle\n"
+		"GPUs it can and cannot use, and what tagging it --comment=nodeox:flex\n"
+		"would change under nodeox.conf. A job that is not pending gets one line.\n"
 		"  -j, --json       write JSON (keys in doc/why.md)\n"
 		"  -c, --conf FILE  nodeox.conf to use (default: $NODEOX_CONF, else\n"
 		"                   nodeox.conf next to slurm.conf)\n"
-		"  -h, --help       this text\n");
+		"  -h, --help       this text\n"
+		"Exit: 0 pending job explained, 1 error, 2 usage, 3 job started,\n"
+		"4 job ended, 5 job unknown to slurmctld.\n");
 }
 
 /* JOBID or JOBID_TASK. Returns 0 or -1. */
@@ -101,8 +116,10 @@ int why_cmd_run(int argc, char **argv)
 	why_load_t *ld;
 	why_result_t res;
 	const why_node_t *nodes;
+	const why_job_t *job;
 	size_t nnodes;
-	int c, rc = 0;
+	bool unknown;
+	int c, rc = WHY_EXIT_PENDING;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "jc:h", opts, NULL)) != -1) {
@@ -110,17 +127,17 @@ int why_cmd_run(int argc, char **argv)
 		case 'j': json = true; break;
 		case 'c': conf_opt = optarg; break;
 		case 'h': _usage(stdout); return 0;
-		default: _usage(stderr); return 2;
+		default: _usage(stderr); return WHY_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
 		fprintf(stderr, "nodeox why: %s\n", optind >= argc ? "no JOBID given" : "one JOBID only");
 		_usage(stderr);
-		return 2;
+		return WHY_EXIT_USAGE;
 	}
 	if (_parse_job_id(argv[optind], &job_id, &task) < 0) {
 		fprintf(stderr, "nodeox why: '%s' is not a job id (JOBID or JOBID_TASK)\n", argv[optind]);
-		return 2;
+		return WHY_EXIT_USAGE;
 	}
 
 	explicit_conf = _conf_path(conf_opt, path, sizeof(path));
@@ -140,18 +157,37 @@ int why_cmd_run(int argc, char **argv)
 	}
 
 	slurm_init(NULL);
-	ld = why_load(job_id, task, err, sizeof(err));
+	ld = why_load(job_id, task, &unknown, err, sizeof(err));
 	if (!ld) {
-		fprintf(stderr, "nodeox why: %s\n", err);
+		if (unknown && json)
+			printf("{\"job_id\": %u, \"state\": \"UNKNOWN\", \"pending\": false, "
+			       "\"reason\": null, \"blockers\": [], \"expected_start\": null}\n", job_id);
+		else if (unknown)
+			printf("nodeox why: %s\n", err);
+		else
+			fprintf(stderr, "nodeox why: %s\n", err);
 		nodeox_conf_free(conf);
 		slurm_fini();
-		return 1;
+		return unknown ? WHY_EXIT_UNKNOWN : WHY_EXIT_ERROR;
+	}
+	job = why_load_job(ld);
+	if (!job->pending) {
+		if (json)
+			why_print_done_json(stdout, job);
+		else
+			why_print_done_text(stdout, job);
+		rc = job->phase == WHY_PHASE_ACTIVE ? WHY_EXIT_STARTED : WHY_EXIT_ENDED;
+		why_load_free(ld);
+		nodeox_conf_free(conf);
+		slurm_fini();
+		return fflush(stdout) != 0 ? WHY_EXIT_ERROR : rc;
 	}
 	nodes = why_load_nodes(ld, &nnodes);
-	if (why_analyze(why_load_job(ld), nodes, nnodes, conf, &res, err, sizeof(err)) < 0) {
+	if (why_analyze(job, nodes, nnodes, conf, &res, err, sizeof(err)) < 0) {
 		fprintf(stderr, "nodeox why: %s\n", err);
-		rc = 1;
+		rc = WHY_EXIT_ERROR;
 	} else {
+		why_pending_explain(why_load_cluster(ld), &res);
 		if (conf)
 			snprintf(res.flex.conf_path, sizeof(res.flex.conf_path), "%s", path);
 		else
@@ -166,6 +202,6 @@ int why_cmd_run(int argc, char **argv)
 	nodeox_conf_free(conf);
 	slurm_fini();
 	if (fflush(stdout) != 0)
-		rc = 1;
+		rc = WHY_EXIT_ERROR;
 	return rc;
 }

@@ -12,8 +12,16 @@
  *   partitions slurm_load_partitions + slurm_populate_node_partitions fill
  *             node_info_t.partitions, as scontrol does
  *   config    slurm_load_ctl_conf: whether memory is a consumable (CR_MEMORY)
+ *   queue     slurm_load_jobs: every job, for the jobs ahead, the jobs on the
+ *             nodes, dependency targets and license holders
+ *   reservations slurm_load_reservations; licenses slurm_load_licenses
+ * The pending reason is handed on as Slurm's word (slurm_job_reason_string,
+ * e.g. "JobHeldUser"), not as the enum, whose numbers change between
+ * versions: porting to another Slurm means this file only.
  */
 #include <pwd.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,11 +38,21 @@ extern char *slurm_node_state_string(uint32_t inx);
 
 struct why_load {
 	job_info_msg_t *jobs;
+	job_info_msg_t *queue_msg;      /* every job */
 	node_info_msg_t *nodes_msg;
 	partition_info_msg_t *parts;
+	reserve_info_msg_t *resv_msg;
+	license_info_msg_t *lic_msg;
 	why_job_t job;
 	why_node_t *nodes;
 	size_t nnodes;
+	why_part_t *wparts;
+	why_qjob_t *qjobs;
+	char **qnodes;                  /* per queue job, expanded, malloc'd */
+	why_resv_t *resvs;
+	char **rnodes;                  /* per reservation, expanded, malloc'd */
+	why_license_t *lics;
+	why_cluster_t cluster;
 	char user[64];
 	char *req_nodes, *exc_nodes;    /* expanded, malloc'd */
 	char **state_names;             /* per node, malloc'd */
@@ -69,6 +87,39 @@ static char *_expand_hosts(const char *expr)
 static uint32_t _val32(uint32_t v)
 {
 	return (v == NO_VAL || v == INFINITE) ? 0 : v;
+}
+
+static why_phase_t _phase(uint32_t st)
+{
+	uint32_t base = st & JOB_STATE_BASE;
+
+	if (base == JOB_PENDING)
+		return WHY_PHASE_PENDING;
+	if (base == JOB_RUNNING || base == JOB_SUSPENDED || (st & (JOB_COMPLETING | JOB_CONFIGURING)))
+		return WHY_PHASE_ACTIVE;
+	return WHY_PHASE_ENDED;
+}
+
+/* Exit status of an ended job, -1 for a signal. */
+static int _exit_status(uint32_t code)
+{
+	int st = (int)code;
+
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static uint32_t _minutes(uint32_t v)
+{
+	if (v == NO_VAL)
+		return NODEOX_TIME_NONE;
+	if (v == INFINITE)
+		return NODEOX_TIME_INFINITE;
+	return v;
+}
+
+static const char *_str(const char *s)
+{
+	return s && *s && strcmp(s, "(null)") != 0 ? s : NULL;
 }
 
 static why_node_state_t _node_state(uint32_t st)
@@ -117,9 +168,22 @@ static void _load_job(why_load_t *ld, const job_info_t *j, bool mem_tracked)
 	struct passwd *pw;
 
 	w->job_id = j->job_id;
-	w->pending = (j->job_state & JOB_STATE_BASE) == JOB_PENDING;
+	w->phase = _phase(j->job_state);
+	w->pending = w->phase == WHY_PHASE_PENDING;
 	w->state_name = slurm_job_state_string(j->job_state);
 	w->reason = slurm_job_reason_string(j->state_reason);
+	w->reason_desc = _str(j->state_desc);
+	w->name = j->name;
+	w->priority = j->priority;
+	w->dependency = _str(j->dependency);
+	w->reservation = _str(j->resv_name);
+	w->licenses = _str(j->licenses);
+	w->qos = _str(j->qos);
+	w->alloc_nodes = _str(j->nodes);
+	w->begin_time = j->eligible_time > j->submit_time ? j->eligible_time : 0;
+	w->start_time = j->start_time;
+	w->end_time = j->end_time;
+	w->exit_status = _exit_status(j->exit_code);
 	if (j->user_name)
 		snprintf(ld->user, sizeof(ld->user), "%s", j->user_name);
 	else if ((pw = getpwuid(j->user_id)))
@@ -143,12 +207,7 @@ static void _load_job(why_load_t *ld, const job_info_t *j, bool mem_tracked)
 	ld->exc_nodes = _expand_hosts(j->exc_nodes);
 	w->req_nodes = ld->req_nodes;
 	w->exc_nodes = ld->exc_nodes;
-	if (j->time_limit == NO_VAL)
-		w->time_limit = NODEOX_TIME_NONE;
-	else if (j->time_limit == INFINITE)
-		w->time_limit = NODEOX_TIME_INFINITE;
-	else
-		w->time_limit = j->time_limit;
+	w->time_limit = _minutes(j->time_limit);
 	w->num_nodes = _val32(j->num_nodes);
 	w->max_nodes = _val32(j->max_nodes);
 	w->num_tasks = _val32(j->num_tasks);
@@ -210,27 +269,148 @@ static int _load_nodes(why_load_t *ld, char *err, size_t errlen)
 	return 0;
 }
 
-why_load_t *why_load(uint32_t job_id, uint32_t array_task, char *err, size_t errlen)
+static int _load_parts(why_load_t *ld)
+{
+	partition_info_msg_t *msg = ld->parts;
+
+	ld->wparts = calloc(msg->record_count ? msg->record_count : 1, sizeof(*ld->wparts));
+	if (!ld->wparts)
+		return -1;
+	for (uint32_t i = 0; i < msg->record_count; i++) {
+		partition_info_t *pt = &msg->partition_array[i];
+		why_part_t *w = &ld->wparts[i];
+
+		w->name = pt->name;
+		w->up = pt->state_up == PARTITION_UP;
+		w->state_name = pt->state_up == PARTITION_UP ? "UP" :
+				pt->state_up == PARTITION_DOWN ? "DOWN" :
+				pt->state_up == PARTITION_DRAIN ? "DRAIN" : "INACTIVE";
+		w->max_time = pt->max_time == INFINITE || pt->max_time == NO_VAL ?
+			      NODEOX_TIME_INFINITE : pt->max_time;
+		w->max_nodes = _val32(pt->max_nodes);
+		w->min_nodes = _val32(pt->min_nodes);
+		w->max_cpus_per_node = _val32(pt->max_cpus_per_node);
+		if (pt->max_mem_per_cpu != NO_VAL64 && pt->max_mem_per_cpu != INFINITE64 &&
+		    pt->max_mem_per_cpu && !(pt->max_mem_per_cpu & MEM_PER_CPU))
+			w->max_mem_per_node_mb = pt->max_mem_per_cpu;
+	}
+	ld->cluster.parts = ld->wparts;
+	ld->cluster.nparts = msg->record_count;
+	return 0;
+}
+
+static int _load_queue(why_load_t *ld)
+{
+	job_info_msg_t *msg = ld->queue_msg;
+	uint32_t n = msg->record_count;
+
+	ld->qjobs = calloc(n ? n : 1, sizeof(*ld->qjobs));
+	ld->qnodes = calloc(n ? n : 1, sizeof(char *));
+	if (!ld->qjobs || !ld->qnodes)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		job_info_t *j = &msg->job_array[i];
+		why_qjob_t *q = &ld->qjobs[i];
+
+		q->job_id = j->job_id;
+		q->array_job_id = j->array_job_id;
+		q->array_task_id = j->array_task_id;
+		q->phase = _phase(j->job_state);
+		q->state_name = slurm_job_state_string(j->job_state);
+		q->reason = slurm_job_reason_string(j->state_reason);
+		q->name = j->name;
+		q->user = j->user_name;
+		q->partition = j->partition;
+		ld->qnodes[i] = q->phase == WHY_PHASE_PENDING ? NULL : _expand_hosts(j->nodes);
+		q->nodes = ld->qnodes[i];
+		q->licenses = _str(j->licenses);
+		q->priority = j->priority;
+		q->num_nodes = _val32(j->num_nodes);
+		q->num_cpus = _val32(j->num_cpus);
+		q->start_time = j->start_time;
+		q->end_time = j->end_time;
+		q->exit_status = _exit_status(j->exit_code);
+	}
+	ld->cluster.jobs = ld->qjobs;
+	ld->cluster.njobs = n;
+	return 0;
+}
+
+static int _load_resvs(why_load_t *ld)
+{
+	uint32_t n = ld->resv_msg ? ld->resv_msg->record_count : 0;
+
+	ld->resvs = calloc(n ? n : 1, sizeof(*ld->resvs));
+	ld->rnodes = calloc(n ? n : 1, sizeof(char *));
+	if (!ld->resvs || !ld->rnodes)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		reserve_info_t *r = &ld->resv_msg->reservation_array[i];
+		why_resv_t *w = &ld->resvs[i];
+
+		w->name = r->name;
+		ld->rnodes[i] = _expand_hosts(r->node_list);
+		w->nodes = ld->rnodes[i];
+		w->users = r->users;
+		w->accounts = r->accounts;
+		w->start_time = r->start_time;
+		w->end_time = r->end_time;
+		w->maint = (r->flags & RESERVE_FLAG_MAINT) != 0;
+	}
+	ld->cluster.resvs = ld->resvs;
+	ld->cluster.nresvs = n;
+	return 0;
+}
+
+static int _load_lics(why_load_t *ld)
+{
+	uint32_t n = ld->lic_msg ? ld->lic_msg->num_lic : 0;
+
+	ld->lics = calloc(n ? n : 1, sizeof(*ld->lics));
+	if (!ld->lics)
+		return -1;
+	for (uint32_t i = 0; i < n; i++) {
+		slurm_license_info_t *l = &ld->lic_msg->lic_array[i];
+
+		ld->lics[i].name = l->name;
+		ld->lics[i].total = l->total;
+		ld->lics[i].in_use = l->in_use;
+		ld->lics[i].reserved = l->reserved;
+	}
+	ld->cluster.lics = ld->lics;
+	ld->cluster.nlics = n;
+	return 0;
+}
+
+why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
+		     char *err, size_t errlen)
 {
 	why_load_t *ld = calloc(1, sizeof(*ld));
 	slurm_conf_t *ctl = NULL;
 	job_info_t *j;
 	bool mem_tracked = false;
 
+	*unknown = false;
 	if (!ld) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
 	if (slurm_load_job(&ld->jobs, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "job %u: %s", job_id, slurm_strerror(slurm_get_errno()));
+		int e = slurm_get_errno();
+
+		*unknown = e == ESLURM_INVALID_JOB_ID;
+		snprintf(err, errlen, "job %u: %s", job_id,
+			 *unknown ? "unknown to slurmctld (never submitted, or ended more than "
+				    "MinJobAge ago)" : slurm_strerror(e));
 		goto fail;
 	}
 	j = _pick_job(ld->jobs, job_id, array_task);
 	if (!j) {
+		*unknown = true;
 		if (array_task == WHY_NO_TASK)
-			snprintf(err, errlen, "job %u: not found", job_id);
+			snprintf(err, errlen, "job %u: unknown to slurmctld", job_id);
 		else
-			snprintf(err, errlen, "job %u_%u: not found", job_id, array_task);
+			snprintf(err, errlen, "job %u_%u: unknown to slurmctld", job_id, array_task);
 		goto fail;
 	}
 	if (slurm_load_node(0, &ld->nodes_msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
@@ -249,6 +429,24 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, char *err, size_t err
 	_load_job(ld, j, mem_tracked);
 	if (_load_nodes(ld, err, errlen) < 0)
 		goto fail;
+	ld->cluster.nodes = ld->nodes;
+	ld->cluster.nnodes = ld->nnodes;
+	ld->cluster.now = time(NULL);
+	if (!ld->job.pending)
+		return ld;
+	/* What the explanation of a pending job needs besides. */
+	if (slurm_load_jobs(0, &ld->queue_msg, SHOW_ALL) != SLURM_SUCCESS) {
+		snprintf(err, errlen, "cannot load the queue: %s", slurm_strerror(slurm_get_errno()));
+		goto fail;
+	}
+	if (slurm_load_reservations(0, &ld->resv_msg) != SLURM_SUCCESS)
+		ld->resv_msg = NULL;    /* none readable: none explained */
+	if (slurm_load_licenses(0, &ld->lic_msg, SHOW_ALL) != SLURM_SUCCESS)
+		ld->lic_msg = NULL;
+	if (_load_parts(ld) < 0 || _load_queue(ld) < 0 || _load_resvs(ld) < 0 || _load_lics(ld) < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto fail;
+	}
 	return ld;
 fail:
 	why_load_free(ld);
@@ -266,6 +464,11 @@ const why_node_t *why_load_nodes(const why_load_t *ld, size_t *nnodes)
 	return ld->nodes;
 }
 
+const why_cluster_t *why_load_cluster(const why_load_t *ld)
+{
+	return &ld->cluster;
+}
+
 void why_load_free(why_load_t *ld)
 {
 	if (!ld)
@@ -274,6 +477,18 @@ void why_load_free(why_load_t *ld)
 		for (size_t i = 0; i < ld->nnodes; i++)
 			free(ld->state_names[i]);
 	free(ld->state_names);
+	if (ld->qnodes)
+		for (size_t i = 0; i < ld->cluster.njobs; i++)
+			free(ld->qnodes[i]);
+	if (ld->rnodes)
+		for (size_t i = 0; i < ld->cluster.nresvs; i++)
+			free(ld->rnodes[i]);
+	free(ld->qnodes);
+	free(ld->rnodes);
+	free(ld->qjobs);
+	free(ld->resvs);
+	free(ld->lics);
+	free(ld->wparts);
 	free(ld->nodes);
 	free(ld->req_nodes);
 	free(ld->exc_nodes);
@@ -283,5 +498,11 @@ void why_load_free(why_load_t *ld)
 		slurm_free_node_info_msg(ld->nodes_msg);
 	if (ld->parts)
 		slurm_free_partition_info_msg(ld->parts);
+	if (ld->queue_msg)
+		slurm_free_job_info_msg(ld->queue_msg);
+	if (ld->resv_msg)
+		slurm_free_reservation_info_msg(ld->resv_msg);
+	if (ld->lic_msg)
+		slurm_free_license_info_msg(ld->lic_msg);
 	free(ld);
 }

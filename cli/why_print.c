@@ -2,9 +2,12 @@
  * why_print.c: writes a why_result_t for people (why_print_text) or for
  * programs (why_print_json, keys documented in doc/why.md).
  *
- * Nothing is decided here: every number printed comes from why_analyze.c.
+ * The blockers (why_pending.c, why_never.c) come first, then the request and
+ * the GPU view (why_analyze.c). Nothing is decided here: every number
+ * printed comes from those files.
  */
 #include <string.h>
+#include <time.h>
 
 #include "cli/why.h"
 
@@ -48,14 +51,86 @@ static const char *_or(const char *s, const char *dflt)
 	return s && *s ? s : dflt;
 }
 
+/* A time as Slurm prints it (local, 2026-11-30T12:18:21). */
+static void _fmt_when(time_t t, char *buf, size_t len)
+{
+	struct tm tm;
+
+	if (!t || !localtime_r(&t, &tm) || !strftime(buf, len, "%Y-%m-%dT%H:%M:%S", &tm))
+		snprintf(buf, len, "unknown");
+}
+
 /* ------------------------------------------------------------------ text */
+
+static void _text_qjob(FILE *out, const why_qjob_t *q)
+{
+	char when[32];
+
+	fprintf(out, "      job %u", q->job_id);
+	if (q->name)
+		fprintf(out, " (%s)", q->name);
+	fprintf(out, " %s", _or(q->state_name, "?"));
+	if (q->phase == WHY_PHASE_PENDING) {
+		_fmt_when(q->start_time, when, sizeof(when));
+		fprintf(out, ", priority %u, Reason=%s, expected start %s", q->priority,
+			_or(q->reason, "?"), q->start_time ? when : "not planned");
+	} else if (q->phase == WHY_PHASE_ACTIVE) {
+		_fmt_when(q->end_time, when, sizeof(when));
+		fprintf(out, " on %s, ends by %s", _or(q->nodes, "?"), when);
+	} else {
+		_fmt_when(q->end_time, when, sizeof(when));
+		fprintf(out, " at %s", when);
+	}
+	fprintf(out, "\n");
+}
+
+static void _text_pending(FILE *out, const why_result_t *res)
+{
+	const why_pending_t *p = &res->pend;
+	const why_job_t *job = res->job;
+	char when[32];
+
+	/* Slurm's detail often repeats the reason ("ReqNodeNotAvail, May be ..."). */
+	if (job->reason_desc && job->reason && strncmp(job->reason_desc, job->reason, strlen(job->reason)) == 0)
+		fprintf(out, "Job %u: %s, Reason=%s\n", job->job_id, _or(job->state_name, "?"),
+			job->reason_desc);
+	else
+		fprintf(out, "Job %u: %s, Reason=%s%s%s%s\n", job->job_id, _or(job->state_name, "?"),
+			_or(job->reason, "None"), job->reason_desc ? " (" : "", _or(job->reason_desc, ""),
+			job->reason_desc ? ")" : "");
+	if (p->never_runs)
+		fprintf(out, "It can never run in its partition%s as configured (%s): it waits for "
+			"nothing that will come.\n", job->partition && strchr(job->partition, ',') ? "s" : "",
+			_or(job->partition, "default partition"));
+	fprintf(out, "Why it waits:\n");
+	for (size_t i = 0; i < p->nblockers; i++) {
+		const why_blocker_t *b = &p->blockers[i];
+
+		fprintf(out, "  - %s: %s%s\n", why_blk_name(b->kind), b->detail,
+			b->never && !p->never_runs ? " (waiting does not change this)" : "");
+		for (size_t k = 0; k < b->njobs; k++)
+			_text_qjob(out, b->jobs[k]);
+		if (b->more_jobs)
+			fprintf(out, "      ... and %zu more\n", b->more_jobs);
+	}
+	_fmt_when(p->expected_start, when, sizeof(when));
+	if (p->expected_start)
+		fprintf(out, "Expected start: %s (%s)\n", when,
+			strcmp(p->expected_source, "backfill") == 0 ? "slurmctld's backfill plan, as squeue --start shows" :
+			strcmp(p->expected_source, "begin_time") == 0 ? "its begin time" :
+			"the start of its reservation");
+	else
+		fprintf(out, "Expected start: %s\n", p->never_runs ? "never, as configured" :
+			job->priority == 0 ? "none while it is held" : "not planned by Slurm yet");
+	if (res->flex.analysed && res->flex.fit.could_start && !res->flex.tagged && !p->never_runs)
+		fprintf(out, "Tagged --comment=nodeox:flex it could start now on idle GPUs of other "
+			"types (see below).\n");
+}
 
 static void _text_request(FILE *out, const why_job_t *job, const why_request_t *r)
 {
 	char tl[32];
 
-	fprintf(out, "Job %u: %s, Reason=%s\n", job->job_id, _or(job->state_name, "?"),
-		_or(job->reason, "None"));
 	fprintf(out, "It asks for:\n");
 	if (r->per == WHY_PER_NONE)
 		fprintf(out, "  GPUs        none\n");
@@ -111,7 +186,7 @@ static void _text_fit(FILE *out, const why_fit_t *f, const char *indent)
 			g->gpus, g->type[0] ? g->type : "GPU", g->nodes, g->detail);
 	}
 	if (r->per == WHY_PER_NONE)
-		fprintf(out, "%sThe job asks for no GPUs: nothing to explain about GPUs.\n", indent);
+		fprintf(out, "%sThe job asks for no GPUs: what holds it is said above.\n", indent);
 	else if (f->could_start)
 		fprintf(out, "%sThe usable idle GPUs cover the request now.\n", indent);
 	else
@@ -183,13 +258,10 @@ void why_print_text(FILE *out, const why_result_t *res)
 {
 	const why_job_t *job = res->job;
 
+	_text_pending(out, res);
+	fprintf(out, "\n");
 	_text_request(out, job, &res->fit.req);
 	fprintf(out, "\n");
-	if (!job->pending) {
-		fprintf(out, "The job is %s, not pending: below, its request against the cluster as "
-			"it is now (its own allocation counts as busy).\n",
-			_or(job->state_name, "not pending"));
-	}
 	_text_fit(out, &res->fit, "");
 	if (job->pending && res->fit.could_start && res->fit.req.per != WHY_PER_NONE)
 		fprintf(out, "So GPUs are not what holds it: Slurm says Reason=%s (priority, "
@@ -336,16 +408,90 @@ static void _json_flex(FILE *out, const why_result_t *res)
 	fputc('}', out);
 }
 
+/* A compared value: a number when it is one, a string, or null for "". */
+static void _json_value(FILE *out, const char *v)
+{
+	if (!v[0])
+		fputs("null", out);
+	else if (strspn(v, "0123456789") == strlen(v) && strlen(v) < 19)
+		fputs(v, out);
+	else
+		_json_str(out, v);
+}
+
+static void _json_when(FILE *out, time_t t)
+{
+	char when[32];
+
+	if (!t) {
+		fputs("null", out);
+		return;
+	}
+	_fmt_when(t, when, sizeof(when));
+	_json_str(out, when);
+}
+
+static void _json_qjob(FILE *out, const why_qjob_t *q)
+{
+	fprintf(out, "{\"job_id\": %u, \"state\": ", q->job_id);
+	_json_str(out, q->state_name);
+	_json_kv(out, "reason", q->phase == WHY_PHASE_PENDING ? q->reason : NULL);
+	_json_kv(out, "name", q->name);
+	_json_kv(out, "partition", q->partition);
+	fprintf(out, ", \"priority\": %u, \"nodes\": ", q->priority);
+	_json_list(out, q->nodes);
+	fputs(", \"start_time\": ", out);
+	_json_when(out, q->start_time);
+	fputs(", \"end_time\": ", out);
+	_json_when(out, q->end_time);
+	fputc('}', out);
+}
+
+static void _json_blockers(FILE *out, const why_pending_t *p)
+{
+	fputc('[', out);
+	for (size_t i = 0; i < p->nblockers; i++) {
+		const why_blocker_t *b = &p->blockers[i];
+
+		fprintf(out, "%s\n  {\"kind\": ", i ? "," : "");
+		_json_str(out, why_blk_name(b->kind));
+		fprintf(out, ", \"never\": %s", b->never ? "true" : "false");
+		_json_kv(out, "detail", b->detail);
+		fputs(", \"values\": {\"what\": ", out);
+		_json_value(out, b->item);
+		fputs(", \"job\": ", out);
+		_json_value(out, b->job_value);
+		fputs(", \"limit\": ", out);
+		_json_value(out, b->limit_value);
+		fputs(", \"in_use\": ", out);
+		_json_value(out, b->used_value);
+		fputs("}, \"jobs\": [", out);
+		for (size_t k = 0; k < b->njobs; k++) {
+			fputs(k ? ", " : "", out);
+			_json_qjob(out, b->jobs[k]);
+		}
+		fprintf(out, "], \"more_jobs\": %zu}", b->more_jobs);
+	}
+	fputc(']', out);
+}
+
 void why_print_json(FILE *out, const why_result_t *res)
 {
 	const why_job_t *job = res->job;
 	const why_fit_t *f = &res->fit;
 	const why_request_t *r = &f->req;
+	const why_pending_t *p = &res->pend;
 
 	fprintf(out, "{\"job_id\": %u, \"state\": ", job->job_id);
 	_json_str(out, job->state_name);
 	fprintf(out, ", \"pending\": %s, \"reason\": ", job->pending ? "true" : "false");
 	_json_str(out, job->reason);
+	_json_kv(out, "reason_detail", job->reason_desc);
+	fprintf(out, ", \"never_runs\": %s, \"expected_start\": ", p->never_runs ? "true" : "false");
+	_json_when(out, p->expected_start);
+	_json_kv(out, "expected_start_source", p->expected_start ? p->expected_source : NULL);
+	fputs(",\n \"blockers\": ", out);
+	_json_blockers(out, p);
 	fputs(",\n \"request\": {\"gpus_per\": ", out);
 	_json_str(out, _per_name(r->per));
 	fputs(", \"gpu_type\": ", out);
@@ -376,4 +522,43 @@ void why_print_json(FILE *out, const why_result_t *res)
 	fputs(",\n \"flex\": ", out);
 	_json_flex(out, res);
 	fputs("}\n", out);
+}
+
+/* ------------------------------------------------------ not pending */
+
+void why_print_done_text(FILE *out, const why_job_t *job)
+{
+	char start[32], end[32];
+
+	_fmt_when(job->start_time, start, sizeof(start));
+	_fmt_when(job->end_time, end, sizeof(end));
+	if (job->phase == WHY_PHASE_ACTIVE)
+		fprintf(out, "Job %u is not pending: %s on %s since %s.\n", job->job_id,
+			_or(job->state_name, "?"), _or(job->alloc_nodes, "?"), start);
+	else if (job->exit_status >= 0)
+		fprintf(out, "Job %u is not pending: it ended %s at %s, exit status %d.\n", job->job_id,
+			_or(job->state_name, "?"), end, job->exit_status);
+	else
+		fprintf(out, "Job %u is not pending: it ended %s at %s, killed by a signal.\n",
+			job->job_id, _or(job->state_name, "?"), end);
+}
+
+void why_print_done_json(FILE *out, const why_job_t *job)
+{
+	fprintf(out, "{\"job_id\": %u, \"state\": ", job->job_id);
+	_json_str(out, job->state_name);
+	fputs(", \"pending\": false", out);
+	_json_kv(out, "reason", job->reason);
+	fputs(", \"nodes\": ", out);
+	_json_str(out, job->alloc_nodes);
+	fputs(", \"start_time\": ", out);
+	_json_when(out, job->start_time);
+	fputs(", \"end_time\": ", out);
+	_json_when(out, job->end_time);
+	fputs(", \"exit_status\": ", out);
+	if (job->phase == WHY_PHASE_ENDED && job->exit_status >= 0)
+		fprintf(out, "%d", job->exit_status);
+	else
+		fputs("null", out);
+	fputs(", \"blockers\": [], \"expected_start\": null}\n", out);
 }

@@ -2,7 +2,10 @@
  * tests/why/test_why_analyze.c: unit tests of `nodeox why`'s analysis on
  * hand-built clusters (no Slurm): the GRES/TRES string readers, the
  * constraint evaluator, each exclusion cause, the per-node/per-job/per-task
- * counts, the flexible view through the real policy library, and the JSON.
+ * counts, the flexible view through the real policy library, and the JSON;
+ * the pending-reason blockers (why_pending.c) and the "can it ever run as
+ * configured" check (why_never.c), including the QOS and association
+ * reasons that the test cluster (no slurmdbd) cannot produce.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -505,6 +508,243 @@ static void test_json(void **state)
 	nodeox_conf_free(conf);
 }
 
+/* ------------------------------------------------------ pending reasons */
+
+static const why_part_t _parts[] = {
+	{ .name = "gpu", .state_name = "UP", .up = true, .max_time = 30 },
+	{ .name = "big", .state_name = "UP", .up = true, .max_time = NODEOX_TIME_INFINITE },
+	{ .name = "off", .state_name = "DOWN", .up = false, .max_time = NODEOX_TIME_INFINITE },
+};
+
+/* Pending-reason analysis of job on a1 (4 a100, gpu), b1 (64 CPUs, big). */
+static void _pending(why_job_t *job, const why_qjob_t *jobs, size_t njobs, why_result_t *res)
+{
+	static why_node_t nodes[2];
+	why_cluster_t cl = { 0 };
+
+	nodes[0] = _node("a1", "a100", 4, 0);
+	nodes[1] = _node("b1", "", 0, 0);
+	nodes[1].ngpus = 0;
+	nodes[1].cpus = 64;
+	nodes[1].mem_mb = 256000;
+	nodes[1].partitions = "big,off";
+	cl.nodes = nodes;
+	cl.nnodes = 2;
+	cl.parts = _parts;
+	cl.nparts = 3;
+	cl.jobs = jobs;
+	cl.njobs = njobs;
+	cl.now = 1000;
+	_analyze(job, nodes, 2, NULL, res);
+	why_pending_explain(&cl, res);
+}
+
+static const why_blocker_t *_blk(const why_result_t *res, why_blk_kind_t kind)
+{
+	for (size_t i = 0; i < res->pend.nblockers; i++)
+		if (res->pend.blockers[i].kind == kind)
+			return &res->pend.blockers[i];
+	return NULL;
+}
+
+static void test_pending_qos_assoc(void **state)
+{
+	why_job_t job = _job(NULL, "gres:gpu:a100:1");
+	why_result_t res;
+	const why_blocker_t *b;
+
+	(void)state;
+	job.reason = "QOSMaxCpuPerUserLimit";
+	job.qos = "normal";
+	_pending(&job, NULL, 0, &res);
+	b = _blk(&res, WHY_BLK_QOS);
+	assert_non_null(b);
+	assert_string_equal(b->item, "MaxCpuPerUser");
+	assert_string_equal(b->job_value, "normal");
+	assert_false(b->never);
+	assert_non_null(strstr(b->detail, "QOS normal"));
+	why_result_free(&res);
+
+	job.reason = "AssocMaxWallDurationPerJobLimit";
+	_pending(&job, NULL, 0, &res);
+	b = _blk(&res, WHY_BLK_ASSOC);
+	assert_non_null(b);
+	assert_string_equal(b->item, "MaxWallDurationPerJob");
+	assert_true(b->never);
+	assert_non_null(strstr(b->detail, "account lab, user alice"));
+	assert_string_equal(why_blk_name(b->kind), "assoc_limit");
+	why_result_free(&res);
+
+	job.reason = "QOSGrpGRES";
+	_pending(&job, NULL, 0, &res);
+	assert_string_equal(_blk(&res, WHY_BLK_QOS)->item, "GrpGRES");
+	why_result_free(&res);
+}
+
+static void test_pending_dependency(void **state)
+{
+	const why_qjob_t q[] = {
+		{ .job_id = 7, .phase = WHY_PHASE_PENDING, .state_name = "PENDING", .reason = "JobHeldUser" },
+		{ .job_id = 8, .phase = WHY_PHASE_ENDED, .state_name = "COMPLETED" },
+		{ .job_id = 9, .phase = WHY_PHASE_ENDED, .state_name = "FAILED" },
+	};
+	why_job_t job = _job(NULL, NULL);
+	why_result_t res;
+
+	(void)state;
+	job.time_limit = 20;
+	job.reason = "Dependency";
+	job.dependency = "afterok:7(unfulfilled),afternotok:8(unfulfilled)";
+	_pending(&job, q, 3, &res);
+	assert_int_equal(res.pend.nblockers, 2);
+	assert_int_equal(res.pend.blockers[0].kind, WHY_BLK_DEPENDENCY);
+	assert_string_equal(res.pend.blockers[0].item, "afterok");
+	assert_string_equal(res.pend.blockers[0].job_value, "afterok:7");
+	assert_string_equal(res.pend.blockers[0].limit_value, "PENDING");
+	assert_false(res.pend.blockers[0].never);
+	assert_non_null(strstr(res.pend.blockers[0].detail, "Reason=JobHeldUser"));
+	assert_int_equal(res.pend.blockers[0].jobs[0]->job_id, 7);
+	/* afternotok on a job that completed: never */
+	assert_true(res.pend.blockers[1].never);
+	assert_non_null(strstr(res.pend.blockers[1].detail, "can no longer be satisfied"));
+	why_result_free(&res);
+
+	/* either of two (?): one that can still come is enough */
+	job.dependency = "afterok:9(failed)?afterany:7(unfulfilled)";
+	_pending(&job, q, 3, &res);
+	assert_int_equal(res.pend.nblockers, 2);
+	assert_false(res.pend.blockers[0].never);
+	why_result_free(&res);
+
+	job.reason = "DependencyNeverSatisfied";
+	job.dependency = "afterok:9(failed)";
+	_pending(&job, q, 3, &res);
+	assert_true(res.pend.blockers[0].never);
+	assert_string_equal(res.pend.blockers[0].limit_value, "FAILED");
+	why_result_free(&res);
+
+	job.reason = "Dependency";
+	job.dependency = "afterany:12345(unfulfilled)";
+	_pending(&job, q, 3, &res);
+	assert_string_equal(res.pend.blockers[0].limit_value, "unknown");
+	why_result_free(&res);
+}
+
+static void test_never_partitions(void **state)
+{
+	why_job_t job = _job(NULL, NULL);
+	why_result_t res;
+	const why_blocker_t *b;
+
+	(void)state;
+	/* time limit over gpu's MaxTime 30, whatever the reason */
+	job.reason = "Priority";
+	job.time_limit = 60;
+	_pending(&job, NULL, 0, &res);
+	assert_true(res.pend.never_runs);
+	b = _blk(&res, WHY_BLK_PART_TIME);
+	assert_non_null(b);
+	assert_string_equal(b->job_value, "60");
+	assert_string_equal(b->limit_value, "30");
+	assert_int_equal(res.pend.expected_start, 0);
+	why_result_free(&res);
+
+	/* 64 CPUs: not in gpu (8), but in big (64): it can run, and with a
+	 * Resources reason the partition it cannot use is not a blocker */
+	job.time_limit = 20;
+	job.cpus_per_task = 64;
+	job.mem_per_node_mb = 1000;
+	job.partition = "gpu,big";
+	job.reason = "Resources";
+	_pending(&job, NULL, 0, &res);
+	assert_false(res.pend.never_runs);
+	assert_null(_blk(&res, WHY_BLK_PART_CPUS));
+	why_result_free(&res);
+	job.partition = "gpu";
+	_pending(&job, NULL, 0, &res);
+	assert_true(res.pend.never_runs);
+	b = _blk(&res, WHY_BLK_PART_CPUS);
+	assert_string_equal(b->job_value, "64");
+	assert_string_equal(b->limit_value, "8");
+	why_result_free(&res);
+
+	/* 8 a100 on one node; a1 has 4 */
+	job = _job(NULL, "gres:gpu:a100:8");
+	job.time_limit = 20;
+	_pending(&job, NULL, 0, &res);
+	b = _blk(&res, WHY_BLK_PART_GPUS);
+	assert_non_null(b);
+	assert_string_equal(b->job_value, "8");
+	assert_string_equal(b->limit_value, "4");
+	why_result_free(&res);
+
+	/* a feature no node has */
+	job = _job(NULL, "gres:gpu:1");
+	job.time_limit = 20;
+	job.features = "h100";
+	_pending(&job, NULL, 0, &res);
+	assert_non_null(_blk(&res, WHY_BLK_PART_FEATURE));
+	why_result_free(&res);
+
+	/* a partition that does not exist */
+	job = _job(NULL, NULL);
+	job.partition = "nope";
+	_pending(&job, NULL, 0, &res);
+	assert_true(res.pend.never_runs);
+	assert_non_null(_blk(&res, WHY_BLK_PART_UNKNOWN));
+	why_result_free(&res);
+}
+
+static void test_pending_other_reasons(void **state)
+{
+	const why_qjob_t q[] = {
+		{ .job_id = 3, .phase = WHY_PHASE_PENDING, .state_name = "PENDING", .reason = "Resources",
+		  .partition = "gpu", .priority = 200, .start_time = 5000 },
+		{ .job_id = 4, .phase = WHY_PHASE_PENDING, .state_name = "PENDING", .reason = "JobHeldUser",
+		  .partition = "gpu", .priority = 0 },
+		{ .job_id = 5, .phase = WHY_PHASE_PENDING, .state_name = "PENDING", .reason = "Resources",
+		  .partition = "big", .priority = 300 },
+		{ .job_id = 6, .phase = WHY_PHASE_PENDING, .state_name = "PENDING", .reason = "Priority",
+		  .partition = "gpu", .priority = 50 },
+	};
+	why_job_t job = _job(NULL, NULL);
+	why_result_t res;
+	const why_blocker_t *b;
+
+	(void)state;
+	job.time_limit = 20;
+	job.reason = "Priority";
+	job.priority = 100;
+	job.start_time = 6000;
+	_pending(&job, q, 4, &res);
+	b = _blk(&res, WHY_BLK_JOBS_AHEAD);
+	assert_non_null(b);
+	/* 3 only: 4 is held, 5 in another partition, 6 behind */
+	assert_int_equal(b->njobs, 1);
+	assert_int_equal(b->jobs[0]->job_id, 3);
+	assert_string_equal(b->limit_value, "200");
+	assert_int_equal(res.pend.expected_start, 6000);
+	assert_string_equal(res.pend.expected_source, "backfill");
+	why_result_free(&res);
+
+	job.partition = "off";
+	job.reason = "PartitionDown";
+	_pending(&job, q, 4, &res);
+	b = _blk(&res, WHY_BLK_PART_STATE);
+	assert_non_null(b);
+	assert_string_equal(b->limit_value, "DOWN");
+	why_result_free(&res);
+
+	job.partition = "gpu";
+	job.reason = "SomethingNew";
+	job.reason_desc = "why not";
+	_pending(&job, q, 4, &res);
+	assert_int_equal(res.pend.nblockers, 1);
+	assert_int_equal(res.pend.blockers[0].kind, WHY_BLK_OTHER);
+	assert_non_null(strstr(res.pend.blockers[0].detail, "SomethingNew: why not"));
+	why_result_free(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -524,6 +764,10 @@ int main(void)
 		cmocka_unit_test(test_no_gpus_asked),
 		cmocka_unit_test(test_bad_tres),
 		cmocka_unit_test(test_json),
+		cmocka_unit_test(test_pending_qos_assoc),
+		cmocka_unit_test(test_pending_dependency),
+		cmocka_unit_test(test_never_partitions),
+		cmocka_unit_test(test_pending_other_reasons),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -51,6 +51,14 @@ check_eq "$(jq_py 'j["flex"]["eligible_gpus"]')" 6 "flexible: all 6 idle GPUs us
 check_eq "$(jq_py 'j["flex"]["could_start_now"]')" true "flexible: could start now"
 check_eq "$(jq_py 'round(j["flex"]["run_time_factor"], 3)')" 1.667 "run time x speed(a100)/speed(l40s)"
 check_eq "$(jq_py 'j["flex"]["time_limit_min"]')" 100 "time limit 60 min scaled to 100"
+# Slurm's reason first: Resources, the GPUs fall short, the busy job holds a1;
+# tagged it could start now rather than at the expected start.
+check_eq "$(jq_py '"gpus" in kinds() and "busy" in kinds()')" true "blockers: GPUs, the busy job"
+check_eq "$(jq_py 'bjobs("busy")')" "$busy" "... the busy job on a1"
+check_eq "$(jq_py 'blk("gpus")["values"]["job"]')" 4 "... 4 GPUs asked"
+check_eq "$(jq_py 'blk("gpus")["values"]["limit"]')" 2 "... 2 usable"
+check_match "$("$WHY_BIN" why "$job")" "^Tagged --comment=nodeox:flex it could start now" \
+	"text: the tag would let it start now"
 
 # --gres=gpu:a100:4: per node, so a1's 2 idle a100 are too few on that node.
 # (The first job is held meanwhile, so this one is not just behind it.)
@@ -103,8 +111,8 @@ else
 	check_true "the broadened request starts, as predicted" wait_for_state "$flex" RUNNING 20
 fi
 
-# Errors name the job.
-out=$("$WHY_BIN" why 999999 2>&1); rc=$?
-check_eq "$rc" 1 "unknown job: exit 1"
-check_match "$out" "job 999999" "unknown job: the message names it"
+# A job slurmctld does not know: one line naming it, exit 5.
+why_run_rc 5 999999
+check_match "$WHY_TEXT" "^nodeox why: job 999999: unknown to slurmctld" "unknown job: the line names it"
+check_eq "$(jq_py 'j["state"]')" UNKNOWN "JSON: state UNKNOWN"
 cluster_finish

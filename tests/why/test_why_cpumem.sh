@@ -39,6 +39,11 @@ check_match "$(jq_py 'detail("memory")')" \
 	"needs 4000 MB, 2000 of 16000 MB left" "memory detail: 2000 of 16000 MB left"
 check_eq "$(jq_py 'j["could_start_now"]')" false "cannot start now"
 why_check_sum
+# Before the GPU view, the blockers say the same in the job's terms.
+check_eq "$(jq_py '[k for k in kinds() if k in ("cpus", "memory", "gpus")]')" cpus,memory,gpus \
+	"blockers: CPUs, memory, then GPUs"
+check_match "$(jq_py 'blk("cpus")["detail"]')" "a1: needs 4 CPUs, 1 of 8 left" "... a1's CPUs"
+check_match "$(jq_py 'blk("memory")["detail"]')" "a2: needs 4000 MB, 2000 of 16000 MB left" "... a2's memory"
 check_eq "$(jq_py 'j["flex"]["conf"]')" null "no nodeox.conf: no flexible view"
 check_match "$(jq_py 'j["flex"]["conf_error"]')" "no nodeox.conf at" "... and it says so"
 
@@ -60,8 +65,29 @@ check_eq "$(jq_py 'j["request"]["gpus_total"]')" 2 "array task: 2 GPUs"
 check_eq "$(jq_py 'gpus("cpus") + gpus("memory")')" 6 "array task: CPUs and memory exclude all 6"
 scancel "$arr"
 
+# Without GPUs: 4 CPUs and 4000 MB on one node. a1 has 1 CPU left, a2 2000
+# MB: the blockers say so, node by node (never "nothing to explain").
+nogpu=$(cluster_sbatch -c 4 --mem=4000 --wrap "sleep 300") || cluster_fail "job without GPUs rejected"
+why_wait_pending "$nogpu"
+why_run "$nogpu"
+why_check_reason "$nogpu"
+check_eq "$(jq_py 'j["request"]["gpus_per"]')" none "no GPUs asked"
+check_eq "$(jq_py '"cpus" in kinds() and "memory" in kinds()')" true "blockers: CPUs and memory"
+check_eq "$(jq_py 'blk("cpus")["values"]["job"]')" 4 "4 CPUs needed on a node"
+check_match "$(jq_py 'blk("cpus")["detail"]')" "a1: needs 4 CPUs, 1 of 8 left" "... a1 has 1 of 8"
+check_eq "$(jq_py 'blk("memory")["values"]["job"]')" 4000 "4000 MB needed on a node"
+check_match "$(jq_py 'blk("memory")["detail"]')" "a2: needs 4000 MB, 2000 of 16000 MB left" \
+	"... a2 has 2000 of 16000 MB"
+check_eq "$(jq_py 'bjobs("busy")')" "$cpu_hog,$mem_hog" "the running jobs on the nodes, first to end first"
+check_eq "$(jq_py 'j["never_runs"]')" false "it could run"
+text=$("$WHY_BIN" why "$nogpu")
+check_match "$text" "^  - cpus: it needs 4 CPU\(s\) free on 1 node" "text: CPUs first"
+check_eq "$(printf '%s\n' "$text" | grep -c "nothing to explain")" 0 "text: never 'nothing to explain'"
+
 # The CPUs were what held it on a1: free them and Slurm starts it there.
 scancel "$cpu_hog"
 check_true "job starts once a1's CPUs are free" wait_for_state "$job" RUNNING 20
 check_eq "$(job_field "$job" NodeList)" a1 "... on a1"
+check_true "the job without GPUs starts too (a1: 4 CPUs and 12000 MB left)" \
+	wait_for_state "$nogpu" RUNNING 20
 cluster_finish

@@ -35,6 +35,12 @@ check_match "$(jq_py 'detail("node_down")')" \
 	"DOWN.*bad dimm" "down detail carries the admin's reason"
 check_eq "$(jq_py 'gpus("gpus_per_node")')" 2 "a3's 2: too few per node"
 why_check_sum
+check_eq "$(jq_py '"nodes_unavailable" in kinds() and "gpus" in kinds()')" true \
+	"blockers: nodes unavailable, GPUs"
+check_eq "$(jq_py 'blk("nodes_unavailable")["values"]["limit"]')" a1,a2 "... a1 and a2"
+check_match "$(jq_py 'blk("nodes_unavailable")["detail"]')" "a1: state .*DRAIN.*fan broken" \
+	"... a1 drained, with the admin's reason"
+check_match "$(jq_py 'blk("nodes_unavailable")["detail"]')" "a2: state DOWN.*bad dimm" "... a2 down"
 text=$("$WHY_BIN" why "$job")
 check_match "$text" "node drained +4 a100 +on a1" "text: drained a1"
 check_match "$text" "node down +4 a100 +on a2" "text: down a2"

@@ -32,7 +32,9 @@ why_run()
 # prints the value (lists joined by ",", booleans as true/false).
 # Helpers inside EXPR: gpus(cause[, type]) sums excluded GPUs of a cause,
 # nodes(cause[, type]) lists their nodes (sorted, comma-joined),
-# detail(cause[, type]) is the detail text of the first such group.
+# detail(cause[, type]) is the detail text of the first such group;
+# kinds() lists the blockers' kinds in order, blk(kind) is the first blocker
+# of that kind (a dict; {} when none), bjobs(kind) its jobs' ids.
 jq_py()
 {
 	python3 - "$WHY_OUT" "$1" <<'PY'
@@ -47,6 +49,12 @@ def nodes(cause, typ=None, ex=None):
     return ",".join(sorted(n for e in _sel(cause, typ, ex) for n in e["nodes"]))
 def detail(cause, typ=None, ex=None):
     return _sel(cause, typ, ex)[0]["detail"]
+def kinds():
+    return [b["kind"] for b in j.get("blockers", [])]
+def blk(kind):
+    return next((b for b in j.get("blockers", []) if b["kind"] == kind), {})
+def bjobs(kind):
+    return [x["job_id"] for x in blk(kind).get("jobs", [])]
 def fgpus(cause, typ=None):
     return gpus(cause, typ, j["flex"]["excluded"] or [])
 def fnodes(cause, typ=None):
@@ -88,4 +96,72 @@ why_wait_pending()
 why_check_reason()
 {
 	check_eq "$(jq_py 'j["reason"]')" "$(job_field "$1" Reason)" "reason as scontrol shows it"
+}
+
+# why_run_rc RC JOBID [ARGS...]: like why_run for a job that is not pending:
+# both forms must exit RC; the text (one line) is left in $WHY_TEXT.
+why_run_rc()
+{
+	local want=$1 id=$2 rc
+	shift 2
+	WHY_TEXT=$("$WHY_BIN" why "$@" "$id"); rc=$?
+	echo "----- nodeox why $* $id (exit $rc)"; echo "$WHY_TEXT"
+	check_eq "$rc" "$want" "nodeox why $id: exit $want"
+	"$WHY_BIN" why --json "$@" "$id" > "$WHY_OUT"; rc=$?
+	check_eq "$rc" "$want" "nodeox why --json $id: exit $want"
+	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WHY_OUT" ||
+		cluster_fail "nodeox why --json $id: not valid JSON: $(cat "$WHY_OUT")"
+}
+
+# why_user_add: create an unprivileged local user for the test (name in
+# $WHY_USER, unique per test process, no home, no login) that submits and
+# runs jobs; it is removed when the test exits (why_user_del from the EXIT
+# trap, which then runs cluster.sh's own). Call after why_init.
+why_user_add()
+{
+	WHY_USER=nxw$$
+	useradd -M -N -d /nonexistent -s /usr/sbin/nologin "$WHY_USER" ||
+		cluster_fail "cannot add user $WHY_USER"
+	trap 'why_on_exit' EXIT
+}
+
+# why_user_del: remove the user of why_user_add (safe to call twice).
+why_user_del()
+{
+	[ -n "$WHY_USER" ] || return 0
+	userdel "$WHY_USER" 2>/dev/null
+	WHY_USER=
+}
+
+# why_on_exit: EXIT trap with a test user: cluster.sh's cleanup (logs on
+# failure, every daemon and job stopped), then the user removed (no process
+# of it is left by then), keeping the test's exit status.
+why_on_exit()
+{
+	local rc=$?
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$CLUSTER_DIR" ]; then
+		cluster_dump_logs
+	fi
+	cluster_stop
+	why_user_del
+	exit "$rc"
+}
+
+# why_as_user CMD ARGS...: run a command as $WHY_USER, keeping the
+# environment (SLURM_CONF), from /tmp.
+why_as_user()
+{
+	(cd /tmp && setpriv --reuid="$WHY_USER" --regid="$(id -g "$WHY_USER")" --clear-groups -- "$@")
+}
+
+# why_user_sbatch ARGS...: cluster_sbatch as $WHY_USER (output to /dev/null:
+# the user cannot write in the run directory).
+why_user_sbatch()
+{
+	local out rc
+	out=$(why_as_user sbatch --parsable -o /dev/null -D /tmp "$@" 2> "$CLUSTER_DIR/submit.err")
+	rc=$?
+	[ -s "$CLUSTER_DIR/submit.err" ] && echo "  sbatch (as $WHY_USER) $*: $(cat "$CLUSTER_DIR/submit.err")" >&2
+	[ $rc = 0 ] && echo "${out%%;*}"
+	return $rc
 }
