@@ -453,29 +453,55 @@ static void decide_strip_gpu_terms(const nodeox_conf_t *conf, const char *user, 
 
 /*
  * Can nodeox AND its type term to this constraint and know what it means?
- * Feature names, & , | ( ) [ ] only: a node count (`ib*1`) makes Slurm pick
- * nodes by the counted features alone, so the type term would not bind, and
- * anything else (NOT, spaces, control characters) is syntax nodeox does not
- * reason about. KEEP with the reason otherwise.
+ * Feature names, & , | ( ) [ ] only, well formed (operators between operands,
+ * brackets balanced and nested): a node count (`ib*1`) makes Slurm pick nodes
+ * by the counted features alone, so the type term would not bind, and
+ * anything else (NOT, spaces, control characters, a dangling operator or
+ * bracket that would swallow the type term) is syntax nodeox does not reason
+ * about. KEEP with the reason otherwise.
  */
 static bool decide_constraint_ok(const char *user, nodeox_decision_t *out)
 {
+	char open[NODEOX_STR_MAX];  /* the brackets not closed yet */
+	int depth = 0;
+	bool operand = false;       /* the last token was a name or a closing bracket */
 	const char *p;
 	char q[64];
 
 	for (p = user; *p; p++) {
 		unsigned char c = (unsigned char)*p;
 
-		if (isalnum(c) || strchr("_.:=+/@-&|,()[]", c))
+		if (isalnum(c) || strchr("_.:=+/@-", c)) {
+			operand = true;
 			continue;
+		}
 		if (c == '*') {
 			decide_keep(out, "not broadened: the constraint counts nodes (*N); "
 				    "nodeox cannot combine node counts with GPU types");
 			return false;
 		}
-		nodeox_util_quote(q, sizeof(q), p, 1);
-		decide_keep(out, "not broadened: the constraint has a character nodeox does "
-			    "not reason about ('%s')", q);
+		if (c == '&' || c == '|' || c == ',') {
+			if (!operand)
+				break; /* an operator with nothing before it */
+			operand = false;
+		} else if (c == '(' || c == '[') {
+			if (operand || depth >= (int)sizeof(open))
+				break;
+			open[depth++] = (char)c;
+		} else if (c == ')' || c == ']') {
+			if (!operand || !depth || open[depth - 1] != (c == ')' ? '(' : '['))
+				break;
+			depth--;
+		} else {
+			nodeox_util_quote(q, sizeof(q), p, 1);
+			decide_keep(out, "not broadened: the constraint has a character nodeox "
+				    "does not reason about ('%s')", q);
+			return false;
+		}
+	}
+	if (*p || depth || !operand) {
+		decide_keep(out, "not broadened: the constraint is not well formed (an operator "
+			    "without operands, or unbalanced brackets)");
 		return false;
 	}
 	return true;

@@ -23,6 +23,16 @@
 #include "plugin/policy.h"
 #include "tests/fuzz/fuzz_check.h"
 
+/* A broken promise: say which (and the decision), then abort for the fuzzer. */
+#define FUZZ_DECIDE_FAIL(why, d)                                                          \
+	do {                                                                              \
+		fprintf(stderr, "fuzz_decide: %s: %s \"%s\" features \"%s\" tres \"%s\" "    \
+			"\"%s\" \"%s\" \"%s\"\n", why, nodeox_action_name((d)->action),        \
+			(d)->reason, (d)->features, (d)->tres_per_job, (d)->tres_per_node,   \
+			(d)->tres_per_task, (d)->tres_per_socket);                           \
+		abort();                                                                  \
+	} while (0)
+
 static const char *const fuzz_decide_confs[4] = {
 	"GpuType=a100 Memory=80G Speed=1\nGpuType=l40s Memory=48G Speed=0.6\n"
 	"GpuType=h100 Memory=80G Speed=2\nGroup=train Types=a100,l40s\n",
@@ -59,6 +69,8 @@ static bool fuzz_decide_typed(const char *s)
 		const char *v = p + 4;
 
 		v += strspn(v, "0123456789");
+		if (*v && strchr("kKmMgGtTpP", *v))
+			v++; /* "4k": a count with its suffix */
 		if (*v && *v != ',' && *v != '(')
 			return true; /* "gpu:" followed by something not a count */
 		p += 4;
@@ -127,7 +139,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((conf->mode == NODEOX_MODE_OFF ||
 	     nodeox_tag_parse(job.comment, conf, &tag, err, sizeof(err)) == 0) &&
 	    d.action != NODEOX_PASS)
-		abort();
+		FUZZ_DECIDE_FAIL("untagged or Mode=off, yet not PASS", &d);
 	if (d.action == NODEOX_REWRITE) {
 		const char *tres[4] = { d.tres_per_job, d.tres_per_node, d.tres_per_task,
 					d.tres_per_socket };
@@ -135,21 +147,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		for (f = 0; f < 4; f++)
 			if (fuzz_decide_typed(tres[f]))
-				abort(); /* still typed: the broadening would not bind */
+				FUZZ_DECIDE_FAIL("a GPU entry still typed", &d);
 		if (strchr(d.features, '*'))
-			abort();
-		last = conf->types[d.eligible[d.neligible - 1]].feature;
-		p = strstr(d.features, last);
-		if (!p || (p[strlen(last)] && !strchr(")]", p[strlen(last)])))
-			abort(); /* the type term must close the constraint */
+			FUZZ_DECIDE_FAIL("a node count in the new constraint", &d);
+		/* the constraint ends with the eligible types' OR, alone or in () or [] */
+		{
+			char term[NODEOX_STR_MAX] = "";
+			size_t tl, fl = strlen(d.features);
+
+			for (i = 0; i < (size_t)d.neligible; i++)
+				snprintf(term + strlen(term), sizeof(term) - strlen(term), "%s%s",
+					 i ? "|" : "", conf->types[d.eligible[i]].feature);
+			tl = strlen(term);
+			last = d.features + (fl > tl ? fl - tl : 0);
+			if (fl > tl && strchr(")]", *(d.features + fl - 1)))
+				last = d.features + fl - tl - 1;
+			if (fl < tl || strncmp(last, term, tl) ||
+			    (last > d.features && !strchr("([&", last[-1])))
+				FUZZ_DECIDE_FAIL("the type term does not close the constraint", &d);
+		}
 		for (i = 0; i < (size_t)d.neligible; i++)
 			if (d.requested_type < 0 ||
 			    !fuzz_decide_mates(conf, d.requested_type, d.eligible[i]))
-				abort(); /* a type outside the requested one's groups */
+				FUZZ_DECIDE_FAIL("a type outside the requested one's groups", &d);
 		if (d.time_limit_set &&
 		    (d.time_limit < job.time_limit ||
 		     (job.time_cap && d.time_limit > job.time_cap && d.time_limit > job.time_limit)))
-			abort();
+			FUZZ_DECIDE_FAIL("time limit shrunk or past the cap", &d);
 	}
 	free(buf);
 	return 0;

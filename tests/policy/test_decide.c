@@ -220,6 +220,18 @@ static void test_constraint_keep(void **state)
 	job.features = "!h100";
 	decide("", &job);
 	assert_keep("('!')");
+	/* Malformed: an open bracket would swallow the type term (fuzz_decide). */
+	{
+		static const char *const bad[] = { "(ib&|eth", "ib&", "|ib", "(ib", "ib)",
+						   "[ib)", "()", "ib&&eth", "ib(eth)" };
+		size_t k;
+
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+			job.features = bad[k];
+			decide("", &job);
+			assert_keep("not well formed");
+		}
+	}
 	/* A GPU count that is not a number would be copied into the untyped
 	 * entry as it is: kept instead (found by fuzz_decide). */
 	job.features = NULL;
