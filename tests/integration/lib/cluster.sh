@@ -49,6 +49,9 @@ CLUSTER_PIDS=()           # "NAME:PID" of every daemon started, in start order
 CLUSTER_LOCK_FD=
 CLUSTER_WATCHER=          # pid of the watchdog (cluster_watch)
 CLUSTER_STOPPED=0
+# Hook (added for tests/integration/lib/accounting.sh): a function cluster_start
+# calls once munged answers and before slurmctld starts (slurmdbd goes there).
+CLUSTER_BEFORE_CTLD=
 
 # cluster_skip MESSAGE: print why the test cannot run here and exit 77 (skip).
 cluster_skip()
@@ -437,6 +440,7 @@ cluster_start()
 		sleep 0.1
 	done
 	[ "$i" -lt 50 ] || cluster_fail "munged not answering on $d/munge.sock"
+	[ -z "$CLUSTER_BEFORE_CTLD" ] || "$CLUSTER_BEFORE_CTLD"
 
 	cluster_spawn slurmctld slurmctld -D -c -i -f "$d/slurm.conf"
 	for i in $(seq 100); do
