@@ -301,51 +301,44 @@ static char *join_pieces(char **f, int a, int b, const char *delim, char *buf, s
 
 /*
  * A line with n > h->ncols fields: the extra delimiters are inside the
- * free-text columns (Comment, AdminComment). Put the pieces back together in
- * f[0..h->ncols). With one of them in the header, all extras are its own;
- * with both, next to each other (Comment first), AdminComment starts at the
- * last piece holding a nodeox record (records never contain '|', an old one
- * may: its first piece has the mark) or else is the last piece alone.
+ * free-text columns (Comment, AdminComment). Put the pieces f[0..n) back
+ * together into g[0..h->ncols), giving comment_extra of the extra pieces to
+ * Comment and the rest to AdminComment (all to the one present if only one).
  */
-static int glue_free_text(const sacct_header_t *h, char **f, int n, char *cbuf, char *abuf,
-			  size_t cap, char *err, size_t errlen)
+static void glue_free_text(const sacct_header_t *h, char **f, int n, int comment_extra, char **g,
+			   char *cbuf, char *abuf, size_t cap)
 {
 	int ci = h->index[SACCT_COL_COMMENT], ai = h->index[SACCT_COL_ADMINCOMMENT];
-	int extra = n - h->ncols, last, k, split;
-	const char *delim = delim_of(h);
+	int extra = n - h->ncols, c, p = 0;
 
-	if (ci < 0 && ai < 0) {
-		snprintf(err, errlen, "%d fields, the header has %d (and no Comment or "
-			 "AdminComment column that could hold the delimiter)", n, h->ncols);
-		return -1;
+	for (c = 0; c < h->ncols; c++) {
+		int take = 0;
+
+		if (c == ci)
+			take = ai >= 0 ? comment_extra : extra;
+		else if (c == ai)
+			take = ci >= 0 ? extra - comment_extra : extra;
+		g[c] = take ? join_pieces(f, p, p + take, delim_of(h), c == ci ? cbuf : abuf, cap) : f[p];
+		p += take + 1;
 	}
-	if (ci >= 0 && ai >= 0 && ai != ci + 1) {
-		snprintf(err, errlen, "%d fields, the header has %d: a delimiter inside Comment or "
-			 "AdminComment, which are not next to each other in that order (ask sacct "
-			 "for Comment,AdminComment, or use sacct --delimiter and -d)", n, h->ncols);
-		return -1;
-	}
-	if (ci >= 0 && ai >= 0) {
-		last = ai;
-		split = ci + extra + 1;         /* AdminComment = the last piece */
-		for (k = ci + extra + 1; k > ci; k--)
-			if (strstr(f[k], "nodeox: changed")) {
-				split = k;
-				break;
-			}
-		join_pieces(f, ci, split - 1, delim, cbuf, cap);
-		join_pieces(f, split, ai + extra, delim, abuf, cap);
-	} else {
-		last = ci >= 0 ? ci : ai;
-		join_pieces(f, last, last + extra, delim, ci >= 0 ? cbuf : abuf, cap);
-	}
-	for (k = last + 1; k < h->ncols; k++)
-		f[k] = f[k + extra];
-	if (ci >= 0)
-		f[ci] = cbuf;
-	if (ai >= 0)
-		f[ai] = abuf;
-	return 0;
+}
+
+/*
+ * How many extra pieces Comment most likely has when both free-text columns
+ * are asked for: records never contain '|' (an old one may, after its
+ * start), so AdminComment starts at the last piece that can start it and
+ * holds the record mark; without one, all extras are Comment's (admins'
+ * own texts rarely hold a '|', users' comments do).
+ */
+static int glue_guess(const sacct_header_t *h, char **f, int n)
+{
+	int ci = h->index[SACCT_COL_COMMENT], ai = h->index[SACCT_COL_ADMINCOMMENT];
+	int extra = n - h->ncols, k;
+
+	for (k = extra; k >= 0; k--)
+		if (strstr(f[ai + (ai > ci ? k : 0)], "nodeox: changed"))
+			return k;
+	return extra;
 }
 
 /*
@@ -401,12 +394,11 @@ static char *comment_with_tag(const char *comment, const char *tag)
 
 #define FIELD(c) (h->index[c] >= 0 ? f[h->index[c]] : "")
 
-sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job,
-			      char *err, size_t errlen)
+/* One line's fields, one per header column: the job, or why not. */
+static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t *job, char *err,
+				 size_t errlen)
 {
-	char *f[SACCT_MAX_COLS + 1];
-	char comment_buf[SACCT_TEXT_MAX], admin_buf[SACCT_TEXT_MAX];
-	int n, rrc = 0, gpu_tres;
+	int rrc = 0, gpu_tres;
 	sacct_gpus_t req, alloc;
 	sacct_record_t rec;
 	time_t submit, start, end;
@@ -415,21 +407,6 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 	const char *jid, *state;
 
 	memset(job, 0, sizeof(*job));
-	chomp(line);
-	n = split_fields(line, delim_of(h), f, SACCT_MAX_COLS + 1);
-	if (n > SACCT_MAX_COLS + 1)
-		n = SACCT_MAX_COLS + 1;
-	if (n == h->ncols + 1 && f[n - 1][0] == '\0')
-		n--;                    /* `sacct -p`: trailing delimiter */
-	if (n > h->ncols && n <= SACCT_MAX_COLS && glue_free_text(h, f, n, comment_buf, admin_buf,
-								   sizeof(comment_buf), err, errlen) < 0)
-		return SACCT_LINE_ERROR;
-	if (n > h->ncols && n <= SACCT_MAX_COLS)
-		n = h->ncols;
-	if (n != h->ncols) {
-		snprintf(err, errlen, "%d fields, the header has %d", n, h->ncols);
-		return SACCT_LINE_ERROR;
-	}
 	jid = FIELD(SACCT_COL_JOBID);
 	if (!*jid) {
 		snprintf(err, errlen, "field %s: empty", col_names[SACCT_COL_JOBID]);
@@ -532,6 +509,52 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 	if (sp)
 		*sp = '\0';
 	return SACCT_LINE_JOB;
+}
+
+sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job,
+			      char *err, size_t errlen)
+{
+	char *f[SACCT_MAX_COLS + 1], *g[SACCT_MAX_COLS];
+	char cbuf[SACCT_TEXT_MAX], abuf[SACCT_TEXT_MAX], cand_err[SACCT_ERR_MAX];
+	int n, extra, ncand, guess, i, k, both;
+	sacct_line_t rc;
+
+	memset(job, 0, sizeof(*job));
+	chomp(line);
+	n = split_fields(line, delim_of(h), f, SACCT_MAX_COLS + 1);
+	if (n > SACCT_MAX_COLS + 1)
+		n = SACCT_MAX_COLS + 1;
+	if (n == h->ncols + 1 && f[n - 1][0] == '\0')
+		n--;                    /* `sacct -p`: trailing delimiter */
+	if (n == h->ncols)
+		return parse_fields(h, f, job, err, errlen);
+	if (n < h->ncols || n > SACCT_MAX_COLS ||
+	    (h->index[SACCT_COL_COMMENT] < 0 && h->index[SACCT_COL_ADMINCOMMENT] < 0)) {
+		snprintf(err, errlen, "%d fields, the header has %d", n, h->ncols);
+		return SACCT_LINE_ERROR;
+	}
+	/* Extra delimiters inside Comment/AdminComment. With both, try the
+	 * likely split first, then every other one; the first that parses wins. */
+	extra = n - h->ncols;
+	both = h->index[SACCT_COL_COMMENT] >= 0 && h->index[SACCT_COL_ADMINCOMMENT] >= 0;
+	ncand = both ? extra + 1 : 1;
+	guess = both ? glue_guess(h, f, n) : extra;
+	for (i = 0; i < ncand; i++) {
+		k = i == 0 ? guess : extra - (i - 1);
+		if (i > 0 && k <= guess)
+			k--;            /* skip the guess, tried first */
+		glue_free_text(h, f, n, k, g, cbuf, abuf, sizeof(cbuf));
+		rc = parse_fields(h, g, job, i ? cand_err : err, i ? sizeof(cand_err) : errlen);
+		if (rc != SACCT_LINE_ERROR)
+			return rc;
+	}
+	if (both && ncand > 1) {
+		size_t used = strlen(err);
+
+		snprintf(err + used, errlen - used, " (with the delimiter inside Comment or "
+			 "AdminComment, no way of placing it parses; use sacct --delimiter and -d)");
+	}
+	return SACCT_LINE_ERROR;
 }
 
 /* One CSV field, quoted (RFC 4180) only when it has to be. */

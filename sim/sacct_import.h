@@ -113,12 +113,13 @@ int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t
 
 /*
  * Parse one data line (modified in place). A line with more delimiters than
- * the header is accepted when the extra ones can only belong to the free-text
+ * the header is accepted when the extra ones can belong to the free-text
  * columns Comment and AdminComment: joined into the one present, or, with
- * both and adjacent (Comment first), split before the last piece that holds
- * a nodeox record. A nodeox record in AdminComment replaces the rewritten
- * request by the original one (type, count, tag, time limit). On
- * SACCT_LINE_ERROR, err holds "field NAME: reason".
+ * both, placed first as AdminComment starting at the piece holding a nodeox
+ * record (else all in Comment), then every other way, until one parses. A
+ * nodeox record in AdminComment replaces the rewritten request by the
+ * original one (type, count, tag, time limit). On SACCT_LINE_ERROR, err
+ * holds "field NAME: reason" (of the first placement tried).
  */
 sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job,
 			      char *err, size_t errlen);

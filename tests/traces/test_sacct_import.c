@@ -370,13 +370,29 @@ static void test_line_recovery(void **state)
 	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
 	assert_non_null(strstr(err, "field AdminComment: nodeox record: bad gpus="));
 
-	/* Comment and AdminComment apart: a stray delimiter cannot be placed */
-	parse_header(&h, "JobIDRaw|Comment|Submit|Start|End|ReqTRES|AllocTRES|AdminComment");
+	/* Comment and AdminComment apart (AdminComment added at the end of the
+	 * old documented --format, the issue's case), '|' in both: each way of
+	 * placing the extra fields is tried, the one that parses wins */
+	parse_header(&h, "JobIDRaw|User|Account|Partition|Submit|Start|End|Timelimit|ReqTRES|"
+		     "AllocTRES|Comment|NNodes|State|AdminComment");
 	snprintf(line, sizeof(line), "%s",
-		 "35|a|b|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|gres/gpu=1|"
-		 "gres/gpu=1|adm");
+		 "35|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|gres/gpu=4|gres/gpu:l40s=4,gres/gpu=4|x|y nodeox:flex|1|COMPLETED|"
+		 "nodeox: changed tres_per_job=gres:gpu:a100:4->gres:gpu:4 features=(none)->a100|l40s "
+		 "time_limit=1->2");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_JOB);
+	assert_string_equal(job.comment, "x|y nodeox:flex");
+	assert_string_equal(job.req_type, "a100");
+	assert_int_equal(job.time_limit, 60);
+	assert_int_equal(job.nodes, 1);
+	sacct_job_clear(&job);
+	/* no placement parses: the first error, and the advice */
+	snprintf(line, sizeof(line), "%s",
+		 "36|ann|lab|gpu|soon|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|gres/gpu=4|gres/gpu=4|x|y|1|COMPLETED|z");
 	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
-	assert_non_null(strstr(err, "use sacct --delimiter"));
+	assert_non_null(strstr(err, "field Submit"));
+	assert_non_null(strstr(err, "use sacct --delimiter and -d"));
 }
 
 /* sacct --delimiter: any string; '|' is then plain text. */
