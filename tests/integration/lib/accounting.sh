@@ -114,23 +114,23 @@ accounting_start_dbd()
 }
 
 # accounting_wait_jobs TIMEOUT ID...: wait until sacct shows every job ID (an
-# array's id covers its elements) with an End time; false (with a note) after
-# TIMEOUT seconds.
+# array's id covers its elements) with an End time and an Eligible time (which
+# slurmdbd may store a moment after the end; sacct -S selects jobs by it);
+# false (with a note) after TIMEOUT seconds.
 accounting_wait_jobs()
 {
-	local timeout=$1 end=$((SECONDS + $1)) id left
+	local timeout=$1 end=$((SECONDS + $1)) id left out
 	shift
 	while [ $SECONDS -le $end ]; do
 		left=
 		for id in "$@"; do
-			sacct -n -X -P -j "$id" -o End 2>/dev/null | grep -qv '^Unknown$' &&
-				! sacct -n -X -P -j "$id" -o End 2>/dev/null | grep -q '^Unknown$' ||
-				left="$left $id"
+			out=$(sacct -n -X -P -j "$id" -o Eligible,End 2>/dev/null)
+			[ -n "$out" ] && ! grep -q 'Unknown' <<< "$out" || left="$left $id"
 		done
 		[ -z "$left" ] && return 0
 		sleep 0.5
 	done
-	echo "  sacct: jobs not ended after $timeout s:$left" >&2
+	echo "  sacct: jobs not ended (or not eligible) after $timeout s:$left" >&2
 	return 1
 }
 
