@@ -359,6 +359,13 @@ static int record_apply(const sacct_record_t *rec, sacct_job_t *job, char *err, 
 		job->time_limit = rec->time_limit_min * 60;
 	if (job->gpus > 0)
 		return 0;
+	for (int f = 0; f < SACCT_NFORMS; f++)
+		if (rec->count[f] > SACCT_RECORD_COUNT_MAX) {
+			snprintf(err, errlen, "field %s: nodeox record: gpus= %s:%lld is not a "
+				 "plausible count", col_names[SACCT_COL_ADMINCOMMENT],
+				 sacct_form_name((sacct_form_t)f), (long long)rec->count[f]);
+			return -1;
+		}
 	if (rec->count[SACCT_FORM_TASK] >= 0 || rec->count[SACCT_FORM_SOCKET] >= 0 ||
 	    (rec->count[SACCT_FORM_NODE] >= 0 && job->nodes <= 0) ||
 	    (rec->count[SACCT_FORM_NODE] < 0 && rec->count[SACCT_FORM_JOB] < 0)) {
@@ -370,6 +377,11 @@ static int record_apply(const sacct_record_t *rec, sacct_job_t *job, char *err, 
 	job->gpus = rec->count[SACCT_FORM_NODE] >= 0 ? rec->count[SACCT_FORM_NODE] * job->nodes : 0;
 	if (rec->count[SACCT_FORM_JOB] > job->gpus)
 		job->gpus = rec->count[SACCT_FORM_JOB];
+	if (job->gpus <= 0) {
+		snprintf(err, errlen, "field %s: no gres/gpu count, and the nodeox record's gpus= "
+			 "counts no GPUs", col_names[SACCT_COL_REQTRES]);
+		return -1;
+	}
 	return 0;
 }
 

@@ -84,13 +84,14 @@ static int record_escapes_ok(const char *v, size_t n)
 	return 1;
 }
 
-/* A count: digits only, at most 9 of them. Returns it, or -1. */
+/* A count: digits only, at most 18 of them (the policy writes what it parsed,
+ * up to 2^53). Returns it, or -1. */
 static int64_t record_count(const char *s, size_t n)
 {
 	int64_t v = 0;
 	size_t i;
 
-	if (!n || n > 9)
+	if (!n || n > 18)
 		return -1;
 	for (i = 0; i < n; i++) {
 		if (!isdigit((unsigned char)s[i]))
@@ -121,8 +122,9 @@ static int record_gpus(const char *v, size_t n, sacct_record_t *rec)
 				break;
 		if (f == SACCT_NFORMS || rec->count[f] >= 0)
 			return -1;
+		/* 0 is what the policy saw in "gpu:a100:0": recorded as is */
 		rec->count[f] = record_count(colon + 1, len - (size_t)(colon + 1 - item));
-		if (rec->count[f] < 1)
+		if (rec->count[f] < 0)
 			return -1;
 		off += len + 1;
 	}

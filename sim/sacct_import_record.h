@@ -15,6 +15,7 @@
 
 #define SACCT_RECORD_TYPE_MAX 64
 #define SACCT_RECORD_TAG_MAX  1024
+#define SACCT_RECORD_COUNT_MAX 1000000  /* GPUs a count is taken for when totalling */
 
 /* Count forms, as the record's gpus= names them. */
 typedef enum {

@@ -276,7 +276,6 @@ static void test_record_forms(void **state)
 	static const struct { const char *ac, *msg; } bad[] = {
 		{ "nodeox: changed v=1 type=a100 gpus=node", "bad gpus=" },
 		{ "nodeox: changed v=1 type=a100 gpus=rack:4", "bad gpus=" },
-		{ "nodeox: changed v=1 type=a100 gpus=node:0", "bad gpus=" },
 		{ "nodeox: changed v=1 type=a100 gpus=node:4,node:2", "bad gpus=" },
 		{ "nodeox: changed v=1 type=a|b", "bad type=" },
 		{ "nodeox: changed v=1 type=a100 tag=nodeox:flex%2", "bad tag=" },
@@ -363,6 +362,17 @@ static void test_line_recovery(void **state)
 		 "00:02:00|cpu=2|cpu=2|1|COMPLETED||nodeox: changed v=1 type=a100 gpus=task:1");
 	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
 	assert_non_null(strstr(err, "AccountingStorageTRES must list gres/gpu"));
+	/* a record counting 0 GPUs (the policy saw "gpu:a100:0") gives no total */
+	snprintf(line, sizeof(line), "%s",
+		 "37|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|cpu=2|cpu=2|1|COMPLETED||nodeox: changed v=1 type=a100 gpus=node:0");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
+	assert_non_null(strstr(err, "counts no GPUs"));
+	snprintf(line, sizeof(line), "%s",
+		 "38|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|cpu=2|cpu=2|1|COMPLETED||nodeox: changed v=1 type=a100 gpus=job:99999999999");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
+	assert_non_null(strstr(err, "gpus= job:99999999999 is not a plausible count"));
 	/* a broken record is a line error naming the field */
 	snprintf(line, sizeof(line), "%s",
 		 "34|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
