@@ -166,7 +166,7 @@ static int record_legacy_tres(const char *from, size_t n, sacct_form_t f, sacct_
 			while (ce < end && *ce != ',')
 				ce++;
 			rec->count[f] = record_count(c, (size_t)(ce - c));
-			if (rec->count[f] < 1)
+			if (rec->count[f] < 0)
 				return -1;
 		}
 		memcpy(rec->type, t, (size_t)(te - t));
