@@ -7,7 +7,7 @@
  *   mem= and types=, present on a usable node of the job's partitions)
  *   -> Broaden=when-blocked: can the requested type serve the job now?
  *   -> build the new fields (untyped TRES, constraint, prefer, time limit,
- *   admin_comment).
+ *   admin_comment: a versioned key=value record, see decide_admin_comment).
  * Work is bounded by the conf sizes, the fixed string lengths and one pass
  * over the nodes; nothing is allocated.
  */
@@ -594,32 +594,141 @@ static void decide_time(const nodeox_conf_t *conf, const nodeox_job_t *job, int 
 	out->time_limit_set = true;
 }
 
-/* admin_comment: what the job asked and what it got. Cut with "..." if long. */
-static void decide_admin_comment(const nodeox_job_t *job, const decide_req_t *r,
+/*
+ * The admin_comment record (format v=1, specified in nodeox.conf(5), section
+ * ADMIN COMMENT RECORD, and read back by nodeox-sacct-import):
+ *
+ *   nodeox: changed v=1 type=a100 gpus=node:4 tag=nodeox:flex:mem=40G
+ *     time_limit=60->120 tres_per_node=gres:gpu:a100:4->gres:gpu:4
+ *     features=ib->ib&(a100%7Cl40s) prefer=->a100 [cut=KEY+KEY]
+ *
+ * One line of space-separated key=value words. Values are percent-encoded:
+ * every byte outside [A-Za-z0-9] and "!#$&()*+,-./:<=?@[]^_{}~" becomes %XX,
+ * so a record never holds a blank inside a value, '|' (sacct -P's delimiter),
+ * ';' (the glue's separator from an admin's own text), '>' (the FROM->TO
+ * arrow), a quote, a backslash or a control byte, whatever the user's
+ * constraint holds. Keys come in a fixed order, the short ones the importer
+ * needs first; a key that would not fit in admin_comment is left out whole
+ * and named in cut=, so a record is never cut in the middle of a value.
+ */
+static const char decide_record_safe[] = "!#$&()*+,-./:<=?@[]^_{}~";
+#define DECIDE_CUT_ROOM 112 /* " cut=" and the names of every key that can be left out */
+
+static bool decide_record_byte_ok(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (c && strchr(decide_record_safe, c));
+}
+
+/* Append s, percent-encoded, to b. */
+static void decide_record_encode(nodeox_buf_t *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e[3] = { '%', hex[c >> 4], hex[c & 15] };
+
+		if (decide_record_byte_ok(c))
+			nodeox_buf_putn(b, s, 1);
+		else
+			nodeox_buf_putn(b, e, 3);
+	}
+}
+
+/* One " key=VALUE" word (or " key=FROM->TO" when to is not NULL), appended
+ * only if it fits in limit bytes; otherwise its key goes to the cut list. */
+static void decide_record_put(nodeox_buf_t *rec, size_t limit, nodeox_buf_t *cut,
+			      const char *key, const char *from, const char *to)
+{
+	char word[NODEOX_STR_MAX]; /* a longer word would not fit anyway */
+	nodeox_buf_t w;
+
+	nodeox_buf_init(&w, word, sizeof(word));
+	nodeox_buf_printf(&w, " %s=", key);
+	decide_record_encode(&w, from);
+	if (to) {
+		nodeox_buf_puts(&w, "->");
+		decide_record_encode(&w, to);
+	}
+	if (w.overflow || rec->len + w.len >= limit) {
+		nodeox_buf_printf(cut, "%s%s", cut->len ? "+" : "", key);
+		return;
+	}
+	nodeox_buf_putn(rec, word, w.len);
+}
+
+/* The tag as the policy read it, in canonical spelling. */
+static void decide_record_tag(const nodeox_conf_t *conf, const nodeox_tag_t *tag, char *dst,
+			      size_t cap)
+{
+	nodeox_buf_t b;
+	int i;
+
+	nodeox_buf_init(&b, dst, cap);
+	nodeox_buf_puts(&b, "nodeox:flex");
+	if (tag->min_mem_mb % (1024 * 1024) == 0 && tag->min_mem_mb)
+		nodeox_buf_printf(&b, ":mem=%lluT", (unsigned long long)(tag->min_mem_mb >> 20));
+	else if (tag->min_mem_mb % 1024 == 0 && tag->min_mem_mb)
+		nodeox_buf_printf(&b, ":mem=%lluG", (unsigned long long)(tag->min_mem_mb >> 10));
+	else if (tag->min_mem_mb)
+		nodeox_buf_printf(&b, ":mem=%lluM", (unsigned long long)tag->min_mem_mb);
+	for (i = 0; i < tag->nonly; i++)
+		nodeox_buf_printf(&b, "%s%s", i ? "+" : ":types=",
+				  tag->only[i] >= 0 && tag->only[i] < conf->ntypes ?
+				  conf->types[tag->only[i]].name : "?");
+	if (tag->uniform)
+		nodeox_buf_puts(&b, ":uniform");
+}
+
+static const char *const decide_form_names[F_N] = { "job", "node", "task", "socket" };
+
+/* admin_comment: the job's original request and what nodeox made of it. */
+static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *job,
+				 const nodeox_tag_t *tag, const decide_req_t *r,
 				 nodeox_decision_t *out)
 {
-	char tmp[3 * NODEOX_STR_MAX];
-	nodeox_buf_t b;
-	int f;
+	char type[NODEOX_NAME_MAX], gpus[F_N * 32], tagtxt[NODEOX_STR_MAX], cutbuf[DECIDE_CUT_ROOM];
+	char tl_from[16], tl_to[16];
+	size_t limit = sizeof(out->admin_comment) - DECIDE_CUT_ROOM;
+	nodeox_buf_t rec, cut, g;
+	int f, i;
 
-	nodeox_buf_init(&b, tmp, sizeof(tmp));
-	nodeox_buf_puts(&b, out->dryrun ? "nodeox dryrun: would change" : "nodeox: changed");
+	snprintf(type, sizeof(type), "%.*s", (int)r->type_len, r->type);
+	nodeox_buf_init(&g, gpus, sizeof(gpus));
+	for (f = 0; f < F_N; f++) {
+		uint64_t n = 0;
+
+		if (!r->typed[f])
+			continue;
+		for (i = 0; i < r->n[f]; i++)
+			if (r->e[f][i].type_len)
+				n += r->e[f][i].count;
+		nodeox_buf_printf(&g, "%s%s:%llu", g.len ? "," : "", decide_form_names[f],
+				  (unsigned long long)n);
+	}
+	decide_record_tag(conf, tag, tagtxt, sizeof(tagtxt));
+	nodeox_buf_init(&rec, out->admin_comment, sizeof(out->admin_comment));
+	nodeox_buf_init(&cut, cutbuf, sizeof(cutbuf));
+	nodeox_buf_puts(&rec, out->dryrun ? "nodeox dryrun: would change v=1" :
+			"nodeox: changed v=1");
+	decide_record_put(&rec, limit, &cut, "type", type, NULL);
+	decide_record_put(&rec, limit, &cut, "gpus", gpus, NULL);
+	decide_record_put(&rec, limit, &cut, "tag", tagtxt, NULL);
+	if (out->time_limit_set) {
+		snprintf(tl_from, sizeof(tl_from), "%u", job->time_limit);
+		snprintf(tl_to, sizeof(tl_to), "%u", out->time_limit);
+		decide_record_put(&rec, limit, &cut, "time_limit", tl_from, tl_to);
+	}
 	for (f = 0; f < F_N; f++)
 		if (r->typed[f])
-			nodeox_buf_printf(&b, " %s=%s->%s", decide_field_names[f], r->field[f],
+			decide_record_put(&rec, limit, &cut, decide_field_names[f], r->field[f],
 					  (const char *)out + decide_field_off[f]);
-	nodeox_buf_printf(&b, " features=%s->%s", decide_empty(job->features) ? "(none)" :
-			  job->features, out->features);
+	decide_record_put(&rec, limit, &cut, "features", job->features, out->features);
 	if (out->prefer_set)
-		nodeox_buf_printf(&b, " prefer=(none)->%s", out->prefer);
-	if (out->time_limit_set)
-		nodeox_buf_printf(&b, " time_limit=%u->%u", job->time_limit, out->time_limit);
-	if (b.overflow || b.len >= sizeof(out->admin_comment)) {
-		memcpy(out->admin_comment, tmp, sizeof(out->admin_comment) - 4);
-		memcpy(out->admin_comment + sizeof(out->admin_comment) - 4, "...", 4);
-	} else {
-		memcpy(out->admin_comment, tmp, b.len + 1);
-	}
+		decide_record_put(&rec, limit, &cut, "prefer", "", out->prefer);
+	if (cut.len)
+		nodeox_buf_printf(&rec, " cut=%s", cutbuf);
 }
 
 static void decide_reason(const nodeox_conf_t *conf, const nodeox_job_t *job,
@@ -718,7 +827,7 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	decide_time(conf, job, req, out);
 	out->action = NODEOX_REWRITE;
 	out->dryrun = conf->mode == NODEOX_MODE_DRYRUN;
-	decide_admin_comment(job, &r, out);
+	decide_admin_comment(conf, job, &tag, &r, out);
 	decide_reason(conf, job, &r, out);
 }
 

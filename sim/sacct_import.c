@@ -7,6 +7,7 @@
  * state, so the functions can be unit-tested one by one (tests/traces/).
  */
 #include "sim/sacct_import.h"
+#include "sim/sacct_import_record.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -28,6 +29,7 @@ static const char *const col_names[SACCT_NCOLS] = {
 	[SACCT_COL_COMMENT] = "Comment",
 	[SACCT_COL_NNODES] = "NNodes",
 	[SACCT_COL_STATE] = "State",
+	[SACCT_COL_ADMINCOMMENT] = "AdminComment",
 };
 
 /* Columns without which a trace row cannot be made. */
@@ -41,9 +43,11 @@ const char *sacct_col_name(sacct_col_t col)
 	return (col >= 0 && col < SACCT_NCOLS) ? col_names[col] : "?";
 }
 
-/* Split line at '|' into at most max fields; returns the count (or max+1 if more). */
-static int split_bars(char *line, char **fields, int max)
+/* Split line at each delim into at most max fields; returns the count (or
+ * max+1 if more). */
+static int split_fields(char *line, const char *delim, char **fields, int max)
 {
+	size_t dl = strlen(delim);
 	int n = 0;
 	char *p = line;
 
@@ -51,12 +55,18 @@ static int split_bars(char *line, char **fields, int max)
 		if (n == max)
 			return max + 1;
 		fields[n++] = p;
-		p = strchr(p, '|');
+		p = strstr(p, delim);
 		if (!p)
 			break;
-		*p++ = '\0';
+		*p = '\0';
+		p += dl;
 	}
 	return n;
+}
+
+static const char *delim_of(const sacct_header_t *h)
+{
+	return h->delim && *h->delim ? h->delim : "|";
 }
 
 static void chomp(char *s)
@@ -67,18 +77,20 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
-int sacct_parse_header(char *line, sacct_header_t *h, char *err, size_t errlen)
+int sacct_parse_header(char *line, const char *delim, sacct_header_t *h, char *err,
+		       size_t errlen)
 {
 	char *f[SACCT_MAX_COLS];
 	int n, i, c;
 
+	h->delim = delim;
 	chomp(line);
-	n = split_bars(line, f, SACCT_MAX_COLS);
+	n = split_fields(line, delim_of(h), f, SACCT_MAX_COLS);
 	if (n > SACCT_MAX_COLS) {
 		snprintf(err, errlen, "header has more than %d columns", SACCT_MAX_COLS);
 		return -1;
 	}
-	if (n > 1 && f[n - 1][0] == '\0')       /* `sacct -p`: trailing '|' */
+	if (n > 1 && f[n - 1][0] == '\0')       /* `sacct -p`: trailing delimiter */
 		n--;
 	h->ncols = n;
 	for (c = 0; c < SACCT_NCOLS; c++)
@@ -272,49 +284,141 @@ void sacct_job_clear(sacct_job_t *job)
 	memset(job, 0, sizeof(*job));
 }
 
+/* Join pieces f[a..b] into buf (cap bytes) with the delimiter between them. */
+static char *join_pieces(char **f, int a, int b, const char *delim, char *buf, size_t cap)
+{
+	size_t used = 0;
+	int k;
+
+	buf[0] = '\0';
+	for (k = a; k <= b; k++) {
+		used += (size_t)snprintf(buf + used, cap - used, "%s%s", k > a ? delim : "", f[k]);
+		if (used >= cap)
+			used = cap - 1;
+	}
+	return buf;
+}
+
+/*
+ * A line with n > h->ncols fields: the extra delimiters are inside the
+ * free-text columns (Comment, AdminComment). Put the pieces f[0..n) back
+ * together into g[0..h->ncols), giving comment_extra of the extra pieces to
+ * Comment and the rest to AdminComment (all to the one present if only one).
+ */
+static void glue_free_text(const sacct_header_t *h, char **f, int n, int comment_extra, char **g,
+			   char *cbuf, char *abuf, size_t cap)
+{
+	int ci = h->index[SACCT_COL_COMMENT], ai = h->index[SACCT_COL_ADMINCOMMENT];
+	int extra = n - h->ncols, c, p = 0;
+
+	for (c = 0; c < h->ncols; c++) {
+		int take = 0;
+
+		if (c == ci)
+			take = ai >= 0 ? comment_extra : extra;
+		else if (c == ai)
+			take = ci >= 0 ? extra - comment_extra : extra;
+		g[c] = take ? join_pieces(f, p, p + take, delim_of(h), c == ci ? cbuf : abuf, cap) : f[p];
+		p += take + 1;
+	}
+}
+
+/*
+ * How many extra pieces Comment most likely has when both free-text columns
+ * are asked for: records never contain '|' (an old one may, after its
+ * start), so AdminComment starts at the last piece that can start it and
+ * holds the record mark; without one, all extras are Comment's (admins'
+ * own texts rarely hold a '|', users' comments do).
+ */
+static int glue_guess(const sacct_header_t *h, char **f, int n)
+{
+	int ci = h->index[SACCT_COL_COMMENT], ai = h->index[SACCT_COL_ADMINCOMMENT];
+	int extra = n - h->ncols, k;
+
+	for (k = extra; k >= 0; k--)
+		if (strstr(f[ai + (ai > ci ? k : 0)], "nodeox: changed"))
+			return k;
+	return extra;
+}
+
+/*
+ * Put back what job_submit/nodeox changed, from its record: the type asked
+ * for (the rewritten request is untyped), the unscaled time limit, and the
+ * GPU count when accounting kept none (no gres/gpu in AccountingStorageTRES):
+ * then the count form says how to total it.
+ */
+static int record_apply(const sacct_record_t *rec, sacct_job_t *job, char *err, size_t errlen)
+{
+	job->recovered = 1;
+	job->record_legacy = rec->legacy;
+	if (rec->type[0]) {
+		snprintf(job->req_type, sizeof(job->req_type), "%s", rec->type);
+		job->multi_type = 0;
+	}
+	if (rec->time_limit_min > 0)
+		job->time_limit = rec->time_limit_min * 60;
+	if (job->gpus > 0)
+		return 0;
+	for (int f = 0; f < SACCT_NFORMS; f++)
+		if (rec->count[f] > SACCT_RECORD_COUNT_MAX) {
+			snprintf(err, errlen, "field %s: nodeox record: gpus= %s:%lld is not a "
+				 "plausible count", col_names[SACCT_COL_ADMINCOMMENT],
+				 sacct_form_name((sacct_form_t)f), (long long)rec->count[f]);
+			return -1;
+		}
+	if (rec->count[SACCT_FORM_TASK] >= 0 || rec->count[SACCT_FORM_SOCKET] >= 0 ||
+	    (rec->count[SACCT_FORM_NODE] >= 0 && job->nodes <= 0) ||
+	    (rec->count[SACCT_FORM_NODE] < 0 && rec->count[SACCT_FORM_JOB] < 0)) {
+		snprintf(err, errlen, "field %s: no gres/gpu count, and the nodeox record's gpus= "
+			 "cannot give the total (AccountingStorageTRES must list gres/gpu)",
+			 col_names[SACCT_COL_REQTRES]);
+		return -1;
+	}
+	job->gpus = rec->count[SACCT_FORM_NODE] >= 0 ? rec->count[SACCT_FORM_NODE] * job->nodes : 0;
+	if (rec->count[SACCT_FORM_JOB] > job->gpus)
+		job->gpus = rec->count[SACCT_FORM_JOB];
+	if (job->gpus <= 0) {
+		snprintf(err, errlen, "field %s: no gres/gpu count, and the nodeox record's gpus= "
+			 "counts no GPUs", col_names[SACCT_COL_REQTRES]);
+		return -1;
+	}
+	return 0;
+}
+
+/* The job's comment, with the recorded tag added when the comment lacks one
+ * (Slurm stores --comment only with AccountingStoreFlags=job_comment). */
+static char *comment_with_tag(const char *comment, const char *tag)
+{
+	char *out;
+	size_t n;
+
+	if (!*tag || strstr(comment, "nodeox:flex"))
+		return dup_or_empty(comment);
+	n = strlen(comment) + strlen(tag) + 2;
+	out = malloc(n);
+	if (!out) {
+		fprintf(stderr, "nodeox-sacct-import: out of memory\n");
+		exit(2);
+	}
+	snprintf(out, n, "%s%s%s", comment, *comment ? " " : "", tag);
+	return out;
+}
+
 #define FIELD(c) (h->index[c] >= 0 ? f[h->index[c]] : "")
 
-sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job,
-			      char *err, size_t errlen)
+/* One line's fields, one per header column: the job, or why not. */
+static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t *job, char *err,
+				 size_t errlen)
 {
-	char *f[SACCT_MAX_COLS + 1];
-	char comment_buf[8192];
-	int n, ci = h->index[SACCT_COL_COMMENT];
+	int rrc = 0, gpu_tres;
 	sacct_gpus_t req, alloc;
+	sacct_record_t rec;
 	time_t submit, start, end;
 	int rs, rst, ren;
 	char terr[SACCT_ERR_MAX];
 	const char *jid, *state;
 
 	memset(job, 0, sizeof(*job));
-	chomp(line);
-	n = split_bars(line, f, SACCT_MAX_COLS + 1);
-	if (n > SACCT_MAX_COLS + 1)
-		n = SACCT_MAX_COLS + 1;
-	if (n == h->ncols + 1 && f[n - 1][0] == '\0')
-		n--;                    /* `sacct -p`: trailing '|' */
-	if (n > h->ncols && ci >= 0 && n <= SACCT_MAX_COLS) {
-		/* A '|' inside the comment: glue the extra fields back into it. */
-		int extra = n - h->ncols, k;
-		size_t used = 0;
-
-		comment_buf[0] = '\0';
-		for (k = ci; k <= ci + extra; k++) {
-			used += (size_t)snprintf(comment_buf + used,
-						 used < sizeof(comment_buf) ? sizeof(comment_buf) - used : 0,
-						 "%s%s", k > ci ? "|" : "", f[k]);
-			if (used >= sizeof(comment_buf))
-				used = sizeof(comment_buf) - 1;
-		}
-		f[ci] = comment_buf;
-		for (k = ci + 1; k + extra < n; k++)
-			f[k] = f[k + extra];
-		n = h->ncols;
-	}
-	if (n != h->ncols) {
-		snprintf(err, errlen, "%d fields, the header has %d", n, h->ncols);
-		return SACCT_LINE_ERROR;
-	}
 	jid = FIELD(SACCT_COL_JOBID);
 	if (!*jid) {
 		snprintf(err, errlen, "field %s: empty", col_names[SACCT_COL_JOBID]);
@@ -374,12 +478,20 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 		}
 		job->nodes = v;
 	}
+	if (h->index[SACCT_COL_ADMINCOMMENT] >= 0 && *FIELD(SACCT_COL_ADMINCOMMENT)) {
+		rrc = sacct_record_parse(FIELD(SACCT_COL_ADMINCOMMENT), &rec, terr, sizeof(terr));
+		if (rrc < 0) {
+			snprintf(err, errlen, "field %s: %s", col_names[SACCT_COL_ADMINCOMMENT], terr);
+			return SACCT_LINE_ERROR;
+		}
+	}
 	state = FIELD(SACCT_COL_STATE);
-	if (req.total <= 0 && alloc.total <= 0)
+	gpu_tres = req.total > 0 || alloc.total > 0;
+	if (!gpu_tres && rrc != 1)
 		return SACCT_LINE_NO_GPU;
 	/* Never ran: no start, pending, or nothing allocated (cancelled while
 	 * pending: Slurm sets Start = End there but allocates nothing). */
-	if (rst != 0 || !strncmp(state, "PENDING", 7) || alloc.total <= 0)
+	if (rst != 0 || !strncmp(state, "PENDING", 7) || (gpu_tres && alloc.total <= 0))
 		return SACCT_LINE_UNSTARTED;
 	if (ren != 0 || !strncmp(state, "RUNNING", 7))
 		return SACCT_LINE_RUNNING;
@@ -392,18 +504,69 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 	snprintf(job->req_type, sizeof(job->req_type), "%s", req.type);
 	snprintf(job->alloc_type, sizeof(job->alloc_type), "%s", alloc.type);
 	job->multi_type = req.ntypes > 1;
+	job->typed_tres = req.ntypes > 0 || alloc.ntypes > 0;
+	job->record_unknown = rrc == 2;
+	if (rrc == 1 && record_apply(&rec, job, err, errlen) < 0)
+		return SACCT_LINE_ERROR;
 	job->submit = submit;
 	job->run_time = (int64_t)(end - start);
 	job->job_id = dup_or_empty(jid);
 	job->user = dup_or_empty(FIELD(SACCT_COL_USER));
 	job->account = dup_or_empty(FIELD(SACCT_COL_ACCOUNT));
 	job->partition = dup_or_empty(FIELD(SACCT_COL_PARTITION));
-	job->comment = dup_or_empty(FIELD(SACCT_COL_COMMENT));
+	job->had_comment = *FIELD(SACCT_COL_COMMENT) != '\0';
+	job->comment = comment_with_tag(FIELD(SACCT_COL_COMMENT), rrc == 1 ? rec.tag : "");
 	job->state = dup_or_empty(state);
 	char *sp = strchr(job->state, ' ');     /* "CANCELLED by 1000" */
 	if (sp)
 		*sp = '\0';
 	return SACCT_LINE_JOB;
+}
+
+sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job,
+			      char *err, size_t errlen)
+{
+	char *f[SACCT_MAX_COLS + 1], *g[SACCT_MAX_COLS];
+	char cbuf[SACCT_TEXT_MAX], abuf[SACCT_TEXT_MAX], cand_err[SACCT_ERR_MAX];
+	int n, extra, ncand, guess, i, k, both;
+	sacct_line_t rc;
+
+	memset(job, 0, sizeof(*job));
+	chomp(line);
+	n = split_fields(line, delim_of(h), f, SACCT_MAX_COLS + 1);
+	if (n > SACCT_MAX_COLS + 1)
+		n = SACCT_MAX_COLS + 1;
+	if (n == h->ncols + 1 && f[n - 1][0] == '\0')
+		n--;                    /* `sacct -p`: trailing delimiter */
+	if (n == h->ncols)
+		return parse_fields(h, f, job, err, errlen);
+	if (n < h->ncols || n > SACCT_MAX_COLS ||
+	    (h->index[SACCT_COL_COMMENT] < 0 && h->index[SACCT_COL_ADMINCOMMENT] < 0)) {
+		snprintf(err, errlen, "%d fields, the header has %d", n, h->ncols);
+		return SACCT_LINE_ERROR;
+	}
+	/* Extra delimiters inside Comment/AdminComment. With both, try the
+	 * likely split first, then every other one; the first that parses wins. */
+	extra = n - h->ncols;
+	both = h->index[SACCT_COL_COMMENT] >= 0 && h->index[SACCT_COL_ADMINCOMMENT] >= 0;
+	ncand = both ? extra + 1 : 1;
+	guess = both ? glue_guess(h, f, n) : extra;
+	for (i = 0; i < ncand; i++) {
+		k = i == 0 ? guess : extra - (i - 1);
+		if (i > 0 && k <= guess)
+			k--;            /* skip the guess, tried first */
+		glue_free_text(h, f, n, k, g, cbuf, abuf, sizeof(cbuf));
+		rc = parse_fields(h, g, job, i ? cand_err : err, i ? sizeof(cand_err) : errlen);
+		if (rc != SACCT_LINE_ERROR)
+			return rc;
+	}
+	if (both && ncand > 1) {
+		size_t used = strlen(err);
+
+		snprintf(err + used, errlen - used, " (with the delimiter inside Comment or "
+			 "AdminComment, no way of placing it parses; use sacct --delimiter and -d)");
+	}
+	return SACCT_LINE_ERROR;
 }
 
 /* One CSV field, quoted (RFC 4180) only when it has to be. */

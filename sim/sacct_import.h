@@ -3,7 +3,9 @@
  *
  * The pieces of nodeox-sacct-import that can be tested on their own: the
  * header (columns found by name), sacct's time and time-limit formats, the GPU
- * entries of ReqTRES/AllocTRES, one line into one job, and the CSV writer.
+ * entries of ReqTRES/AllocTRES, one line into one job (with the original
+ * request of a job job_submit/nodeox rewrote, read back from its AdminComment
+ * by sacct_import_record.c), and the CSV writer.
  * The command itself (sacct_import_main.c) reads a file with these and sorts.
  * Plain C, no glib: the same code could run anywhere sacct output lands.
  */
@@ -17,6 +19,7 @@
 #define SACCT_ERR_MAX  256
 #define SACCT_MAX_COLS 128
 #define SACCT_TYPE_MAX 64
+#define SACCT_TEXT_MAX 8192  /* Comment, AdminComment kept up to this length */
 
 /* The columns the importer reads; others in the input are ignored. */
 typedef enum {
@@ -33,6 +36,7 @@ typedef enum {
 	SACCT_COL_COMMENT,
 	SACCT_COL_NNODES,
 	SACCT_COL_STATE,
+	SACCT_COL_ADMINCOMMENT, /* job_submit/nodeox's record of the original request */
 	SACCT_NCOLS
 } sacct_col_t;
 
@@ -40,6 +44,7 @@ typedef enum {
 typedef struct {
 	int index[SACCT_NCOLS];
 	int ncols;              /* fields in the header */
+	const char *delim;      /* sacct --delimiter (not copied), "|" by default */
 } sacct_header_t;
 
 /* GPU entries of one TRES string. */
@@ -61,6 +66,11 @@ typedef struct {
 	int64_t run_time;                /* End - Start, seconds */
 	int64_t time_limit;              /* seconds, -1 = none (UNLIMITED, Partition_Limit) */
 	int multi_type;                  /* request named several GPU types */
+	int typed_tres;                  /* ReqTRES/AllocTRES name a GPU type */
+	int had_comment;                 /* the Comment field was not empty */
+	int recovered;                   /* original request read from AdminComment */
+	int record_legacy;               /* ... from a record written before v=1 */
+	int record_unknown;              /* AdminComment has a record of a newer version */
 	long line;                       /* input line, for ordering ties */
 } sacct_job_t;
 
@@ -75,10 +85,12 @@ typedef enum {
 } sacct_line_t;
 
 /*
- * Read the header line (`sacct -P` prints one unless -n). Modifies line.
- * Returns 0, or -1 with err naming the missing column.
+ * Read the header line (`sacct -P` prints one unless -n), fields separated by
+ * delim (sacct's --delimiter; NULL: "|"), which must outlive h. Modifies
+ * line. Returns 0, or -1 with err naming the missing column.
  */
-int sacct_parse_header(char *line, sacct_header_t *h, char *err, size_t errlen);
+int sacct_parse_header(char *line, const char *delim, sacct_header_t *h, char *err,
+		       size_t errlen);
 
 /*
  * sacct time "YYYY-MM-DDTHH:MM:SS" (local time, as sacct prints it) to
@@ -100,9 +112,14 @@ int sacct_parse_timelimit(const char *s, int64_t *secs);
 int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen);
 
 /*
- * Parse one data line (modified in place). A line with more '|' than the
- * header is accepted when the extra ones can only belong to Comment (the one
- * free-text column). On SACCT_LINE_ERROR, err holds "field NAME: reason".
+ * Parse one data line (modified in place). A line with more delimiters than
+ * the header is accepted when the extra ones can belong to the free-text
+ * columns Comment and AdminComment: joined into the one present, or, with
+ * both, placed first as AdminComment starting at the piece holding a nodeox
+ * record (else all in Comment), then every other way, until one parses. A
+ * nodeox record in AdminComment replaces the rewritten request by the
+ * original one (type, count, tag, time limit). On SACCT_LINE_ERROR, err
+ * holds "field NAME: reason" (of the first placement tried).
  */
 sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job,
 			      char *err, size_t errlen);

@@ -2,7 +2,8 @@
  * sacct_import_main.c: nodeox-sacct-import, the command. Reads `sacct -P`
  * output (a file or stdin), keeps the GPU jobs that ran, writes them as a
  * nodeox trace CSV sorted by submit time (seconds from the first submit), and
- * says on stderr what it skipped and why. See nodeox-sacct-import(1).
+ * says on stderr what it skipped and why, and which slurm.conf accounting
+ * setting the input shows to be missing. See nodeox-sacct-import(1).
  */
 #include "config.h"
 #include "sim/sacct_import.h"
@@ -17,15 +18,51 @@
 static void usage(FILE *to)
 {
 	fprintf(to,
-		"Usage: " PROG " [-o FILE] [--skip-bad] [FILE]\n"
+		"Usage: " PROG " [-o FILE] [-d DELIM] [--skip-bad] [FILE]\n"
 		"Convert `sacct -a -X -P --format=JobIDRaw,User,Account,Partition,Submit,Start,End,\n"
-		"Timelimit,ReqTRES,AllocTRES,Comment,NNodes,State` output (FILE, or stdin)\n"
-		"into a nodeox-sim trace CSV.\n"
+		"Timelimit,ReqTRES,AllocTRES,NNodes,State,Comment,AdminComment` output (FILE, or\n"
+		"stdin) into a nodeox-sim trace CSV.\n"
 		"  -o, --output FILE  write the trace here (default stdout)\n"
+		"  -d, --delimiter S  the field delimiter given to sacct --delimiter (default |)\n"
 		"  -k, --skip-bad     skip malformed lines (counted) instead of stopping\n"
 		"  -q, --quiet        no summary on stderr\n"
 		"  -h, --help         this text\n"
 		"  -V, --version      print the version\n");
+}
+
+/*
+ * What the input shows about slurm.conf's accounting settings (each one
+ * loses part of the workload, see nodeox-sacct-import(1) REQUIREMENTS).
+ * Warnings, not errors: the trace is written all the same.
+ */
+static void warn_missing(const sacct_header_t *h, size_t njobs, long n_nogpu, long n_typed,
+			 long n_commented, long n_legacy, long n_unknown)
+{
+	if (!njobs && n_nogpu)
+		fprintf(stderr, PROG ": warning: no job has GPUs in ReqTRES or AllocTRES: "
+			"AccountingStorageTRES in slurm.conf must list gres/gpu\n");
+	if (njobs && !n_typed)
+		fprintf(stderr, PROG ": warning: no GPU type in any ReqTRES or AllocTRES: "
+			"without gres/gpu:TYPE for each type in AccountingStorageTRES (slurm.conf), "
+			"jobs import as asking for any type unless job_submit/nodeox recorded them\n");
+	if (h->index[SACCT_COL_COMMENT] < 0)
+		fprintf(stderr, PROG ": warning: no Comment column: nodeox:flex tags of jobs "
+			"job_submit/nodeox did not rewrite are lost (add Comment to --format)\n");
+	else if (njobs && !n_commented)
+		fprintf(stderr, PROG ": warning: no job has a Comment: Slurm stores --comment only "
+			"with AccountingStoreFlags=job_comment in slurm.conf; without it the "
+			"nodeox:flex tags of jobs job_submit/nodeox did not rewrite are lost\n");
+	if (h->index[SACCT_COL_ADMINCOMMENT] < 0)
+		fprintf(stderr, PROG ": warning: no AdminComment column: jobs job_submit/nodeox "
+			"rewrote import as rewritten (untyped, scaled time limit); add AdminComment "
+			"to --format\n");
+	if (n_legacy)
+		fprintf(stderr, PROG ": warning: %ld jobs carry a nodeox record from before "
+			"format v=1: their type and time limit are restored, their tag options are "
+			"not known (written as nodeox:flex)\n", n_legacy);
+	if (n_unknown)
+		fprintf(stderr, PROG ": warning: %ld jobs carry a nodeox record of a newer format "
+			"than v=1: imported as rewritten; use a newer nodeox-sacct-import\n", n_unknown);
 }
 
 static int job_cmp(const void *a, const void *b)
@@ -41,13 +78,14 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{"output", required_argument, NULL, 'o'},
+		{"delimiter", required_argument, NULL, 'd'},
 		{"skip-bad", no_argument, NULL, 'k'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *in_name = "-", *out_name = "-";
+	const char *in_name = "-", *out_name = "-", *delim = "|";
 	int skip_bad = 0, quiet = 0, c;
 	FILE *in, *out;
 	char *line = NULL;
@@ -58,11 +96,19 @@ int main(int argc, char **argv)
 	sacct_job_t *jobs = NULL;
 	size_t njobs = 0, jcap = 0, i;
 	long n_step = 0, n_nogpu = 0, n_unstarted = 0, n_running = 0, n_bad = 0, n_multi = 0;
+	long n_typed = 0, n_commented = 0, n_recovered = 0, n_legacy = 0, n_unknown = 0;
 	int have_header = 0, rc = 0;
 
-	while ((c = getopt_long(argc, argv, "o:kqhV", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:d:kqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o': out_name = optarg; break;
+		case 'd':
+			delim = optarg;
+			if (!*delim || strpbrk(delim, "\r\n")) {
+				fprintf(stderr, PROG ": --delimiter: must be non-empty, without a newline\n");
+				return 2;
+			}
+			break;
 		case 'k': skip_bad = 1; break;
 		case 'q': quiet = 1; break;
 		case 'h': usage(stdout); return 0;
@@ -93,7 +139,7 @@ int main(int argc, char **argv)
 		if (!have_header) {
 			if (line[strspn(line, " \t\r\n")] == '\0')
 				continue;
-			if (sacct_parse_header(line, &h, err, sizeof(err)) < 0) {
+			if (sacct_parse_header(line, delim, &h, err, sizeof(err)) < 0) {
 				fprintf(stderr, PROG ": %s:%ld: %s\n", in_name, lineno, err);
 				rc = 1;
 				goto done;
@@ -124,6 +170,11 @@ int main(int argc, char **argv)
 		}
 		job.line = lineno;
 		n_multi += job.multi_type;
+		n_typed += job.typed_tres;
+		n_commented += job.had_comment;
+		n_recovered += job.recovered;
+		n_legacy += job.record_legacy;
+		n_unknown += job.record_unknown;
 		if (njobs == jcap) {
 			size_t ncap = jcap ? 2 * jcap : 1024;
 			sacct_job_t *grown = realloc(jobs, ncap * sizeof(*jobs));
@@ -175,7 +226,11 @@ int main(int argc, char **argv)
 		if (n_multi)
 			fprintf(stderr, PROG ": %ld jobs asked for several GPU types; "
 				"the type with most GPUs was kept\n", n_multi);
+		if (n_recovered)
+			fprintf(stderr, PROG ": %ld jobs rewritten by job_submit/nodeox imported as "
+				"submitted (request read from AdminComment)\n", n_recovered);
 	}
+	warn_missing(&h, njobs, n_nogpu, n_typed, n_commented, n_legacy, n_unknown);
 done:
 	if (in != stdin)
 		fclose(in);

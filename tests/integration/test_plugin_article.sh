@@ -42,7 +42,7 @@ check_eq "$(job_field "$j4" TresPerNode)" gres:gpu:4 "tagged job: GPU request un
 check_eq "$(job_field "$j4" Features)" "a100|l40s" "tagged job: constraint is the OR of the group"
 check_eq "$(job_field "$j4" TimeLimit)" 01:40:00 "tagged job: 60 min scaled by 1.0/0.6"
 check_match "$(job_field "$j4" AdminComment)" 'gres:gpu:a100:4' "admin comment records the original request"
-check_match "$(job_field "$j4" AdminComment)" 'a100\|l40s' "admin comment records the change"
+check_match "$(job_field "$j4" AdminComment)" 'features=->a100%7Cl40s' "admin comment records the change ('|' percent-encoded, nodeox.conf(5))"
 check_eq "$(job_field "$j4" Comment)" nodeox:flex "user comment kept"
 check_eq "$(job_state "$j3")" PENDING "untagged job still waits"
 check_match "$(cluster_ctld_log | grep -c 'nodeox.*a100|l40s')" '^[1-9]' "slurmctld log has the decision"

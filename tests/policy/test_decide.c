@@ -459,10 +459,94 @@ static void test_dryrun_and_admin_comment(void **state)
 	decide("MinSpeed=0.5\n", &job);
 	assert_false(d.dryrun);
 	assert_string_equal(d.admin_comment,
-			    "nodeox: changed tres_per_node=gres:gpu:a100:2->gres:gpu:2 "
-			    "features=ib->ib&(a100|h100|gpu_l40s) time_limit=30->60");
+			    "nodeox: changed v=1 type=a100 gpus=node:2 tag=nodeox:flex "
+			    "time_limit=30->60 tres_per_node=gres:gpu:a100:2->gres:gpu:2 "
+			    "features=ib->ib&(a100%7Ch100%7Cgpu_l40s)");
 	assert_string_equal(d.reason, "GPU type a100 broadened to a100|h100|l40s, "
 			    "time limit 30 -> 60 min");
+}
+
+/* No byte of the record may break `sacct -P` or a log line: no '|', ';',
+ * blank inside a value, '>' outside the arrows, quote, backslash, control. */
+static void assert_record_clean(const char *rec)
+{
+	const char *p;
+
+	for (p = rec; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c < 0x20 || c >= 0x7f || strchr("|;\"'`", c))
+			fail_msg("byte 0x%02x at %d in record '%s'", c, (int)(p - rec), rec);
+		if (c == '>' && (p == rec || p[-1] != '-'))
+			fail_msg("'>' outside an arrow at %d in '%s'", (int)(p - rec), rec);
+		if (c == ' ' && (p[1] == ' ' || !p[1]))
+			fail_msg("empty word at %d in '%s'", (int)(p - rec), rec);
+	}
+}
+
+/* The admin_comment record, interface of nodeox-sacct-import (nodeox.conf(5),
+ * ADMIN COMMENT RECORD): every key, each count form, canonical tag. */
+/* User text (the constraint) with every reserved byte, and one so long that
+ * its word cannot fit: the record stays one clean line, the long key is left
+ * out whole and named in cut=, the keys the importer needs are all there. */
+static void test_admin_comment_hostile(void **state)
+{
+	char longc[NODEOX_STR_MAX];
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:4",
+			     .features = "ib;x\"y'\\z%7C\tq\n2026 fake log line\r>",
+			     .time_limit = 60 };
+
+	(void)state;
+	decide("", &job);
+	assert_rewrite();
+	assert_record_clean(d.admin_comment);
+	assert_non_null(strstr(d.admin_comment, " features=ib%3Bx%22y%27%5Cz%257C%09q%0A2026%20"
+			       "fake%20log%20line%0D%3E->ib%3Bx%22y%27%5Cz%257C%09q%0A2026%20fake"
+			       "%20log%20line%0D%3E&("));
+	assert_null(strstr(d.admin_comment, "cut="));
+
+	memset(longc, 0, sizeof(longc));
+	memset(longc, 'f', 400); /* 400 bytes, kept; twice in features=FROM->TO */
+	for (int i = 1; i < 400; i += 2)
+		longc[i] = ' '; /* each blank is 3 bytes encoded */
+	job.features = longc;
+	decide("", &job);
+	assert_rewrite();
+	assert_record_clean(d.admin_comment);
+	assert_true(strlen(d.admin_comment) < sizeof(d.admin_comment));
+	assert_non_null(strstr(d.admin_comment, "nodeox: changed v=1 type=a100 gpus=node:4 "
+			       "tag=nodeox:flex time_limit=60->"));
+	assert_non_null(strstr(d.admin_comment, " tres_per_node=gres:gpu:a100:4->gres:gpu:4"));
+	assert_null(strstr(d.admin_comment, " features="));
+	assert_non_null(strstr(d.admin_comment, " cut=features"));
+}
+
+static void test_admin_comment_record(void **state)
+{
+	nodeox_job_t job = { .comment = "sweep nodeox:flex:uniform:mem=40960M:types=l40s+a100",
+			     .tres_per_job = "gres:gpu:a100:8",
+			     .tres_per_task = "gres/gpu:a100=1", .time_limit = NODEOX_TIME_NONE };
+
+	(void)state;
+	decide("PreferRequested=yes\n", &job);
+	assert_rewrite();
+	assert_string_equal(d.admin_comment,
+			    "nodeox: changed v=1 type=a100 gpus=job:8,task:1 "
+			    "tag=nodeox:flex:mem=40G:types=l40s+a100:uniform "
+			    "tres_per_job=gres:gpu:a100:8->gres:gpu:8 "
+			    "tres_per_task=gres/gpu:a100=1->gres/gpu=1 "
+			    "features=->[a100%7Cgpu_l40s] prefer=->a100");
+	assert_record_clean(d.admin_comment);
+	job.comment = "nodeox:flex:mem=1500M";
+	job.tres_per_job = NULL;
+	job.tres_per_task = NULL;
+	job.tres_per_socket = "gres:gpu:a100:2";
+	job.time_limit = 90;
+	decide("", &job);
+	assert_rewrite();
+	assert_non_null(strstr(d.admin_comment, " gpus=socket:2 tag=nodeox:flex:mem=1500M "
+			       "time_limit=90->"));
+	assert_record_clean(d.admin_comment);
 }
 
 /*
@@ -578,6 +662,8 @@ int main(void)
 		cmocka_unit_test(test_keep_reasons),
 		cmocka_unit_test(test_reject),
 		cmocka_unit_test(test_dryrun_and_admin_comment),
+		cmocka_unit_test(test_admin_comment_record),
+		cmocka_unit_test(test_admin_comment_hostile),
 		cmocka_unit_test(test_feature_filtering),
 		cmocka_unit_test(test_when_blocked),
 		cmocka_unit_test(test_action_names),

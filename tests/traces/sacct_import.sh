@@ -69,4 +69,26 @@ if "$imp" "$tmp/empty.txt" > /dev/null 2> "$tmp/err"; then fail "empty input acc
 grep -q "empty input" "$tmp/err" || fail "empty message"
 if "$imp" "$tmp/missing.txt" > /dev/null 2> "$tmp/err"; then fail "missing file accepted"; fi
 grep -q "missing.txt: No such file" "$tmp/err" || fail "missing file message"
+# 7. warnings for accounting settings the input shows to be missing
+"$imp" -q -o /dev/null "$sample" 2> "$tmp/err" || fail "sample again"
+grep -q "warning: no AdminComment column" "$tmp/err" || fail "no AdminComment warning"
+if grep -q "no job has a Comment\|no GPU type in any" "$tmp/err"; then fail "false warning"; fi
+grep -v 'lr=3e-4' "$sample" | awk -F'|' 'BEGIN{OFS="|"} NR > 1 {$11 = ""} {print}' > "$tmp/nocomment.txt"
+"$imp" -q -o /dev/null "$tmp/nocomment.txt" 2> "$tmp/err" || fail "no comments"
+grep -q "warning: no job has a Comment: .*AccountingStoreFlags=job_comment" "$tmp/err" ||
+	fail "no-comment warning"
+sed 's/gres\/gpu:[a-z0-9]*=[0-9]*,//g' "$sample" > "$tmp/untyped.txt"
+"$imp" -q -o /dev/null "$tmp/untyped.txt" 2> "$tmp/err" || fail "untyped"
+grep -q "warning: no GPU type in any ReqTRES or AllocTRES: .*AccountingStorageTRES" "$tmp/err" ||
+	fail "no-type warning"
+sed 's/gres\/gpu[:a-z0-9]*=[0-9]*,//g' "$sample" > "$tmp/nogpu.txt"
+"$imp" -q -o /dev/null "$tmp/nogpu.txt" 2> "$tmp/err" || fail "no gpus"
+grep -q "warning: no job has GPUs in ReqTRES or AllocTRES: AccountingStorageTRES" "$tmp/err" ||
+	fail "no-gpu warning"
+
+# 8. -d: sacct --delimiter output (here '^^'), where '|' is plain text
+grep -v 'lr=3e-4' "$sample" | sed 's/|/^^/g' > "$tmp/caret.txt"
+"$imp" -q -d '^^' "$tmp/caret.txt" > "$tmp/caret.csv" 2> "$tmp/err" || fail "-d ^^"
+cmp "$tmp/caret.csv" "$tmp/exp_noPipe.csv" || { diff "$tmp/exp_noPipe.csv" "$tmp/caret.csv"; fail "-d output"; }
+if "$imp" -d '' "$sample" > /dev/null 2> "$tmp/err"; then fail "empty delimiter accepted"; fi
 echo "PASS"

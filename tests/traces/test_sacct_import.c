@@ -1,7 +1,9 @@
 /*
  * test_sacct_import.c: cmocka unit tests of the sacct field parsers behind
  * nodeox-sacct-import (sim/sacct_import.c): time limits, times, TRES GPU
- * entries, and whole lines (steps, '|' inside a comment, `sacct -p` output).
+ * entries, and whole lines (steps, '|' inside a comment, `sacct -p` output),
+ * and the AdminComment record of job_submit/nodeox (sim/sacct_import_record.c)
+ * as an interface: written by the real policy library, read back here.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,7 +13,9 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "plugin/policy.h"
 #include "sim/sacct_import.h"
+#include "sim/sacct_import_record.h"
 
 static void test_timelimit(void **state)
 {
@@ -111,7 +115,7 @@ static void parse_header(sacct_header_t *h, const char *text)
 	char buf[512], err[SACCT_ERR_MAX];
 
 	snprintf(buf, sizeof(buf), "%s", text);
-	assert_int_equal(sacct_parse_header(buf, h, err, sizeof(err)), 0);
+	assert_int_equal(sacct_parse_header(buf, NULL, h, err, sizeof(err)), 0);
 }
 
 static void test_line(void **state)
@@ -178,13 +182,250 @@ static void test_header(void **state)
 	(void)state;
 	/* JobID accepted for JobIDRaw; order free; unknown columns ignored */
 	snprintf(buf, sizeof(buf), "%s", "State|JobID|Elapsed|Submit|Start|End|ReqTRES|AllocTRES");
-	assert_int_equal(sacct_parse_header(buf, &h, err, sizeof(err)), 0);
+	assert_int_equal(sacct_parse_header(buf, NULL, &h, err, sizeof(err)), 0);
 	assert_int_equal(h.index[SACCT_COL_JOBID], 1);
 	assert_int_equal(h.index[SACCT_COL_STATE], 0);
 	assert_int_equal(h.index[SACCT_COL_COMMENT], -1);
 	snprintf(buf, sizeof(buf), "%s", "JobIDRaw|Submit|Start|End|ReqTRES");
-	assert_int_equal(sacct_parse_header(buf, &h, err, sizeof(err)), -1);
+	assert_int_equal(sacct_parse_header(buf, NULL, &h, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "AllocTRES"));
+}
+
+/* The interface: what decide_admin_comment writes, sacct_record_parse reads,
+ * also after an admin's own text and with hostile bytes in the constraint. */
+static void test_record_roundtrip(void **state)
+{
+	static const char conf_text[] =
+		"GpuType=a100 Memory=80G Speed=1.0\n"
+		"GpuType=l40s Memory=48G Speed=0.6\n"
+		"Group=g Types=a100,l40s\n";
+	nodeox_conf_t *conf;
+	nodeox_decision_t *d = calloc(1, sizeof(*d));
+	nodeox_job_t job = { .comment = "run 3 nodeox:flex:mem=40960M:uniform",
+			     .tres_per_node = "gres:nic:1,gres:gpu:a100:2",
+			     .tres_per_job = "gres:gpu:a100:4",
+			     .features = "ib|x;y \"z\"\n|", .time_limit = 60 };
+	sacct_record_t rec;
+	char err[SACCT_ERR_MAX], ac[2 * NODEOX_STR_MAX];
+
+	(void)state;
+	assert_non_null(d);
+	assert_int_equal(nodeox_conf_parse_string(conf_text, "t.conf", &conf, err, sizeof(err)), 0);
+	job.features = "ib";
+	nodeox_policy_decide(conf, &job, NULL, d);
+	assert_int_equal(d->action, NODEOX_REWRITE);
+	assert_null(strpbrk(d->admin_comment, "|;\n"));
+	snprintf(ac, sizeof(ac), "moved by ops | ticket 12; %s", d->admin_comment);
+	assert_int_equal(sacct_record_parse(ac, &rec, err, sizeof(err)), 1);
+	assert_int_equal(rec.version, 1);
+	assert_false(rec.legacy);
+	assert_string_equal(rec.type, "a100");
+	assert_int_equal(rec.count[SACCT_FORM_JOB], 4);
+	assert_int_equal(rec.count[SACCT_FORM_NODE], 2);
+	assert_int_equal(rec.count[SACCT_FORM_TASK], -1);
+	assert_string_equal(rec.tag, "nodeox:flex:mem=40G:uniform");
+	assert_int_equal(rec.time_limit_min, 60);
+
+	/* a constraint with every delimiter in it: still one clean record */
+	job.features = "ib|x;y \"z\"\n% %7C";
+	nodeox_policy_decide(conf, &job, NULL, d);
+	if (d->action == NODEOX_REWRITE) {
+		assert_null(strpbrk(d->admin_comment, "|;\n\""));
+		assert_int_equal(sacct_record_parse(d->admin_comment, &rec, err, sizeof(err)), 1);
+		assert_string_equal(rec.type, "a100");
+	}
+	nodeox_conf_free(conf);
+	free(d);
+}
+
+static void test_record_forms(void **state)
+{
+	sacct_record_t rec;
+	char err[SACCT_ERR_MAX];
+
+	(void)state;
+	/* no record; the mark inside an admin's words is not one */
+	assert_int_equal(sacct_record_parse("", &rec, err, sizeof(err)), 0);
+	assert_int_equal(sacct_record_parse("see nodeox: changed v=1 type=a100", &rec, err,
+					    sizeof(err)), 0);
+	/* two records (an update broadened again): the last gives the request, the
+	 * last with time_limit= the original limit; unknown keys are skipped */
+	assert_int_equal(sacct_record_parse("nodeox: changed v=1 type=a100 gpus=node:4 "
+					    "tag=nodeox:flex time_limit=30->60; nodeox: changed "
+					    "v=1 type=h100 gpus=job:8 tag=nodeox:flex:types=h100%2Ba100 "
+					    "future=x%20y", &rec, err, sizeof(err)), 1);
+	assert_string_equal(rec.type, "h100");
+	assert_int_equal(rec.count[SACCT_FORM_JOB], 8);
+	assert_int_equal(rec.count[SACCT_FORM_NODE], -1);
+	assert_string_equal(rec.tag, "nodeox:flex:types=h100+a100");
+	assert_int_equal(rec.time_limit_min, 30);
+	/* a newer version: recognised, not read */
+	assert_int_equal(sacct_record_parse("nodeox: changed v=2 whatever", &rec, err,
+					    sizeof(err)), 2);
+	assert_int_equal(rec.version, 2);
+	/* before v=1: type, count and limit from the words; the tag's options unknown */
+	assert_int_equal(sacct_record_parse("nodeox: changed tres_per_job=gres:gpu:a100:4->gres:gpu:4 "
+					    "features=(none)->a100|l40s time_limit=60->100", &rec,
+					    err, sizeof(err)), 1);
+	assert_true(rec.legacy);
+	assert_string_equal(rec.type, "a100");
+	assert_int_equal(rec.count[SACCT_FORM_JOB], 4);
+	assert_int_equal(rec.time_limit_min, 60);
+	assert_string_equal(rec.tag, "nodeox:flex");
+	/* malformed: each names what */
+	static const struct { const char *ac, *msg; } bad[] = {
+		{ "nodeox: changed v=1 type=a100 gpus=node", "bad gpus=" },
+		{ "nodeox: changed v=1 type=a100 gpus=rack:4", "bad gpus=" },
+		{ "nodeox: changed v=1 type=a100 gpus=node:4,node:2", "bad gpus=" },
+		{ "nodeox: changed v=1 type=a|b", "bad type=" },
+		{ "nodeox: changed v=1 type=a100 tag=nodeox:flex%2", "bad tag=" },
+		{ "nodeox: changed v=1 type=a100 tag=other", "bad tag=" },
+		{ "nodeox: changed v=1 type=a100 tag=nodeox:flex%00", "bad tag=" },
+		{ "nodeox: changed v=1 type=a100 time_limit=60", "bad time_limit=" },
+		{ "nodeox: changed v=1 type=a100 features=%ZZ->a", "bad %XX escape in features=" },
+		{ "nodeox: changed v=1 gpus=node:4", "no type=" },
+		{ "nodeox: changed v=x", "bad version" },
+		{ "nodeox: changed v=1 type=a100  gpus=node:4", "two blanks" },
+		{ "nodeox: changed v=1 type=a100 junk", "not KEY=VALUE" },
+		{ "nodeox: changed features=a->b", "before v=1" },
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (sacct_record_parse(bad[i].ac, &rec, err, sizeof(err)) != -1 ||
+		    !strstr(err, bad[i].msg))
+			fail_msg("'%s': got '%s', want '%s'", bad[i].ac, err, bad[i].msg);
+	}
+	char buf[16];
+	assert_int_equal(sacct_record_decode("a%7Cb%20", 8, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "a|b ");
+	assert_int_equal(sacct_record_decode("abc%7", 5, buf, sizeof(buf)), -1);
+	assert_int_equal(sacct_record_decode("0123456789abcdef", 16, buf, sizeof(buf)), -1);
+}
+
+static const char *header_ac =
+	"JobIDRaw|User|Account|Partition|Submit|Start|End|Timelimit|ReqTRES|AllocTRES|"
+	"NNodes|State|Comment|AdminComment";
+
+/* A job the plugin rewrote comes back as submitted; '|' in the free text. */
+static void test_line_recovery(void **state)
+{
+	sacct_header_t h;
+	sacct_job_t job;
+	char err[SACCT_ERR_MAX];
+	char line[2048];
+
+	(void)state;
+	parse_header(&h, header_ac);
+	assert_int_equal(h.index[SACCT_COL_ADMINCOMMENT], 13);
+	/* rewritten: untyped request, scaled limit, got l40s; no job_comment */
+	snprintf(line, sizeof(line), "%s",
+		 "30|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|cpu=2,gres/gpu=4,node=2|cpu=2,gres/gpu:l40s=4,gres/gpu=4,node=2|2|COMPLETED||"
+		 "nodeox: changed v=1 type=a100 gpus=node:2 tag=nodeox:flex:mem=40G time_limit=1->2 "
+		 "tres_per_node=gres:gpu:a100:2->gres:gpu:2 features=->a100%7Cl40s");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_JOB);
+	assert_true(job.recovered);
+	assert_string_equal(job.req_type, "a100");
+	assert_string_equal(job.alloc_type, "l40s");
+	assert_int_equal(job.gpus, 4);
+	assert_int_equal(job.nodes, 2);
+	assert_int_equal(job.time_limit, 60);
+	assert_string_equal(job.comment, "nodeox:flex:mem=40G");
+	assert_false(job.had_comment);
+	sacct_job_clear(&job);
+
+	/* '|' in Comment and in an admin's text before the record, and an old
+	 * record with '|' in it: the AdminComment starts at the record */
+	snprintf(line, sizeof(line), "%s",
+		 "31|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|gres/gpu=4|gres/gpu:l40s=4,gres/gpu=4|1|COMPLETED|a|b nodeox:flex:uniform|"
+		 "nodeox: changed tres_per_job=gres:gpu:a100:4->gres:gpu:4 features=(none)->[a100|l40s] "
+		 "time_limit=1->2");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_JOB);
+	assert_string_equal(job.comment, "a|b nodeox:flex:uniform");
+	assert_true(job.record_legacy);
+	assert_string_equal(job.req_type, "a100");
+	assert_int_equal(job.time_limit, 60);
+	sacct_job_clear(&job);
+
+	/* a record and no GPU TRES at all (no gres/gpu in AccountingStorageTRES):
+	 * the count form gives the total */
+	snprintf(line, sizeof(line), "%s",
+		 "32|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|cpu=2,node=2|cpu=2,node=2|2|COMPLETED|x|"
+		 "nodeox: changed v=1 type=a100 gpus=node:2 tag=nodeox:flex");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_JOB);
+	assert_int_equal(job.gpus, 4);
+	assert_string_equal(job.comment, "x nodeox:flex");
+	sacct_job_clear(&job);
+	snprintf(line, sizeof(line), "%s",
+		 "33|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|cpu=2|cpu=2|1|COMPLETED||nodeox: changed v=1 type=a100 gpus=task:1");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
+	assert_non_null(strstr(err, "AccountingStorageTRES must list gres/gpu"));
+	/* a record counting 0 GPUs (the policy saw "gpu:a100:0") gives no total */
+	snprintf(line, sizeof(line), "%s",
+		 "37|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|cpu=2|cpu=2|1|COMPLETED||nodeox: changed v=1 type=a100 gpus=node:0");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
+	assert_non_null(strstr(err, "counts no GPUs"));
+	snprintf(line, sizeof(line), "%s",
+		 "38|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|cpu=2|cpu=2|1|COMPLETED||nodeox: changed v=1 type=a100 gpus=job:99999999999");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
+	assert_non_null(strstr(err, "gpus= job:99999999999 is not a plausible count"));
+	/* a broken record is a line error naming the field */
+	snprintf(line, sizeof(line), "%s",
+		 "34|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|gres/gpu=4|gres/gpu=4|1|COMPLETED||nodeox: changed v=1 type=a100 gpus=x");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
+	assert_non_null(strstr(err, "field AdminComment: nodeox record: bad gpus="));
+
+	/* Comment and AdminComment apart (AdminComment added at the end of the
+	 * old documented --format, the issue's case), '|' in both: each way of
+	 * placing the extra fields is tried, the one that parses wins */
+	parse_header(&h, "JobIDRaw|User|Account|Partition|Submit|Start|End|Timelimit|ReqTRES|"
+		     "AllocTRES|Comment|NNodes|State|AdminComment");
+	snprintf(line, sizeof(line), "%s",
+		 "35|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|gres/gpu=4|gres/gpu:l40s=4,gres/gpu=4|x|y nodeox:flex|1|COMPLETED|"
+		 "nodeox: changed tres_per_job=gres:gpu:a100:4->gres:gpu:4 features=(none)->a100|l40s "
+		 "time_limit=1->2");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_JOB);
+	assert_string_equal(job.comment, "x|y nodeox:flex");
+	assert_string_equal(job.req_type, "a100");
+	assert_int_equal(job.time_limit, 60);
+	assert_int_equal(job.nodes, 1);
+	sacct_job_clear(&job);
+	/* no placement parses: the first error, and the advice */
+	snprintf(line, sizeof(line), "%s",
+		 "36|ann|lab|gpu|soon|2026-11-02T10:00:10|2026-11-02T10:01:10|"
+		 "00:02:00|gres/gpu=4|gres/gpu=4|x|y|1|COMPLETED|z");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_ERROR);
+	assert_non_null(strstr(err, "field Submit"));
+	assert_non_null(strstr(err, "use sacct --delimiter and -d"));
+}
+
+/* sacct --delimiter: any string; '|' is then plain text. */
+static void test_delimiter(void **state)
+{
+	sacct_header_t h;
+	sacct_job_t job;
+	char err[SACCT_ERR_MAX], buf[512], line[1024];
+
+	(void)state;
+	snprintf(buf, sizeof(buf), "%s", "JobIDRaw^^Submit^^Start^^End^^ReqTRES^^AllocTRES^^"
+		 "Comment^^AdminComment");
+	assert_int_equal(sacct_parse_header(buf, "^^", &h, err, sizeof(err)), 0);
+	assert_int_equal(h.ncols, 8);
+	snprintf(line, sizeof(line), "%s",
+		 "40^^2026-11-02T10:00:00^^2026-11-02T10:00:10^^2026-11-02T10:01:10^^gres/gpu=4^^"
+		 "gres/gpu:l40s=4,gres/gpu=4^^a|b^c^^ops|x; nodeox: changed features=(none)->a100|l40s "
+		 "tres_per_node=gres:gpu:a100:4->gres:gpu:4");
+	assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_JOB);
+	assert_string_equal(job.comment, "a|b^c nodeox:flex");
+	assert_string_equal(job.req_type, "a100");
+	assert_int_equal(job.gpus, 4);
+	sacct_job_clear(&job);
 }
 
 int main(void)
@@ -195,6 +436,10 @@ int main(void)
 		cmocka_unit_test(test_tres),
 		cmocka_unit_test(test_line),
 		cmocka_unit_test(test_header),
+		cmocka_unit_test(test_record_roundtrip),
+		cmocka_unit_test(test_record_forms),
+		cmocka_unit_test(test_line_recovery),
+		cmocka_unit_test(test_delimiter),
 	};
 
 	setenv("TZ", "UTC", 1);

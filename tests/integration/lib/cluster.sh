@@ -61,6 +61,9 @@ CLUSTER_STOPPED=0
 CLUSTER_USER=              # unprivileged user who submits by default
 CLUSTER_USER2=             # a second unprivileged user
 CLUSTER_USERS=()          # users made by cluster_user_add, removed at stop
+# Hook (added for tests/integration/lib/accounting.sh): a function cluster_start
+# calls once munged answers and before slurmctld starts (slurmdbd goes there).
+CLUSTER_BEFORE_CTLD=
 
 # cluster_skip MESSAGE: print why the test cannot run here and exit 77 (skip).
 cluster_skip()
@@ -470,6 +473,7 @@ cluster_start()
 		sleep 0.1
 	done
 	[ "$i" -lt 50 ] || cluster_fail "munged not answering on $d/munge.sock"
+	[ -z "$CLUSTER_BEFORE_CTLD" ] || "$CLUSTER_BEFORE_CTLD"
 
 	# shellcheck disable=SC2086 # the wrapper is words on purpose
 	cluster_spawn slurmctld ${CLUSTER_CTLD_WRAP:-} slurmctld -D -c -i -f "$d/slurm.conf"

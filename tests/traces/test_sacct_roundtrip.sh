@@ -1,0 +1,107 @@
+#!/bin/bash
+# test_sacct_roundtrip.sh: the admin's path sacct -> nodeox-sacct-import ->
+# nodeox-sim on a real accounting stack (tests/integration/lib/accounting.sh:
+# MariaDB, slurmdbd 22.05, the private cluster with job_submit/nodeox). A mixed
+# set of jobs (untagged typed and untyped, tagged and rewritten per node and
+# per job, tagged and kept, a malformed tag rejected, an array, a 2-node job)
+# is submitted, waited for, exported with the documented sacct command and
+# imported: each job's trace row must be what was submitted (type, count,
+# nodes, unscaled time limit, comment with its tag), whatever the plugin made
+# of it; then the trace replays in nodeox-sim's compare mode.
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+. "$top_srcdir/tests/integration/lib/accounting.sh"
+imp=$top_builddir/sim/nodeox-sacct-import
+sim=$top_builddir/sim/nodeox-sim
+[ -x "$imp" ] && [ -x "$sim" ] || { echo "FAIL: nodeox-sacct-import or nodeox-sim not built"; exit 1; }
+
+accounting_init
+cluster_use_plugin
+cluster_nodeox_conf_article
+cluster_start
+t0=$(date +%Y-%m-%dT%H:%M:%S -d '-1 min')
+w=(--wrap "sleep 1")
+
+# id|gpu_type|gpus|nodes|time_limit|comment, as submitted
+expect=()
+submit() {   # submit EXPECTED_ROW_WITHOUT_ID SBATCH_ARGS...: one job or array
+	local row=$1 id i
+	shift
+	id=$(cluster_sbatch "$@" "${w[@]}") || { check_true "sbatch $*" false; return; }
+	ids+=("$id")
+	case " $* " in
+	*" --array=0-1 "*) for i in 0 1; do expect+=("${id}_$i|$row"); done ;;
+	*) expect+=("$id|$row") ;;
+	esac
+}
+ids=()
+submit "a100|1|1|120|" -p gpu --gres=gpu:a100:1 -t 2
+submit "|2|1|180|plain run" --gpus=2 -t 3 --comment "plain run"
+submit "a100|2|1|60|exp7 nodeox:flex:mem=40G" --gres=gpu:a100:2 -t 1 --comment "exp7 nodeox:flex:mem=40G"
+submit "a100|1|1|120|a|b nodeox:flex" --gpus=a100:1 -t 2 --comment "a|b nodeox:flex"
+submit "a100|1|1|120|nodeox:flex:mem=80G" --gres=gpu:a100:1 -t 2 --comment "nodeox:flex:mem=80G"
+submit "l40s|1|1|120|nodeox:flex" --array=0-1 --gres=gpu:l40s:1 -t 2 --comment nodeox:flex
+submit "a100|4|2|120|2n nodeox:flex:uniform" -N 2 --gres=gpu:a100:2 -t 2 --comment "2n nodeox:flex:uniform"
+if cluster_sbatch --gres=gpu:a100:1 -t 2 --comment "nodeox:flex:fast" "${w[@]}" > /dev/null; then
+	check_true "a malformed tag was accepted" false
+fi
+check_match "$(cluster_submit_msg)" "unknown option 'fast'" "malformed tag rejected with its reason"
+
+# what the plugin did, as Slurm recorded it
+check_match "$(job_field "${ids[2]}" AdminComment)" "^nodeox: changed v=1 type=a100 gpus=node:2 " \
+	"rewritten job carries the record"
+check_eq "$(job_field "${ids[2]}" TimeLimit)" "00:02:00" "rewritten job's limit scaled"
+check_eq "$(job_field "${ids[4]}" AdminComment)" "" "kept job has no record"
+
+check_true "jobs reached the accounting database" accounting_wait_jobs 40 "${ids[@]}"
+accounting_sacct "$t0" > "$CLUSTER_DIR/history.txt"
+check_match "$(grep -c . "$CLUSTER_DIR/history.txt")" "^9$" "sacct: header and 8 job rows"
+"$imp" -o "$CLUSTER_DIR/trace.csv" "$CLUSTER_DIR/history.txt" 2> "$CLUSTER_DIR/import.err"
+check_eq "$?" 0 "nodeox-sacct-import exit status"
+cat "$CLUSTER_DIR/import.err"
+check_match "$(cat "$CLUSTER_DIR/import.err")" "8 GPU jobs written; .* 0 malformed" "import summary"
+check_match "$(cat "$CLUSTER_DIR/import.err")" "5 jobs rewritten by job_submit/nodeox imported as submitted" \
+	"rewritten jobs recovered"
+check_true "no warning: the accounting settings are complete" \
+	bash -c '! grep -q warning "$1"' - "$CLUSTER_DIR/import.err"
+
+# each job's row = what was submitted (python's csv reads the quoting)
+got=$(python3 - "$CLUSTER_DIR/trace.csv" <<'PY'
+import csv, sys
+for r in csv.DictReader(open(sys.argv[1])):
+    print("|".join([r["job_id"], r["gpu_type"], r["gpus"], r["nodes"], r["time_limit"], r["comment"]]))
+PY
+)
+for row in "${expect[@]}"; do
+	id=${row%%|*}
+	[ "${id%_*}" = "$id" ] || id=$(sacct -n -X -P -j "$id" -o JobIDRaw | head -1)
+	check_eq "$(grep "^$id|" <<< "$got")" "$id|${row#*|}" "trace row of job ${row%%|*}"
+done
+check_match "$(grep -c '' <<< "$got")" "^8$" "8 rows, nothing else"
+
+# the imported past replays with and without the policy
+"$sim" -q --cluster "$CLUSTER_DIR" --policy "$CLUSTER_DIR/nodeox.conf" --json "$CLUSTER_DIR/sim.json" \
+	"$CLUSTER_DIR/trace.csv" > "$CLUSTER_DIR/sim.out" 2>&1
+check_eq "$?" 0 "nodeox-sim compare on the imported trace"
+check_eq "$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
+print(d["baseline"]["all"]["jobs"], d["nodeox"]["all"]["jobs"], d["baseline"]["flex"]["jobs"])' \
+	"$CLUSTER_DIR/sim.json" 2>&1)" "8 8 6" "compare mode: 8 jobs in both runs, the 6 tagged ones seen as tagged"
+
+# Without AccountingStoreFlags=job_comment Slurm stores no --comment: the
+# importer says so; a rewritten job still gets its tag back from its record,
+# a kept one loses it (what the docs say is lost).
+sed -i '/^AccountingStoreFlags=/d' "$CLUSTER_DIR/slurm.conf"
+scontrol reconfigure || check_true "scontrol reconfigure" false
+k1=$(cluster_sbatch --gres=gpu:a100:1 -t 1 --comment "run9 nodeox:flex:mem=40G" "${w[@]}")
+k2=$(cluster_sbatch --gres=gpu:a100:1 -t 1 --comment "nodeox:flex:mem=80G" "${w[@]}")
+check_true "jobs without job_comment reached the database" accounting_wait_jobs 40 "$k1" "$k2"
+accounting_sacct "$t0" | grep -E "^(JobIDRaw|$k1|$k2)\|" > "$CLUSTER_DIR/history2.txt"
+"$imp" -o "$CLUSTER_DIR/trace2.csv" "$CLUSTER_DIR/history2.txt" 2> "$CLUSTER_DIR/import2.err"
+check_eq "$?" 0 "import without job_comment"
+check_match "$(cat "$CLUSTER_DIR/import2.err")" "warning: no job has a Comment: .*AccountingStoreFlags=job_comment" \
+	"warning names AccountingStoreFlags=job_comment"
+check_eq "$(grep "^$k1," "$CLUSTER_DIR/trace2.csv" | cut -d, -f6,7,10,11)" "a100,1,60,nodeox:flex:mem=40G" \
+	"rewritten job: type, limit and tag from its record"
+check_eq "$(grep "^$k2," "$CLUSTER_DIR/trace2.csv" | cut -d, -f6,7,10,11)" "a100,1,60," \
+	"kept job: its tag is lost without job_comment"
+cluster_finish
