@@ -14,6 +14,8 @@
  *   policy_tres.c    GPU entries in TRES strings   (nodeox_tres_*)
  *   policy_decide.c  the broadening decision       (nodeox_policy_*)
  *   policy_util.c    sizes, lists, bounded strings (nodeox_util_*)
+ *   policy_record.c  reads back the admin_comment record that
+ *                    policy_decide.c writes (nodeox_record_*, policy_record.h)
  */
 #ifndef NODEOX_POLICY_H
 #define NODEOX_POLICY_H

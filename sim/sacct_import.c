@@ -7,7 +7,7 @@
  * state, so the functions can be unit-tested one by one (tests/traces/).
  */
 #include "sim/sacct_import.h"
-#include "sim/sacct_import_record.h"
+#include "plugin/policy_record.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -347,7 +347,7 @@ static int glue_guess(const sacct_header_t *h, char **f, int n)
  * GPU count when accounting kept none (no gres/gpu in AccountingStorageTRES):
  * then the count form says how to total it.
  */
-static int record_apply(const sacct_record_t *rec, sacct_job_t *job, char *err, size_t errlen)
+static int record_apply(const nodeox_record_t *rec, sacct_job_t *job, char *err, size_t errlen)
 {
 	job->recovered = 1;
 	job->record_legacy = rec->legacy;
@@ -359,24 +359,24 @@ static int record_apply(const sacct_record_t *rec, sacct_job_t *job, char *err, 
 		job->time_limit = rec->time_limit_min * 60;
 	if (job->gpus > 0)
 		return 0;
-	for (int f = 0; f < SACCT_NFORMS; f++)
-		if (rec->count[f] > SACCT_RECORD_COUNT_MAX) {
+	for (int f = 0; f < NODEOX_NFORMS; f++)
+		if (rec->count[f] > NODEOX_RECORD_COUNT_MAX) {
 			snprintf(err, errlen, "field %s: nodeox record: gpus= %s:%lld is not a "
 				 "plausible count", col_names[SACCT_COL_ADMINCOMMENT],
-				 sacct_form_name((sacct_form_t)f), (long long)rec->count[f]);
+				 nodeox_form_name((nodeox_form_t)f), (long long)rec->count[f]);
 			return -1;
 		}
-	if (rec->count[SACCT_FORM_TASK] >= 0 || rec->count[SACCT_FORM_SOCKET] >= 0 ||
-	    (rec->count[SACCT_FORM_NODE] >= 0 && job->nodes <= 0) ||
-	    (rec->count[SACCT_FORM_NODE] < 0 && rec->count[SACCT_FORM_JOB] < 0)) {
+	if (rec->count[NODEOX_FORM_TASK] >= 0 || rec->count[NODEOX_FORM_SOCKET] >= 0 ||
+	    (rec->count[NODEOX_FORM_NODE] >= 0 && job->nodes <= 0) ||
+	    (rec->count[NODEOX_FORM_NODE] < 0 && rec->count[NODEOX_FORM_JOB] < 0)) {
 		snprintf(err, errlen, "field %s: no gres/gpu count, and the nodeox record's gpus= "
 			 "cannot give the total (AccountingStorageTRES must list gres/gpu)",
 			 col_names[SACCT_COL_REQTRES]);
 		return -1;
 	}
-	job->gpus = rec->count[SACCT_FORM_NODE] >= 0 ? rec->count[SACCT_FORM_NODE] * job->nodes : 0;
-	if (rec->count[SACCT_FORM_JOB] > job->gpus)
-		job->gpus = rec->count[SACCT_FORM_JOB];
+	job->gpus = rec->count[NODEOX_FORM_NODE] >= 0 ? rec->count[NODEOX_FORM_NODE] * job->nodes : 0;
+	if (rec->count[NODEOX_FORM_JOB] > job->gpus)
+		job->gpus = rec->count[NODEOX_FORM_JOB];
 	if (job->gpus <= 0) {
 		snprintf(err, errlen, "field %s: no gres/gpu count, and the nodeox record's gpus= "
 			 "counts no GPUs", col_names[SACCT_COL_REQTRES]);
@@ -412,7 +412,7 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 {
 	int rrc = 0, gpu_tres;
 	sacct_gpus_t req, alloc;
-	sacct_record_t rec;
+	nodeox_record_t rec;
 	time_t submit, start, end;
 	int rs, rst, ren;
 	char terr[SACCT_ERR_MAX];
@@ -479,7 +479,7 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 		job->nodes = v;
 	}
 	if (h->index[SACCT_COL_ADMINCOMMENT] >= 0 && *FIELD(SACCT_COL_ADMINCOMMENT)) {
-		rrc = sacct_record_parse(FIELD(SACCT_COL_ADMINCOMMENT), &rec, terr, sizeof(terr));
+		rrc = nodeox_record_parse(FIELD(SACCT_COL_ADMINCOMMENT), &rec, terr, sizeof(terr));
 		if (rrc < 0) {
 			snprintf(err, errlen, "field %s: %s", col_names[SACCT_COL_ADMINCOMMENT], terr);
 			return SACCT_LINE_ERROR;

@@ -5,7 +5,7 @@
  * header (columns found by name), sacct's time and time-limit formats, the GPU
  * entries of ReqTRES/AllocTRES, one line into one job (with the original
  * request of a job job_submit/nodeox rewrote, read back from its AdminComment
- * by sacct_import_record.c), and the CSV writer.
+ * by plugin/policy_record.c), and the CSV writer.
  * The command itself (sacct_import_main.c) reads a file with these and sorts.
  * Plain C, no glib: the same code could run anywhere sacct output lands.
  */

@@ -2,7 +2,7 @@
  * fuzz_record.c: libFuzzer target for the AdminComment record as an
  * interface: the policy library writes it (decide_admin_comment in
  * plugin/policy_decide.c) from fuzzed user input, nodeox-sacct-import's
- * reader (sim/sacct_import_record.c) must read it back. Input lines: 1st =
+ * reader (plugin/policy_record.c) must read it back. Input lines: 1st =
  * tres_per_node, 2nd = tres_per_job, 3rd = the user's constraint, rest = the
  * comment. Checks, for every broadened job: the record is one line of
  * printable ASCII without '|', ';', quotes, backslash or doubled blanks
@@ -18,7 +18,7 @@
 #include <strings.h>
 
 #include "plugin/policy.h"
-#include "sim/sacct_import_record.h"
+#include "plugin/policy_record.h"
 
 static const char *fuzz_record_conf =
 	"GpuType=a100 Memory=80G Speed=1\n"
@@ -41,7 +41,7 @@ static void check_record(const nodeox_conf_t *conf, const nodeox_job_t *job,
 {
 	static char with_admin[2 * NODEOX_STR_MAX];
 	const char *p, *rec_text = d->admin_comment;
-	sacct_record_t rec;
+	nodeox_record_t rec;
 	char err[256];
 
 	if (strnlen(rec_text, NODEOX_STR_MAX) >= NODEOX_STR_MAX)
@@ -52,7 +52,7 @@ static void check_record(const nodeox_conf_t *conf, const nodeox_job_t *job,
 			abort();
 	snprintf(with_admin, sizeof(with_admin), "ops | moved; %s", rec_text);
 	for (int i = 0; i < 2; i++) {
-		if (sacct_record_parse(i ? with_admin : rec_text, &rec, err, sizeof(err)) != 1)
+		if (nodeox_record_parse(i ? with_admin : rec_text, &rec, err, sizeof(err)) != 1)
 			abort();
 		if (strcasecmp(rec.type, conf->types[d->requested_type].name))
 			abort();

@@ -1,6 +1,6 @@
 /*
  * fuzz_sacct.c: libFuzzer target for the sacct parsers of nodeox-sacct-import
- * (sim/sacct_import.c, sim/sacct_import_record.c). The first line of the
+ * (sim/sacct_import.c, plugin/policy_record.c). The first line of the
  * input is a header, the rest are data lines; each line also goes through the
  * time, time-limit, TRES and AdminComment record parsers. An optional first
  * line "#delimiter=S" sets the field delimiter (sacct --delimiter).
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "sim/sacct_import.h"
-#include "sim/sacct_import_record.h"
+#include "plugin/policy_record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sacct_header_t h;
 	sacct_gpus_t g;
 	sacct_job_t job;
-	sacct_record_t rec;
+	nodeox_record_t rec;
 	int64_t secs;
 	time_t t;
 	int have_header = 0;
@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sacct_parse_timelimit(line, &secs);
 		sacct_parse_time(line, &t);
 		sacct_parse_tres_gpus(line, &g, err, sizeof(err));
-		if (sacct_record_parse(line, &rec, err, sizeof(err)) == 1 &&
+		if (nodeox_record_parse(line, &rec, err, sizeof(err)) == 1 &&
 		    (!rec.type[0] && !rec.cut && !rec.legacy))
 			abort(); /* a record is returned only with its type */
 		if (!have_header) {

@@ -2,7 +2,7 @@
  * test_sacct_import.c: cmocka unit tests of the sacct field parsers behind
  * nodeox-sacct-import (sim/sacct_import.c): time limits, times, TRES GPU
  * entries, and whole lines (steps, '|' inside a comment, `sacct -p` output),
- * and the AdminComment record of job_submit/nodeox (sim/sacct_import_record.c)
+ * and the AdminComment record of job_submit/nodeox (plugin/policy_record.c)
  * as an interface: written by the real policy library, read back here.
  */
 #include <setjmp.h>
@@ -15,7 +15,7 @@
 
 #include "plugin/policy.h"
 #include "sim/sacct_import.h"
-#include "sim/sacct_import_record.h"
+#include "plugin/policy_record.h"
 
 static void test_timelimit(void **state)
 {
@@ -191,7 +191,7 @@ static void test_header(void **state)
 	assert_non_null(strstr(err, "AllocTRES"));
 }
 
-/* The interface: what decide_admin_comment writes, sacct_record_parse reads,
+/* The interface: what decide_admin_comment writes, nodeox_record_parse reads,
  * also after an admin's own text and with hostile bytes in the constraint. */
 static void test_record_roundtrip(void **state)
 {
@@ -205,7 +205,7 @@ static void test_record_roundtrip(void **state)
 			     .tres_per_node = "gres:nic:1,gres:gpu:a100:2",
 			     .tres_per_job = "gres:gpu:a100:4",
 			     .features = "ib|x;y \"z\"\n|", .time_limit = 60 };
-	sacct_record_t rec;
+	nodeox_record_t rec;
 	char err[SACCT_ERR_MAX], ac[2 * NODEOX_STR_MAX];
 
 	(void)state;
@@ -216,13 +216,13 @@ static void test_record_roundtrip(void **state)
 	assert_int_equal(d->action, NODEOX_REWRITE);
 	assert_null(strpbrk(d->admin_comment, "|;\n"));
 	snprintf(ac, sizeof(ac), "moved by ops | ticket 12; %s", d->admin_comment);
-	assert_int_equal(sacct_record_parse(ac, &rec, err, sizeof(err)), 1);
+	assert_int_equal(nodeox_record_parse(ac, &rec, err, sizeof(err)), 1);
 	assert_int_equal(rec.version, 1);
 	assert_false(rec.legacy);
 	assert_string_equal(rec.type, "a100");
-	assert_int_equal(rec.count[SACCT_FORM_JOB], 4);
-	assert_int_equal(rec.count[SACCT_FORM_NODE], 2);
-	assert_int_equal(rec.count[SACCT_FORM_TASK], -1);
+	assert_int_equal(rec.count[NODEOX_FORM_JOB], 4);
+	assert_int_equal(rec.count[NODEOX_FORM_NODE], 2);
+	assert_int_equal(rec.count[NODEOX_FORM_TASK], -1);
 	assert_string_equal(rec.tag, "nodeox:flex:mem=40G:uniform");
 	assert_int_equal(rec.time_limit_min, 60);
 
@@ -231,7 +231,7 @@ static void test_record_roundtrip(void **state)
 	nodeox_policy_decide(conf, &job, NULL, d);
 	if (d->action == NODEOX_REWRITE) {
 		assert_null(strpbrk(d->admin_comment, "|;\n\""));
-		assert_int_equal(sacct_record_parse(d->admin_comment, &rec, err, sizeof(err)), 1);
+		assert_int_equal(nodeox_record_parse(d->admin_comment, &rec, err, sizeof(err)), 1);
 		assert_string_equal(rec.type, "a100");
 	}
 	nodeox_conf_free(conf);
@@ -240,36 +240,36 @@ static void test_record_roundtrip(void **state)
 
 static void test_record_forms(void **state)
 {
-	sacct_record_t rec;
+	nodeox_record_t rec;
 	char err[SACCT_ERR_MAX];
 
 	(void)state;
 	/* no record; the mark inside an admin's words is not one */
-	assert_int_equal(sacct_record_parse("", &rec, err, sizeof(err)), 0);
-	assert_int_equal(sacct_record_parse("see nodeox: changed v=1 type=a100", &rec, err,
+	assert_int_equal(nodeox_record_parse("", &rec, err, sizeof(err)), 0);
+	assert_int_equal(nodeox_record_parse("see nodeox: changed v=1 type=a100", &rec, err,
 					    sizeof(err)), 0);
 	/* two records (an update broadened again): the last gives the request, the
 	 * last with time_limit= the original limit; unknown keys are skipped */
-	assert_int_equal(sacct_record_parse("nodeox: changed v=1 type=a100 gpus=node:4 "
+	assert_int_equal(nodeox_record_parse("nodeox: changed v=1 type=a100 gpus=node:4 "
 					    "tag=nodeox:flex time_limit=30->60; nodeox: changed "
 					    "v=1 type=h100 gpus=job:8 tag=nodeox:flex:types=h100%2Ba100 "
 					    "future=x%20y", &rec, err, sizeof(err)), 1);
 	assert_string_equal(rec.type, "h100");
-	assert_int_equal(rec.count[SACCT_FORM_JOB], 8);
-	assert_int_equal(rec.count[SACCT_FORM_NODE], -1);
+	assert_int_equal(rec.count[NODEOX_FORM_JOB], 8);
+	assert_int_equal(rec.count[NODEOX_FORM_NODE], -1);
 	assert_string_equal(rec.tag, "nodeox:flex:types=h100+a100");
 	assert_int_equal(rec.time_limit_min, 30);
 	/* a newer version: recognised, not read */
-	assert_int_equal(sacct_record_parse("nodeox: changed v=2 whatever", &rec, err,
+	assert_int_equal(nodeox_record_parse("nodeox: changed v=2 whatever", &rec, err,
 					    sizeof(err)), 2);
 	assert_int_equal(rec.version, 2);
 	/* before v=1: type, count and limit from the words; the tag's options unknown */
-	assert_int_equal(sacct_record_parse("nodeox: changed tres_per_job=gres:gpu:a100:4->gres:gpu:4 "
+	assert_int_equal(nodeox_record_parse("nodeox: changed tres_per_job=gres:gpu:a100:4->gres:gpu:4 "
 					    "features=(none)->a100|l40s time_limit=60->100", &rec,
 					    err, sizeof(err)), 1);
 	assert_true(rec.legacy);
 	assert_string_equal(rec.type, "a100");
-	assert_int_equal(rec.count[SACCT_FORM_JOB], 4);
+	assert_int_equal(rec.count[NODEOX_FORM_JOB], 4);
 	assert_int_equal(rec.time_limit_min, 60);
 	assert_string_equal(rec.tag, "nodeox:flex");
 	/* malformed: each names what */
@@ -290,15 +290,15 @@ static void test_record_forms(void **state)
 		{ "nodeox: changed features=a->b", "before v=1" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (sacct_record_parse(bad[i].ac, &rec, err, sizeof(err)) != -1 ||
+		if (nodeox_record_parse(bad[i].ac, &rec, err, sizeof(err)) != -1 ||
 		    !strstr(err, bad[i].msg))
 			fail_msg("'%s': got '%s', want '%s'", bad[i].ac, err, bad[i].msg);
 	}
 	char buf[16];
-	assert_int_equal(sacct_record_decode("a%7Cb%20", 8, buf, sizeof(buf)), 0);
+	assert_int_equal(nodeox_record_decode("a%7Cb%20", 8, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "a|b ");
-	assert_int_equal(sacct_record_decode("abc%7", 5, buf, sizeof(buf)), -1);
-	assert_int_equal(sacct_record_decode("0123456789abcdef", 16, buf, sizeof(buf)), -1);
+	assert_int_equal(nodeox_record_decode("abc%7", 5, buf, sizeof(buf)), -1);
+	assert_int_equal(nodeox_record_decode("0123456789abcdef", 16, buf, sizeof(buf)), -1);
 }
 
 static const char *header_ac =

@@ -14,7 +14,7 @@ cluster_add_node a1 gpu=a100:4
 cluster_add_node a2 gpu=a100:4
 cluster_start
 
-scontrol create reservation reservationname=later starttime=now+3600 duration=60 nodes=a1 users=root \
+scontrol create reservation reservationname=later starttime=now+3600 duration=60 nodes=a1 users=root,$CLUSTER_USER \
 	>/dev/null || cluster_fail "cannot create reservation later"
 job=$(cluster_sbatch --reservation=later -t 5 --wrap "sleep 300") || cluster_fail "job rejected"
 wait_for_reason "$job" Reservation 20 || cluster_fail "job not waiting on Reservation"

@@ -1,7 +1,10 @@
 /*
- * sacct_import_record.c: the reader of job_submit/nodeox's AdminComment
- * record (sacct_import_record.h). The writer is decide_admin_comment in
- * plugin/policy_decide.c; the format, nodeox.conf(5) ADMIN COMMENT RECORD:
+ * policy_record.c: the reader of job_submit/nodeox's AdminComment record
+ * (policy_record.h), beside its writer, decide_admin_comment in
+ * policy_decide.c, so the format lives in one library. Read by
+ * nodeox-sacct-import (the original request of a rewritten job) and by the
+ * plugin itself (what it changed, when an update replaces its constraint).
+ * The format, nodeox.conf(5) ADMIN COMMENT RECORD:
  *
  *   [admin's text; ]nodeox: changed v=1 KEY=VALUE KEY=VALUE ...[; more]
  *
@@ -13,7 +16,7 @@
  * The comment is user-influenced text of any length: nothing here is
  * unbounded, nothing is guessed, a malformed record is an error.
  */
-#include "sim/sacct_import_record.h"
+#include "plugin/policy_record.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -21,11 +24,11 @@
 
 #define RECORD_MARK "nodeox: changed"
 
-static const char *const form_names[SACCT_NFORMS] = { "job", "node", "task", "socket" };
+static const char *const form_names[NODEOX_NFORMS] = { "job", "node", "task", "socket" };
 
-const char *sacct_form_name(sacct_form_t f)
+const char *nodeox_form_name(nodeox_form_t f)
 {
-	return f >= 0 && f < SACCT_NFORMS ? form_names[f] : "?";
+	return f >= 0 && f < NODEOX_NFORMS ? form_names[f] : "?";
 }
 
 static int hexval(char c)
@@ -39,7 +42,7 @@ static int hexval(char c)
 	return -1;
 }
 
-int sacct_record_decode(const char *src, size_t n, char *dst, size_t cap)
+int nodeox_record_decode(const char *src, size_t n, char *dst, size_t cap)
 {
 	size_t i, o = 0;
 
@@ -102,12 +105,12 @@ static int64_t record_count(const char *s, size_t n)
 }
 
 /* gpus=FORM:N[,FORM:N...] */
-static int record_gpus(const char *v, size_t n, sacct_record_t *rec)
+static int record_gpus(const char *v, size_t n, nodeox_record_t *rec)
 {
 	size_t off = 0;
 	int f;
 
-	for (f = 0; f < SACCT_NFORMS; f++)
+	for (f = 0; f < NODEOX_NFORMS; f++)
 		rec->count[f] = -1;
 	while (off < n) {
 		const char *item = v + off, *comma = memchr(item, ',', n - off);
@@ -116,11 +119,11 @@ static int record_gpus(const char *v, size_t n, sacct_record_t *rec)
 
 		if (!colon)
 			return -1;
-		for (f = 0; f < SACCT_NFORMS; f++)
+		for (f = 0; f < NODEOX_NFORMS; f++)
 			if ((size_t)(colon - item) == strlen(form_names[f]) &&
 			    !memcmp(item, form_names[f], (size_t)(colon - item)))
 				break;
-		if (f == SACCT_NFORMS || rec->count[f] >= 0)
+		if (f == NODEOX_NFORMS || rec->count[f] >= 0)
 			return -1;
 		/* 0 is what the policy saw in "gpu:a100:0": recorded as is */
 		rec->count[f] = record_count(colon + 1, len - (size_t)(colon + 1 - item));
@@ -136,7 +139,7 @@ static int record_name_ok(const char *s, size_t n)
 {
 	size_t i;
 
-	if (!n || n >= SACCT_RECORD_TYPE_MAX)
+	if (!n || n >= NODEOX_RECORD_TYPE_MAX)
 		return 0;
 	for (i = 0; i < n; i++)
 		if (!isalnum((unsigned char)s[i]) && !strchr("_.@-", s[i]))
@@ -146,7 +149,7 @@ static int record_name_ok(const char *s, size_t n)
 
 /* A legacy record's tres_per_X=FROM: the type and count of "gpu:TYPE:N" or
  * "gpu:TYPE=N" in FROM ("gres:gpu:a100:4", "gres/gpu:a100=4"). */
-static int record_legacy_tres(const char *from, size_t n, sacct_form_t f, sacct_record_t *rec)
+static int record_legacy_tres(const char *from, size_t n, nodeox_form_t f, nodeox_record_t *rec)
 {
 	const char *p = from, *end = from + n;
 
@@ -190,7 +193,7 @@ static int record_arrow(const char *v, size_t n, size_t *from_len)
 }
 
 /* Read one record: s[0..n) after the mark. Returns 0, 2 (unknown version), -1. */
-static int record_read(const char *s, size_t n, sacct_record_t *rec, sacct_record_t *keep_tl,
+static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_record_t *keep_tl,
 		       char *err, size_t errlen)
 {
 	size_t off = 0;
@@ -198,7 +201,7 @@ static int record_read(const char *s, size_t n, sacct_record_t *rec, sacct_recor
 
 	memset(rec, 0, sizeof(*rec));
 	rec->time_limit_min = -1;
-	for (f = 0; f < SACCT_NFORMS; f++)
+	for (f = 0; f < NODEOX_NFORMS; f++)
 		rec->count[f] = -1;
 	rec->legacy = 1;
 	while (off < n) {
@@ -251,7 +254,7 @@ static int record_read(const char *s, size_t n, sacct_record_t *rec, sacct_recor
 				return -1;
 			}
 		} else if (KEY("tag") && !rec->legacy) {
-			if (sacct_record_decode(v, vlen, rec->tag, sizeof(rec->tag)) < 0 ||
+			if (nodeox_record_decode(v, vlen, rec->tag, sizeof(rec->tag)) < 0 ||
 			    strncmp(rec->tag, "nodeox:flex", 11) || strpbrk(rec->tag, " \t\r\n|;")) {
 				snprintf(err, errlen, "nodeox record: bad tag= value");
 				return -1;
@@ -269,11 +272,11 @@ static int record_read(const char *s, size_t n, sacct_record_t *rec, sacct_recor
 		} else if (KEY("cut")) {
 			rec->cut = 1;
 		} else if (klen > 8 && !memcmp(w, "tres_per_", 9) && rec->legacy) {
-			for (f = 0; f < SACCT_NFORMS; f++)
+			for (f = 0; f < NODEOX_NFORMS; f++)
 				if (klen == 9 + strlen(form_names[f]) && !memcmp(w + 9, form_names[f], klen - 9))
 					break;
-			if (f < SACCT_NFORMS && record_arrow(v, vlen, &from_len) == 0)
-				(void)record_legacy_tres(v, from_len, (sacct_form_t)f, rec);
+			if (f < NODEOX_NFORMS && record_arrow(v, vlen, &from_len) == 0)
+				(void)record_legacy_tres(v, from_len, (nodeox_form_t)f, rec);
 		}
 		if (!rec->legacy && !record_escapes_ok(v, vlen)) {
 			snprintf(err, errlen, "nodeox record: bad %%XX escape in %.*s=",
@@ -301,10 +304,10 @@ static int record_read(const char *s, size_t n, sacct_record_t *rec, sacct_recor
 	return 0;
 }
 
-int sacct_record_parse(const char *admin_comment, sacct_record_t *rec, char *err, size_t errlen)
+int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *err, size_t errlen)
 {
 	const char *p = admin_comment;
-	sacct_record_t cur, last_tl;
+	nodeox_record_t cur, last_tl;
 	int found = 0;
 
 	memset(rec, 0, sizeof(*rec));
