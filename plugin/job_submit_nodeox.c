@@ -27,7 +27,9 @@
  * by an update (Slurm refuses an untyped entry beside the typed one and
  * offers no way to drop the typed one), so tagging such a job by
  * `scontrol update comment=nodeox:flex` is refused with a log line (and, from
- * 23.02 on, a message to the user): tag at submission instead.
+ * 23.02 on, a message to the user): tag at submission instead. An update of a
+ * broadened job's constraint alone that drops nodeox's type term gives the
+ * time limit back as the user asked it (_constraint_update).
  *
  * Concurrency: Slurm 22.05 serialises every job_submit/job_modify call of all
  * job_submit plugins behind its own plugin context mutex (job_submit.c); from
@@ -64,6 +66,7 @@
 #include "src/slurmctld/slurmctld.h"
 
 #include "plugin/policy.h"
+#include "plugin/policy_record.h"
 
 const char plugin_name[] = "nodeox: broaden typed GPU requests of flexible jobs";
 const char plugin_type[] = "job_submit/nodeox";
@@ -574,6 +577,59 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 }
 
 /*
+ * The type term of the constraint nodeox set: what follows its last
+ * top-level '&' ("ib&(a100|l40s)" -> "(a100|l40s)"), or all of it.
+ */
+static const char *_type_term(const char *features)
+{
+	const char *term = features, *p;
+	int depth = 0;
+
+	for (p = features; *p; p++) {
+		if (*p == '(' || *p == '[')
+			depth++;
+		else if ((*p == ')' || *p == ']') && depth)
+			depth--;
+		else if (*p == '&' && !depth)
+			term = p + 1;
+	}
+	return term;
+}
+
+/*
+ * scontrol update of a broadened job's constraint alone (Features=...): the
+ * time limit nodeox scaled was for the slower types its constraint allowed.
+ * If the new constraint drops nodeox's type term, the reason is gone, so the
+ * limit goes back to what the user asked (lowering a limit is open to every
+ * user). Only when the limit is still the one nodeox set; a caller who sets
+ * a limit in the same update decides it. Writes the update request only.
+ */
+static int _constraint_update(job_desc_msg_t *job_desc, job_record_t *job_ptr,
+			      char **err_msg)
+{
+	nodeox_record_t *rec;
+	char err[NODEOX_ERR_MAX], line[NODEOX_ERR_MAX], safe[4 * NODEOX_ERR_MAX];
+
+	if (!job_desc->features || job_desc->time_limit != NO_VAL || !job_ptr->admin_comment)
+		return SLURM_SUCCESS;
+	rec = xmalloc(sizeof(*rec));
+	if (nodeox_record_parse(job_ptr->admin_comment, rec, err, sizeof(err)) == 1 &&
+	    rec->time_limit_min > 0 && rec->time_limit_to_min > rec->time_limit_min &&
+	    job_ptr->time_limit == (uint32_t)rec->time_limit_to_min && rec->features_to[0] &&
+	    !strstr(job_desc->features, _type_term(rec->features_to))) {
+		job_desc->time_limit = (uint32_t)rec->time_limit_min;
+		snprintf(line, sizeof(line), "the constraint nodeox set is replaced: time limit "
+			 "%u -> %u min, as asked (nodeox had scaled it for slower GPU types)",
+			 job_ptr->time_limit, job_desc->time_limit);
+		info("%s: update JobId=%u: RESTORE: %s", plugin_type, job_ptr->job_id,
+		     _log_safe(line, safe, sizeof(safe)));
+		_tell_user(err_msg, line);
+	}
+	xfree(rec);
+	return SLURM_SUCCESS;
+}
+
+/*
  * scontrol update of a pending job's comment or GPU request: decide again
  * with the job's stored fields where the update does not change them, and
  * write only into the update request (see the top of this file). The time
@@ -592,7 +648,7 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 		return SLURM_SUCCESS;
 	if (!job_desc->comment && !job_desc->tres_per_job && !job_desc->tres_per_node &&
 	    !job_desc->tres_per_task && !job_desc->tres_per_socket)
-		return SLURM_SUCCESS;
+		return _constraint_update(job_desc, job_ptr, err_msg);
 	det = job_ptr->details;
 	upd.job_ptr = job_ptr;
 	upd.sets_comment = job_desc->comment != NULL;

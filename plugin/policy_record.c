@@ -201,6 +201,7 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 
 	memset(rec, 0, sizeof(*rec));
 	rec->time_limit_min = -1;
+	rec->time_limit_to_min = -1;
 	for (f = 0; f < NODEOX_NFORMS; f++)
 		rec->count[f] = -1;
 	rec->legacy = 1;
@@ -260,15 +261,24 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 				return -1;
 			}
 		} else if (KEY("time_limit")) {
-			int64_t m;
+			int64_t m, to;
 
 			if (record_arrow(v, vlen, &from_len) < 0 ||
-			    (m = record_count(v, from_len)) < 0) {
+			    (m = record_count(v, from_len)) < 0 ||
+			    (to = record_count(v + from_len + 2, vlen - from_len - 2)) < 0) {
 				snprintf(err, errlen, "nodeox record: bad time_limit= value '%.*s' "
 					 "(expected MINUTES->MINUTES)", (int)(vlen > 40 ? 40 : vlen), v);
 				return -1;
 			}
 			rec->time_limit_min = m;
+			rec->time_limit_to_min = to;
+		} else if (KEY("features") && !rec->legacy) {
+			if (record_arrow(v, vlen, &from_len) < 0 ||
+			    nodeox_record_decode(v + from_len + 2, vlen - from_len - 2,
+						 rec->features_to, sizeof(rec->features_to)) < 0) {
+				snprintf(err, errlen, "nodeox record: bad features= value");
+				return -1;
+			}
 		} else if (KEY("cut")) {
 			rec->cut = 1;
 		} else if (klen > 8 && !memcmp(w, "tres_per_", 9) && rec->legacy) {
@@ -285,8 +295,10 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 		}
 #undef KEY
 	}
-	if (rec->time_limit_min < 0 && keep_tl)
+	if (rec->time_limit_min < 0 && keep_tl) {
 		rec->time_limit_min = keep_tl->time_limit_min;
+		rec->time_limit_to_min = keep_tl->time_limit_to_min;
+	}
 	if (rec->legacy) {
 		rec->version = 0;
 		if (!rec->type[0]) {
@@ -313,6 +325,7 @@ int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *e
 	memset(rec, 0, sizeof(*rec));
 	memset(&last_tl, 0, sizeof(last_tl));
 	last_tl.time_limit_min = -1;
+	last_tl.time_limit_to_min = -1;
 	err[0] = '\0';
 	while (p && (p = strstr(p, RECORD_MARK))) {
 		const char *body = p + sizeof(RECORD_MARK) - 1, *end;
@@ -340,8 +353,10 @@ int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *e
 			rec->version = cur.version;
 			return 2;
 		}
-		if (cur.time_limit_min >= 0)
+		if (cur.time_limit_min >= 0) {
 			last_tl.time_limit_min = cur.time_limit_min;
+			last_tl.time_limit_to_min = cur.time_limit_to_min;
+		}
 		*rec = cur;
 		found = 1;
 		p = end;

@@ -35,6 +35,8 @@ typedef struct {
 	int64_t count[NODEOX_NFORMS];    /* GPUs of the type per form, -1 = not used */
 	char tag[NODEOX_RECORD_TAG_MAX]; /* canonical nodeox:flex tag, "" if not recorded */
 	int64_t time_limit_min;         /* unscaled limit in minutes, -1 = not scaled */
+	int64_t time_limit_to_min;      /* the limit nodeox set (same record), -1 = none */
+	char features_to[1024];         /* the constraint nodeox set (decoded), "" = none */
 	int cut;                        /* some keys were left out (cut=) */
 } nodeox_record_t;
 

@@ -7,7 +7,8 @@
 #   - another user's update, and an owner's or root's refused update, leave
 #     the job byte for byte as it was, and it never runs off its type;
 #   - a node count (*N) in the user's constraint is kept, never AND-ed;
-#   - the scaled time limit stops at the partition's MaxTime;
+#   - the scaled time limit stops at the partition's MaxTime, and goes back
+#     to the user's when an update replaces nodeox's constraint;
 #   - a FIFO, a directory, /dev/zero or a 10 MB file at the nodeox.conf path
 #     leave sbatch and scontrol answering at once, jobs passing unchanged;
 #   - a newline in a constraint never reaches slurmctld's log as a new line;
@@ -90,6 +91,21 @@ check_eq "$?" 0 "owner's GPU count update accepted ($out)"
 check_eq "$(job_field "$j" TresPerNode)" gres:gpu:2 "owner's update: untyped again"
 check_eq "$(job_field "$j" Features)" "a100|l40s" "owner's update: constraint kept"
 check_eq "$(job_field "$j" TimeLimit)" 01:40:00 "owner's update: limit scaled once"
+scancel "$j"
+
+# 2b. A constraint-only update: keeping nodeox's type term keeps the scaled
+#     limit; replacing it (the owner picks a100) gives the limit back as asked,
+#     so the extra time for slower GPUs cannot outlive its reason.
+j=$(cluster_sbatch --hold -t 60 --gres=gpu:a100:1 --comment=nodeox:flex --constraint=ib --wrap true)
+check_eq "$(job_field "$j" TimeLimit)" 01:40:00 "constraint update: scaled at submission"
+out=$(cluster_as "$A" scontrol update jobid="$j" 'Features=ib&(a100|l40s)' 2>&1)
+check_eq "$(job_field "$j" TimeLimit)" 01:40:00 "type term kept: limit kept ($out)"
+out=$(cluster_as "$A" scontrol update jobid="$j" Features=a100 2>&1)
+check_eq "$?" 0 "owner's constraint update accepted ($out)"
+check_eq "$(job_field "$j" Features)" a100 "owner's constraint: set"
+check_eq "$(job_field "$j" TimeLimit)" 01:00:00 "type term dropped: limit back as asked"
+check_match "$(cluster_ctld_log)" "update JobId=$j: RESTORE: the constraint nodeox set is replaced" \
+	"limit restored: logged"
 scancel "$j"
 
 # 3. A node count in the constraint: kept as asked; with a100 busy the job

@@ -458,6 +458,46 @@ static void test_modify_leaves_job_record(void **state)
 	xfree(gs);
 }
 
+/* A constraint-only update that drops nodeox's type term gives the time limit
+ * back; one that keeps it (or a limit changed since) leaves it. */
+static void test_constraint_update_restores_limit(void **state)
+{
+	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	job_desc_msg_t *u = xmalloc(sizeof(*u));
+	job_record_t job;
+	char *err = NULL;
+
+	(void)state;
+	glue_write_conf(glue_conf);
+	j->features = xstrdup("ib");
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	assert_int_equal(j->time_limit, 120);
+	xfree(err);
+	memset(&job, 0, sizeof(job));
+	job.job_id = 7;
+	job.job_state = JOB_PENDING;
+	job.time_limit = j->time_limit;
+	job.admin_comment = j->admin_comment; /* the record, as the job stores it */
+	slurm_init_job_desc_msg(u);
+	u->features = xstrdup("ib&(a100|l40s)&big"); /* keeps the type term */
+	assert_int_equal(job_modify(u, &job, 1000), SLURM_SUCCESS);
+	assert_int_equal(u->time_limit, NO_VAL);
+	xfree(u->features);
+	u->features = xstrdup("a100"); /* replaces it */
+	assert_int_equal(_modify(u, &job, 1000, &err), SLURM_SUCCESS);
+	assert_int_equal(u->time_limit, 60);
+	assert_non_null(strstr(err, "time limit 120 -> 60 min, as asked"));
+	xfree(err);
+	u->time_limit = NO_VAL;
+	job.time_limit = 90; /* changed since nodeox scaled it: not nodeox's any more */
+	assert_int_equal(_modify(u, &job, 1000, &err), SLURM_SUCCESS);
+	assert_int_equal(u->time_limit, NO_VAL);
+	assert_null(err);
+	xfree(u->features);
+	xfree(u);
+	glue_free(j);
+}
+
 /* A node count in the user's constraint: kept, never AND-ed. */
 static void test_count_constraint_kept(void **state)
 {
@@ -489,6 +529,7 @@ int main(void)
 		cmocka_unit_test(test_log_safe),
 		cmocka_unit_test(test_modify_leaves_job_record),
 		cmocka_unit_test(test_count_constraint_kept),
+		cmocka_unit_test(test_constraint_update_restores_limit),
 	};
 
 	return cmocka_run_group_tests(tests, glue_setup, glue_teardown);
