@@ -60,20 +60,32 @@ static bool fuzz_decide_mates(const nodeox_conf_t *conf, int a, int b)
 	return false;
 }
 
-/* Does a TRES string name a typed gpu entry ("gres:gpu:TYPE:N" or "gres/gpu:TYPE:N")? */
+/* Is s[0..n) a count ("4", "2k")? */
+static bool fuzz_decide_count(const char *s, size_t n)
+{
+	size_t i = 0;
+
+	while (i < n && s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (i && i + 1 == n && strchr("kKmMgGtTpP", s[i]))
+		i++;
+	return i && i == n;
+}
+
+/* Does a TRES string hold a typed gpu entry: one whose name, after an
+ * optional "gres:" or "gres/", is "gpu" and which has more than a count
+ * ("gpu:a100:4", "gres/gpu:a100=4"; not "gpu:4", "gres/gpu=4")? */
 static bool fuzz_decide_typed(const char *s)
 {
-	const char *p = s;
+	while (*s) {
+		size_t n = strcspn(s, ","), k = 0;
 
-	while ((p = strstr(p, "gpu:"))) {
-		const char *v = p + 4;
-
-		v += strspn(v, "0123456789");
-		if (*v && strchr("kKmMgGtTpP", *v))
-			v++; /* "4k": a count with its suffix */
-		if (*v && *v != ',' && *v != '(')
-			return true; /* "gpu:" followed by something not a count */
-		p += 4;
+		if (n >= 5 && (!strncmp(s, "gres:", 5) || !strncmp(s, "gres/", 5)))
+			k = 5;
+		if (n >= k + 4 && !strncmp(s + k, "gpu", 3) && (s[k + 3] == ':' || s[k + 3] == '=') &&
+		    !fuzz_decide_count(s + k + 4, n - k - 4))
+			return true;
+		s += n + (s[n] == ',');
 	}
 	return false;
 }
