@@ -1,22 +1,23 @@
 #!/bin/sh
-# test_demo.sh: a shortened tools/demo (the busy a100 node frees after 40 s;
-# the untagged and the tagged rounds job only) on the namespaced private
-# cluster: the tagged job, rewritten by the loaded job_submit/nodeox, must
-# reach the target accuracy sooner from submission than the untagged one,
-# and its step of nodeox-run must span at least two nodes, in different
-# network namespaces, of different GPU types (as each rank found them from
-# its allocation). Skips (77) where namespaces, root, Slurm, MPI or the data
-# set are missing. About 2 minutes.
+# test_demo.sh: a shortened tools/demo (the busy a100 node frees after 30 s,
+# target 0.83 test accuracy, the untagged and the tagged rounds job only) on
+# the namespaced private cluster: the tagged job, rewritten by the loaded
+# job_submit/nodeox, must reach the target sooner from submission than the
+# untagged one, and its step of nodeox-run must span at least two nodes, in
+# different network namespaces, of different GPU types (as each rank found
+# them from its allocation). Skips (77) where namespaces, root, Slurm, MPI or
+# the data set are missing. About 100 s.
 : "${top_srcdir:?run through make check}" "${top_builddir:?run through make check}"
 out=$(mktemp -d "${TMPDIR:-/tmp}/nodeox-demo-test.XXXXXX") || exit 99
 trap 'rm -rf "$out"' EXIT
-timeout 170 bash "$top_srcdir/tools/demo" --block 40 --scenarios typed,flex_rounds --json "$out/demo.json"
+timeout 175 bash "$top_srcdir/tools/demo" --block 30 --target 0.83 --scenarios typed,flex_rounds --json "$out/demo.json"
 rc=$?
 [ $rc = 77 ] && exit 77
 [ $rc = 0 ] || { echo "FAIL: tools/demo exited $rc"; exit 1; }
 python3 - "$out/demo.json" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))["scenarios"]
+top = json.load(open(sys.argv[1]))
+d, target = top["scenarios"], top["target"]
 fails = []
 def check(ok, what):
     print(("ok   " if ok else "FAIL ") + what)
@@ -27,11 +28,11 @@ for name, s in d.items():
     for k in ("wait_s", "run_s", "time_to_target_s", "final_accuracy", "gpu_hours", "nodes",
               "gpu_types", "predicted_time_to_target_s"):
         check(k in s, "%s has %s" % (name, k))
-    check(s["final_accuracy"] >= 0.85, "%s reached 0.85 (%.4f)" % (name, s["final_accuracy"]))
+    check(s["final_accuracy"] >= target, "%s reached %.2f (%.4f)" % (name, target, s["final_accuracy"]))
 check(f["time_to_target_s"] < t["time_to_target_s"],
       "tagged rounds job reached the target sooner from submission (%d s) than the untagged one (%d s)"
       % (f["time_to_target_s"], t["time_to_target_s"]))
-check(t["wait_s"] >= 30, "untagged job waited for the busy a100 (%d s)" % t["wait_s"])
+check(t["wait_s"] >= 20, "untagged job waited for the busy a100 (%d s)" % t["wait_s"])
 check(f["wait_s"] < 15, "tagged job started at once (%d s)" % f["wait_s"])
 nodes = {r["node"] for r in f["ranks"]}
 types = {r["gpu_type"] for r in f["ranks"]}

@@ -14,10 +14,11 @@
 # Why namespaces: several slurmd of one host share Slurm's PMIx client
 # directory (spmix_appdir_UID_JOB.STEP under TmpFS, or PMIxCliTmpDirBase),
 # so one srun --mpi=pmix step across two of them fails with "File exists".
-# Here each node also has its own SlurmdSpoolDir (%n) and TmpFS (%n; Slurm
-# expands %n there for PMIx), which is what keeps a step's files apart; the
-# namespaces make addresses, hostnames and Open MPI's view of locality those
-# of separate hosts.
+# Each node here has its own SlurmdSpoolDir (%n) and TmpFS (%n; Slurm expands
+# %n there for PMIx), which keeps Slurm's files apart; that alone is not
+# enough (seen: Open MPI then crashes in its first collective, both "nodes"
+# being the same host to it). The namespaces make addresses, hostnames and
+# Open MPI's view of locality those of separate hosts (doc/demo.md).
 #
 # Use:
 #   . tools/lib/netns_cluster.sh
@@ -26,8 +27,8 @@
 #   netns_add_node a1 gpu=a100:4 weight=1
 #   netns_start
 #   id=$(cluster_sbatch ...)         # as $CLUSTER_USER, inside the head namespace
-#   ...                              # scontrol/squeue/sinfo/scancel/srun/nodeox
-#                                    # are wrapped to run in the head namespace
+#   ...                              # scontrol/squeue/sinfo/scancel/srun run in
+#                                    # the head namespace; others: netns_exec "$NETNS_HEAD" CMD
 #   netns_finish                     # (or just exit: the EXIT trap cleans up)
 #
 # Cleanup, on success, failure or signal: cancel jobs, stop every daemon by
@@ -57,7 +58,8 @@ netns_skip_unless_possible()
 {
 	local probe=nxprobe$$
 	command -v ip >/dev/null 2>&1 || cluster_skip "ip (iproute2) not found"
-	command -v unshare >/dev/null 2>&1 || cluster_skip "unshare (util-linux) not found"
+	command -v unshare >/dev/null 2>&1 && command -v nsenter >/dev/null 2>&1 ||
+		cluster_skip "unshare or nsenter (util-linux) not found"
 	ip netns add "$probe" 2>/dev/null ||
 		cluster_skip "cannot make a network namespace (ip netns add: needs root and CAP_SYS_ADMIN)"
 	if ! ip -n "$probe" link add nxp0 type veth peer name nxp1 2>/dev/null; then
@@ -153,20 +155,20 @@ netns_exec()
 
 # The Slurm clients (and nodeox) always talk to this cluster's slurmctld from
 # its head namespace; cluster.sh's helpers call them by these names.
-scontrol() { nsenter --net="/run/netns/$NETNS_HEAD" scontrol "$@"; }
-sbatch() { nsenter --net="/run/netns/$NETNS_HEAD" sbatch "$@"; }
-squeue() { nsenter --net="/run/netns/$NETNS_HEAD" squeue "$@"; }
-sinfo() { nsenter --net="/run/netns/$NETNS_HEAD" sinfo "$@"; }
-scancel() { nsenter --net="/run/netns/$NETNS_HEAD" scancel "$@"; }
-srun() { nsenter --net="/run/netns/$NETNS_HEAD" srun "$@"; }
+scontrol() { netns_exec "$NETNS_HEAD" scontrol "$@"; }
+sbatch() { netns_exec "$NETNS_HEAD" sbatch "$@"; }
+squeue() { netns_exec "$NETNS_HEAD" squeue "$@"; }
+sinfo() { netns_exec "$NETNS_HEAD" sinfo "$@"; }
+scancel() { netns_exec "$NETNS_HEAD" scancel "$@"; }
+srun() { netns_exec "$NETNS_HEAD" srun "$@"; }
 
 # cluster_as USER CMD...: as cluster.sh's, inside the head namespace.
 cluster_as()
 {
 	local u=$1
 	shift
-	if [ "$u" = root ]; then nsenter --net="/run/netns/$NETNS_HEAD" "$@"; return; fi
-	nsenter --net="/run/netns/$NETNS_HEAD" runuser -u "$u" -- \
+	if [ "$u" = root ]; then netns_exec "$NETNS_HEAD" "$@"; return; fi
+	netns_exec "$NETNS_HEAD" runuser -u "$u" -- \
 		env SLURM_CONF="$SLURM_CONF" NODEOX_IT_DIR="$NODEOX_IT_DIR" "$@"
 }
 
@@ -277,7 +279,7 @@ netns_stop()
 netns_on_exit()
 {
 	local rc=$?
-	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$CLUSTER_DIR" ] && [ "${NETNS_QUIET_FAIL:-0}" != 1 ]; then
+	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$CLUSTER_DIR" ]; then
 		cluster_dump_logs
 	fi
 	netns_stop
