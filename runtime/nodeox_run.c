@@ -10,6 +10,7 @@
 #include <stdlib.h>
 
 #include "runtime/nodeox_rt.h"
+#include "runtime/rt_alloc.h"
 #include "runtime/workload_mlp.h"
 
 int main(int argc, char **argv)
@@ -34,7 +35,10 @@ int main(int argc, char **argv)
     opts.seed = cfg.seed;
     opts.max_train = (size_t)cfg.max_train;
 
+    rt_alloc_t alloc; /* GPU type and speed from the Slurm allocation (rt_alloc.c) */
+    rt_alloc_probe(&alloc, &cfg);
     nodeox_rt_t *rt = nodeox_rt_init(&argc, &argv, &cfg);
+    rt_alloc_apply(rt, &alloc);
     int rank = nodeox_rt_rank(rt);
     nodeox_workload_t *w = workload_mlp_create(&opts, rank, nodeox_rt_world(rt),
                                                nodeox_rt_backend(rt), err, sizeof err);
