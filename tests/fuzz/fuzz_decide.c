@@ -74,7 +74,8 @@ static bool fuzz_decide_count(const char *s, size_t n)
 
 /* Does a TRES string hold a typed gpu entry: one whose name, after an
  * optional "gres:" or "gres/", is "gpu" and which has more than a count
- * ("gpu:a100:4", "gres/gpu:a100=4"; not "gpu:4", "gres/gpu=4", "gpu:")? */
+ * ("gpu:a100:4", "gres/gpu:a100=4"; not "gpu:4", "gres/gpu=COUNT", "gpu:")?
+ * An untyped entry's count is copied as the user wrote it (Slurm judges it). */
 static bool fuzz_decide_typed(const char *s)
 {
 	while (*s) {
@@ -82,7 +83,7 @@ static bool fuzz_decide_typed(const char *s)
 
 		if (n >= 5 && (!strncmp(s, "gres:", 5) || !strncmp(s, "gres/", 5)))
 			k = 5;
-		if (n > k + 4 && !strncmp(s + k, "gpu", 3) && (s[k + 3] == ':' || s[k + 3] == '=') &&
+		if (n > k + 4 && !strncmp(s + k, "gpu", 3) && s[k + 3] == ':' &&
 		    !fuzz_decide_count(s + k + 4, n - k - 4))
 			return true;
 		s += n + (s[n] == ',');
