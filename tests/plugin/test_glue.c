@@ -10,7 +10,9 @@
  *   v1: features v100      partition old (not reachable from gpu)
  * Checked: init never fails, conf missing/broken/edited live, write-back of a
  * rewrite, dryrun, KEEP and REJECT messages, het/array/update paths, the
- * update guard, and that untagged jobs are left byte for byte alone.
+ * update guard, and that untagged jobs are left byte for byte alone. GPU
+ * entries are spelled as this Slurm's sbatch writes them (NODEOX_TRES_GPU,
+ * plugin/slurm_compat.h): gres:gpu:... on 22.05, gres/gpu:... on 24.11.
  */
 #include "plugin/job_submit_nodeox.c"
 
@@ -127,7 +129,7 @@ static void glue_free(job_desc_msg_t *j)
 
 static void test_missing_conf_passes(void **state)
 {
-	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:4");
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL;
 
 	(void)state;
@@ -135,7 +137,7 @@ static void test_missing_conf_passes(void **state)
 	assert_int_equal(init(), SLURM_SUCCESS);
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_null(err);
-	assert_string_equal(j->tres_per_node, "gres:gpu:a100:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
 	assert_null(j->features);
 	assert_null(j->admin_comment);
 	glue_free(j);
@@ -143,16 +145,17 @@ static void test_missing_conf_passes(void **state)
 
 static void test_rewrite_and_live_edit(void **state)
 {
-	job_desc_msg_t *j = glue_job("run 3 nodeox:flex", "gres:nvme:1,gres:gpu:a100:4");
+	job_desc_msg_t *j = glue_job("run 3 nodeox:flex",
+				     NODEOX_TRES_GRES "nvme:1," NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL;
 
 	(void)state;
 	glue_write_conf(glue_conf); /* appears while "slurmctld" runs */
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
-	assert_string_equal(j->tres_per_node, "gres:nvme:1,gres:gpu:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GRES "nvme:1," NODEOX_TRES_GPU ":4");
 	assert_string_equal(j->features, "a100|l40s"); /* v100 only in partition old */
 	assert_int_equal(j->time_limit, 120);
-	assert_non_null(strstr(j->admin_comment, "gres:gpu:a100:4->"));
+	assert_non_null(strstr(j->admin_comment, NODEOX_TRES_GPU ":a100:4->"));
 	assert_string_equal(err, "nodeox: GPU type a100 broadened to a100|l40s, "
 			    "time limit 60 -> 120 min");
 	xfree(err);
@@ -161,9 +164,9 @@ static void test_rewrite_and_live_edit(void **state)
 	glue_write_conf("Mode=dryrun\n");
 	glue_write_conf(glue_conf);
 	glue_write_conf("Mode=dryrun\nGpuType=a100\nGpuType=l40s\nGroup=g Types=a100,l40s\n");
-	j = glue_job("nodeox:flex", "gres:gpu:a100:4");
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
-	assert_string_equal(j->tres_per_node, "gres:gpu:a100:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
 	assert_null(j->features);
 	assert_null(j->admin_comment);
 	assert_int_equal(j->time_limit, 60);
@@ -172,16 +175,16 @@ static void test_rewrite_and_live_edit(void **state)
 	glue_free(j);
 
 	glue_write_conf("Mode=bogus\n"); /* broken: jobs pass */
-	j = glue_job("nodeox:flex", "gres:gpu:a100:4");
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_null(err);
-	assert_string_equal(j->tres_per_node, "gres:gpu:a100:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
 	glue_free(j);
 }
 
 static void test_untagged_untouched(void **state)
 {
-	job_desc_msg_t *j = glue_job("just a comment", "gres:gpu:a100:4");
+	job_desc_msg_t *j = glue_job("just a comment", NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL, *before = j->tres_per_node;
 
 	(void)state;
@@ -196,17 +199,17 @@ static void test_untagged_untouched(void **state)
 
 static void test_keep_and_reject(void **state)
 {
-	job_desc_msg_t *j = glue_job("nodeox:flex:mem=9T", "gres:gpu:a100:4");
+	job_desc_msg_t *j = glue_job("nodeox:flex:mem=9T", NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL;
 
 	(void)state;
 	glue_write_conf(glue_conf);
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_non_null(strstr(err, "nodeox: not broadened: no type eligible beyond a100"));
-	assert_string_equal(j->tres_per_node, "gres:gpu:a100:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
 	xfree(err);
 	glue_free(j);
-	j = glue_job("nodeox:flex:%n%s", "gres:gpu:a100:4");
+	j = glue_job("nodeox:flex:%n%s", NODEOX_TRES_GPU ":a100:4");
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_ERROR);
 	assert_non_null(strstr(err, "nodeox: unknown option '%n%s'"));
 	xfree(err);
@@ -216,7 +219,7 @@ static void test_keep_and_reject(void **state)
 /* Heterogeneous components share err_msg: one line each. */
 static void test_het_components(void **state)
 {
-	job_desc_msg_t *a = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	job_desc_msg_t *a = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 	job_desc_msg_t *b = glue_job("nodeox:flex", NULL);
 	char *err = NULL;
 
@@ -224,11 +227,11 @@ static void test_het_components(void **state)
 	glue_write_conf(glue_conf);
 	a->het_job_offset = 0;
 	b->het_job_offset = 1;
-	b->tres_per_job = xstrdup("gres:gpu:l40s:2");
+	b->tres_per_job = xstrdup(NODEOX_TRES_GPU ":l40s:2");
 	assert_int_equal(job_submit(a, 1000, &err), SLURM_SUCCESS);
 	assert_int_equal(job_submit(b, 1000, &err), SLURM_SUCCESS);
-	assert_string_equal(a->tres_per_node, "gres:gpu:1");
-	assert_string_equal(b->tres_per_job, "gres:gpu:2");
+	assert_string_equal(a->tres_per_node, NODEOX_TRES_GPU ":1");
+	assert_string_equal(b->tres_per_job, NODEOX_TRES_GPU ":2");
 	assert_string_equal(b->features, "l40s|a100");
 	assert_non_null(strstr(err, "a100 broadened"));
 	assert_non_null(strstr(err, "\nnodeox: GPU type l40s broadened"));
@@ -240,7 +243,7 @@ static void test_het_components(void **state)
 /* The default partition applies when the job names none; Partitions= scopes. */
 static void test_partition_scope(void **state)
 {
-	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 	char text[512], *err = NULL;
 
 	(void)state;
@@ -250,7 +253,7 @@ static void test_partition_scope(void **state)
 	assert_non_null(strstr(err, "partition gpu is not in Partitions="));
 	xfree(err);
 	glue_free(j);
-	j = glue_job("nodeox:flex", "gres:gpu:l40s:1");
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":l40s:1");
 	j->partition = xstrdup("old");
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_string_equal(j->features, "l40s|v100"); /* a100 not in partition old */
