@@ -3,7 +3,8 @@
  * through libslurm's public C API, and turns them into why_job_t and
  * why_node_t (why.h). The only file of `nodeox why` that talks to Slurm.
  *
- * What comes from where (Slurm 22.05):
+ * What comes from where (Slurm 22.05 and 24.11; the API differences between
+ * them are named in why_compat.h):
  *   job       slurm_load_job(SHOW_DETAIL): tres_per_*, features, partition,
  *             pn_min_memory (MEM_PER_CPU flag), num_nodes/max_nodes, ...
  *   nodes     slurm_load_node: gres, gres_used ("gpu:a100:2(IDX:0-1)"),
@@ -21,12 +22,8 @@
 #include <slurm/slurm_errno.h>
 
 #include "cli/why.h"
+#include "cli/why_compat.h"
 
-/* Exported by libslurm (the names scontrol uses) but not declared in the
- * public headers of 22.05. */
-extern char *slurm_job_reason_string(enum job_state_reason inx);
-extern char *slurm_job_state_string(uint32_t inx);
-extern char *slurm_node_state_string(uint32_t inx);
 
 struct why_load {
 	job_info_msg_t *jobs;
@@ -43,7 +40,7 @@ struct why_load {
 /* "a[1-2],l1" -> "a1,a2,l1" (malloc'd), NULL for NULL/"". */
 static char *_expand_hosts(const char *expr)
 {
-	hostlist_t hl;
+	why_hostlist_t hl;
 	char *host, *out = NULL;
 	size_t len = 0;
 
@@ -119,7 +116,7 @@ static void _load_job(why_load_t *ld, const job_info_t *j, bool mem_tracked)
 	w->job_id = j->job_id;
 	w->pending = (j->job_state & JOB_STATE_BASE) == JOB_PENDING;
 	w->state_name = slurm_job_state_string(j->job_state);
-	w->reason = slurm_job_reason_string(j->state_reason);
+	w->reason = why_job_reason_string(j->state_reason);
 	if (j->user_name)
 		snprintf(ld->user, sizeof(ld->user), "%s", j->user_name);
 	else if ((pw = getpwuid(j->user_id)))
@@ -222,7 +219,7 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, char *err, size_t err
 		return NULL;
 	}
 	if (slurm_load_job(&ld->jobs, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "job %u: %s", job_id, slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "job %u: %s", job_id, slurm_strerror(why_slurm_errno()));
 		goto fail;
 	}
 	j = _pick_job(ld->jobs, job_id, array_task);
@@ -234,11 +231,11 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, char *err, size_t err
 		goto fail;
 	}
 	if (slurm_load_node(0, &ld->nodes_msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "cannot load nodes: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "cannot load nodes: %s", slurm_strerror(why_slurm_errno()));
 		goto fail;
 	}
 	if (slurm_load_partitions(0, &ld->parts, SHOW_ALL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "cannot load partitions: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "cannot load partitions: %s", slurm_strerror(why_slurm_errno()));
 		goto fail;
 	}
 	slurm_populate_node_partitions(ld->nodes_msg, ld->parts);
