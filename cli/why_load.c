@@ -3,7 +3,8 @@
  * through libslurm's public C API, and turns them into why_job_t and
  * why_node_t (why.h). The only file of `nodeox why` that talks to Slurm.
  *
- * What comes from where (Slurm 22.05):
+ * What comes from where (Slurm 22.05 and 24.11; the API differences between
+ * them are named in why_compat.h):
  *   job       slurm_load_job(SHOW_DETAIL): tres_per_*, features, partition,
  *             pn_min_memory (MEM_PER_CPU flag), num_nodes/max_nodes, ...
  *   nodes     slurm_load_node: gres, gres_used ("gpu:a100:2(IDX:0-1)"),
@@ -29,12 +30,8 @@
 #include <slurm/slurm_errno.h>
 
 #include "cli/why.h"
+#include "cli/why_compat.h"
 
-/* Exported by libslurm (the names scontrol uses) but not declared in the
- * public headers of 22.05. */
-extern char *slurm_job_reason_string(enum job_state_reason inx);
-extern char *slurm_job_state_string(uint32_t inx);
-extern char *slurm_node_state_string(uint32_t inx);
 
 struct why_load {
 	job_info_msg_t *jobs;
@@ -61,7 +58,7 @@ struct why_load {
 /* "a[1-2],l1" -> "a1,a2,l1" (malloc'd), NULL for NULL/"". */
 static char *_expand_hosts(const char *expr)
 {
-	hostlist_t hl;
+	why_hostlist_t hl;
 	char *host, *out = NULL;
 	size_t len = 0;
 
@@ -171,7 +168,7 @@ static void _load_job(why_load_t *ld, const job_info_t *j, bool mem_tracked)
 	w->phase = _phase(j->job_state);
 	w->pending = w->phase == WHY_PHASE_PENDING;
 	w->state_name = slurm_job_state_string(j->job_state);
-	w->reason = slurm_job_reason_string(j->state_reason);
+	w->reason = why_job_reason_string(j->state_reason);
 	w->reason_desc = _str(j->state_desc);
 	w->name = j->name;
 	w->priority = j->priority;
@@ -317,7 +314,7 @@ static int _load_queue(why_load_t *ld)
 		q->array_task_id = j->array_task_id;
 		q->phase = _phase(j->job_state);
 		q->state_name = slurm_job_state_string(j->job_state);
-		q->reason = slurm_job_reason_string(j->state_reason);
+		q->reason = why_job_reason_string(j->state_reason);
 		q->name = j->name;
 		q->user = j->user_name;
 		q->partition = j->partition;
@@ -396,7 +393,7 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
 		return NULL;
 	}
 	if (slurm_load_job(&ld->jobs, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
-		int e = slurm_get_errno();
+		int e = why_slurm_errno();
 
 		*unknown = e == ESLURM_INVALID_JOB_ID;
 		snprintf(err, errlen, "job %u: %s", job_id,
@@ -414,11 +411,11 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
 		goto fail;
 	}
 	if (slurm_load_node(0, &ld->nodes_msg, SHOW_ALL | SHOW_DETAIL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "cannot load nodes: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "cannot load nodes: %s", slurm_strerror(why_slurm_errno()));
 		goto fail;
 	}
 	if (slurm_load_partitions(0, &ld->parts, SHOW_ALL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "cannot load partitions: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "cannot load partitions: %s", slurm_strerror(why_slurm_errno()));
 		goto fail;
 	}
 	slurm_populate_node_partitions(ld->nodes_msg, ld->parts);
@@ -436,7 +433,7 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
 		return ld;
 	/* What the explanation of a pending job needs besides. */
 	if (slurm_load_jobs(0, &ld->queue_msg, SHOW_ALL) != SLURM_SUCCESS) {
-		snprintf(err, errlen, "cannot load the queue: %s", slurm_strerror(slurm_get_errno()));
+		snprintf(err, errlen, "cannot load the queue: %s", slurm_strerror(why_slurm_errno()));
 		goto fail;
 	}
 	if (slurm_load_reservations(0, &ld->resv_msg) != SLURM_SUCCESS)

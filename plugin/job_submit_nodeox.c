@@ -55,7 +55,6 @@
 #include "slurm/slurm_errno.h"
 #include "src/common/slurm_xlator.h"
 #include "src/common/assoc_mgr.h"
-#include "src/common/gres.h"
 #include "src/common/list.h"
 #include "src/common/log.h"
 #include "src/common/node_conf.h"
@@ -67,6 +66,7 @@
 
 #include "plugin/policy.h"
 #include "plugin/policy_record.h"
+#include "plugin/slurm_compat.h"
 
 const char plugin_name[] = "nodeox: broaden typed GPU requests of flexible jobs";
 const char plugin_type[] = "job_submit/nodeox";
@@ -639,7 +639,7 @@ static int _constraint_update(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
 		   char **err_msg)
 {
-	struct job_details *det;
+	nodeox_job_details_t *det;
 	nodeox_job_t job = { 0 };
 	nodeox_update_t upd = { 0 };
 	char what[64], capwhat[NODEOX_NAME_MAX + 32];
@@ -684,15 +684,8 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 			     job_ptr->admin_comment, what, err_msg);
 }
 
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
-		      char **err_msg)
+/* 23.02+ passes err_msg (see slurm_compat.h): the user sees our line. */
+extern int job_modify(NODEOX_JOB_MODIFY_ARGS)
 {
-	return _modify(job_desc, job_ptr, submit_uid, err_msg);
+	return _modify(job_desc, job_ptr, submit_uid, NODEOX_JOB_MODIFY_ERR_MSG);
 }
-#else
-extern int job_modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid)
-{
-	return _modify(job_desc, job_ptr, submit_uid, NULL);
-}
-#endif

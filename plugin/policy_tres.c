@@ -5,20 +5,26 @@
  * else is copied byte for byte. Each entry keeps its spelling (22.05
  * "gres:gpu:T:N", 23.11+ "gres/gpu:T:N" or "gres/gpu:T=N", and the bare
  * "gpu:T:N" of simulator traces), because 22.05 silently drops an entry whose
- * prefix it does not expect and the job would lose its GPUs.
+ * prefix it does not expect and the job would lose its GPUs. tres_prefix is
+ * the one place where the library spells a prefix, for reading and writing;
+ * which spelling a Slurm version writes is in plugin/slurm_compat.h.
  */
 #include <ctype.h>
 #include <string.h>
 
 #include "plugin/policy_internal.h"
 
-static const struct {
-	const char *prefix;
-	nodeox_tres_form_t form;
-} tres_prefixes[] = {
-	{ "gres:gpu", NODEOX_TRES_COLON },
-	{ "gres/gpu", NODEOX_TRES_SLASH },
-	{ "gpu", NODEOX_TRES_BARE },
+/* The prefix of each spelling; the count separator is "=" for SLASH_EQ. */
+static const char *const tres_prefix[] = {
+	[NODEOX_TRES_BARE] = "gpu",
+	[NODEOX_TRES_COLON] = "gres:gpu",
+	[NODEOX_TRES_SLASH] = "gres/gpu",
+	[NODEOX_TRES_SLASH_EQ] = "gres/gpu",
+};
+
+/* The order an entry's prefix is tried in (longest first). */
+static const nodeox_tres_form_t tres_scan_order[] = {
+	NODEOX_TRES_COLON, NODEOX_TRES_SLASH, NODEOX_TRES_BARE,
 };
 
 static bool tres_all_digits(const char *s, size_t n)
@@ -55,18 +61,20 @@ static bool tres_entry(const char *s, size_t off, size_t n, nodeox_tres_gpu_t *e
 	size_t k, plen = 0, rest_off, rest_len;
 	const char *colon, *eq;
 
-	for (k = 0; k < sizeof(tres_prefixes) / sizeof(tres_prefixes[0]); k++) {
-		plen = strlen(tres_prefixes[k].prefix);
-		if (n >= plen && !memcmp(p, tres_prefixes[k].prefix, plen) &&
+	for (k = 0; k < sizeof(tres_scan_order) / sizeof(tres_scan_order[0]); k++) {
+		const char *pre = tres_prefix[tres_scan_order[k]];
+
+		plen = strlen(pre);
+		if (n >= plen && !memcmp(p, pre, plen) &&
 		    (n == plen || p[plen] == ':' || p[plen] == '='))
 			break;
 	}
-	if (k == sizeof(tres_prefixes) / sizeof(tres_prefixes[0]))
+	if (k == sizeof(tres_scan_order) / sizeof(tres_scan_order[0]))
 		return false;
 	memset(e, 0, sizeof(*e));
 	e->start = off;
 	e->end = off + n;
-	e->form = tres_prefixes[k].form;
+	e->form = tres_scan_order[k];
 	e->count = 1;
 	if (n == plen)
 		return true;                    /* "gres:gpu": one untyped GPU */
@@ -136,13 +144,11 @@ int nodeox_tres_untype(const char *s, const nodeox_tres_gpu_t *e, int n, char *d
 
 	nodeox_buf_init(&b, dst, cap);
 	for (i = 0; i < n; i++) {
-		static const char *const pre[] = { "gpu", "gres:gpu", "gres/gpu", "gres/gpu" };
-
 		nodeox_buf_putn(&b, s + off, e[i].start - off);
 		if (!e[i].type_len) { /* already untyped: keep as written */
 			nodeox_buf_putn(&b, s + e[i].start, e[i].end - e[i].start);
 		} else {
-			nodeox_buf_puts(&b, pre[e[i].form]);
+			nodeox_buf_puts(&b, tres_prefix[e[i].form]);
 			nodeox_buf_puts(&b, e[i].form == NODEOX_TRES_SLASH_EQ ? "=" : ":");
 			if (e[i].cnt_len)
 				nodeox_buf_putn(&b, s + e[i].cnt_off, e[i].cnt_len);

@@ -8,6 +8,14 @@
  * scheduler's SchedulerParameters (bf_*) and Priority* weights, and Include.
  * gres.conf (optional) supplies GPU types for nodes whose Gres= is untyped
  * and must agree with slurm.conf on counts. Errors are "FILE:LINE: what".
+ *
+ * Files are read as Slurm 24.11 reads them (22.05 reads them the same way
+ * except where said): PriorityType defaults to priority/multifactor (22.05:
+ * priority/basic), so the Priority* weights count unless the file says
+ * PriorityType=priority/basic; a gres.conf MultipleFiles= line is one GPU.
+ * Scheduling keys that Slurm gained after 22.05 and the model leaves out
+ * (cluster_newer_keys) are ignored with a note on stderr, once per key; other
+ * keys the model does not need are ignored silently.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -48,7 +56,28 @@ typedef struct {
 	GArray *nodes;            /* sim_node_t */
 	uint32_t *gres_count;     /* per node, from gres.conf */
 	bool *gres_seen;
+	bool priority_basic;      /* PriorityType=priority/basic: weights unused */
+	unsigned noted;           /* cluster_newer_keys already noted (bits) */
 } cparse_t;
+
+/* Keys new since Slurm 22.05 (checked against 24.11's read_config.c) that
+ * change scheduling but are not modelled. */
+static const char *const cluster_newer_keys[] = {
+	"RestrictedCoresPerGPU", "ExclusiveTopo", "MaxCPUsPerSocket", "PowerDownOnIdle",
+	"PreemptParameters", "MaxBatchRequeue",
+};
+
+/* Note (once per key) that a newer key is ignored. */
+static void cluster_note_newer(cparse_t *p, const char *k)
+{
+	for (size_t i = 0; i < G_N_ELEMENTS(cluster_newer_keys); i++) {
+		if (g_ascii_strcasecmp(k, cluster_newer_keys[i]) || (p->noted & (1u << i)))
+			continue;
+		p->noted |= 1u << i;
+		g_printerr("nodeox-sim: note: %s:%d: %s (new since Slurm 22.05) is not modelled; "
+			   "ignored\n", p->name, p->line, cluster_newer_keys[i]);
+	}
+}
 
 __attribute__((format(printf, 2, 3)))
 static int cluster_fail(cparse_t *p, const char *fmt, ...)
@@ -277,6 +306,8 @@ static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
 			d.gres = (char *)v;
 		} else if (!g_ascii_strcasecmp(k, "State")) {
 			d.state = (char *)v;
+		} else {
+			cluster_note_newer(p, k);
 		}
 	}
 	if (!g_ascii_strcasecmp(names, "DEFAULT")) {
@@ -358,6 +389,8 @@ static int cluster_partition_line(cparse_t *p, kv_t *kv, int n)
 		} else if (!g_ascii_strcasecmp(k, "DefaultTime")) {
 			if (cluster_time_value(p, k, v, &part.default_time) < 0)
 				return -1;
+		} else {
+			cluster_note_newer(p, k);
 		}
 	}
 	if (!g_ascii_strcasecmp(kv[0].val, "DEFAULT")) {
@@ -490,7 +523,7 @@ static int cluster_gres_line(cparse_t *p, kv_t *kv, int n)
 	}
 	if (!gname || strcmp(gname, "gpu"))
 		return 0;                       /* AutoDetect=, other gres: not modelled */
-	uint64_t cnt = 1;
+	uint64_t cnt = 1;       /* also a MultipleFiles= line: one GPU, several files */
 	if (count) {
 		if (cluster_uint(p, "Count", count, 1024, &cnt) < 0)
 			return -1;
@@ -597,6 +630,10 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 							rc = cluster_fail(p, "PriorityMaxAge=%s", v);
 					} else if (!g_ascii_strcasecmp(k, "PriorityFavorSmall")) {
 						s->favor_small = !g_ascii_strcasecmp(v, "YES");
+					} else if (!g_ascii_strcasecmp(k, "PriorityType")) {
+						p->priority_basic = !g_ascii_strcasecmp(v, "priority/basic");
+					} else {
+						cluster_note_newer(p, k);
 					}
 				}
 		}
@@ -713,6 +750,8 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 	}
 	p.name = name;
 	p.line = 0;
+	if (rc == 0 && p.priority_basic) /* FIFO: Slurm ignores the weights */
+		c->params.weight_age = c->params.weight_job_size = 0;
 	if (rc == 0)
 		rc = cluster_finish(&p);
 	if (p.nodes) {

@@ -21,7 +21,7 @@ j2=$(cluster_sbatch -w a2 --gres=gpu:a100:4 --wrap "sleep 300")
 check_true "filler job on a1 runs" wait_for_state "$j1" RUNNING 20
 check_true "filler job on a2 runs" wait_for_state "$j2" RUNNING 20
 check_eq "$(job_field "$j1" NodeList)" a1 "filler 1 on a1"
-check_eq "$(job_field "$j1" TresPerNode)" gres:gpu:a100:2 "--gres recorded in TresPerNode"
+check_eq "$(job_field "$j1" TresPerNode)" "$(cluster_tres gres:gpu:a100:2)" "--gres recorded in TresPerNode"
 
 # A 4x a100 job waits although 6 GPUs are free.
 j3=$(cluster_sbatch --gres=gpu:a100:4 --wrap "sleep 300")
@@ -32,7 +32,7 @@ check_eq "$(job_state "$j3")" PENDING "typed job still pending"
 j4=$(cluster_sbatch --gpus=4 --constraint="a100|l40s" --wrap "sleep 300")
 check_true "untyped job with a100|l40s starts" wait_for_state "$j4" RUNNING 20
 check_match "$(job_field "$j4" NodeList)" '^l[12]$' "untyped job runs on an l40s node"
-check_eq "$(job_field "$j4" TresPerJob)" gres:gpu:4 "--gpus recorded in TresPerJob"
+check_eq "$(job_field "$j4" TresPerJob)" "$(cluster_tres gres:gpu:4)" "--gpus recorded in TresPerJob"
 check_eq "$(job_field "$j4" Features)" "a100|l40s" "constraint recorded in Features"
 check_eq "$(job_state "$j3")" PENDING "typed job still pending after the other started"
 

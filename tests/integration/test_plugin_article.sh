@@ -27,7 +27,7 @@ check_true "filler on a2 runs" wait_for_state "$j2" RUNNING 20
 j3=$(cluster_sbatch -t 60 --gres=gpu:a100:4 --wrap "sleep 300")
 check_eq "$(cluster_submit_msg)" "" "untagged job: no message"
 check_true "untagged 4x a100 pends for Resources" wait_for_reason "$j3" Resources 20
-check_eq "$(job_field "$j3" TresPerNode)" gres:gpu:a100:4 "untagged job keeps its typed request"
+check_eq "$(job_field "$j3" TresPerNode)" "$(cluster_tres gres:gpu:a100:4)" "untagged job keeps its typed request"
 check_eq "$(job_field "$j3" Features)" "(null)" "untagged job gets no constraint"
 check_eq "$(job_field "$j3" AdminComment)" "" "untagged job gets no admin comment"
 check_eq "$(job_field "$j3" TimeLimit)" 01:00:00 "untagged job keeps its time limit"
@@ -38,10 +38,10 @@ check_match "$(cluster_submit_msg)" '^sbatch: nodeox: .*a100' "tagged job: one l
 check_eq "$(echo "$(cluster_submit_msg)" | wc -l)" 1 "tagged job: exactly one line"
 check_true "tagged 4x a100 job starts" wait_for_state "$j4" RUNNING 20
 check_match "$(job_field "$j4" NodeList)" '^l[12]$' "tagged job runs on an l40s node"
-check_eq "$(job_field "$j4" TresPerNode)" gres:gpu:4 "tagged job: GPU request untyped"
+check_eq "$(job_field "$j4" TresPerNode)" "$(cluster_tres gres:gpu:4)" "tagged job: GPU request untyped"
 check_eq "$(job_field "$j4" Features)" "a100|l40s" "tagged job: constraint is the OR of the group"
 check_eq "$(job_field "$j4" TimeLimit)" 01:40:00 "tagged job: 60 min scaled by 1.0/0.6"
-check_match "$(job_field "$j4" AdminComment)" 'gres:gpu:a100:4' "admin comment records the original request"
+check_match "$(job_field "$j4" AdminComment)" "$(cluster_tres gres:gpu:a100:4)" "admin comment records the original request"
 check_match "$(job_field "$j4" AdminComment)" 'features=->a100%7Cl40s' "admin comment records the change ('|' percent-encoded, nodeox.conf(5))"
 check_eq "$(job_field "$j4" Comment)" nodeox:flex "user comment kept"
 check_eq "$(job_state "$j3")" PENDING "untagged job still waits"
@@ -50,7 +50,7 @@ check_match "$(cluster_ctld_log | grep -c 'nodeox.*a100|l40s')" '^[1-9]' "slurmc
 # Tag among other text, uniform, AND-ed with the user's constraint.
 j5=$(cluster_sbatch --hold --constraint=ib --gpus=a100:2 --comment="run 7 nodeox:flex:uniform seed=3" --wrap true)
 check_match "$(job_field "$j5" Features)" '^\(?ib\)?&\[a100\|l40s\]$' "uniform: [a100|l40s] AND-ed with ib"
-check_eq "$(job_field "$j5" TresPerJob)" gres:gpu:2 "--gpus rewritten untyped"
+check_eq "$(job_field "$j5" TresPerJob)" "$(cluster_tres gres:gpu:2)" "--gpus rewritten untyped"
 check_eq "$(job_field "$j5" Comment)" "run 7 nodeox:flex:uniform seed=3" "comment with other text kept"
 
 # Plain mixed tag AND-ed with the user's constraint.
@@ -60,7 +60,7 @@ check_match "$(job_field "$j6" Features)" '^\(?ib\)?&\(a100\|l40s\)$' "mixed: (a
 # mem=60G: l40s (48G) is not eligible, nothing beyond a100: left as asked.
 j7=$(cluster_sbatch --hold --gres=gpu:a100:4 --comment=nodeox:flex:mem=60G --wrap true)
 check_match "$(cluster_submit_msg)" '^sbatch: nodeox: .*not broadened' "mem=60G: told why not broadened"
-check_eq "$(job_field "$j7" TresPerNode)" gres:gpu:a100:4 "mem=60G: request unchanged"
+check_eq "$(job_field "$j7" TresPerNode)" "$(cluster_tres gres:gpu:a100:4)" "mem=60G: request unchanged"
 check_eq "$(job_field "$j7" Features)" "(null)" "mem=60G: no constraint"
 
 # mem=40G: l40s qualifies.

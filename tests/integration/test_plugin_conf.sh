@@ -27,7 +27,7 @@ tagged_job()
 # check_unchanged ID WHAT: the job kept its typed request and got no constraint.
 check_unchanged()
 {
-	check_eq "$(job_field "$1" TresPerNode)" gres:gpu:a100:2 "$2: request unchanged"
+	check_eq "$(job_field "$1" TresPerNode)" "$(cluster_tres gres:gpu:a100:2)" "$2: request unchanged"
 	check_eq "$(job_field "$1" Features)" "(null)" "$2: no constraint"
 	check_eq "$(job_field "$1" TimeLimit)" 01:00:00 "$2: time limit unchanged"
 }
@@ -35,7 +35,7 @@ check_unchanged()
 # check_rewritten ID WHAT: the job was broadened.
 check_rewritten()
 {
-	check_eq "$(job_field "$1" TresPerNode)" gres:gpu:2 "$2: request untyped"
+	check_eq "$(job_field "$1" TresPerNode)" "$(cluster_tres gres:gpu:2)" "$2: request untyped"
 	check_eq "$(job_field "$1" Features)" "a100|l40s" "$2: constraint a100|l40s"
 	check_eq "$(job_field "$1" TimeLimit)" 01:40:00 "$2: time limit scaled"
 }

@@ -17,10 +17,12 @@ cluster_nodeox_conf_article
 cluster_start
 
 # form_check WHAT FIELD TAGGED_VALUE UNTAGGED_VALUE SBATCH_ARGS...: submit the
-# request untagged (held) and tagged (to run); check FIELD of both.
+# request untagged (held) and tagged (to run); check FIELD of both. Values are
+# spelled as 22.05 writes them (cluster_tres turns them into this Slurm's).
 form_check()
 {
-	local what=$1 field=$2 want_tagged=$3 want_untagged=$4 u t
+	local what=$1 field=$2 want_tagged want_untagged u t
+	want_tagged=$(cluster_tres "$3" "$field") want_untagged=$(cluster_tres "$4" "$field")
 	shift 4
 	u=$(cluster_sbatch --hold "$@" --wrap true)
 	check_eq "$(job_field "$u" "$field")" "$want_untagged" "$what untagged: $field as asked"
@@ -44,12 +46,12 @@ form_check "--gres=nic + --gpus-per-node" TresPerNode gres:gpu:1,gres:nic:1 gres
 # Two GPU types in one request: unchanged, told why.
 j=$(cluster_sbatch --hold --gres=gpu:a100:1,gpu:l40s:1 --comment=nodeox:flex --wrap true)
 check_match "$(cluster_submit_msg)" '^sbatch: nodeox: .*two GPU types' "two types: told why"
-check_eq "$(job_field "$j" TresPerNode)" gres:gpu:a100:1,gres:gpu:l40s:1 "two types: unchanged"
+check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:a100:1,gres:gpu:l40s:1)" "two types: unchanged"
 check_eq "$(job_field "$j" Features)" "(null)" "two types: no constraint"
 
 # Untyped request: nothing to broaden.
 j=$(cluster_sbatch --hold --gres=gpu:2 --comment=nodeox:flex --wrap true)
-check_eq "$(job_field "$j" TresPerNode)" gres:gpu:2 "untyped: unchanged"
+check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:2)" "untyped: unchanged"
 check_eq "$(job_field "$j" Features)" "(null)" "untyped: no constraint"
 
 # --test-only passes through the plugin: with all a100 busy, Slurm finds room

@@ -76,7 +76,7 @@ out=$(cluster_as "$A" scontrol update jobid="$j" comment=nodeox:flex 2>&1)
 check_true "owner's tag-by-update refused" test $? != 0
 check_eq "$(job_show "$j")" "$before" "owner's refused tag-by-update: job unchanged"
 j=$(cluster_sbatch --hold -t 60 --gres=gpu:a100:1 --comment=nodeox:flex --wrap true)
-check_eq "$(job_field "$j" TresPerNode)" gres:gpu:1 "tagged at submission: broadened"
+check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:1)" "tagged at submission: broadened"
 before=$(job_show "$j")
 long=$(head -c 1100 /dev/zero | tr '\0' x)
 for who in "$A" root; do
@@ -88,7 +88,7 @@ done
 # touching the admin comment (only admins may set it) or raising the limit.
 out=$(cluster_as "$A" scontrol update jobid="$j" Gres=gpu:a100:2 2>&1)
 check_eq "$?" 0 "owner's GPU count update accepted ($out)"
-check_eq "$(job_field "$j" TresPerNode)" gres:gpu:2 "owner's update: untyped again"
+check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:2)" "owner's update: untyped again"
 check_eq "$(job_field "$j" Features)" "a100|l40s" "owner's update: constraint kept"
 check_eq "$(job_field "$j" TimeLimit)" 01:40:00 "owner's update: limit scaled once"
 scancel "$j"
@@ -111,7 +111,7 @@ scancel "$j"
 # 3. A node count in the constraint: kept as asked; with a100 busy the job
 #    pends rather than running on h100.
 j=$(cluster_sbatch --hold --gres=gpu:a100:1 --constraint='ib*1' --comment=nodeox:flex --wrap "sleep 300")
-check_eq "$(job_field "$j" TresPerNode)" gres:gpu:a100:1 "*N constraint: request kept typed"
+check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:a100:1)" "*N constraint: request kept typed"
 check_eq "$(job_field "$j" Features)" 'ib*1' "*N constraint: constraint as asked"
 check_match "$(cluster_submit_msg)" 'counts nodes' "*N constraint: user told why"
 busy_a100 || check_true "a100 made busy" false
@@ -155,7 +155,7 @@ for kind in fifo dir devzero big; do
 	echo "  nodeox.conf is a $kind: sbatch answered in $ms ms (rc=$rc)"
 	check_eq "$rc" 0 "conf is a $kind: sbatch answered"
 	check_true "conf is a $kind: answered within 3 s (took $ms ms)" test "$ms" -lt 3000
-	check_eq "$(job_field "$j" TresPerNode)" gres:gpu:a100:1 "conf is a $kind: job passes unchanged"
+	check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:a100:1)" "conf is a $kind: job passes unchanged"
 	check_eq "$(timeout 20 scontrol update nodename=h1 comment=probe >/dev/null 2>&1; echo $?)" 0 \
 		"conf is a $kind: scontrol update node answers"
 	scancel "$j"
@@ -165,7 +165,7 @@ check_match "$(cluster_ctld_log)" "nodeox.conf: larger than 1 MiB; jobs pass unc
 rm -rf "$conf"
 cluster_nodeox_conf < "$CLUSTER_DIR/nodeox.conf.good"
 j=$(cluster_sbatch --hold --gres=gpu:a100:1 --comment=nodeox:flex --wrap true)
-check_eq "$(job_field "$j" TresPerNode)" gres:gpu:1 "good conf back: broadening again"
+check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:1)" "good conf back: broadening again"
 scancel "$j"
 
 # 6. A newline in a constraint or comment never forges a log line.
@@ -189,7 +189,7 @@ j=$(cluster_sbatch --hold --gres=gpu:a100:1 --comment=nodeox:flex --wrap true)
 scontrol update jobid="$j" AdminComment="site: keep"
 scontrol update jobid="$j" Gres=gpu:a100:2
 check_match "$(job_field "$j" AdminComment)" '^site: keep; nodeox' "admin's text kept first"
-check_eq "$(job_field "$j" TresPerNode)" gres:gpu:2 "admin's update: rewritten"
+check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:2)" "admin's update: rewritten"
 scancel "$j"
 
 check_true "slurmctld still runs" cluster_alive slurmctld

@@ -23,7 +23,7 @@ check_true "slurmctld alive after format directives" cluster_alive slurmctld
 
 # Outside the tag they are just text: the tag still works.
 j=$(cluster_sbatch --hold --gres=gpu:a100:1 --comment='%n%s%s %p nodeox:flex' --wrap true)
-check_eq "$(job_field "$j" TresPerNode)" gres:gpu:1 "format text around the tag: broadened"
+check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:1)" "format text around the tag: broadened"
 
 # Slurm itself caps a comment at 1024 characters: a 1000-character comment
 # with the tag at its end is broadened, a 2000-character one is refused by
@@ -50,7 +50,7 @@ check_eq "$j" "" "overflowing size: rejected"
 feat=$(for i in $(seq 340); do printf 'ib&'; done)ib
 j=$(cluster_sbatch --hold --gres=gpu:a100:1 --constraint="$feat" --comment=nodeox:flex --wrap true)
 check_true "over-long constraint: accepted" test -n "$j"
-check_eq "$(job_field "$j" TresPerNode)" gres:gpu:a100:1 "over-long constraint: unchanged"
+check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:a100:1)" "over-long constraint: unchanged"
 check_match "$(cluster_submit_msg)" 'nodeox: not broadened' "over-long constraint: told why"
 
 # Many gres entries: the GPU one is rewritten, the others kept.
@@ -83,8 +83,8 @@ bad=0 nb=0 nk=0
 for id in $(cat "$CLUSTER_DIR"/storm.*); do
 	t=$(job_field "$id" TresPerNode); f=$(job_field "$id" Features)
 	case "$t|$f" in
-	"gres:gpu:1|a100|l40s") nb=$((nb + 1)) ;;
-	"gres:gpu:a100:1|(null)") nk=$((nk + 1)) ;;
+	"$(cluster_tres gres:gpu:1)|a100|l40s") nb=$((nb + 1)) ;;
+	"$(cluster_tres gres:gpu:a100:1)|(null)") nk=$((nk + 1)) ;;
 	*) bad=$((bad + 1)); echo "  job $id: TresPerNode=$t Features=$f" ;;
 	esac
 done

@@ -13,7 +13,9 @@
  * write-back of a rewrite, dryrun, KEEP and REJECT messages, het/array
  * paths, the time limit cap from partition MaxTime, log escaping, and that
  * job_modify never writes to the stored job and untagged jobs are left byte
- * for byte alone.
+ * for byte alone. GPU entries are spelled as this Slurm's sbatch writes them
+ * (NODEOX_TRES_GPU, plugin/slurm_compat.h): gres:gpu:... on 22.05,
+ * gres/gpu:... on 24.11.
  */
 #include "plugin/job_submit_nodeox.c"
 
@@ -149,7 +151,7 @@ static void glue_free(job_desc_msg_t *j)
 
 static void test_missing_conf_passes(void **state)
 {
-	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:4");
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL;
 
 	(void)state;
@@ -157,7 +159,7 @@ static void test_missing_conf_passes(void **state)
 	assert_int_equal(init(), SLURM_SUCCESS);
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_null(err);
-	assert_string_equal(j->tres_per_node, "gres:gpu:a100:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
 	assert_null(j->features);
 	assert_null(j->admin_comment);
 	glue_free(j);
@@ -165,16 +167,17 @@ static void test_missing_conf_passes(void **state)
 
 static void test_rewrite_and_live_edit(void **state)
 {
-	job_desc_msg_t *j = glue_job("run 3 nodeox:flex", "gres:nvme:1,gres:gpu:a100:4");
+	job_desc_msg_t *j = glue_job("run 3 nodeox:flex",
+				     NODEOX_TRES_GRES "nvme:1," NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL;
 
 	(void)state;
 	glue_write_conf(glue_conf); /* appears while "slurmctld" runs */
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
-	assert_string_equal(j->tres_per_node, "gres:nvme:1,gres:gpu:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GRES "nvme:1," NODEOX_TRES_GPU ":4");
 	assert_string_equal(j->features, "a100|l40s"); /* v100 only in partition old */
 	assert_int_equal(j->time_limit, 120);
-	assert_non_null(strstr(j->admin_comment, "gres:gpu:a100:4->"));
+	assert_non_null(strstr(j->admin_comment, NODEOX_TRES_GPU ":a100:4->"));
 	assert_string_equal(err, "nodeox: GPU type a100 broadened to a100|l40s, "
 			    "time limit 60 -> 120 min");
 	xfree(err);
@@ -183,9 +186,9 @@ static void test_rewrite_and_live_edit(void **state)
 	glue_write_conf("Mode=dryrun\n");
 	glue_write_conf(glue_conf);
 	glue_write_conf("Mode=dryrun\nGpuType=a100\nGpuType=l40s\nGroup=g Types=a100,l40s\n");
-	j = glue_job("nodeox:flex", "gres:gpu:a100:4");
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
-	assert_string_equal(j->tres_per_node, "gres:gpu:a100:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
 	assert_null(j->features);
 	assert_null(j->admin_comment);
 	assert_int_equal(j->time_limit, 60);
@@ -194,16 +197,16 @@ static void test_rewrite_and_live_edit(void **state)
 	glue_free(j);
 
 	glue_write_conf("Mode=bogus\n"); /* broken: jobs pass */
-	j = glue_job("nodeox:flex", "gres:gpu:a100:4");
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_null(err);
-	assert_string_equal(j->tres_per_node, "gres:gpu:a100:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
 	glue_free(j);
 }
 
 static void test_untagged_untouched(void **state)
 {
-	job_desc_msg_t *j = glue_job("just a comment", "gres:gpu:a100:4");
+	job_desc_msg_t *j = glue_job("just a comment", NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL, *before = j->tres_per_node;
 
 	(void)state;
@@ -218,17 +221,17 @@ static void test_untagged_untouched(void **state)
 
 static void test_keep_and_reject(void **state)
 {
-	job_desc_msg_t *j = glue_job("nodeox:flex:mem=9T", "gres:gpu:a100:4");
+	job_desc_msg_t *j = glue_job("nodeox:flex:mem=9T", NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL;
 
 	(void)state;
 	glue_write_conf(glue_conf);
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_non_null(strstr(err, "nodeox: not broadened: no type eligible beyond a100"));
-	assert_string_equal(j->tres_per_node, "gres:gpu:a100:4");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
 	xfree(err);
 	glue_free(j);
-	j = glue_job("nodeox:flex:%n%s", "gres:gpu:a100:4");
+	j = glue_job("nodeox:flex:%n%s", NODEOX_TRES_GPU ":a100:4");
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_ERROR);
 	assert_non_null(strstr(err, "nodeox: unknown option '%n%s'"));
 	xfree(err);
@@ -238,7 +241,7 @@ static void test_keep_and_reject(void **state)
 /* Heterogeneous components share err_msg: one line each. */
 static void test_het_components(void **state)
 {
-	job_desc_msg_t *a = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	job_desc_msg_t *a = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 	job_desc_msg_t *b = glue_job("nodeox:flex", NULL);
 	char *err = NULL;
 
@@ -246,11 +249,11 @@ static void test_het_components(void **state)
 	glue_write_conf(glue_conf);
 	a->het_job_offset = 0;
 	b->het_job_offset = 1;
-	b->tres_per_job = xstrdup("gres:gpu:l40s:2");
+	b->tres_per_job = xstrdup(NODEOX_TRES_GPU ":l40s:2");
 	assert_int_equal(job_submit(a, 1000, &err), SLURM_SUCCESS);
 	assert_int_equal(job_submit(b, 1000, &err), SLURM_SUCCESS);
-	assert_string_equal(a->tres_per_node, "gres:gpu:1");
-	assert_string_equal(b->tres_per_job, "gres:gpu:2");
+	assert_string_equal(a->tres_per_node, NODEOX_TRES_GPU ":1");
+	assert_string_equal(b->tres_per_job, NODEOX_TRES_GPU ":2");
 	assert_string_equal(b->features, "l40s|a100");
 	assert_non_null(strstr(err, "a100 broadened"));
 	assert_non_null(strstr(err, "\nnodeox: GPU type l40s broadened"));
@@ -262,7 +265,7 @@ static void test_het_components(void **state)
 /* The default partition applies when the job names none; Partitions= scopes. */
 static void test_partition_scope(void **state)
 {
-	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 	char text[512], *err = NULL;
 
 	(void)state;
@@ -272,7 +275,7 @@ static void test_partition_scope(void **state)
 	assert_non_null(strstr(err, "partition gpu is not in Partitions="));
 	xfree(err);
 	glue_free(j);
-	j = glue_job("nodeox:flex", "gres:gpu:l40s:1");
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":l40s:1");
 	j->partition = xstrdup("old");
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_string_equal(j->features, "l40s|v100"); /* a100 not in partition old */
@@ -284,7 +287,7 @@ static void test_partition_scope(void **state)
 /* Partition MaxTime caps the scaled limit; the reason says so. */
 static void test_time_cap(void **state)
 {
-	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 	char *err = NULL;
 
 	(void)state;
@@ -295,14 +298,14 @@ static void test_time_cap(void **state)
 	assert_non_null(strstr(err, "capped by MaxTime of partition gpu"));
 	xfree(err);
 	glue_free(j);
-	j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 	j->time_limit = 90; /* already at the cap: left as asked */
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_int_equal(j->time_limit, 90);
 	assert_non_null(strstr(err, "time limit not scaled"));
 	xfree(err);
 	glue_free(j);
-	j = glue_job("nodeox:flex", "gres:gpu:l40s:1");
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":l40s:1");
 	j->partition = xstrdup("gpu,old"); /* the smaller MaxTime of the two */
 	glue_parts[1].max_time = 70;
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
@@ -322,7 +325,7 @@ static void test_conf_not_regular(void **state)
 
 	(void)state;
 	for (i = 0; i < 4; i++) {
-		job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+		job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 		char *err = NULL;
 
 		unlink(conf_path);
@@ -351,7 +354,7 @@ static void test_conf_not_regular(void **state)
 		print_message("conf path is a %s\n", what[i]);
 		assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS); /* no hang */
 		assert_null(err);
-		assert_string_equal(j->tres_per_node, "gres:gpu:a100:1");
+		assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:1");
 		assert_null(nx.conf);
 		glue_free(j);
 	}
@@ -361,7 +364,7 @@ static void test_conf_not_regular(void **state)
 	nx.look_interval_ms = 60000;
 	glue_write_conf(glue_conf);
 	{
-		job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+		job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 		char *err = NULL;
 
 		assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
@@ -406,7 +409,7 @@ static void test_modify_leaves_job_record(void **state)
 	job.details = &det;
 	job.time_limit = 60;
 	job.partition = "gpu";
-	job.tres_per_node = "gres:gpu:a100:2";
+	job.tres_per_node = NODEOX_TRES_GPU ":a100:2";
 	js->type_name = xstrdup("a100");
 	gs->gres_name = "gpu";
 	gs->gres_data = js;
@@ -425,17 +428,17 @@ static void test_modify_leaves_job_record(void **state)
 	/* a GPU count update of a typed (kept) job: passes as asked */
 	xfree(u->comment);
 	job.comment = "nodeox:flex";
-	u->tres_per_node = xstrdup("gres:gpu:a100:3");
+	u->tres_per_node = xstrdup(NODEOX_TRES_GPU ":a100:3");
 	assert_int_equal(_modify(u, &job, 1000, &err), SLURM_SUCCESS);
-	assert_string_equal(u->tres_per_node, "gres:gpu:a100:3");
+	assert_string_equal(u->tres_per_node, NODEOX_TRES_GPU ":a100:3");
 	assert_string_equal(js->type_name, "a100");
 	xfree(err);
 	/* an untyped stored request: rewritten in the request, no admin comment for
 	 * a caller who is no admin (slurmctld would refuse the whole update) */
 	xfree(js->type_name);
-	job.tres_per_node = "gres:gpu:2";
+	job.tres_per_node = NODEOX_TRES_GPU ":2";
 	assert_int_equal(_modify(u, &job, 1000, &err), SLURM_SUCCESS);
-	assert_string_equal(u->tres_per_node, "gres:gpu:3");
+	assert_string_equal(u->tres_per_node, NODEOX_TRES_GPU ":3");
 	assert_string_equal(u->features, "a100|l40s");
 	assert_null(u->admin_comment);
 	assert_int_equal(u->time_limit, NO_VAL); /* a user cannot raise it */
@@ -444,7 +447,7 @@ static void test_modify_leaves_job_record(void **state)
 	job.admin_comment = "admin note";
 	xfree(u->features);
 	xfree(u->tres_per_node);
-	u->tres_per_node = xstrdup("gres:gpu:a100:3");
+	u->tres_per_node = xstrdup(NODEOX_TRES_GPU ":a100:3");
 	assert_int_equal(_modify(u, &job, 0, &err), SLURM_SUCCESS);
 	assert_non_null(u->admin_comment);
 	assert_int_equal(strncmp(u->admin_comment, "admin note; nodeox", 18), 0);
@@ -462,7 +465,7 @@ static void test_modify_leaves_job_record(void **state)
  * back; one that keeps it (or a limit changed since) leaves it. */
 static void test_constraint_update_restores_limit(void **state)
 {
-	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 	job_desc_msg_t *u = xmalloc(sizeof(*u));
 	job_record_t job;
 	char *err = NULL;
@@ -501,7 +504,7 @@ static void test_constraint_update_restores_limit(void **state)
 /* A node count in the user's constraint: kept, never AND-ed. */
 static void test_count_constraint_kept(void **state)
 {
-	job_desc_msg_t *j = glue_job("nodeox:flex", "gres:gpu:a100:1");
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
 	char *err = NULL;
 
 	(void)state;
@@ -509,7 +512,7 @@ static void test_count_constraint_kept(void **state)
 	j->features = xstrdup("ib*1");
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_string_equal(j->features, "ib*1");
-	assert_string_equal(j->tres_per_node, "gres:gpu:a100:1");
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:1");
 	assert_non_null(strstr(err, "counts nodes"));
 	xfree(err);
 	glue_free(j);

@@ -4,7 +4,8 @@
 # counts, --mode baseline needs no nodeox.conf, --json has every key; --price:
 # bad prices exit 1 naming the option and the item, cost by hand on the
 # article's trace and as the sum over jobs of GPU-hours x price on the small
-# one, no cost anywhere without --price.
+# one, no cost anywhere without --price; a cluster in Slurm 24.11's style
+# (tests/sim/data/slurm2411) is read with notes, not errors.
 set -eu
 sim="$top_builddir/sim/nodeox-sim"
 data="$top_srcdir/tests/sim/data/small"
@@ -100,4 +101,14 @@ awk -F, 'BEGIN { p["a100"] = 2.9; p["v100"] = 1.4; p["l40s"] = 1.1 }
 paste "$out/p.cost" "$out/p.sum" | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-5 || $1 <= 0) bad = 1 }
 	END { exit bad || NR != 4 }' ||
 	fail "cost in --json (left) is not the sum over jobs (right): $(paste "$out/p.cost" "$out/p.sum")"
-echo "PASS: usage and input errors, --skip-bad, baseline without policy, JSON keys, --price"
+# A cluster written the Slurm 24.11 way: read, keys new since 22.05 noted once
+# each on stderr, not an error.
+d2411="$top_srcdir/tests/sim/data/slurm2411"
+expect 0 "note: .*slurm.conf:[0-9]*: RestrictedCoresPerGPU (new since Slurm 22.05) is not modelled; ignored" \
+	--cluster "$d2411" --mode baseline "$d2411/trace.csv"
+[ "$(grep -c "RestrictedCoresPerGPU" "$out/stderr")" = 1 ] || fail "24.11 cluster: a key noted more than once"
+grep -q "PowerDownOnIdle" "$out/stderr" || fail "24.11 cluster: partition key not noted"
+grep -q "7 nodes, 40 GPUs (h100 32, l40s 8)" "$out/stdout" ||
+	fail "24.11 cluster: GPUs as read: $(head -1 "$out/stdout")"
+grep -q "jobs run  *3$" "$out/stdout" || fail "24.11 cluster: not all 3 jobs ran: $(cat "$out/stdout")"
+echo "PASS: usage and input errors, --skip-bad, baseline without policy, JSON keys, --price, a 24.11 cluster"

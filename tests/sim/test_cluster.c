@@ -1,7 +1,9 @@
 /*
  * test_cluster.c: slurm.conf/gres.conf reading (hostlists, NodeName=DEFAULT,
  * GPU types from gres.conf, partitions, scheduler parameters, errors as
- * FILE:LINE) and --constraint expressions (OR, AND, matching OR).
+ * FILE:LINE), files as a Slurm 24.11 admin writes them (tests/sim/data/
+ * slurm2411: newer keys ignored, 24.11's PriorityType default, MultipleFiles=)
+ * and --constraint expressions (OR, AND, matching OR).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -41,14 +43,22 @@ static void test_hostlist(void **state)
 	assert_int_equal(hostlist_expand("a[x]", NULL, NULL), -1);
 }
 
-static void test_article_cluster(void **state)
+/* The cluster of tests/sim/data/NAME (slurm.conf, gres.conf). */
+static sim_cluster_t *read_data_cluster(const char *name)
 {
-	(void)state;
 	const char *top = getenv("top_srcdir");
-	char *dir = g_build_filename(top ? top : ".", "tests", "sim", "data", "article", NULL);
+	char *dir = g_build_filename(top ? top : ".", "tests", "sim", "data", name, NULL);
 	sim_cluster_t *c = NULL;
 	char err[512];
 	assert_int_equal(cluster_read(dir, &c, err, sizeof(err)), 0);
+	g_free(dir);
+	return c;
+}
+
+static void test_article_cluster(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = read_data_cluster("article");
 	assert_int_equal(c->nnodes, 4);
 	assert_int_equal(c->ntypes, 2);            /* no untyped left: gres.conf typed l1,l2 */
 	assert_int_equal(c->total_gpus, 16);
@@ -68,7 +78,37 @@ static void test_article_cluster(void **state)
 	assert_int_equal(c->params.bf_interval_s, 30);
 	assert_int_equal(c->params.bf_max_job_test, 500);      /* Slurm's default */
 	cluster_free(c);
-	g_free(dir);
+}
+
+static void test_slurm2411_files(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = read_data_cluster("slurm2411");
+	char err[512];
+	assert_int_equal(c->nnodes, 7);
+	assert_int_equal(c->ntypes, 2);
+	assert_int_equal(c->total_gpus, 4 * 8 + 2 * 4);    /* MultipleFiles=: one GPU a line */
+	assert_int_equal(c->nodes[4].gpus, 4);
+	assert_int_equal(c->nodes[4].type, cluster_find_type(c, "l40s"));
+	assert_int_equal(c->nodes[0].cpus, 64);
+	assert_string_equal(c->nodes[6].partitions_str, "cpu");
+	assert_int_equal(c->parts[0].max_time, 2 * 86400);
+	assert_int_equal(c->parts[0].default_time, 3600);
+	assert_int_equal(c->params.bf_interval_s, 15);
+	assert_int_equal(c->params.bf_max_job_test, 1000);
+	/* no PriorityType: 24.11's priority/multifactor, the weights count */
+	assert_true(c->params.weight_age == 1000);
+	assert_true(c->params.weight_job_size == 500);
+	cluster_free(c);
+
+	/* priority/basic said outright: FIFO, the weights are not used */
+	const char *conf = "PriorityType=priority/basic\nPriorityWeightAge=1000\n"
+			   "NodeName=n1 CPUs=4 RestrictedCoresPerGPU=1\n"
+			   "PartitionName=p Nodes=n1 PowerDownOnIdle=YES\n";
+	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)), 0);
+	assert_true(c->params.weight_age == 0);
+	assert_int_equal(c->nnodes, 1);
+	cluster_free(c);
 }
 
 static void test_conf_details(void **state)
@@ -192,6 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_hostlist),
 		cmocka_unit_test(test_article_cluster),
+		cmocka_unit_test(test_slurm2411_files),
 		cmocka_unit_test(test_conf_details),
 		cmocka_unit_test(test_conf_errors),
 		cmocka_unit_test(test_constraints),

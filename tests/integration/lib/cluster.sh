@@ -94,10 +94,12 @@ cluster_init()
 	done
 	PATH=$PATH:/usr/sbin:/sbin
 	command -v mknod >/dev/null 2>&1 || cluster_skip "mknod not found"
+	cluster_slurm_version
 	# slurmd 22.05 always initialises its cgroup plugin, even with
-	# proctrack/linuxproc and task/none, and exits without a cgroup filesystem.
-	[ -n "$(ls -A /sys/fs/cgroup 2>/dev/null)" ] ||
-		cluster_skip "no cgroup filesystem at /sys/fs/cgroup: slurmd 22.05 cannot start without one"
+	# proctrack/linuxproc and task/none, and exits without a cgroup filesystem;
+	# 23.11+ is told CgroupPlugin=disabled (cluster_write_conf) and needs none.
+	[ "$CLUSTER_SLURM_VNUM" -ge 2311 ] || [ -n "$(ls -A /sys/fs/cgroup 2>/dev/null)" ] ||
+		cluster_skip "no cgroup filesystem at /sys/fs/cgroup: slurmd $CLUSTER_SLURM_VERSION cannot start without one"
 	command -v flock >/dev/null 2>&1 || cluster_skip "flock not found (util-linux)"
 	for p in useradd userdel runuser; do
 		command -v "$p" >/dev/null 2>&1 ||
@@ -139,6 +141,51 @@ cluster_init()
 	cluster_user_add "$CLUSTER_USER" && cluster_user_add "$CLUSTER_USER2" || exit 99
 	export CLUSTER_USER CLUSTER_USER2
 	cluster_log "run directory $CLUSTER_DIR, ports $CLUSTER_PORT-$((CLUSTER_PORT + CLUSTER_PORT_SPAN - 1))"
+}
+
+# cluster_slurm_version: set CLUSTER_SLURM_VERSION ("24.11.5", from
+# `slurmctld -V`) and CLUSTER_SLURM_VNUM (major*100+minor, 2411): the one
+# place where tests learn which Slurm they run against. What differs, and
+# where it is handled:
+#   cgroup.conf  23.11+ (tested: 24.11) gets CgroupPlugin=disabled: slurmd
+#                24.11 otherwise refuses to start on a host or chroot whose
+#                /sys/fs/cgroup it does not manage ("Unexpected fs type").
+#   GPU TRES     job fields read gres:gpu:... before 23.11, gres/gpu:...
+#                after: cluster_tres_gpu prints the running version's prefix.
+cluster_slurm_version()
+{
+	local v
+	v=$(slurmctld -V 2>/dev/null | awk '{ print $2; exit }')
+	case $v in
+	[0-9]*.[0-9]*) ;;
+	*) cluster_skip "cannot tell the Slurm version from 'slurmctld -V' ($v)" ;;
+	esac
+	CLUSTER_SLURM_VERSION=$v
+	v=${v%%-*}
+	CLUSTER_SLURM_VNUM=$(( 10#${v%%.*} * 100 + 10#$(echo "$v" | cut -d. -f2) ))
+}
+
+# cluster_tres_gpu: print how this Slurm spells the GPU entries of a job's
+# TRES fields (TresPerNode=, TresPerJob=, ...): gres:gpu or gres/gpu.
+cluster_tres_gpu()
+{
+	[ "${CLUSTER_SLURM_VNUM:-0}" -ge 2311 ] && echo gres/gpu || echo gres:gpu
+}
+
+# cluster_tres SPEC [FIELD]: SPEC, TRES entries spelled as 22.05 writes them
+# ("gres:gpu:a100:2,gres:nic:1"), in the running Slurm's spelling (23.11+:
+# "gres/gpu:a100:2,gres/nic:1"), for comparing with a job's Tres* fields.
+# FIELD TresPerTask: 24.11 writes that field's counts after "="
+# ("gres/gpu:a100=1", "gres/gpu=1"), as it does cpu=N in the same field.
+cluster_tres()
+{
+	if [ "${CLUSTER_SLURM_VNUM:-0}" -lt 2311 ]; then
+		echo "$1"
+	elif [ "${2:-}" = TresPerTask ]; then
+		echo "$1" | sed 's#\(^\|,\)gres:#\1gres/#g; s#:\([0-9][0-9]*\)\(,\|$\)#=\1\2#g'
+	else
+		echo "$1" | sed 's#\(^\|,\)gres:#\1gres/#g'
+	fi
 }
 
 # cluster_watch: start a watchdog that outlives a test shell killed without
@@ -392,6 +439,10 @@ cluster_write_conf()
 		fi
 	} > "$d/slurm.conf"
 	: > "$d/plugstack.conf"
+	if [ "${CLUSTER_SLURM_VNUM:-0}" -ge 2311 ]; then
+		printf '%s\n' "# cgroup.conf written by tests/integration/lib/cluster.sh" \
+			"CgroupPlugin=disabled" > "$d/cgroup.conf"
+	fi
 	{
 		echo "# gres.conf written by tests/integration/lib/cluster.sh: fake GPUs"
 		echo "AutoDetect=off"

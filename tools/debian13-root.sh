@@ -1,0 +1,76 @@
+# tools/debian13-root.sh: the Debian 13 (trixie, Slurm 24.11) root in which
+# nodeox is built and tested a second time (sourced by tools/setup-debian13
+# and tools/test, not run).
+#
+#   ROOT_DIR         the root: $NODEOX_CACHE/debian13 (made by debootstrap)
+#   root_build_dir   where this source tree is copied and built inside the
+#                    root (/build/<path of the tree, / as _>), so several
+#                    trees share one root without sharing a build
+#   root_run CMD...  runs CMD (as root, clean environment) inside the root,
+#                    with /proc, /sys, /sys/fs/cgroup, /dev, /dev/pts and /tmp
+#                    bound in (slurmd and MPI need them; the shared /tmp keeps
+#                    the integration tests' port locks common with the host).
+#                    The mounts live in a private mount namespace made for
+#                    this one command: nothing is mounted on the host, and
+#                    they vanish with the command however it ends (signal,
+#                    kill -9 included); a trap also unmounts them in order.
+#   root_sync        copies the tree (tracked and untracked, not ignored,
+#                    files) into root_build_dir, keeping modification times
+#                    so make rebuilds only what changed.
+
+: "${NODEOX_CACHE:=/var/cache/nodeox}"
+ROOT_DIR=${NODEOX_DEBIAN13_ROOT:-$NODEOX_CACHE/debian13}
+ROOT_SUITE=trixie
+
+# root_build_dir [TREE]: the build directory of TREE (default: $top) as seen
+# inside the root.
+root_build_dir()
+{
+	local tree=${1:-$top}
+	echo "/build/$(echo "$tree" | tr '/' '_' | sed 's/^_//')"
+}
+
+# root_ready: true when the root has been made and its packages installed.
+root_ready()
+{
+	[ -f "$ROOT_DIR/.nodeox-packages" ]
+}
+
+root_run()
+{
+	unshare --mount --propagation private /bin/bash -c '
+		r=$1; shift
+		mounted=()
+		cleanup() {
+			local i
+			for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+				umount "${mounted[$i]}" 2>/dev/null || umount -l "${mounted[$i]}" 2>/dev/null
+			done
+		}
+		trap cleanup EXIT
+		trap "exit 130" INT
+		trap "exit 143" TERM HUP
+		bind() { mount "$@" && mounted+=("${!#}"); }
+		bind -t proc proc "$r/proc" || exit 1
+		bind --bind /sys "$r/sys" || exit 1
+		if [ -d /sys/fs/cgroup ] && mountpoint -q /sys/fs/cgroup; then
+			bind --bind /sys/fs/cgroup "$r/sys/fs/cgroup" || exit 1
+		fi
+		bind --bind /dev "$r/dev" || exit 1
+		bind --bind /dev/pts "$r/dev/pts" || exit 1
+		bind --bind /tmp "$r/tmp" || exit 1
+		chroot "$r" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+			DEBIAN_FRONTEND=noninteractive ${CI:+CI=$CI} \
+			${NODEOX_JOBS:+NODEOX_JOBS=$NODEOX_JOBS} "$@"
+	' root_run "$ROOT_DIR" "$@"
+}
+
+root_sync()
+{
+	local dest
+	dest=$ROOT_DIR$(root_build_dir)
+	mkdir -p "$dest" || return 1
+	(cd "$top" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) |
+		tar -xf - -C "$dest"
+}
