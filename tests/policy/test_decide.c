@@ -491,24 +491,28 @@ static void assert_record_clean(const char *rec)
  * out whole and named in cut=, the keys the importer needs are all there. */
 static void test_admin_comment_hostile(void **state)
 {
-	char longc[NODEOX_STR_MAX];
-	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:4",
-			     .features = "ib;x\"y'\\z%7C\tq\n2026 fake log line\r>",
+	static const char hostile[] = ";x\"y'\\z%7C\tq\n2026 fake log line\r>";
+	char longc[NODEOX_STR_MAX], tres[256];
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = tres,
 			     .time_limit = 60 };
 
 	(void)state;
+	/* Such bytes in the constraint make the decision KEEP (test_constraint_keep);
+	 * a non-GPU TRES entry is copied as the user wrote it, so they reach the
+	 * record there, and must come out encoded. */
+	snprintf(tres, sizeof(tres), "gres:gpu:a100:4,gres:nic%s", hostile);
 	decide("", &job);
 	assert_rewrite();
 	assert_record_clean(d.admin_comment);
-	assert_non_null(strstr(d.admin_comment, " features=ib%3Bx%22y%27%5Cz%257C%09q%0A2026%20"
-			       "fake%20log%20line%0D%3E->ib%3Bx%22y%27%5Cz%257C%09q%0A2026%20fake"
-			       "%20log%20line%0D%3E&("));
+	assert_non_null(strstr(d.admin_comment, "gres:nic%3Bx%22y%27%5Cz%257C%09q%0A2026%20"
+			       "fake%20log%20line%0D%3E->"));
 	assert_null(strstr(d.admin_comment, "cut="));
 
 	memset(longc, 0, sizeof(longc));
-	memset(longc, 'f', 400); /* 400 bytes, kept; twice in features=FROM->TO */
+	memset(longc, 'f', 401); /* 401 bytes, kept; twice in features=FROM->TO */
 	for (int i = 1; i < 400; i += 2)
-		longc[i] = ' '; /* each blank is 3 bytes encoded */
+		longc[i] = '|'; /* each '|' is 3 bytes encoded: "f|f|...|f" */
+	job.tres_per_node = "gres:gpu:a100:4";
 	job.features = longc;
 	decide("", &job);
 	assert_rewrite();
