@@ -73,19 +73,24 @@ static bool fuzz_decide_count(const char *s, size_t n)
 }
 
 /* Does a TRES string hold a typed gpu entry: one whose name, after an
- * optional "gres:" or "gres/", is "gpu" and which has more than a count
- * ("gpu:a100:4", "gres/gpu:a100=4"; not "gpu:4", "gres/gpu=COUNT", "gpu:")?
- * An untyped entry's count is copied as the user wrote it (Slurm judges it). */
+ * optional "gres:" or "gres/", is "gpu", followed by ':' and a type, the
+ * segment up to the next ':' or '=' when it is not a count ("gpu:a100:4",
+ * "gres/gpu:a100=4"; not "gpu:4", "gres/gpu=4", "gpu:", "gpu:=4")? Counts
+ * are copied as the user wrote them (Slurm judges them). */
 static bool fuzz_decide_typed(const char *s)
 {
 	while (*s) {
-		size_t n = strcspn(s, ","), k = 0;
+		size_t n = strcspn(s, ","), k = 0, seg;
 
 		if (n >= 5 && (!strncmp(s, "gres:", 5) || !strncmp(s, "gres/", 5)))
 			k = 5;
-		if (n > k + 4 && !strncmp(s + k, "gpu", 3) && s[k + 3] == ':' &&
-		    !fuzz_decide_count(s + k + 4, n - k - 4))
-			return true;
+		if (n > k + 4 && !strncmp(s + k, "gpu:", 4)) {
+			seg = strcspn(s + k + 4, ":=,");
+			if (seg > n - k - 4)
+				seg = n - k - 4;
+			if (seg && !fuzz_decide_count(s + k + 4, seg))
+				return true;
+		}
 		s += n + (s[n] == ',');
 	}
 	return false;
