@@ -393,7 +393,7 @@ static void test_log_safe(void **state)
 static void test_modify_leaves_job_record(void **state)
 {
 	job_record_t job;
-	struct job_details det;
+	nodeox_job_details_t det;
 	job_desc_msg_t *u = xmalloc(sizeof(*u));
 	gres_job_state_t *js = xmalloc(sizeof(*js));
 	gres_state_t *gs = xmalloc(sizeof(*gs));
@@ -483,7 +483,7 @@ static void test_constraint_update_restores_limit(void **state)
 	job.admin_comment = j->admin_comment; /* the record, as the job stores it */
 	slurm_init_job_desc_msg(u);
 	u->features = xstrdup("ib&(a100|l40s)&big"); /* keeps the type term */
-	assert_int_equal(job_modify(u, &job, 1000), SLURM_SUCCESS);
+	assert_int_equal(_modify(u, &job, 1000, NULL), SLURM_SUCCESS);
 	assert_int_equal(u->time_limit, NO_VAL);
 	xfree(u->features);
 	u->features = xstrdup("a100"); /* replaces it */
