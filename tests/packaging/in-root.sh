@@ -67,6 +67,12 @@ wait_state()
 }
 as_user() { runuser -u pkguser -- "$@"; }
 
+# ---------------------------------------------------------------- the version lock
+# nodeox-plugin must name the upstream version of the slurmctld it runs in.
+ctld=$(dpkg-query -W -f='${Version}' slurmctld); ctld=${ctld%-*}
+check_match "$(dpkg-query -W -f='${Depends}' nodeox-plugin)" "slurmctld \\(>= ${ctld//./\\.}\\), slurmctld \\(<< " \
+	"nodeox-plugin depends on slurmctld $ctld exactly (any Debian revision)"
+
 # ---------------------------------------------------------------- configuration (the admin's part)
 printf '127.0.0.1 localhost\n127.0.0.1 pkgtest\n' > /etc/hosts
 slurmuser=root
@@ -160,7 +166,9 @@ check_eq "$(field "$j3" Features)" "a100|l40s" "tagged job: constraint a100|l40s
 check_eq "$(field "$j3" TimeLimit)" 01:40:00 "tagged job: 60 min scaled by 1.0/0.6"
 check_match "$(field "$j3" AdminComment)" 'gres:gpu:a100:2' "admin comment records the original request"
 wait_state "$j3" RUNNING && ok "tagged job starts" || bad "tagged job $j3 does not start"
-check_match "$(scontrol -d show job "$j3" | grep -o 'GRES=[^ ]*')" '^GRES=gpu:l40s:2' "tagged job got the idle l40s"
+# scontrol -d: the GPUs the job holds, with their indices in gres.conf
+check_match "$(scontrol -d show job "$j3" | grep -o 'GRES=[^ ]*IDX[^ ]*')" \
+	'^GRES=(gpu:a100:0\(IDX:\),)?gpu:l40s:2\(IDX:2-3\)$' "tagged job got the two idle l40s"
 check_eq "$(field "$j2" JobState)" PENDING "untagged job still waits"
 
 # ---------------------------------------------------------------- installed tools

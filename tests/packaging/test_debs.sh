@@ -169,6 +169,12 @@ timeout --kill-after=10 "${NODEOX_PKGTEST_TIMEOUT:-900}" \
 	unshare --mount --pid --fork --kill-child --propagation private -- \
 	bash "$here/test_debs.sh" --inside "$run" "$lower" "$debdir"
 rc=$?
+if findmnt -rn -o TARGET | grep -qF "$run/"; then
+	echo "FAIL: mounts under $run left after the test:"; findmnt -rn -o TARGET | grep -F "$run/"
+	rc=1
+else
+	echo "ok: no mount of the test is left"
+fi
 say "package test: $((SECONDS - t0)) s, exit $rc"
 [ "$rc" = 0 ] && echo PASS || echo FAIL
 exit $rc
