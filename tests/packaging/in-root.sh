@@ -113,6 +113,9 @@ GresTypes=gpu
 NodeName=n1 NodeHostname=pkgtest NodeAddr=127.0.0.1 CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 Gres=gpu:a100:2,gpu:l40s:2 Feature=a100,l40s State=UNKNOWN
 PartitionName=gpu Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 CONF
+# Slurm 23.02 and later initialise a cgroup plugin that fails in a chroot
+# (seen with 24.11); 22.05 knows no CgroupPlugin=disabled.
+[ "${ctld%%.*}" -lt 23 ] || printf 'CgroupPlugin=disabled\n' > /etc/slurm/cgroup.conf
 cat > /etc/slurm/gres.conf <<CONF
 AutoDetect=off
 NodeName=n1 Name=gpu Type=a100 File=$t/dev/nvidia[0-1]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # tests/packaging/test_debs.sh DEBDIR: installs the built nodeox .debs into a
-# clean Debian 12 root and checks the path from install to first rewrite:
-#   1. a pristine `debootstrap --variant=minbase bookworm` root (cached, see
+# clean Debian root of this machine's release (Debian 12 here; the packages
+# are built for its Slurm) and checks the path from install to first rewrite:
+#   1. a pristine `debootstrap --variant=minbase SUITE` root (cached, see
 #      debian-root.sh) becomes the read-only lower layer of an overlay on a
 #      tmpfs, in a private mount + pid namespace: every mount (overlay, /proc,
 #      /sys, /sys/fs/cgroup, /dev, /dev/pts, /dev/shm) is undone on exit, by the
@@ -17,7 +18,9 @@
 #   4. the packages are purged: nothing of nodeox may be left in the root
 #      except the admin's nodeox.conf, unchanged.
 # Exit 0 pass, 1 fail, 77 skip (not root, or a tool missing).
-# NODEOX_PKGTEST_KEEP=1 keeps the run directory (logs) in /var/tmp.
+# NODEOX_PKGTEST_KEEP=1 keeps the run directory (logs) in /var/tmp;
+# NODEOX_PKGTEST_SUITE overrides the release (default: this machine's
+# VERSION_CODENAME, bookworm when /etc/os-release does not say).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/debian-root.sh"
@@ -29,7 +32,7 @@ say()  { echo "[$(date +%H:%M:%S)] $*"; }
 # test_debs.sh --inside RUN LOWER DEBDIR: pid 1 of a private pid + mount
 # namespace (started below with unshare).
 if [ "${1:-}" = --inside ]; then
-	run=$2 lower=$3 debdir=$4
+	run=$2 lower=$3 debdir=$4 suite=$5
 	root=$run/root cache=${NODEOX_CACHE:-/var/cache/nodeox}
 	mounts=()
 	umount_all()
@@ -61,9 +64,9 @@ if [ "${1:-}" = --inside ]; then
 	mount -o remount,bind,ro "$root/srv/pkgtest/debs"
 	# apt's downloads and lists are kept between runs (the root stays clean:
 	# it is thrown away with the overlay).
-	mkdir -p "$cache/apt-bookworm/archives/partial" "$cache/apt-bookworm/lists/partial"
-	mnt "$root/var/cache/apt/archives" --bind "$cache/apt-bookworm/archives"
-	mnt "$root/var/lib/apt/lists" --bind "$cache/apt-bookworm/lists"
+	mkdir -p "$cache/apt-$suite/archives/partial" "$cache/apt-$suite/lists/partial"
+	mnt "$root/var/cache/apt/archives" --bind "$cache/apt-$suite/archives"
+	mnt "$root/var/lib/apt/lists" --bind "$cache/apt-$suite/lists"
 
 	# The machine's apt sources (the root gets the same Slurm as the build)
 	# and name service; no service starts at package install.
@@ -103,7 +106,7 @@ if [ "${1:-}" = --inside ]; then
 	# (the download cache is shared between runs).
 	root_apt()
 	{
-		flock "$cache/apt-bookworm.lock" chroot "$root" apt-get "$@" >> "$run/apt.log" 2>&1
+		flock "$cache/apt-$suite.lock" chroot "$root" apt-get "$@" >> "$run/apt.log" 2>&1
 	}
 	{ root_apt update -q &&
 		root_apt install -y -q --no-install-recommends "${debs[@]}" slurmd slurm-client; } ||
@@ -159,7 +162,8 @@ for p in debootstrap unshare chroot mount flock ip sha256sum; do
 done
 PATH=$PATH:/usr/sbin:/sbin
 t0=$SECONDS
-lower=$(debian_root_cached bookworm) || { echo "FAIL: no clean Debian 12 root"; exit 1; }
+suite=${NODEOX_PKGTEST_SUITE:-$(. /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-bookworm}")}
+lower=$(debian_root_cached "$suite") || { echo "FAIL: no clean Debian root ($suite)"; exit 1; }
 say "clean root: $lower ($((SECONDS - t0)) s)"
 run=$(mktemp -d /var/tmp/nodeox-pkgtest.XXXXXX) || exit 1
 [ "${NODEOX_PKGTEST_KEEP:-0}" = 1 ] || trap 'rm -rf "$run"' EXIT
@@ -167,7 +171,7 @@ run=$(mktemp -d /var/tmp/nodeox-pkgtest.XXXXXX) || exit 1
 # every process and every mount in the namespace.
 timeout --kill-after=10 "${NODEOX_PKGTEST_TIMEOUT:-900}" \
 	unshare --mount --pid --fork --kill-child --propagation private -- \
-	bash "$here/test_debs.sh" --inside "$run" "$lower" "$debdir"
+	bash "$here/test_debs.sh" --inside "$run" "$lower" "$debdir" "$suite"
 rc=$?
 if findmnt -rn -o TARGET | grep -qF "$run/"; then
 	echo "FAIL: mounts under $run left after the test:"; findmnt -rn -o TARGET | grep -F "$run/"
