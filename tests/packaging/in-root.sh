@@ -70,6 +70,9 @@ as_user() { runuser -u pkguser -- "$@"; }
 # ---------------------------------------------------------------- the version lock
 # nodeox-plugin must name the upstream version of the slurmctld it runs in.
 ctld=$(dpkg-query -W -f='${Version}' slurmctld); ctld=${ctld%-*}
+# Slurm 23.11 and later spell a job's GPU TRES gres/gpu:..., 22.05 gres:gpu:...
+vnum=$(( 10#$(echo "$ctld" | cut -d. -f1) * 100 + 10#$(echo "$ctld" | cut -d. -f2) ))
+[ "$vnum" -ge 2311 ] && gp=gres/gpu || gp=gres:gpu
 check_match "$(dpkg-query -W -f='${Depends}' nodeox-plugin)" "slurmctld \\(>= ${ctld//./\\.}\\), slurmctld \\(<< " \
 	"nodeox-plugin depends on slurmctld $ctld exactly (any Debian revision)"
 
@@ -160,14 +163,14 @@ j1=$(as_user sbatch --parsable --gres=gpu:a100:2 --wrap "sleep 300" 2>&1)
 wait_state "$j1" RUNNING && ok "filler (2 a100) runs" || bad "filler $j1 does not run"
 j2=$(as_user sbatch --parsable -t 60 --gres=gpu:a100:2 --wrap "sleep 300" 2>"$t/j2.err")
 check_eq "$(cat "$t/j2.err")" "" "untagged job: sbatch says nothing"
-check_eq "$(field "$j2" TresPerNode)" gres:gpu:a100:2 "untagged job keeps its typed request"
+check_eq "$(field "$j2" TresPerNode)" "$gp:a100:2" "untagged job keeps its typed request"
 check_eq "$(field "$j2" Features)" "(null)" "untagged job gets no constraint"
 j3=$(as_user sbatch --parsable -t 60 --gres=gpu:a100:2 --comment=nodeox:flex --wrap "sleep 300" 2>"$t/j3.err")
 check_match "$(cat "$t/j3.err")" '^sbatch: nodeox: .*a100' "tagged job: the plugin's one line to the user"
-check_eq "$(field "$j3" TresPerNode)" gres:gpu:2 "tagged job: GPU request untyped"
+check_eq "$(field "$j3" TresPerNode)" "$gp:2" "tagged job: GPU request untyped"
 check_eq "$(field "$j3" Features)" "a100|l40s" "tagged job: constraint a100|l40s"
 check_eq "$(field "$j3" TimeLimit)" 01:40:00 "tagged job: 60 min scaled by 1.0/0.6"
-check_match "$(field "$j3" AdminComment)" 'gres:gpu:a100:2' "admin comment records the original request"
+check_match "$(field "$j3" AdminComment)" "$gp:a100:2" "admin comment records the original request"
 wait_state "$j3" RUNNING && ok "tagged job starts" || bad "tagged job $j3 does not start"
 # scontrol -d: the GPUs the job holds, with their indices in gres.conf
 check_match "$(scontrol -d show job "$j3" | grep -o 'GRES=[^ ]*IDX[^ ]*')" \

@@ -68,11 +68,14 @@ if [ "${1:-}" = --inside ]; then
 	mnt "$root/var/cache/apt/archives" --bind "$cache/apt-$suite/archives"
 	mnt "$root/var/lib/apt/lists" --bind "$cache/apt-$suite/lists"
 
-	# The machine's apt sources (the root gets the same Slurm as the build)
-	# and name service; no service starts at package install.
-	rm -f "$root/etc/apt/sources.list"
-	cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null ||
-		cp /etc/apt/sources.list "$root/etc/apt/sources.list"
+	# The machine's apt sources when the root is of its release (the root gets
+	# the same Slurm as the build, updates included), else debootstrap's; the
+	# name service; no service starts at package install.
+	if [ "$suite" = "$(. /etc/os-release 2>/dev/null; echo "${VERSION_CODENAME:-}")" ]; then
+		rm -f "$root/etc/apt/sources.list"
+		cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/" 2>/dev/null ||
+			cp /etc/apt/sources.list "$root/etc/apt/sources.list"
+	fi
 	cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null
 	printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
 	chmod 755 "$root/usr/sbin/policy-rc.d"
