@@ -105,7 +105,14 @@ accounting_start_dbd()
 	cluster_spawn slurmdbd slurmdbd -D
 	for i in $(seq 150); do
 		timeout 5 sacctmgr -n -P list cluster >/dev/null 2>&1 && break
-		cluster_alive slurmdbd || cluster_fail "slurmdbd exited at start"
+		if ! cluster_alive slurmdbd; then
+			# Seen with Debian 13's slurmdbd 24.11.5 against its MariaDB
+			# 11.8: the server-version probe fails in the client library
+			# (error 5027) and slurmdbd exits. Not nodeox's: skip, saying so.
+			grep -q "mysql_query failed: 5027" "$d/log/slurmdbd.log" 2>/dev/null &&
+				cluster_skip "slurmdbd $CLUSTER_SLURM_VERSION exits at start against this MariaDB ($(grep -o 'MySQL server version is: [^ ]*' "$d/log/slurmdbd.log" | head -1 | cut -d' ' -f5)): mysql_query error 5027 in its server-version probe"
+			cluster_fail "slurmdbd exited at start"
+		fi
 		sleep 0.2
 	done
 	[ "$i" -lt 150 ] || cluster_fail "slurmdbd not answering on port $ACCT_DBD_PORT"
