@@ -213,7 +213,7 @@ static void sched_elig_prefer(const sim_cluster_t *c, elig_t *e, const char *pre
 {
 	sim_constraint_t k;
 	char err[NODEOX_ERR_MAX];
-	if (!prefer || constraint_parse(prefer, c, &k, err, sizeof(err)) < 0 || k.nterms == 0)
+	if (!prefer || constraint_parse(prefer, c, &k, err, sizeof(err)) < 0 || k.empty)
 		return;
 	for (int g = 0; g < e->ngroups; g++) {
 		int *tmp = g_new(int, e->ncls[g] + 1), n = 0;
@@ -251,7 +251,7 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 		e->why_not = g_string_chunk_insert_const(s->run->strings, err);
 		e->ngroups = 0;
 	} else {
-		e->ngroups = k.matching ? k.nterms : 1;
+		e->ngroups = k.matching ? k.nalt : 1;
 		for (int g = 0; g < e->ngroups; g++) {
 			e->cls[g] = g_new(int, c->nclasses);
 			e->gbits[g] = g_new0(uint64_t, s->nwords);
@@ -263,12 +263,7 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 			if (gpus && (n->gpus == 0 || (type >= 0 && n->type != type)))
 				continue;
 			for (int g = 0; g < e->ngroups; g++) {
-				bool ok;
-				if (k.matching)
-					ok = (n->features & k.terms[g]) == k.terms[g];
-				else
-					ok = constraint_match(&k, n->features) >= 0;
-				if (!ok)
+				if (!constraint_match_alt(&k, n->features, k.matching ? g : -1))
 					continue;
 				e->cls[g][e->ncls[g]++] = cl;
 				e->gbits[g][cl >> 6] |= 1ull << (cl & 63);

@@ -166,17 +166,25 @@ static void test_constraints(void **state)
 	assert_int_equal(constraint_parse("a100|l40s", c, &k, err, sizeof(err)), 0);
 	assert_false(k.matching);
 	assert_int_equal(constraint_match(&k, a), 0);
-	assert_int_equal(constraint_match(&k, l), 1);
+	assert_int_equal(constraint_match(&k, l), 0);
 	assert_int_equal(constraint_match(&k, v), -1);
 	assert_int_equal(constraint_parse("[a100|l40s]", c, &k, err, sizeof(err)), 0);
 	assert_true(k.matching);
-	assert_int_equal(k.nterms, 2);
+	assert_int_equal(k.nalt, 2);
+	assert_true(constraint_match_alt(&k, a, 0));
+	assert_false(constraint_match_alt(&k, a, 1));
+	assert_true(constraint_match_alt(&k, l, 1));
 	assert_int_equal(constraint_parse("nvlink&(a100|l40s|v100)", c, &k, err, sizeof(err)), 0);
 	assert_true(constraint_match(&k, a) >= 0);
 	assert_int_equal(constraint_match(&k, l), -1);          /* no nvlink */
 	assert_true(constraint_match(&k, v) >= 0);
+	/* Slurm 22.05: left to right, no precedence: (l40s|a100)&nvlink */
+	assert_int_equal(constraint_parse("l40s|a100&nvlink", c, &k, err, sizeof(err)), 0);
+	assert_int_equal(constraint_match(&k, l), -1);
+	assert_int_equal(constraint_match(&k, a), 0);
+	/* Slurm refuses a constraint naming a feature no node has, even in an OR */
 	assert_int_equal(constraint_parse("a100|h100", c, &k, err, sizeof(err)), 0);
-	assert_false(k.never);                                  /* h100 exists nowhere, a100 does */
+	assert_true(k.never);
 	assert_int_equal(constraint_parse("h100", c, &k, err, sizeof(err)), 0);
 	assert_true(k.never);
 	assert_int_equal(constraint_match(&k, a), -1);
