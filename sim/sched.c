@@ -188,6 +188,15 @@ static int64_t sched_plan_end(const sched_t *s, const req_t *r)
 	return r->plan == SCHED_INF ? SCHED_INF : s->now + r->plan;
 }
 
+/* t rounded down to a multiple of res on the wall clock, where the trace's
+ * second 0 is at org (mod res) on it. */
+static int64_t sched_floor_res(int64_t t, int64_t res, int64_t org)
+{
+	int64_t w = t + org;
+	int64_t f = (w >= 0 ? w / res : -((-w + res - 1) / res)) * res;
+	return f - org;
+}
+
 /* ------------------------------------------------------------ eligibility */
 
 static void elig_free(gpointer p)
@@ -488,7 +497,7 @@ static void sched_avail_now(const sched_t *s, int n, int64_t end, bool resv, int
 	*g = s->free_g[n];
 	*cpu = s->free_c[n];
 	*m = s->free_m[n];
-	if (resv && s->resv_stamp[n] == s->pass && end > s->resv_start[n]) {
+	if (resv && s->resv_stamp[n] == s->pass && end >= s->resv_start[n]) {
 		*g = MIN(*g, s->spare_g[n]);
 		*cpu = MIN(*cpu, s->spare_c[n]);
 		*m = MIN(*m, s->spare_m[n]);
@@ -770,7 +779,7 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 		if (t >= 0)
 			s->gpus_by_type[t] += a->gpus;
 		if (s->in_backfill && s->resv_stamp[a->node] == s->pass &&
-		    sched_plan_end(s, r) > s->resv_start[a->node]) {
+		    sched_plan_end(s, r) >= s->resv_start[a->node]) {
 			s->spare_g[a->node] -= a->gpus;
 			s->spare_c[a->node] -= a->cpus;
 			s->spare_m[a->node] -= (int64_t)a->mem;
@@ -977,12 +986,17 @@ static void sched_submit(sched_t *s, uint32_t j)
 	}
 	if (limit == SIM_TIME_NONE)
 		limit = sched_part_default_time(s, parts);
+	else
+		limit = (limit + 59) / 60 * 60;     /* Slurm keeps limits in whole minutes */
 	r->limit = limit == SIM_TIME_NONE ? SCHED_INF : limit;
 	if (r->limit != SCHED_INF) {
 		r->plan = r->limit;
 	} else {
 		double worst = 1;           /* oracle: real run time on the slowest eligible type */
-		for (int t = 0; t < c->ntypes && r->req_type >= 0; t++) {
+		for (int i = 0; i < r->elig->nucls && r->req_type >= 0; i++) {
+			int t = c->nodes[c->classes[r->elig->ucls[i]].first].type;
+			if (t < 0)
+				continue;
 			double f = runtime_model_speed(s->o->runtime, job->class_name, r->req_type) /
 				   runtime_model_speed(s->o->runtime, job->class_name, t);
 			worst = f > worst ? f : worst;
@@ -1299,14 +1313,21 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		}
 		S->when = when;
 	}
-	int64_t res = s->o->params.bf_resolution_s;
-	int64_t when = s->now + ((S->when - s->now + res - 1) / res) * res;
+	/* Slurm rounds the reservation's start down to bf_resolution on the
+	 * wall clock (backfill.c: start_time / backfill_resolution *
+	 * backfill_resolution), not before the pass's own rounded start. */
+	int64_t res = s->o->params.bf_resolution_s, org = s->o->params.bf_origin_s;
+	int64_t when = sched_floor_res(S->when, res, org), first = sched_floor_res(s->now, res, org);
+	when = MAX(when, first);
 	int na = sched_place(s, r, AV_SCRATCH, 0);
 	for (int i = 0; i < na; i++) {
 		const alloc_t *a = &s->abuf[i];
 		int n = a->node;
-		int64_t sg = S->nd[n].g - a->gpus, sc = S->nd[n].c - a->cpus,
-			sm = S->nd[n].m - (int64_t)a->mem;
+		/* Slurm takes a reserved node out of the backfill map whole, from
+		 * the reservation's start: a job that would still run then may
+		 * not use even the node's spare GPUs (backfill.c _add_reservation
+		 * clears the node's bit in avail_bitmap). */
+		int64_t sg = 0, sc = 0, sm = 0;
 		if (s->resv_stamp[n] != s->pass) {
 			s->resv_stamp[n] = s->pass;
 			s->resv_start[n] = when;

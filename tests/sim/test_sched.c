@@ -206,6 +206,44 @@ static void test_time_limit(void **state)
 	cluster_free(c);
 }
 
+/* A job without a time limit is planned with its run time on the slowest
+ * type it may use, not the slowest of the whole cluster: a 1-GPU a100 job
+ * (run 100) holds a1; a 2-GPU a100 job waits for it (reserved at 100), and a
+ * 1-GPU a100 job with a 2-minute limit must not backfill at the pass at 30 s
+ * (it would with a plan of 100 / 0.5 = 200 s from the l40s nodes the first
+ * job cannot use). Limits are whole minutes, as Slurm keeps them. */
+static void test_plan_without_limit(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = NULL;
+	char err[256];
+	assert_int_equal(cluster_read_strings(
+		"NodeName=a1 CPUs=32 RealMemory=256000 Features=a100 Gres=gpu:a100:2\n"
+		"NodeName=l1 CPUs=32 RealMemory=256000 Features=l40s Gres=gpu:l40s:2\n"
+		"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n", NULL, "s.conf",
+		&c, err, sizeof(err)), 0);
+	nodeox_conf_t *conf = article_conf();
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit\n"
+				    "1,0,1,1,a100,100,\n"
+				    "2,1,2,1,a100,100,\n"
+				    "3,2,1,1,a100,100,120\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, conf, NULL);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	assert_true(r->jobs[job_at(t, 3)].start >= 200);
+	sched_run_free(r);
+	trace_free(t);
+	/* a limit of 61 s is 2 minutes to Slurm: the job is not killed at 61 s */
+	t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit\n"
+		       "1,0,1,1,a100,100,61\n", NULL);
+	r = run_sched(c, t, NULL, conf, NULL);
+	assert_int_equal(r->jobs[0].end, 100);
+	assert_int_equal(r->jobs[0].status, SIM_JOB_DONE);
+	sched_run_free(r);
+	trace_free(t);
+	nodeox_conf_free(conf);
+	cluster_free(c);
+}
+
 /* Both nodes busy until 100; X (1 GPU) submitted before Y (8 GPUs, both nodes). */
 static void test_priority(void **state)
 {
@@ -394,6 +432,7 @@ int main(void)
 		cmocka_unit_test(test_article),
 		cmocka_unit_test(test_backfill),
 		cmocka_unit_test(test_time_limit),
+		cmocka_unit_test(test_plan_without_limit),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
