@@ -38,6 +38,7 @@
 #include "sim/sched.h"
 
 #define SCHED_INF INT64_MAX
+#define SCHED_TIMEOUT_CHECK_S 30   /* slurmctld's PERIODIC_TIMEOUT (slurmctld.h) */
 
 enum { SCHED_GONE = 0, SCHED_YOUNG, SCHED_OLD };   /* where a job pends */
 
@@ -110,6 +111,7 @@ typedef struct {
 	uint32_t gen;                /* per-node stamps below are valid when == gen */
 	bool none;                   /* found nothing within bf_window */
 	int64_t when;                /* expected end the last applied release stands for */
+	int64_t first_end;           /* expected end of the walk's first release, -1 none yet */
 	fit_t fit;
 	size_t *pos;                 /* per class: next release to apply */
 	struct search_node {         /* per node, together for locality: */
@@ -789,8 +791,14 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	sim_result_t *res = &s->run->jobs[j];
 	res->status = SIM_JOB_DONE;
 	if (r->limit != SCHED_INF && dur > r->limit) {
-		dur = r->limit;
-		res->status = SIM_JOB_TIMEOUT;
+		/* slurmctld looks for jobs past their limit every PERIODIC_TIMEOUT
+		 * (30 s, from its start): the job runs on until that check. */
+		int64_t kill = s->now + r->limit;
+		kill = (kill + SCHED_TIMEOUT_CHECK_S - 1) / SCHED_TIMEOUT_CHECK_S * SCHED_TIMEOUT_CHECK_S;
+		if (s->now + dur > kill) {
+			dur = kill - s->now;
+			res->status = SIM_JOB_TIMEOUT;
+		}
 	}
 	res->start = s->now;
 	res->end = s->now + dur;
@@ -1159,7 +1167,7 @@ static inline void sched_walk_apply(sched_t *s, search_t *S, const release_t *h,
 /* Search S's walk when its job may use one class: that class's releases in
  * order (a job's allocations lie together) until the job fits after one of
  * them; returns that release's expected end, or -1 (none by horizon). */
-static int64_t sched_walk_one(sched_t *s, search_t *S, int cl, int64_t horizon)
+static int64_t sched_walk_one(sched_t *s, search_t *S, int cl, int64_t horizon, bool extend)
 {
 	const rellist_t *l = &s->rel[cl];
 	size_t p = S->pos[cl];
@@ -1171,7 +1179,7 @@ static int64_t sched_walk_one(sched_t *s, search_t *S, int cl, int64_t horizon)
 		if (h->dead)
 			continue;
 		if (!open || h->end != end || h->job != job) {
-			if (open && sched_fit_done(S->req, &S->fit))
+			if (open && !extend && sched_fit_done(S->req, &S->fit))
 				break;
 			open = false;
 			if (h->end > horizon)
@@ -1179,37 +1187,60 @@ static int64_t sched_walk_one(sched_t *s, search_t *S, int cl, int64_t horizon)
 			end = h->end;
 			job = h->job;
 			open = true;
+			if (S->first_end < 0)
+				S->first_end = end;
 			s->run->releases_scanned++;
 		}
 		sched_walk_apply(s, S, h, cl);
 	}
 	S->pos[cl] = p;
-	if (open && sched_fit_done(S->req, &S->fit))
+	if (open && (extend || sched_fit_done(S->req, &S->fit)))
 		when = end;
 	return when;
 }
 
 /* The same over several classes: their lists merged by (end, job, idx), so
  * a job's allocations come together and in their own order. */
-static int64_t sched_walk_merge(sched_t *s, search_t *S, int64_t horizon)
+static int64_t sched_walk_merge(sched_t *s, search_t *S, int64_t horizon, bool extend)
 {
 	const int *ucls = S->req->elig->ucls;
 	int nl = S->req->elig->nucls, cl = -1;
 	const release_t *lim = NULL;
 	const release_t *h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim);
+	int64_t last = -1;
 	while (h && h->end <= horizon) {
 		int64_t end = h->end;
 		uint32_t job = h->job;
+		if (S->first_end < 0)
+			S->first_end = end;
 		s->run->releases_scanned++;
 		for (; h && h->end == end && h->job == job;
 		     h = sched_release_next(s, S->pos, ucls, nl, &cl, &lim)) {
 			S->pos[cl]++;
 			sched_walk_apply(s, S, h, cl);
 		}
-		if (sched_fit_done(S->req, &S->fit))
+		last = end;
+		if (!extend && sched_fit_done(S->req, &S->fit))
 			return end;
 	}
-	return -1;
+	return extend ? last : -1;
+}
+
+/* Slurm's will-run test (select/cons_tres _will_run_test) releases running
+ * jobs in batches, not one by one: the first batch holds every job ending by
+ * the first end rounded up to the next 30 s of the wall clock, plus 30 s;
+ * later batches end 60, 120, 240 ... s after that rounded end. The job's
+ * expected start is the end of the last job of the batch it first fits in.
+ * The end of that batch for a fit found at `when`, the walk's first release
+ * having been at `first`. */
+static int64_t sched_batch_end(const sched_t *s, int64_t first, int64_t when)
+{
+	int64_t org = s->o->params.bf_origin_s, w = 30;
+	int64_t delta = ((first + org) % 30 + 30) % 30;
+	int64_t base = first + (30 - delta);
+	while (base + w < when)
+		w *= 2;
+	return base + w;
 }
 
 /* The live search for a request identical to r, or a new one. */
@@ -1233,6 +1264,7 @@ static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
 	S->epoch = s->srch_epoch;
 	S->gen = ++s->test;
 	S->none = false;
+	S->first_end = -1;
 	S->nfit = 0;
 	S->lo = 0;
 	memset(&S->fit, 0, sizeof(S->fit));
@@ -1305,12 +1337,17 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
 	if (!sched_fit_done(r, &S->fit)) {
 		/* release running jobs in expected-end order until the job fits */
-		int64_t when = e->nucls == 1 ? sched_walk_one(s, S, e->ucls[0], horizon)
-					     : sched_walk_merge(s, S, horizon);
+		int64_t when = e->nucls == 1 ? sched_walk_one(s, S, e->ucls[0], horizon, false)
+					     : sched_walk_merge(s, S, horizon, false);
 		if (when < 0) {
 			S->none = true;          /* not within bf_window: no reservation */
 			return SCHED_INF;
 		}
+		/* the rest of Slurm's batch goes too; the last of it is the start */
+		int64_t stop = MIN(sched_batch_end(s, S->first_end, when), horizon);
+		int64_t more = e->nucls == 1 ? sched_walk_one(s, S, e->ucls[0], stop, true)
+					     : sched_walk_merge(s, S, stop, true);
+		when = MAX(when, more);
 		S->when = when;
 	}
 	/* Slurm rounds the reservation's start down to bf_resolution on the

@@ -192,7 +192,8 @@ static void test_backfill(void **state)
 	cluster_free(c);
 }
 
-/* A job ends at its time limit when its run time is longer. */
+/* A job ends at its time limit when its run time is longer (at slurmctld's
+ * next 30-second check). */
 static void test_time_limit(void **state)
 {
 	(void)state;
@@ -201,6 +202,16 @@ static void test_time_limit(void **state)
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->jobs[0].end, 3600);
 	assert_int_equal(r->jobs[0].status, SIM_JOB_TIMEOUT);
+	sched_run_free(r);
+	trace_free(t);
+	/* slurmctld checks limits every 30 s: a job started at 7 with 1 minute
+	 * is killed at 90, not 67; one that ends at 80 on its own is not killed */
+	t = trace_from("submit,gpus,run_time,time_limit\n7,1,100,60\n7,1,73,60\n", NULL);
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[0].end, 90);
+	assert_int_equal(r->jobs[0].status, SIM_JOB_TIMEOUT);
+	assert_int_equal(r->jobs[1].end, 80);
+	assert_int_equal(r->jobs[1].status, SIM_JOB_DONE);
 	sched_run_free(r);
 	trace_free(t);
 	cluster_free(c);
