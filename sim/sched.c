@@ -569,16 +569,34 @@ static inline const int *sched_bucket(const sched_t *s, int cl, int k, int *n)
 	return &s->bucket[s->bucket_off[b]];
 }
 
+/* Move node n between its class's buckets, keeping each bucket in node
+ * order: among equally fitting nodes a placement takes the first in
+ * slurm.conf order, as select/cons_tres does on ties. */
 static void sched_bucket_move(sched_t *s, int n, int from, int to)
 {
 	int cl = s->c->nodes[n].cls;
 	int bf = s->bucket_base[cl] + from, bt = s->bucket_base[cl] + to;
 	int *src = &s->bucket[s->bucket_off[bf]];
-	int last = src[--s->bucket_n[bf]];
-	src[s->bpos[n]] = last;
-	s->bpos[last] = s->bpos[n];
-	s->bpos[n] = s->bucket_n[bt];
-	s->bucket[s->bucket_off[bt] + s->bucket_n[bt]++] = n;
+	int cnt = --s->bucket_n[bf];
+	for (int q = s->bpos[n]; q < cnt; q++) {
+		src[q] = src[q + 1];
+		s->bpos[src[q]] = q;
+	}
+	int *dst = &s->bucket[s->bucket_off[bt]];
+	int lo = 0, hi = s->bucket_n[bt]++;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (dst[mid] < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int q = s->bucket_n[bt] - 1; q > lo; q--) {
+		dst[q] = dst[q - 1];
+		s->bpos[dst[q]] = q;
+	}
+	dst[lo] = n;
+	s->bpos[n] = lo;
 }
 
 /* Offer node n to the placement being built; returns true when complete. */
@@ -608,6 +626,33 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 	return p->rem == 0;
 }
 
+/* A reservation's nodes for per-node request r, among those its search
+ * found to fit (group bits gbits): the r->nodes first in slurm.conf order,
+ * as select/cons_tres picks among equally free nodes in its will-run test.
+ * Fills s->abuf; returns r->nodes, or 0 when too few fit. */
+static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
+{
+	search_t *S = s->cur;
+	int found = 0, prev = -1;
+	while (found < (int)r->nodes) {
+		int best = -1;
+		for (int q = S->lo; q < S->nfit; q++) {
+			int n = S->fitlist[q];
+			if (n <= prev || (best >= 0 && n >= best) ||
+			    !bits_test(gbits, s->c->nodes[n].cls))
+				continue;
+			sched_scratch_load(s, S, n);
+			if (sched_node_fits(r, S->nd[n].g, S->nd[n].c, S->nd[n].m))
+				best = n;
+		}
+		if (best < 0)
+			return 0;
+		s->abuf[found++] = (alloc_t){ best, s->c->nodes[best].cls, r->gpn, r->cpn, r->mpn };
+		prev = best;
+	}
+	return found;
+}
+
 /* Choose nodes for job r; fills s->abuf, returns the count or 0. Now (modes
  * AV_FREE, AV_RESV) nodes come from the free-GPU buckets, fullest fitting node
  * first (best fit); a spreading job takes one node if one can hold it, else
@@ -635,6 +680,12 @@ static int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t en
 					if (sched_contrib(r, sn->g, sn->c, sn->m) > 0)
 						break;
 					S->lo++;
+				}
+				if (r->nodes) {     /* the first nodes in slurm.conf order */
+					int na = sched_place_first(s, r, e->gbits[grp]);
+					if (na)
+						return na;
+					continue;
 				}
 				for (int q = S->lo; q < S->nfit; q++) {
 					int n = S->fitlist[q];
