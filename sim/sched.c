@@ -116,20 +116,6 @@ int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
 
 /* ------------------------------------------------------------ start / end */
 
-/* Where (end, job, idx) is or would go in list l. */
-static size_t sched_release_find(const rellist_t *l, int64_t end, uint32_t job, uint32_t idx)
-{
-	size_t lo = 0, hi = l->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (release_before(&l->e[mid], end, job, idx))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /* Put running job j's allocations into their classes' release lists. */
 static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
 {

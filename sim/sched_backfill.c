@@ -118,8 +118,28 @@ static inline void sched_walk_apply(sched_t *s, search_t *srch, const release_t 
 
 /* Search srch's walk when its job may use one class: that class's releases in
  * order (a job's allocations lie together) until the job fits after one of
- * them; returns that release's expected end, or -1 (none by horizon). */
-static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizon, bool extend)
+ * them; returns that release's expected end, or -1 (none by horizon). With
+ * extend, it goes on to horizon regardless, releasing at most *extend more
+ * jobs, and returns the last expected end released (-1: none). */
+#define SCHED_BATCH_APPLY 16
+
+/* The last expected end at or before stop of a running job on the classes
+ * e may use (-1: none). */
+static int64_t sched_last_end_by(const sched_t *s, const elig_t *e, int64_t stop)
+{
+	int64_t last = -1;
+	for (int k = 0; k < e->nucls; k++) {
+		const rellist_t *l = &s->rel[e->ucls[k]];
+		size_t at = sched_release_find(l, stop + 1, 0, 0);
+		while (at > 0 && l->e[at - 1].dead)
+			at--;
+		if (at > 0 && l->e[at - 1].end > last)
+			last = l->e[at - 1].end;
+	}
+	return last;
+}
+
+static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizon, int *extend)
 {
 	const rellist_t *l = &s->rel[cl];
 	size_t p = srch->pos[cl];
@@ -134,7 +154,7 @@ static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizo
 			if (open && !extend && sched_fit_done(srch->req, &srch->fit))
 				break;
 			open = false;
-			if (h->end > horizon)
+			if (h->end > horizon || (extend && (*extend)-- <= 0))
 				break;
 			end = h->end;
 			job = h->job;
@@ -153,14 +173,14 @@ static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizo
 
 /* The same over several classes: their lists merged by (end, job, idx), so
  * a job's allocations come together and in their own order. */
-static int64_t sched_walk_merge(sched_t *s, search_t *srch, int64_t horizon, bool extend)
+static int64_t sched_walk_merge(sched_t *s, search_t *srch, int64_t horizon, int *extend)
 {
 	const int *ucls = srch->req->elig->ucls;
 	int nl = srch->req->elig->nucls, cl = -1;
 	const release_t *lim = NULL;
 	const release_t *h = sched_release_next(s, srch->pos, ucls, nl, &cl, &lim);
 	int64_t last = -1;
-	while (h && h->end <= horizon) {
+	while (h && h->end <= horizon && (!extend || (*extend)-- > 0)) {
 		int64_t end = h->end;
 		uint32_t job = h->job;
 		if (srch->first_end < 0)
@@ -289,17 +309,21 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
 	if (!sched_fit_done(r, &srch->fit)) {
 		/* release running jobs in expected-end order until the job fits */
-		int64_t when = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], horizon, false)
-					     : sched_walk_merge(s, srch, horizon, false);
+		int64_t when = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], horizon, NULL)
+					     : sched_walk_merge(s, srch, horizon, NULL);
 		if (when < 0) {
 			srch->none = true;          /* not within bf_window: no reservation */
 			return SCHED_INF;
 		}
-		/* the rest of Slurm's batch goes too; the last of it is the start */
+		/* The rest of Slurm's batch goes too; its last expected end is the
+		 * start. The scratch view takes in at most SCHED_BATCH_APPLY more
+		 * jobs of it (the nodes the reservation may choose from; all of it
+		 * on small clusters), the start time is exact. */
 		int64_t stop = MIN(sched_batch_end(s, srch->first_end, when), horizon);
-		int64_t more = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], stop, true)
-					     : sched_walk_merge(s, srch, stop, true);
-		when = MAX(when, more);
+		int budget = SCHED_BATCH_APPLY;
+		int64_t more = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], stop, &budget)
+					     : sched_walk_merge(s, srch, stop, &budget);
+		when = MAX(when, MAX(more, sched_last_end_by(s, e, stop)));
 		srch->when = when;
 	}
 	/* Slurm rounds the reservation's start down to bf_resolution on the

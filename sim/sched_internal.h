@@ -241,6 +241,20 @@ static inline bool release_before(const release_t *a, int64_t end, uint32_t job,
 	return a->end < end || (a->end == end && (a->job < job || (a->job == job && a->idx < idx)));
 }
 
+/* Where (end, job, idx) is or would go in list l. */
+static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_t job, uint32_t idx)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (release_before(&l->e[mid], end, job, idx))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* sched_request.c */
 void sched_elig_free(gpointer p);
 void sched_submit(sched_t *s, uint32_t j);

@@ -100,22 +100,29 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 }
 
 /* A reservation's nodes for per-node request r, among those its search
- * found to fit (group bits gbits): the r->nodes first in slurm.conf order,
- * as select/cons_tres picks among equally free nodes in its will-run test.
- * Fills s->abuf; returns r->nodes, or 0 when too few fit. */
+ * found to fit (in group bits gbits; NULL: any): the r->nodes first in slurm.conf order,
+ * as select/cons_tres picks among equally free nodes in its will-run test;
+ * to bound the cost, each is the first in that order among the
+ * SCHED_PLACE_WINDOW nodes the search found from the first that fits
+ * (exact on clusters of up to that many nodes). Fills s->abuf; returns
+ * r->nodes, or 0 when too few fit. */
+#define SCHED_PLACE_WINDOW 16
 static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
 {
 	search_t *srch = s->cur;
 	int found = 0, prev = -1;
 	while (found < (int)r->nodes) {
-		int best = -1;
-		for (int q = srch->lo; q < srch->nfit; q++) {
+		int best = -1, stop = srch->nfit;
+		for (int q = srch->lo; q < stop; q++) {
 			int n = srch->fitlist[q];
-			if (n <= prev || (best >= 0 && n >= best) ||
-			    !bits_test(gbits, s->c->nodes[n].cls))
+			if (n <= prev || (gbits && !bits_test(gbits, s->c->nodes[n].cls)))
 				continue;
 			sched_scratch_load(s, srch, n);
-			if (sched_node_fits(r, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m))
+			if (!sched_node_fits(r, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m))
+				continue;
+			if (best < 0)
+				stop = MIN(stop, q + SCHED_PLACE_WINDOW);
+			if (best < 0 || n < best)
 				best = n;
 		}
 		if (best < 0)
@@ -155,7 +162,7 @@ int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 					srch->lo++;
 				}
 				if (r->nodes) {     /* the first nodes in slurm.conf order */
-					int na = sched_place_first(s, r, e->gbits[grp]);
+					int na = sched_place_first(s, r, e->ngroups > 1 ? e->gbits[grp] : NULL);
 					if (na)
 						return na;
 					continue;
