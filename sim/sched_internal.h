@@ -36,6 +36,8 @@ typedef struct {                 /* where a job may run: classes per OR term */
 	uint64_t *bits;              /* union of the groups */
 	int *ucls, nucls;            /* the classes of bits, ascending */
 	const char *why_not;         /* non-NULL: no node can ever serve */
+	bool prefer;                 /* classes reordered for --prefer */
+	int kmax;                    /* most GPUs a node of these classes has */
 } elig_t;
 
 typedef struct {                 /* a job's request as scheduled */

@@ -178,6 +178,25 @@ int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 				continue;
 			}
 			int kmin = r->nodes ? (int)r->gpus_per_node : pass == 0 ? (int)r->gpus : 1;
+			if ((r->nodes || pass == 0) && e->ncls[grp] > 1 && !e->prefer) {
+				/* several classes (e.g. a100|l40s): the fullest node that
+				 * fits over all of them, as select/cons_tres's best fit
+				 * looks at every usable node, not class by class */
+				for (int k = kmin; k <= e->kmax; k++)
+					for (int i = 0; i < e->ncls[grp]; i++) {
+						int cl = e->cls[grp][i], nb;
+						if (k > (int)c->nodes[c->classes[cl].first].gpus ||
+						    s->class_free_g[cl] < k)
+							continue;
+						const int *bn = sched_bucket(s, cl, k, &nb);
+						for (int q = 0; q < nb; q++) {
+							sched_avail(s, mode, bn[q], end, &g, &cpu, &m);
+							if (sched_offer(s, &p, bn[q], g, cpu, m))
+								return p.found;
+						}
+					}
+				continue;
+			}
 			for (int i = 0; i < e->ncls[grp]; i++) {
 				int cl = e->cls[grp][i];
 				int kmax = (int)c->nodes[c->classes[cl].first].gpus;

@@ -35,6 +35,7 @@ static void sched_elig_prefer(const sim_cluster_t *c, elig_t *e, const char *pre
 	char err[NODEOX_ERR_MAX];
 	if (!prefer || constraint_parse(prefer, c, &k, err, sizeof(err)) < 0 || k.empty)
 		return;
+	e->prefer = true;
 	for (int g = 0; g < e->ngroups; g++) {
 		int *tmp = g_new(int, e->ncls[g] + 1), n = 0;
 		for (int pass = 0; pass < 2; pass++)
@@ -93,8 +94,10 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 		sched_elig_prefer(c, e, prefer);
 		e->ucls = g_new(int, c->nclasses + 1);
 		for (int cl = 0; cl < c->nclasses; cl++)
-			if (bits_test(e->bits, cl))
+			if (bits_test(e->bits, cl)) {
 				e->ucls[e->nucls++] = cl;
+				e->kmax = MAX(e->kmax, (int)c->nodes[c->classes[cl].first].gpus);
+			}
 		bool any = false;
 		for (int w = 0; w < (int)s->nwords; w++)
 			any = any || e->bits[w];
