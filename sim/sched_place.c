@@ -133,6 +133,39 @@ static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
 	return found;
 }
 
+/* The node for one-node request r now (modes AV_FREE, AV_RESV) among
+ * classes cls: select/cons_tres's best fit, the usable node with the fewest
+ * free CPUs, the first in slurm.conf order on ties. To bound the cost it
+ * looks at the first SCHED_PLACE_WINDOW nodes that fit, fullest in GPUs
+ * first over all the classes (every node on small clusters). -1: none. */
+static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls, int kmax,
+			   avail_mode_t mode, int64_t end)
+{
+	const sim_cluster_t *c = s->c;
+	int best = -1, seen = 0;
+	int64_t best_cpu = 0, g, cpu, m;
+	for (int k = (int)r->gpus_per_node; k <= kmax && seen < SCHED_PLACE_WINDOW; k++)
+		for (int i = 0; i < ncls && seen < SCHED_PLACE_WINDOW; i++) {
+			int cl = cls[i], nb;
+			if (k > (int)c->nodes[c->classes[cl].first].gpus || s->class_free_g[cl] < k)
+				continue;
+			const int *bn = sched_bucket(s, cl, k, &nb);
+			for (int q = 0; q < nb && seen < SCHED_PLACE_WINDOW; q++) {
+				int n = bn[q];
+				sched_avail(s, mode, n, end, &g, &cpu, &m);
+				if (!sched_node_fits(r, g, cpu, m))
+					continue;
+				seen++;
+				if (best < 0 || s->free_c[n] < best_cpu ||
+				    (s->free_c[n] == best_cpu && n < best)) {
+					best = n;
+					best_cpu = s->free_c[n];
+				}
+			}
+		}
+	return best;
+}
+
 /* Choose nodes for job r; fills s->abuf, returns the count or 0. Now (modes
  * AV_FREE, AV_RESV) nodes come from the free-GPU buckets, fullest fitting node
  * first (best fit); a spreading job takes one node if one can hold it, else
@@ -178,6 +211,15 @@ int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 				continue;
 			}
 			int kmin = r->nodes ? (int)r->gpus_per_node : pass == 0 ? (int)r->gpus : 1;
+			if (r->nodes == 1 && !e->prefer) {
+				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, mode, end);
+				if (n >= 0) {
+					s->abuf[0] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node,
+								r->cpus_per_node, r->mem_per_node };
+					return 1;
+				}
+				continue;
+			}
 			if ((r->nodes || pass == 0) && e->ncls[grp] > 1 && !e->prefer) {
 				/* several classes (e.g. a100|l40s): the fullest node that
 				 * fits over all of them, as select/cons_tres's best fit
