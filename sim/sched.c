@@ -294,6 +294,18 @@ int sched_fit_now(sched_t *s, uint32_t j, bool with_resv)
 	return na;
 }
 
+/* Are all the nodes elig may use in a partition that failed this pass?
+ * Slurm's main pass takes a failed job's partition's nodes away from every
+ * later job (job_scheduler.c: bit_and_not(avail_node_bitmap,
+ * part_ptr->node_bitmap)), whatever partition that job asked for. */
+static bool sched_nodes_blocked(const sched_t *s, const elig_t *e, uint64_t failed_parts)
+{
+	for (int k = 0; k < e->nucls; k++)
+		if (!(s->c->nodes[s->c->classes[e->ucls[k]].first].partitions & failed_parts))
+			return false;
+	return true;
+}
+
 static void sched_main_pass(sched_t *s)
 {
 	s->run->main_passes++;
@@ -308,6 +320,8 @@ static void sched_main_pass(sched_t *s)
 			break;
 		uint64_t jp = s->req[j].parts;
 		if (!(jp & ~failed_parts))
+			continue;
+		if (failed_parts && sched_nodes_blocked(s, s->req[j].elig, failed_parts))
 			continue;
 		int na = sched_fit_now(s, (uint32_t)j, false);
 		if (na) {

@@ -255,6 +255,34 @@ static void test_plan_without_limit(void **state)
 	cluster_free(c);
 }
 
+/* A job that does not fit in the main pass takes its partition's nodes away
+ * from every later job, whatever partition that one asked for (Slurm's
+ * _schedule): job 4 in "short" (n2 only, free from 50) must not start at
+ * its submission at 55 while job 3 ("gpu", both nodes) waits; backfill then
+ * keeps it behind job 3's reservation. */
+static void test_main_pass_partition_nodes(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = NULL;
+	char err[256];
+	assert_int_equal(cluster_read_strings(
+		"NodeName=n[1-2] CPUs=32 RealMemory=256000 Gres=gpu:4\n"
+		"PartitionName=gpu Nodes=ALL Default=YES MaxTime=UNLIMITED\n"
+		"PartitionName=short Nodes=n2 MaxTime=UNLIMITED\n", NULL, "s.conf",
+		&c, err, sizeof(err)), 0);
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,partition,run_time,time_limit\n"
+				    "1,0,4,1,gpu,100,120\n"
+				    "2,0,4,1,gpu,50,120\n"
+				    "3,10,8,2,gpu,100,120\n"
+				    "4,55,1,1,short,30,60\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
+	assert_true(r->jobs[job_at(t, 4)].start >= 200);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* Both nodes busy until 100; X (1 GPU) submitted before Y (8 GPUs, both nodes). */
 static void test_priority(void **state)
 {
@@ -444,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_backfill),
 		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test(test_plan_without_limit),
+		cmocka_unit_test(test_main_pass_partition_nodes),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
