@@ -121,7 +121,7 @@ static inline void sched_walk_apply(sched_t *s, search_t *srch, const release_t 
  * them; returns that release's expected end, or -1 (none by horizon). With
  * extend, it goes on to horizon regardless, releasing at most *extend more
  * jobs, and returns the last expected end released (-1: none). */
-#define SCHED_BATCH_APPLY 16
+#define SCHED_BATCH_APPLY 4
 
 /* The last expected end at or before stop of a running job on the classes
  * e may use (-1: none). */

@@ -106,7 +106,7 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
  * SCHED_PLACE_WINDOW nodes the search found from the first that fits
  * (exact on clusters of up to that many nodes). Fills s->abuf; returns
  * r->nodes, or 0 when too few fit. */
-#define SCHED_PLACE_WINDOW 16
+#define SCHED_PLACE_WINDOW 4
 static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
 {
 	search_t *srch = s->cur;

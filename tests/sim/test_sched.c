@@ -82,6 +82,16 @@ static sim_run_t *run_sched(const sim_cluster_t *c, const sim_trace_t *t,
 	return r;
 }
 
+/* A cluster from slurm.conf text. */
+static sim_cluster_t *cluster_from(const char *conf)
+{
+	sim_cluster_t *c = NULL;
+	char err[512];
+	if (cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	return c;
+}
+
 /* Index of the job with this id. */
 static size_t job_at(const sim_trace_t *t, uint32_t id)
 {
@@ -226,13 +236,9 @@ static void test_time_limit(void **state)
 static void test_plan_without_limit(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = NULL;
-	char err[256];
-	assert_int_equal(cluster_read_strings(
-		"NodeName=a1 CPUs=32 RealMemory=256000 Features=a100 Gres=gpu:a100:2\n"
-		"NodeName=l1 CPUs=32 RealMemory=256000 Features=l40s Gres=gpu:l40s:2\n"
-		"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n", NULL, "s.conf",
-		&c, err, sizeof(err)), 0);
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=32 RealMemory=256000 Features=a100 Gres=gpu:a100:2\n"
+					"NodeName=l1 CPUs=32 RealMemory=256000 Features=l40s Gres=gpu:l40s:2\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	nodeox_conf_t *conf = article_conf();
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit\n"
 				    "1,0,1,1,a100,100,\n"
@@ -263,13 +269,9 @@ static void test_plan_without_limit(void **state)
 static void test_main_pass_partition_nodes(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = NULL;
-	char err[256];
-	assert_int_equal(cluster_read_strings(
-		"NodeName=n[1-2] CPUs=32 RealMemory=256000 Gres=gpu:4\n"
-		"PartitionName=gpu Nodes=ALL Default=YES MaxTime=UNLIMITED\n"
-		"PartitionName=short Nodes=n2 MaxTime=UNLIMITED\n", NULL, "s.conf",
-		&c, err, sizeof(err)), 0);
+	sim_cluster_t *c = cluster_from("NodeName=n[1-2] CPUs=32 RealMemory=256000 Gres=gpu:4\n"
+					"PartitionName=gpu Nodes=ALL Default=YES MaxTime=UNLIMITED\n"
+					"PartitionName=short Nodes=n2 MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,partition,run_time,time_limit\n"
 				    "1,0,4,1,gpu,100,120\n"
 				    "2,0,4,1,gpu,50,120\n"
