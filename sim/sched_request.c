@@ -360,10 +360,25 @@ void sched_submit(sched_t *s, uint32_t j)
 		r->cpus_per_gpu = (cpus + gpus - 1) / gpus;
 		r->mem_per_gpu = (job->mem_mb + gpus - 1) / gpus;
 	}
-	if (limit == SIM_TIME_NONE)
+	if (limit == SIM_TIME_NONE) {
 		limit = sched_part_default_time(s, parts);
-	else
+	} else {
 		limit = (limit + 59) / 60 * 60;     /* Slurm keeps limits in whole minutes */
+		/* Slurm (EnforcePartLimits=NO, the default) accepts a job whose
+		 * limit exceeds every requested partition's MaxTime, e.g. after
+		 * the policy scaled it, and leaves it pending for ever
+		 * (Reason=PartitionTimeLimit). */
+		bool fits_one = false;
+		for (int p = 0; p < c->nparts; p++)
+			if ((parts >> p & 1) && (c->parts[p].max_time == SIM_TIME_NONE ||
+						 limit <= c->parts[p].max_time))
+				fits_one = true;
+		if (!fits_one) {
+			sched_reject(s, j, SIM_JOB_NEVER, "time limit above the partition's MaxTime "
+				     "(Slurm leaves it pending: PartitionTimeLimit)");
+			return;
+		}
+	}
 	r->limit = limit == SIM_TIME_NONE ? SCHED_INF : limit;
 	if (r->limit != SCHED_INF) {
 		r->plan = r->limit;

@@ -285,6 +285,26 @@ static void test_main_pass_partition_nodes(void **state)
 	cluster_free(c);
 }
 
+/* A limit above every requested partition's MaxTime: Slurm accepts the job
+ * and leaves it pending for ever (PartitionTimeLimit). */
+static void test_partition_time_limit(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n1 CPUs=32 RealMemory=256000 Gres=gpu:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=2\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
+				    "1,0,1,60,00:02:00\n2,0,1,60,00:02:01\n3,0,1,60,\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[0].status, SIM_JOB_DONE);
+	assert_int_equal(r->jobs[1].status, SIM_JOB_NEVER);
+	assert_non_null(strstr(r->jobs[1].reason, "PartitionTimeLimit"));
+	assert_int_equal(r->jobs[2].status, SIM_JOB_DONE);          /* MaxTime as its limit */
+	assert_int_equal(r->never, 1);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* Both nodes busy until 100; X (1 GPU) submitted before Y (8 GPUs, both nodes). */
 static void test_priority(void **state)
 {
@@ -475,6 +495,7 @@ int main(void)
 		cmocka_unit_test(test_time_limit),
 		cmocka_unit_test(test_plan_without_limit),
 		cmocka_unit_test(test_main_pass_partition_nodes),
+		cmocka_unit_test(test_partition_time_limit),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
