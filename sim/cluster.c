@@ -359,6 +359,12 @@ static int cluster_partition_line(cparse_t *p, kv_t *kv, int n)
 		} else if (!g_ascii_strcasecmp(k, "DefaultTime")) {
 			if (cluster_time_value(p, k, v, &part.default_time) < 0)
 				return -1;
+		} else if (!g_ascii_strcasecmp(k, "PriorityTier")) {
+			char *end;
+			unsigned long t = strtoul(v, &end, 10);
+			if (!*v || *end || t > 65533)
+				return cluster_fail(p, "PriorityTier=%s: expected 0 to 65533", v);
+			part.tier = (int)t;
 		}
 	}
 	if (!g_ascii_strcasecmp(kv[0].val, "DEFAULT")) {
@@ -695,7 +701,8 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 		.node_index = g_hash_table_new(g_str_hash, g_str_equal),
 		.feature_index = g_hash_table_new(g_str_hash, g_str_equal),
 		.ndef = { .boards = 1, .sockets = 1, .cores = 1, .threads = 1, .mem_mb = 1 },
-		.pdef = { .up = true, .max_time = SIM_TIME_NONE, .default_time = SIM_TIME_NONE },
+		.pdef = { .up = true, .max_time = SIM_TIME_NONE, .default_time = SIM_TIME_NONE,
+		  .tier = 1 },
 		.nodes = g_array_new(FALSE, TRUE, sizeof(sim_node_t)),
 	};
 	char *text = g_strdup(slurm_conf);

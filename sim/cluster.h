@@ -40,6 +40,7 @@ typedef struct {
 	bool up;                  /* State=UP (else jobs are not scheduled there) */
 	int64_t max_time;         /* seconds, SIM_TIME_NONE when UNLIMITED */
 	int64_t default_time;     /* seconds, SIM_TIME_NONE when not set */
+	int tier;                 /* PriorityTier (1): higher tiers are scheduled first */
 } sim_part_t;
 
 typedef struct {

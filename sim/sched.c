@@ -51,10 +51,23 @@ static double sched_size_factor(const sched_t *s, uint32_t gpus)
 	return p->weight_job_size * (p->favor_small ? 1.0 - f : f);
 }
 
+/* Slurm orders the queue by partition PriorityTier first, then priority: a
+ * key offset larger than any priority. A job asking for several partitions
+ * takes the highest tier among them. */
+#define SCHED_TIER_STEP 1e13
+static double sched_tier_key(const sched_t *s, uint32_t j)
+{
+	int tier = 0;
+	for (int p = 0; p < s->c->nparts; p++)
+		if ((s->req[j].parts >> p & 1) && s->c->parts[p].tier > tier)
+			tier = s->c->parts[p].tier;
+	return tier * SCHED_TIER_STEP;
+}
+
 void sched_pending_add(sched_t *s, uint32_t j)
 {
 	const sim_sched_params_t *p = &s->o->params;
-	s->key[j] = sched_size_factor(s, s->req[j].gpus) -
+	s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, s->req[j].gpus) -
 		p->weight_age * (double)s->t->jobs[j].submit / (double)p->max_age_s;
 	s->where[j] = SCHED_YOUNG;
 	prio_list_insert(&s->young, s->key[j], j);
@@ -73,7 +86,8 @@ static void sched_age(sched_t *s, size_t submitted)
 		if (s->where[j] != SCHED_YOUNG)
 			continue;
 		prio_list_remove(&s->young, s->key[j], j);
-		s->key[j] = sched_size_factor(s, s->req[j].gpus) + p->weight_age;
+		s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, s->req[j].gpus) +
+			    p->weight_age;
 		s->where[j] = SCHED_OLD;
 		prio_list_insert(&s->old, s->key[j], j);
 	}

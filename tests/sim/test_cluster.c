@@ -84,7 +84,7 @@ static void test_conf_details(void **state)
 		"NodeName=d1 Gres=gpu:v100:8 State=DRAIN\n"
 		"NodeName=c1 CPUs=4\n"
 		"PartitionName=DEFAULT MaxTime=60\n"
-		"PartitionName=cpu Nodes=c1\n"
+		"PartitionName=cpu Nodes=c1 PriorityTier=3\n"
 		"PartitionName=gpu Nodes=ALL Default=YES DefaultTime=30\n";
 	sim_cluster_t *c = NULL;
 	char err[512];
@@ -104,6 +104,8 @@ static void test_conf_details(void **state)
 	assert_true(c->params.weight_age == 1000);
 	assert_int_equal(c->parts[0].max_time, 3600);
 	assert_int_equal(c->parts[1].default_time, 1800);
+	assert_int_equal(c->parts[0].tier, 3);
+	assert_int_equal(c->parts[1].tier, 1);          /* Slurm's default */
 	assert_int_equal(c->default_part, 1);
 	assert_string_equal(c->nodes[4].partitions_str, "cpu,gpu");
 	cluster_free(c);

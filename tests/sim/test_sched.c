@@ -285,6 +285,24 @@ static void test_main_pass_partition_nodes(void **state)
 	cluster_free(c);
 }
 
+/* PriorityTier orders the queue before priority: job 3 (partition "hi",
+ * tier 2) starts before the older job 2 when node n1 frees at 100. */
+static void test_priority_tier(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n1 CPUs=32 RealMemory=256000 Gres=gpu:4\n"
+					"PartitionName=lo Nodes=ALL Default=YES MaxTime=UNLIMITED\n"
+					"PartitionName=hi Nodes=ALL PriorityTier=2 MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,partition,run_time,time_limit\n"
+				    "1,0,4,lo,100,100\n2,1,4,lo,100,100\n3,2,4,hi,100,100\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 200);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* A limit above every requested partition's MaxTime: Slurm accepts the job
  * and leaves it pending for ever (PartitionTimeLimit). */
 static void test_partition_time_limit(void **state)
@@ -496,6 +514,7 @@ int main(void)
 		cmocka_unit_test(test_plan_without_limit),
 		cmocka_unit_test(test_main_pass_partition_nodes),
 		cmocka_unit_test(test_partition_time_limit),
+		cmocka_unit_test(test_priority_tier),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
