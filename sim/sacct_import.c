@@ -7,6 +7,7 @@
  * state, so the functions can be unit-tested one by one (tests/traces/).
  */
 #include "sim/sacct_import.h"
+#include "sim/slurm_time.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -146,50 +147,14 @@ static int64_t digits(const char **p)
 
 int sacct_parse_timelimit(const char *s, int64_t *secs)
 {
-	int64_t v[4], days = 0;
-	int n = 0;
-	const char *p = s;
+	int64_t t;
 
-	if (!*s || !strcasecmp(s, "UNLIMITED") || !strcasecmp(s, "INFINITE") ||
-	    !strcmp(s, "Partition_Limit"))
+	if (slurm_time_parse(s, 60, &t) < 0)   /* sacct prints minutes bare */
+		return -1;
+	if (t == SLURM_TIME_NONE || t == 0)    /* --time=0 asks Slurm for no limit */
 		return 1;
-	if (strchr(s, '-')) {
-		days = digits(&p);
-		if (days < 0 || *p != '-')
-			return -1;
-		p++;
-	}
-	for (;;) {
-		if (n == 3)
-			return -1;
-		v[n] = digits(&p);
-		if (v[n] < 0)
-			return -1;
-		n++;
-		if (*p == '\0')
-			break;
-		if (*p != ':')
-			return -1;
-		p++;
-	}
-	if (strchr(s, '-')) {   /* D-HH, D-HH:MM, D-HH:MM:SS */
-		int64_t h = v[0], m = n > 1 ? v[1] : 0, sec = n > 2 ? v[2] : 0;
-
-		if (m > 59 || sec > 59)
-			return -1;
-		*secs = days * 86400 + h * 3600 + m * 60 + sec;
-	} else if (n == 3) {    /* HH:MM:SS */
-		if (v[1] > 59 || v[2] > 59)
-			return -1;
-		*secs = v[0] * 3600 + v[1] * 60 + v[2];
-	} else if (n == 2) {    /* MM:SS */
-		if (v[1] > 59)
-			return -1;
-		*secs = v[0] * 60 + v[1];
-	} else {                /* MM */
-		*secs = v[0] * 60;
-	}
-	return *secs == 0 ? 1 : 0;  /* --time=0 asks Slurm for no limit */
+	*secs = t;
+	return 0;
 }
 
 int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen)
