@@ -7,6 +7,7 @@
  * state, so the functions can be unit-tested one by one (tests/traces/).
  */
 #include "sim/sacct_import.h"
+#include "sim/csv_write.h"
 #include "sim/slurm_time.h"
 
 #include <ctype.h>
@@ -371,22 +372,6 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 	return SACCT_LINE_JOB;
 }
 
-/* One CSV field, quoted (RFC 4180) only when it has to be. */
-static void put_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s == '\r' || *s == '\n' ? ' ' : *s, out);
-	}
-	fputc('"', out);
-}
-
 void sacct_write_header(FILE *out)
 {
 	fputs("job_id,submit,user,account,partition,gpu_type,gpus,nodes,run_time,"
@@ -395,15 +380,15 @@ void sacct_write_header(FILE *out)
 
 void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 {
-	put_field(out, job->job_id);
+	csv_write_field(out, job->job_id);
 	fprintf(out, ",%lld,", (long long)(job->submit - t0));
-	put_field(out, job->user);
+	csv_write_field(out, job->user);
 	fputc(',', out);
-	put_field(out, job->account);
+	csv_write_field(out, job->account);
 	fputc(',', out);
-	put_field(out, job->partition);
+	csv_write_field(out, job->partition);
 	fputc(',', out);
-	put_field(out, job->req_type);
+	csv_write_field(out, job->req_type);
 	fprintf(out, ",%lld,", (long long)job->gpus);
 	if (job->nodes > 0)
 		fprintf(out, "%lld", (long long)job->nodes);
@@ -411,10 +396,10 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	if (job->time_limit >= 0)
 		fprintf(out, "%lld", (long long)job->time_limit);
 	fputc(',', out);
-	put_field(out, job->comment);
+	csv_write_field(out, job->comment);
 	fputc(',', out);
-	put_field(out, job->state);
+	csv_write_field(out, job->state);
 	fputc(',', out);
-	put_field(out, job->alloc_type);
+	csv_write_field(out, job->alloc_type);
 	fputc('\n', out);
 }
