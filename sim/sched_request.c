@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin/policy_internal.h"
 #include "sim/sched_internal.h"
 
 /* ------------------------------------------------------------ eligibility */
@@ -187,38 +188,19 @@ void sched_policy_job(const sim_job_t *job, const char *comment, char *tres, siz
 	out->min_nodes = job->nodes;
 }
 
-/* The GPU entry of a TRES list: "gres:gpu[:type]:N" (or gres/gpu). */
+/* The first GPU entry of a TRES list ("gres:gpu[:type]:N", gres/gpu, or
+ * bare gpu), read by the policy library's own scanner (the one the plugin
+ * uses on Slurm's strings). */
 static bool sched_tres_gpu(const char *tres, char *type, size_t tlen, uint32_t *count)
 {
-	if (!tres)
+	nodeox_tres_gpu_t e;
+	if (nodeox_tres_scan(tres, &e, 1) < 1)
 		return false;
-	gchar **items = g_strsplit(tres, ",", -1);
-	bool found = false;
-	for (gchar **it = items; *it && !found; it++) {
-		const char *p = *it;
-		if (g_str_has_prefix(p, "gres:gpu") || g_str_has_prefix(p, "gres/gpu"))
-			p += 8;
-		else if (g_str_has_prefix(p, "gpu"))
-			p += 3;
-		else
-			continue;
-		if (*p != ':' && *p != '=' && *p)
-			continue;
-		gchar **f = g_strsplit_set(*p ? p + 1 : p, ":=", -1);
-		guint nf = g_strv_length(f);
-		type[0] = '\0';
-		*count = 1;
-		if (nf >= 2) {
-			g_strlcpy(type, f[0], tlen);
-			*count = (uint32_t)strtoul(f[1], NULL, 10);
-		} else if (nf == 1 && *f[0]) {
-			*count = (uint32_t)strtoul(f[0], NULL, 10);
-		}
-		g_strfreev(f);
-		found = true;
-	}
-	g_strfreev(items);
-	return found;
+	size_t n = MIN(e.type_len, tlen - 1);
+	memcpy(type, tres + e.type_off, n);
+	type[n] = '\0';
+	*count = (uint32_t)e.count;
+	return true;
 }
 
 /* ------------------------------------------------------------ submission */
