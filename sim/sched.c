@@ -497,15 +497,25 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 		if (tn == SCHED_INF)
 			break;
 		s.now = tn;
-		bool changed = false;
+		bool changed = false, submitted = false;
 		sim_event_t e;
+		/* Jobs submitted in this second are looked at before the jobs
+		 * ending in it give their nodes back: slurmctld records a job's
+		 * end a fraction of a second after its last second (the script's
+		 * exit, slurmd's report), after the pass that took the new jobs. */
+		while (next_submit < t->njobs && t->jobs[next_submit].submit == s.now) {
+			sched_submit(&s, (uint32_t)next_submit++);
+			submitted = true;
+		}
+		ev = sim_queue_peek(&s.events);
+		if (submitted && s.npending && ev && ev->time == s.now) {
+			sched_age(&s, next_submit);
+			sched_main_pass(&s);
+		}
+		changed = submitted;
 		while ((ev = sim_queue_peek(&s.events)) && ev->time == s.now) {
 			sim_queue_pop(&s.events, &e);
 			sched_end(&s, e.job);
-			changed = true;
-		}
-		while (next_submit < t->njobs && t->jobs[next_submit].submit == s.now) {
-			sched_submit(&s, (uint32_t)next_submit++);
 			changed = true;
 		}
 		sched_age(&s, next_submit);

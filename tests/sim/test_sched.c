@@ -303,6 +303,25 @@ static void test_priority_tier(void **state)
 	cluster_free(c);
 }
 
+/* A job submitted in the second another ends is placed before that one's
+ * GPUs come back (slurmctld sees the end a fraction of a second later): an
+ * a100|l40s job submitted at 10 takes the idle l1, not a1 freed at 10. */
+static void test_submit_before_end(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=8 RealMemory=16000 Features=a100 Gres=gpu:a100:1\n"
+					"NodeName=l1 CPUs=8 RealMemory=16000 Features=l40s Gres=gpu:l40s:1\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,constraint,run_time,time_limit\n"
+				    "1,0,1,1,a100,,10,60\n2,10,1,1,,a100|l40s,10,60\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[1].start, 10);
+	assert_string_equal(r->jobs[1].nodes, "l1");
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* A limit above every requested partition's MaxTime: Slurm accepts the job
  * and leaves it pending for ever (PartitionTimeLimit). */
 static void test_partition_time_limit(void **state)
@@ -515,6 +534,7 @@ int main(void)
 		cmocka_unit_test(test_main_pass_partition_nodes),
 		cmocka_unit_test(test_partition_time_limit),
 		cmocka_unit_test(test_priority_tier),
+		cmocka_unit_test(test_submit_before_end),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
