@@ -1,104 +1,49 @@
 /*
  * why_feature.c: does one node satisfy a job's --constraint?
  *
- * Slurm's syntax (22.05 build_feature_list): names joined by & (AND; a comma
- * is taken as &), | (OR), grouped by (...) or by [...] (matching OR: all
- * nodes share one alternative; for a single node it is a plain OR), with an
- * optional node count a*2 that does not change whether one node qualifies.
- * Slurm evaluates the operators left to right without precedence, and so
- * does this. Bounded: one pass over at most NODEOX_STR_MAX characters.
+ * Parsed and evaluated by common/feature_expr.c, the evaluator nodeox-sim
+ * shares, which follows Slurm 22.05 (build_feature_list, valid_feature_counts):
+ * names joined by & (a comma is taken as &) and | evaluated left to right
+ * without precedence (a|b&c is (a|b)&c), one level of (...) evaluated first,
+ * [...] a matching OR (for a single node, a plain OR); a node count a*2
+ * makes Slurm filter no node by features. Bounded: one pass over at most
+ * NODEOX_STR_MAX characters.
  */
-#include <ctype.h>
 #include <string.h>
 
 #include "cli/why.h"
+#include "common/feature_expr.h"
 
 typedef struct {
-	const char *s;
+	const feature_expr_t *e;
+	const char *constraint;
 	const char *features;
-	int depth;
-	bool bad;
-} _feat_parser_t;
+} _feat_node_t;
 
-static bool _feat_expr(_feat_parser_t *p, char close);
-
-static bool _feat_operand(_feat_parser_t *p)
+static bool _feat_has(void *arg, int i)
 {
+	const _feat_node_t *n = arg;
 	char name[NODEOX_NAME_MAX];
-	size_t n = 0;
-	bool v;
+	size_t len = n->e->t[i].len;
 
-	while (*p->s == ' ')
-		p->s++;
-	if (*p->s == '(' || *p->s == '[') {
-		char close = *p->s == '(' ? ')' : ']';
-
-		if (++p->depth > 8) {
-			p->bad = true;
-			return false;
-		}
-		p->s++;
-		v = _feat_expr(p, close);
-		if (*p->s != close) {
-			p->bad = true;
-			return false;
-		}
-		p->s++;
-		p->depth--;
-	} else {
-		while (*p->s && !strchr("&,|()[]* ", *p->s)) {
-			if (n + 1 < sizeof(name))
-				name[n++] = *p->s;
-			p->s++;
-		}
-		name[n] = '\0';
-		if (!n) {
-			p->bad = true;
-			return false;
-		}
-		v = why_list_has(p->features, name);
-	}
-	if (*p->s == '*') {            /* a*2: node count, not a per-node test */
-		p->s++;
-		if (!isdigit((unsigned char)*p->s))
-			p->bad = true;
-		while (isdigit((unsigned char)*p->s))
-			p->s++;
-	}
-	return v;
-}
-
-static bool _feat_expr(_feat_parser_t *p, char close)
-{
-	bool v = _feat_operand(p);
-
-	while (!p->bad && *p->s && *p->s != close) {
-		char op = *p->s++;
-		bool w;
-
-		if (op == ' ')
-			continue;
-		if (op != '&' && op != ',' && op != '|') {
-			p->bad = true;
-			break;
-		}
-		w = _feat_operand(p);
-		v = (op == '|') ? (v || w) : (v && w);
-	}
-	return v;
+	if (len >= sizeof(name))
+		return false;                  /* longer than any feature name */
+	memcpy(name, n->constraint + n->e->t[i].off, len);
+	name[len] = '\0';
+	return why_list_has(n->features, name);
 }
 
 int why_feature_match(const char *constraint, const char *features)
 {
-	_feat_parser_t p = { .s = constraint, .features = features ? features : "" };
-	bool v;
+	feature_expr_t e;
+	char err[128];
 
 	if (!constraint || !*constraint)
 		return 1;
 	if (strnlen(constraint, NODEOX_STR_MAX + 1) > NODEOX_STR_MAX)
 		return -1;
-	v = _feat_expr(&p, '\0');
-	if (p.bad || *p.s)
+	if (feature_expr_parse(constraint, &e, err, sizeof(err)) < 0)
 		return -1;
-	return v ? 1 : 0;
+	_feat_node_t n = { &e, constraint, features ? features : "" };
+	return feature_expr_eval(&e, -1, _feat_has, &n) ? 1 : 0;
 }

@@ -97,6 +97,7 @@ void cluster_params_default(sim_sched_params_t *p)
 {
 	p->bf_window_min = 1440;
 	p->bf_resolution_s = 60;
+	p->bf_origin_s = 0;
 	p->bf_max_job_test = 500;
 	p->bf_interval_s = 30;
 	p->default_queue_depth = 100;
@@ -389,6 +390,12 @@ static int cluster_partition_line(cparse_t *p, kv_t *kv, int n)
 		} else if (!g_ascii_strcasecmp(k, "DefaultTime")) {
 			if (cluster_time_value(p, k, v, &part.default_time) < 0)
 				return -1;
+		} else if (!g_ascii_strcasecmp(k, "PriorityTier")) {
+			char *end;
+			unsigned long t = strtoul(v, &end, 10);
+			if (!*v || *end || t > 65533)
+				return cluster_fail(p, "PriorityTier=%s: expected 0 to 65533", v);
+			part.tier = (int)t;
 		} else {
 			cluster_note_newer(p, k);
 		}
@@ -731,7 +738,8 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 		.node_index = g_hash_table_new(g_str_hash, g_str_equal),
 		.feature_index = g_hash_table_new(g_str_hash, g_str_equal),
 		.ndef = { .boards = 1, .sockets = 1, .cores = 1, .threads = 1, .mem_mb = 1 },
-		.pdef = { .up = true, .max_time = SIM_TIME_NONE, .default_time = SIM_TIME_NONE },
+		.pdef = { .up = true, .max_time = SIM_TIME_NONE, .default_time = SIM_TIME_NONE,
+		  .tier = 1 },
 		.nodes = g_array_new(FALSE, TRUE, sizeof(sim_node_t)),
 	};
 	char *text = g_strdup(slurm_conf);

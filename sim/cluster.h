@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "common/feature_expr.h"
+
 #define SIM_MAX_FEATURES   64   /* distinct node features (one bit each) */
 #define SIM_MAX_PARTITIONS 64
 #define SIM_MAX_TYPES      32   /* distinct GPU types */
@@ -38,6 +40,7 @@ typedef struct {
 	bool up;                  /* State=UP (else jobs are not scheduled there) */
 	int64_t max_time;         /* seconds, SIM_TIME_NONE when UNLIMITED */
 	int64_t default_time;     /* seconds, SIM_TIME_NONE when not set */
+	int tier;                 /* PriorityTier (1): higher tiers are scheduled first */
 } sim_part_t;
 
 typedef struct {
@@ -50,6 +53,7 @@ typedef struct {
 typedef struct {
 	int64_t bf_window_min;    /* bf_window=, minutes, 1440 */
 	int64_t bf_resolution_s;  /* bf_resolution=, seconds, 60 */
+	int64_t bf_origin_s;      /* wall-clock second of trace second 0, mod bf_resolution (0) */
 	int bf_max_job_test;      /* bf_max_job_test=, 500 */
 	int64_t bf_interval_s;    /* bf_interval=, seconds, 30 */
 	int default_queue_depth;  /* default_queue_depth=, 100 */
@@ -77,14 +81,18 @@ typedef struct {
 	sim_sched_params_t params;
 } sim_cluster_t;
 
-/* A node-feature constraint in disjunctive normal form: a node matches if it
- * has every feature of one term. `matching` ([a|b]): all nodes of the job
- * must match the same term. */
+/* A node-feature constraint (--constraint or --prefer), parsed by the
+ * evaluator `nodeox why` shares (common/feature_expr.c, Slurm 22.05's rules:
+ * left to right, no precedence of & over |), its names mapped to the
+ * cluster's feature bits. `matching` ([a|b]): all nodes of the job must
+ * satisfy the same one of its nalt alternatives. */
 typedef struct {
-	uint64_t terms[SIM_MAX_TERMS];
-	int nterms;               /* 0 = no constraint (every node matches) */
+	feature_expr_t expr;
+	int8_t feature[FEATURE_EXPR_MAX];  /* cluster feature index of each name, -1 none */
+	bool empty;               /* no constraint (every node matches) */
 	bool matching;
-	bool never;               /* names only features no node has */
+	int nalt;                 /* alternatives when matching */
+	bool never;               /* names a feature no node has: Slurm refuses the job */
 } sim_constraint_t;
 
 void cluster_params_default(sim_sched_params_t *p);
@@ -103,12 +111,13 @@ int cluster_find_feature(const sim_cluster_t *c, const char *name);
  * Returns the number of names, or -1 on a syntax error. */
 int hostlist_expand(const char *list, void (*fn)(const char *name, void *arg), void *arg);
 
-/* Parse --constraint syntax: features joined by & (and , ) for AND, | for OR,
- * parentheses, and [..] for matching OR. A feature no node has leaves its term
- * unsatisfiable. Returns 0, or -1 with a message in err. */
+/* Parse --constraint syntax (see sim_constraint_t). Returns 0, or -1 with a
+ * message in err. */
 int constraint_parse(const char *expr, const sim_cluster_t *c, sim_constraint_t *out,
 		     char *err, size_t errlen);
-/* Index of the first term node features satisfy, or -1 (0 for no constraint). */
+/* 0 when a node with these features satisfies k (some alternative), else -1. */
 int constraint_match(const sim_constraint_t *k, uint64_t node_features);
+/* Does a node satisfy k with the matching set's alternative alt? */
+bool constraint_match_alt(const sim_constraint_t *k, uint64_t node_features, int alt);
 
 #endif

@@ -1,165 +1,71 @@
 /*
- * constraint.c: Slurm --constraint expressions as the simulator uses them.
- *
- * The expression is turned into disjunctive normal form once per job (a list
- * of feature bitmasks, OR of ANDs), so matching a node is a few mask tests.
- * Supported: NAME, & and , (AND), | (OR), ( ), and [ ] (matching OR: all
- * nodes of the job share one alternative). Counts (NAME*N) are accepted and
- * ignored; see doc/simulator.md.
+ * constraint.c: Slurm --constraint/--prefer expressions as the simulator
+ * uses them: parsed and evaluated by common/feature_expr.c (the evaluator
+ * `nodeox why` uses, following Slurm 22.05: left to right, one level of
+ * parentheses, one [ ] matching set, counts NAME*N accepted and not used to
+ * filter nodes), each name mapped once to the cluster's feature bit. The
+ * scheduler evaluates a constraint once per node class (sched.c caches it).
  */
-#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "sim/cluster.h"
 
-typedef struct {
-	uint64_t t[SIM_MAX_TERMS];
-	int n;
-} dnf_t;
-
-typedef struct {
-	const char *p;
-	const sim_cluster_t *c;
-	char *err;
-	size_t errlen;
-	bool matching;
-	int depth;
-} cparser_t;
-
-static int constraint_expr(cparser_t *cp, dnf_t *out);
-
-static int constraint_fail(cparser_t *cp, const char *what)
-{
-	snprintf(cp->err, cp->errlen, "%s at '%.32s'", what, cp->p);
-	return -1;
-}
-
-static void constraint_skip(cparser_t *cp)
-{
-	while (*cp->p == ' ')
-		cp->p++;
-}
-
-static int constraint_factor(cparser_t *cp, dnf_t *out)
-{
-	constraint_skip(cp);
-	char open = *cp->p;
-	if (open == '(' || open == '[') {
-		if (++cp->depth > 16)
-			return constraint_fail(cp, "nesting too deep");
-		cp->p++;
-		if (constraint_expr(cp, out) < 0)
-			return -1;
-		constraint_skip(cp);
-		if (*cp->p != (open == '(' ? ')' : ']'))
-			return constraint_fail(cp, open == '(' ? "missing ')'" : "missing ']'");
-		cp->p++;
-		cp->depth--;
-		if (open == '[')
-			cp->matching = true;
-		return 0;
-	}
-	const char *start = cp->p;
-	while (isalnum((unsigned char)*cp->p) || *cp->p == '_' || *cp->p == '-' ||
-	       *cp->p == '.' || *cp->p == ':' || *cp->p == '+')
-		cp->p++;
-	size_t len = (size_t)(cp->p - start);
-	if (len == 0)
-		return constraint_fail(cp, "expected a feature name");
-	if (*cp->p == '*') {                      /* NAME*count: count ignored */
-		cp->p++;
-		if (!isdigit((unsigned char)*cp->p))
-			return constraint_fail(cp, "expected a count after '*'");
-		while (isdigit((unsigned char)*cp->p))
-			cp->p++;
-	}
-	char name[128];
-	if (len >= sizeof(name))
-		return constraint_fail(cp, "feature name too long");
-	memcpy(name, start, len);
-	name[len] = '\0';
-	int f = cluster_find_feature(cp->c, name);
-	out->n = 0;
-	if (f >= 0)
-		out->t[out->n++] = 1ull << f;
-	return 0;
-}
-
-static int constraint_and(cparser_t *cp, dnf_t *out)
-{
-	if (constraint_factor(cp, out) < 0)
-		return -1;
-	for (;;) {
-		constraint_skip(cp);
-		if (*cp->p != '&' && *cp->p != ',')
-			return 0;
-		cp->p++;
-		dnf_t rhs, prod = { .n = 0 };
-		if (constraint_factor(cp, &rhs) < 0)
-			return -1;
-		for (int i = 0; i < out->n; i++)
-			for (int j = 0; j < rhs.n; j++) {
-				if (prod.n == SIM_MAX_TERMS)
-					return constraint_fail(cp, "too many alternatives");
-				prod.t[prod.n++] = out->t[i] | rhs.t[j];
-			}
-		*out = prod;
-	}
-}
-
-static int constraint_expr(cparser_t *cp, dnf_t *out)
-{
-	if (constraint_and(cp, out) < 0)
-		return -1;
-	for (;;) {
-		constraint_skip(cp);
-		if (*cp->p != '|')
-			return 0;
-		cp->p++;
-		dnf_t rhs;
-		if (constraint_and(cp, &rhs) < 0)
-			return -1;
-		for (int j = 0; j < rhs.n; j++) {
-			if (out->n == SIM_MAX_TERMS)
-				return constraint_fail(cp, "too many alternatives");
-			out->t[out->n++] = rhs.t[j];
-		}
-	}
-}
-
 int constraint_parse(const char *expr, const sim_cluster_t *c, sim_constraint_t *out,
 		     char *err, size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
-	if (!expr)
+	out->empty = true;
+	if (!expr || !*expr)
 		return 0;
-	while (*expr == ' ')
-		expr++;
-	if (!*expr)
-		return 0;
-	cparser_t cp = { .p = expr, .c = c, .err = err, .errlen = errlen };
-	dnf_t d;
-	if (constraint_expr(&cp, &d) < 0)
+	if (feature_expr_parse(expr, &out->expr, err, errlen) < 0)
 		return -1;
-	constraint_skip(&cp);
-	if (*cp.p)
-		return constraint_fail(&cp, "unexpected character");
-	memcpy(out->terms, d.t, sizeof(uint64_t) * d.n);
-	out->nterms = d.n;
-	out->matching = cp.matching;
-	out->never = d.n == 0;
+	out->empty = false;
+	if (out->expr.nalt > SIM_MAX_TERMS) {
+		snprintf(err, errlen, "more than %d alternatives in [ ]", SIM_MAX_TERMS);
+		return -1;
+	}
+	out->nalt = out->expr.nalt;
+	out->matching = out->expr.nalt > 0;
+	for (int i = 0; i < out->expr.n; i++) {
+		const feature_term_t *t = &out->expr.t[i];
+		char name[128];
+		if (t->len >= sizeof(name)) {
+			snprintf(err, errlen, "feature name too long at '%.32s'", expr + t->off);
+			return -1;
+		}
+		memcpy(name, expr + t->off, t->len);
+		name[t->len] = '\0';
+		out->feature[i] = (int8_t)cluster_find_feature(c, name);
+		if (out->feature[i] < 0)
+			out->never = true;          /* Slurm: "Invalid feature specification" */
+	}
 	return 0;
+}
+
+typedef struct {
+	const sim_constraint_t *k;
+	uint64_t features;
+} constraint_node_t;
+
+static bool constraint_has(void *arg, int i)
+{
+	const constraint_node_t *n = arg;
+	int f = n->k->feature[i];
+	return f >= 0 && ((n->features >> f) & 1);
+}
+
+bool constraint_match_alt(const sim_constraint_t *k, uint64_t node_features, int alt)
+{
+	if (k->never)
+		return false;
+	if (k->empty)
+		return true;
+	constraint_node_t n = { k, node_features };
+	return feature_expr_eval(&k->expr, alt, constraint_has, &n);
 }
 
 int constraint_match(const sim_constraint_t *k, uint64_t node_features)
 {
-	if (k->never)
-		return -1;
-	if (k->nterms == 0)
-		return 0;
-	for (int i = 0; i < k->nterms; i++)
-		if ((node_features & k->terms[i]) == k->terms[i])
-			return i;
-	return -1;
+	return constraint_match_alt(k, node_features, -1) ? 0 : -1;
 }

@@ -39,7 +39,7 @@ typedef struct {
 	double flex_fraction, round_sync;
 	gint64 seed;
 	gboolean skip_bad, quiet;
-	gint64 bf_window, bf_resolution, bf_max_job_test, bf_interval, queue_depth;
+	gint64 bf_window, bf_resolution, bf_max_job_test, bf_interval, queue_depth, bf_origin;
 	double weight_age, weight_size;
 	char *max_age;
 	char **price;              /* --price items, NULL when none given */
@@ -67,6 +67,7 @@ static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *
 {
 	if (o->bf_window >= 0) p->bf_window_min = o->bf_window;
 	if (o->bf_resolution >= 0) p->bf_resolution_s = o->bf_resolution;
+	if (o->bf_origin >= 0) p->bf_origin_s = o->bf_origin;
 	if (o->bf_max_job_test >= 0) p->bf_max_job_test = (int)o->bf_max_job_test;
 	if (o->bf_interval >= 0) p->bf_interval_s = o->bf_interval;
 	if (o->queue_depth >= 0) p->default_queue_depth = (int)o->queue_depth;
@@ -95,7 +96,7 @@ static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *
 int main(int argc, char **argv)
 {
 	main_opts_t o = { .mode = NULL, .flex_fraction = -1, .round_sync = 0.05, .seed = 1,
-		.bf_window = -1, .bf_resolution = -1, .bf_max_job_test = -1, .bf_interval = -1,
+		.bf_window = -1, .bf_resolution = -1, .bf_origin = -1, .bf_max_job_test = -1, .bf_interval = -1,
 		.queue_depth = -1, .weight_age = -1, .weight_size = -1 };
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o.cluster,
@@ -118,6 +119,8 @@ int main(int argc, char **argv)
 		  "Fraction of each round lost to synchronisation (default 0.05)", "F" },
 		{ "bf-window", 0, 0, G_OPTION_ARG_INT64, &o.bf_window, "bf_window, minutes (1440)", "MIN" },
 		{ "bf-resolution", 0, 0, G_OPTION_ARG_INT64, &o.bf_resolution, "bf_resolution, s (60)", "S" },
+		{ "bf-origin", 0, 0, G_OPTION_ARG_INT64, &o.bf_origin,
+		  "Wall-clock second of trace second 0 (Unix time), for bf_resolution's rounding (0)", "S" },
 		{ "bf-max-job-test", 0, 0, G_OPTION_ARG_INT64, &o.bf_max_job_test, "bf_max_job_test (500)", "N" },
 		{ "bf-interval", 0, 0, G_OPTION_ARG_INT64, &o.bf_interval, "bf_interval, s (30)", "S" },
 		{ "default-queue-depth", 0, 0, G_OPTION_ARG_INT64, &o.queue_depth,

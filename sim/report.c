@@ -15,6 +15,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "sim/csv_write.h"
 #include "sim/price.h"
 #include "sim/report.h"
 
@@ -323,23 +324,6 @@ int report_json(const char *path, const sim_cluster_t *c, const report_run_t *ru
 
 /* ------------------------------------------------------------ jobs csv */
 
-static void report_csv_field(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\n\r")) {
-		fputs(s, f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', f);
-		fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *runs, int nruns,
 		    char *err, size_t errlen)
 {
@@ -362,11 +346,11 @@ int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *
 			else
 				fputs(",,,,", f);
 			fprintf(f, "%s,%d,%d,%u,", status[r->status], r->tagged, r->broadened, job->gpus);
-			report_csv_field(f, r->types);
+			csv_write_field(f, r->types);
 			fputc(',', f);
-			report_csv_field(f, r->nodes);
+			csv_write_field(f, r->nodes);
 			fputc(',', f);
-			report_csv_field(f, r->reason);
+			csv_write_field(f, r->reason);
 			fputc('\n', f);
 		}
 	return report_close(f, path, err, errlen);

@@ -8,6 +8,8 @@
  */
 #include "sim/sacct_import.h"
 #include "plugin/policy_record.h"
+#include "sim/csv_write.h"
+#include "sim/slurm_time.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -158,50 +160,14 @@ static int64_t digits(const char **p)
 
 int sacct_parse_timelimit(const char *s, int64_t *secs)
 {
-	int64_t v[4], days = 0;
-	int n = 0;
-	const char *p = s;
+	int64_t t;
 
-	if (!*s || !strcasecmp(s, "UNLIMITED") || !strcasecmp(s, "INFINITE") ||
-	    !strcmp(s, "Partition_Limit"))
+	if (slurm_time_parse(s, 60, &t) < 0)   /* sacct prints minutes bare */
+		return -1;
+	if (t == SLURM_TIME_NONE || t == 0)    /* --time=0 asks Slurm for no limit */
 		return 1;
-	if (strchr(s, '-')) {
-		days = digits(&p);
-		if (days < 0 || *p != '-')
-			return -1;
-		p++;
-	}
-	for (;;) {
-		if (n == 3)
-			return -1;
-		v[n] = digits(&p);
-		if (v[n] < 0)
-			return -1;
-		n++;
-		if (*p == '\0')
-			break;
-		if (*p != ':')
-			return -1;
-		p++;
-	}
-	if (strchr(s, '-')) {   /* D-HH, D-HH:MM, D-HH:MM:SS */
-		int64_t h = v[0], m = n > 1 ? v[1] : 0, sec = n > 2 ? v[2] : 0;
-
-		if (m > 59 || sec > 59)
-			return -1;
-		*secs = days * 86400 + h * 3600 + m * 60 + sec;
-	} else if (n == 3) {    /* HH:MM:SS */
-		if (v[1] > 59 || v[2] > 59)
-			return -1;
-		*secs = v[0] * 3600 + v[1] * 60 + v[2];
-	} else if (n == 2) {    /* MM:SS */
-		if (v[1] > 59)
-			return -1;
-		*secs = v[0] * 60 + v[1];
-	} else {                /* MM */
-		*secs = v[0] * 60;
-	}
-	return *secs == 0 ? 1 : 0;  /* --time=0 asks Slurm for no limit */
+	*secs = t;
+	return 0;
 }
 
 int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen)
@@ -593,15 +559,15 @@ void sacct_write_header(FILE *out)
 
 void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 {
-	put_field(out, job->job_id);
+	csv_write_field(out, job->job_id);
 	fprintf(out, ",%lld,", (long long)(job->submit - t0));
-	put_field(out, job->user);
+	csv_write_field(out, job->user);
 	fputc(',', out);
-	put_field(out, job->account);
+	csv_write_field(out, job->account);
 	fputc(',', out);
-	put_field(out, job->partition);
+	csv_write_field(out, job->partition);
 	fputc(',', out);
-	put_field(out, job->req_type);
+	csv_write_field(out, job->req_type);
 	fprintf(out, ",%lld,", (long long)job->gpus);
 	if (job->nodes > 0)
 		fprintf(out, "%lld", (long long)job->nodes);
@@ -609,10 +575,10 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	if (job->time_limit >= 0)
 		fprintf(out, "%lld", (long long)job->time_limit);
 	fputc(',', out);
-	put_field(out, job->comment);
+	csv_write_field(out, job->comment);
 	fputc(',', out);
-	put_field(out, job->state);
+	csv_write_field(out, job->state);
 	fputc(',', out);
-	put_field(out, job->alloc_type);
+	csv_write_field(out, job->alloc_type);
 	fputc('\n', out);
 }

@@ -1,5 +1,5 @@
 /*
- * sched.h: the scheduler model (sched.c): replays a trace on a cluster, with
+ * sched.h: the scheduler model (sim/sched*.c): replays a trace on a cluster, with
  * or without the nodeox policy, the way Slurm's priority/multifactor (age and
  * job size), main scheduling pass and sched/backfill would.
  */

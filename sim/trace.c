@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "sim/slurm_time.h"
 #include "sim/trace.h"
 
 enum {
@@ -213,68 +214,26 @@ int trace_parse_iso8601(const char *s, int64_t *out)
 	return 0;
 }
 
-/* [D-]HH:MM:SS, MM:SS, D-HH, D-HH:MM; a bare number is `bare_unit` seconds. */
+/* Slurm's time strings (sim/slurm_time.h); a bare number is `bare_unit`
+ * seconds. */
 static int trace_parse_slurm_time(const char *s, int64_t bare_unit, int64_t *out)
 {
+	char buf[64];
+	int64_t t;
 	if (!s)
 		return -1;
 	while (*s == ' ')
 		s++;
-	if (!*s || !g_ascii_strcasecmp(s, "UNLIMITED") || !g_ascii_strcasecmp(s, "INFINITE") ||
-	    !g_ascii_strcasecmp(s, "Partition_Limit")) {
-		*out = SIM_TIME_NONE;
-		return 0;
-	}
-	int64_t v[4];
-	int nv = 0, days = -1;
-	const char *p = s;
-	for (;;) {
-		if (!isdigit((unsigned char)*p))
-			return -1;
-		int64_t x = 0;
-		while (isdigit((unsigned char)*p)) {
-			x = x * 10 + (*p++ - '0');
-			if (x > 100000000)
-				return -1;
-		}
-		if (*p == '-') {
-			if (days >= 0 || nv > 0)
-				return -1;
-			days = (int)x;
-			p++;
-			continue;
-		}
-		if (nv == 3)
-			return -1;
-		v[nv++] = x;
-		if (*p == ':') {
-			p++;
-			continue;
-		}
-		break;
-	}
-	while (*p == ' ')
-		p++;
-	if (*p)
+	size_t n = strlen(s);
+	while (n > 0 && s[n - 1] == ' ')
+		n--;
+	if (n >= sizeof(buf))
 		return -1;
-	int64_t t;
-	if (days >= 0) {          /* D-HH, D-HH:MM, D-HH:MM:SS */
-		int64_t hh = v[0], mm = nv > 1 ? v[1] : 0, ss = nv > 2 ? v[2] : 0;
-		if ((nv > 1 && mm > 59) || (nv > 2 && ss > 59))
-			return -1;
-		t = days * 86400 + hh * 3600 + mm * 60 + ss;
-	} else if (nv == 1) {
-		t = v[0] * bare_unit;
-	} else if (nv == 2) {     /* MM:SS */
-		if (v[1] > 59)
-			return -1;
-		t = v[0] * 60 + v[1];
-	} else {                  /* HH:MM:SS */
-		if (v[1] > 59 || v[2] > 59)
-			return -1;
-		t = v[0] * 3600 + v[1] * 60 + v[2];
-	}
-	*out = t;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (slurm_time_parse(buf, bare_unit, &t) < 0)
+		return -1;
+	*out = t == SLURM_TIME_NONE ? SIM_TIME_NONE : t;
 	return 0;
 }
 

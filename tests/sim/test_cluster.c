@@ -124,7 +124,7 @@ static void test_conf_details(void **state)
 		"NodeName=d1 Gres=gpu:v100:8 State=DRAIN\n"
 		"NodeName=c1 CPUs=4\n"
 		"PartitionName=DEFAULT MaxTime=60\n"
-		"PartitionName=cpu Nodes=c1\n"
+		"PartitionName=cpu Nodes=c1 PriorityTier=3\n"
 		"PartitionName=gpu Nodes=ALL Default=YES DefaultTime=30\n";
 	sim_cluster_t *c = NULL;
 	char err[512];
@@ -144,6 +144,8 @@ static void test_conf_details(void **state)
 	assert_true(c->params.weight_age == 1000);
 	assert_int_equal(c->parts[0].max_time, 3600);
 	assert_int_equal(c->parts[1].default_time, 1800);
+	assert_int_equal(c->parts[0].tier, 3);
+	assert_int_equal(c->parts[1].tier, 1);          /* Slurm's default */
 	assert_int_equal(c->default_part, 1);
 	assert_string_equal(c->nodes[4].partitions_str, "cpu,gpu");
 	cluster_free(c);
@@ -206,17 +208,25 @@ static void test_constraints(void **state)
 	assert_int_equal(constraint_parse("a100|l40s", c, &k, err, sizeof(err)), 0);
 	assert_false(k.matching);
 	assert_int_equal(constraint_match(&k, a), 0);
-	assert_int_equal(constraint_match(&k, l), 1);
+	assert_int_equal(constraint_match(&k, l), 0);
 	assert_int_equal(constraint_match(&k, v), -1);
 	assert_int_equal(constraint_parse("[a100|l40s]", c, &k, err, sizeof(err)), 0);
 	assert_true(k.matching);
-	assert_int_equal(k.nterms, 2);
+	assert_int_equal(k.nalt, 2);
+	assert_true(constraint_match_alt(&k, a, 0));
+	assert_false(constraint_match_alt(&k, a, 1));
+	assert_true(constraint_match_alt(&k, l, 1));
 	assert_int_equal(constraint_parse("nvlink&(a100|l40s|v100)", c, &k, err, sizeof(err)), 0);
 	assert_true(constraint_match(&k, a) >= 0);
 	assert_int_equal(constraint_match(&k, l), -1);          /* no nvlink */
 	assert_true(constraint_match(&k, v) >= 0);
+	/* Slurm 22.05: left to right, no precedence: (l40s|a100)&nvlink */
+	assert_int_equal(constraint_parse("l40s|a100&nvlink", c, &k, err, sizeof(err)), 0);
+	assert_int_equal(constraint_match(&k, l), -1);
+	assert_int_equal(constraint_match(&k, a), 0);
+	/* Slurm refuses a constraint naming a feature no node has, even in an OR */
 	assert_int_equal(constraint_parse("a100|h100", c, &k, err, sizeof(err)), 0);
-	assert_false(k.never);                                  /* h100 exists nowhere, a100 does */
+	assert_true(k.never);
 	assert_int_equal(constraint_parse("h100", c, &k, err, sizeof(err)), 0);
 	assert_true(k.never);
 	assert_int_equal(constraint_match(&k, a), -1);

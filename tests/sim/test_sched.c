@@ -82,6 +82,16 @@ static sim_run_t *run_sched(const sim_cluster_t *c, const sim_trace_t *t,
 	return r;
 }
 
+/* A cluster from slurm.conf text. */
+static sim_cluster_t *cluster_from(const char *conf)
+{
+	sim_cluster_t *c = NULL;
+	char err[512];
+	if (cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	return c;
+}
+
 /* Index of the job with this id. */
 static size_t job_at(const sim_trace_t *t, uint32_t id)
 {
@@ -192,7 +202,8 @@ static void test_backfill(void **state)
 	cluster_free(c);
 }
 
-/* A job ends at its time limit when its run time is longer. */
+/* A job ends at its time limit when its run time is longer (at slurmctld's
+ * next 30-second check). */
 static void test_time_limit(void **state)
 {
 	(void)state;
@@ -201,6 +212,131 @@ static void test_time_limit(void **state)
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->jobs[0].end, 3600);
 	assert_int_equal(r->jobs[0].status, SIM_JOB_TIMEOUT);
+	sched_run_free(r);
+	trace_free(t);
+	/* slurmctld checks limits every 30 s: a job started at 7 with 1 minute
+	 * is killed at 90, not 67; one that ends at 80 on its own is not killed */
+	t = trace_from("submit,gpus,run_time,time_limit\n7,1,100,60\n7,1,73,60\n", NULL);
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[0].end, 90);
+	assert_int_equal(r->jobs[0].status, SIM_JOB_TIMEOUT);
+	assert_int_equal(r->jobs[1].end, 80);
+	assert_int_equal(r->jobs[1].status, SIM_JOB_DONE);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* A job without a time limit is planned with its run time on the slowest
+ * type it may use, not the slowest of the whole cluster: a 1-GPU a100 job
+ * (run 100) holds a1; a 2-GPU a100 job waits for it (reserved at 100), and a
+ * 1-GPU a100 job with a 2-minute limit must not backfill at the pass at 30 s
+ * (it would with a plan of 100 / 0.5 = 200 s from the l40s nodes the first
+ * job cannot use). Limits are whole minutes, as Slurm keeps them. */
+static void test_plan_without_limit(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=32 RealMemory=256000 Features=a100 Gres=gpu:a100:2\n"
+					"NodeName=l1 CPUs=32 RealMemory=256000 Features=l40s Gres=gpu:l40s:2\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	nodeox_conf_t *conf = article_conf();
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit\n"
+				    "1,0,1,1,a100,100,\n"
+				    "2,1,2,1,a100,100,\n"
+				    "3,2,1,1,a100,100,120\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, conf, NULL);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	assert_true(r->jobs[job_at(t, 3)].start >= 200);
+	sched_run_free(r);
+	trace_free(t);
+	/* a limit of 61 s is 2 minutes to Slurm: the job is not killed at 61 s */
+	t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit\n"
+		       "1,0,1,1,a100,100,61\n", NULL);
+	r = run_sched(c, t, NULL, conf, NULL);
+	assert_int_equal(r->jobs[0].end, 100);
+	assert_int_equal(r->jobs[0].status, SIM_JOB_DONE);
+	sched_run_free(r);
+	trace_free(t);
+	nodeox_conf_free(conf);
+	cluster_free(c);
+}
+
+/* A job that does not fit in the main pass takes its partition's nodes away
+ * from every later job, whatever partition that one asked for (Slurm's
+ * _schedule): job 4 in "short" (n2 only, free from 50) must not start at
+ * its submission at 55 while job 3 ("gpu", both nodes) waits; backfill then
+ * keeps it behind job 3's reservation. */
+static void test_main_pass_partition_nodes(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n[1-2] CPUs=32 RealMemory=256000 Gres=gpu:4\n"
+					"PartitionName=gpu Nodes=ALL Default=YES MaxTime=UNLIMITED\n"
+					"PartitionName=short Nodes=n2 MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,partition,run_time,time_limit\n"
+				    "1,0,4,1,gpu,100,120\n"
+				    "2,0,4,1,gpu,50,120\n"
+				    "3,10,8,2,gpu,100,120\n"
+				    "4,55,1,1,short,30,60\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
+	assert_true(r->jobs[job_at(t, 4)].start >= 200);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* PriorityTier orders the queue before priority: job 3 (partition "hi",
+ * tier 2) starts before the older job 2 when node n1 frees at 100. */
+static void test_priority_tier(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n1 CPUs=32 RealMemory=256000 Gres=gpu:4\n"
+					"PartitionName=lo Nodes=ALL Default=YES MaxTime=UNLIMITED\n"
+					"PartitionName=hi Nodes=ALL PriorityTier=2 MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,partition,run_time,time_limit\n"
+				    "1,0,4,lo,100,100\n2,1,4,lo,100,100\n3,2,4,hi,100,100\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 200);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* A job submitted in the second another ends is placed before that one's
+ * GPUs come back (slurmctld sees the end a fraction of a second later): an
+ * a100|l40s job submitted at 10 takes the idle l1, not a1 freed at 10. */
+static void test_submit_before_end(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=8 RealMemory=16000 Features=a100 Gres=gpu:a100:1\n"
+					"NodeName=l1 CPUs=8 RealMemory=16000 Features=l40s Gres=gpu:l40s:1\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,constraint,run_time,time_limit\n"
+				    "1,0,1,1,a100,,10,60\n2,10,1,1,,a100|l40s,10,60\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[1].start, 10);
+	assert_string_equal(r->jobs[1].nodes, "l1");
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* A limit above every requested partition's MaxTime: Slurm accepts the job
+ * and leaves it pending for ever (PartitionTimeLimit). */
+static void test_partition_time_limit(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n1 CPUs=32 RealMemory=256000 Gres=gpu:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=2\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
+				    "1,0,1,60,00:02:00\n2,0,1,60,00:02:01\n3,0,1,60,\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[0].status, SIM_JOB_DONE);
+	assert_int_equal(r->jobs[1].status, SIM_JOB_NEVER);
+	assert_non_null(strstr(r->jobs[1].reason, "PartitionTimeLimit"));
+	assert_int_equal(r->jobs[2].status, SIM_JOB_DONE);          /* MaxTime as its limit */
+	assert_int_equal(r->never, 1);
 	sched_run_free(r);
 	trace_free(t);
 	cluster_free(c);
@@ -394,6 +530,11 @@ int main(void)
 		cmocka_unit_test(test_article),
 		cmocka_unit_test(test_backfill),
 		cmocka_unit_test(test_time_limit),
+		cmocka_unit_test(test_plan_without_limit),
+		cmocka_unit_test(test_main_pass_partition_nodes),
+		cmocka_unit_test(test_partition_time_limit),
+		cmocka_unit_test(test_priority_tier),
+		cmocka_unit_test(test_submit_before_end),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),

@@ -1,0 +1,464 @@
+/*
+ * sched_backfill.c: the backfill pass of the scheduler model: reservations
+ * for jobs that cannot start now (running jobs released at their expected
+ * ends in Slurm's will-run batches, rounded to bf_resolution on the wall
+ * clock, resumable searches shared by identical requests), and the pass that
+ * starts lower-priority jobs only where they delay no reservation.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sched_internal.h"
+
+/* t rounded down to a multiple of res on the wall clock, where the trace's
+ * second 0 is at org (mod res) on it. */
+static int64_t sched_floor_res(int64_t t, int64_t res, int64_t org)
+{
+	int64_t w = t + org;
+	int64_t f = (w >= 0 ? w / res : -((-w + res - 1) / res)) * res;
+	return f - org;
+}
+
+static bool sched_fit_done(const req_t *r, const fit_t *f)
+{
+	int64_t need = r->nodes ? r->nodes : r->gpus;
+	for (int g = 0; g < r->elig->ngroups; g++)
+		if (f->have[g] >= need)
+			return true;
+	return false;
+}
+
+/* Do two requests need the same resources on the same nodes? */
+static bool sched_same_request(const req_t *a, const req_t *b)
+{
+	return a->elig == b->elig && a->nodes == b->nodes && a->gpus_per_node == b->gpus_per_node &&
+	       a->cpus_per_node == b->cpus_per_node && a->mem_per_node == b->mem_per_node && a->gpus == b->gpus &&
+	       a->cpus_per_gpu == b->cpus_per_gpu && a->mem_per_gpu == b->mem_per_gpu;
+}
+
+/* Add what node n (class cl) now offers search srch's job to its fit state. */
+static inline void sched_fit_node(search_t *srch, int n, int cl, int64_t before)
+{
+	const req_t *r = srch->req;
+	int64_t after = sched_contrib(r, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m);
+	if (after > 0 && srch->nd[n].fstamp != srch->gen) {
+		srch->nd[n].fstamp = srch->gen;
+		srch->nd[n].fpos = srch->nfit;
+		srch->fitlist[srch->nfit++] = n;
+	} else if (after > 0 && srch->nd[n].fpos < srch->lo) {
+		srch->lo = srch->nd[n].fpos;
+	}
+	if (after == before)
+		return;
+	if (r->elig->ngroups == 1) {
+		srch->fit.have[0] += after - before;
+		return;
+	}
+	for (int g = 0; g < r->elig->ngroups; g++)
+		if (bits_test(r->elig->gbits[g], cl))
+			srch->fit.have[g] += after - before;
+}
+
+/* The next live release in list c from position pos[c] (advanced past
+ * tombstones), or NULL. */
+static inline const release_t *sched_release_live(const sched_t *s, size_t *pos, int c)
+{
+	const rellist_t *l = &s->rel[c];
+	size_t p = pos[c];
+	while (p < l->n && l->e[p].dead)
+		p++;
+	pos[c] = p;
+	return p < l->n ? &l->e[p] : NULL;
+}
+
+/* The next live release in the lists of classes ucls by (end, job, idx),
+ * from positions pos; its class in *cl. The caller consumes it by advancing
+ * pos[*cl]. *cl (-1 at first) and *lim (the smallest head of the other
+ * lists) carry the merge over calls: while the current list's head stays
+ * below *lim, no other list is looked at. NULL: none left. */
+static inline const release_t *sched_release_next(const sched_t *s, size_t *pos,
+						  const int *ucls, int nl, int *cl,
+						  const release_t **lim)
+{
+	if (*cl >= 0) {
+		const release_t *h = sched_release_live(s, pos, *cl);
+		if (h && (!*lim || release_before(h, (*lim)->end, (*lim)->job, (*lim)->idx)))
+			return h;
+	}
+	const release_t *best = NULL, *second = NULL;
+	for (int k = 0; k < nl; k++) {
+		const release_t *h = sched_release_live(s, pos, ucls[k]);
+		if (!h)
+			continue;
+		if (!best || release_before(h, best->end, best->job, best->idx)) {
+			second = best;
+			best = h;
+			*cl = ucls[k];
+		} else if (!second || release_before(h, second->end, second->job, second->idx)) {
+			second = h;
+		}
+	}
+	*lim = second;
+	return best;
+}
+
+/* Apply the release at h (class cl) to search srch's scratch and counts. */
+static inline void sched_walk_apply(sched_t *s, search_t *srch, const release_t *h, int cl)
+{
+	int n = h->node;
+	sched_scratch_load(s, srch, n);
+	int64_t before = sched_contrib(srch->req, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m);
+	srch->nd[n].g += h->gpus;
+	srch->nd[n].c += h->cpus;
+	srch->nd[n].m += (int64_t)h->mem;
+	sched_fit_node(srch, n, cl, before);
+}
+
+/* Search srch's walk when its job may use one class: that class's releases in
+ * order (a job's allocations lie together) until the job fits after one of
+ * them; returns that release's expected end, or -1 (none by horizon). With
+ * extend, it goes on to horizon regardless, releasing at most *extend more
+ * jobs, and returns the last expected end released (-1: none). */
+#define SCHED_BATCH_APPLY 4
+
+/* The last expected end at or before stop of a running job on the classes
+ * e may use (-1: none). */
+static int64_t sched_last_end_by(const sched_t *s, const elig_t *e, int64_t stop)
+{
+	int64_t last = -1;
+	for (int k = 0; k < e->nucls; k++) {
+		const rellist_t *l = &s->rel[e->ucls[k]];
+		size_t at = sched_release_find(l, stop + 1, 0, 0);
+		while (at > 0 && l->e[at - 1].dead)
+			at--;
+		if (at > 0 && l->e[at - 1].end > last)
+			last = l->e[at - 1].end;
+	}
+	return last;
+}
+
+static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizon, int *extend)
+{
+	const rellist_t *l = &s->rel[cl];
+	size_t p = srch->pos[cl];
+	int64_t end = -1, when = -1;
+	uint32_t job = 0;
+	bool open = false;               /* a job's allocations are being applied */
+	for (; p < l->n; p++) {
+		const release_t *h = &l->e[p];
+		if (h->dead)
+			continue;
+		if (!open || h->end != end || h->job != job) {
+			if (open && !extend && sched_fit_done(srch->req, &srch->fit))
+				break;
+			open = false;
+			if (h->end > horizon || (extend && (*extend)-- <= 0))
+				break;
+			end = h->end;
+			job = h->job;
+			open = true;
+			if (srch->first_end < 0)
+				srch->first_end = end;
+			s->run->releases_scanned++;
+		}
+		sched_walk_apply(s, srch, h, cl);
+	}
+	srch->pos[cl] = p;
+	if (open && (extend || sched_fit_done(srch->req, &srch->fit)))
+		when = end;
+	return when;
+}
+
+/* The same over several classes: their lists merged by (end, job, idx), so
+ * a job's allocations come together and in their own order. */
+static int64_t sched_walk_merge(sched_t *s, search_t *srch, int64_t horizon, int *extend)
+{
+	const int *ucls = srch->req->elig->ucls;
+	int nl = srch->req->elig->nucls, cl = -1;
+	const release_t *lim = NULL;
+	const release_t *h = sched_release_next(s, srch->pos, ucls, nl, &cl, &lim);
+	int64_t last = -1;
+	while (h && h->end <= horizon && (!extend || (*extend)-- > 0)) {
+		int64_t end = h->end;
+		uint32_t job = h->job;
+		if (srch->first_end < 0)
+			srch->first_end = end;
+		s->run->releases_scanned++;
+		for (; h && h->end == end && h->job == job;
+		     h = sched_release_next(s, srch->pos, ucls, nl, &cl, &lim)) {
+			srch->pos[cl]++;
+			sched_walk_apply(s, srch, h, cl);
+		}
+		last = end;
+		if (!extend && sched_fit_done(srch->req, &srch->fit))
+			return end;
+	}
+	return extend ? last : -1;
+}
+
+/* Slurm's will-run test (select/cons_tres _will_run_test) releases running
+ * jobs in batches, not one by one: the first batch holds every job ending by
+ * the first end rounded up to the next 30 s of the wall clock, plus 30 s;
+ * later batches end 60, 120, 240 ... s after that rounded end. The job's
+ * expected start is the end of the last job of the batch it first fits in.
+ * The end of that batch for a fit found at `when`, the walk's first release
+ * having been at `first`. */
+static int64_t sched_batch_end(const sched_t *s, int64_t first, int64_t when)
+{
+	int64_t org = s->o->params.bf_origin_s, w = 30;
+	int64_t delta = ((first + org) % 30 + 30) % 30;
+	int64_t base = first + (30 - delta);
+	while (base + w < when)
+		w *= 2;
+	return base + w;
+}
+
+/* The live search for a request identical to r, or a new one. */
+static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
+{
+	for (int k = 0; k < s->nsrch; k++)
+		if (s->srch[k].epoch == s->srch_epoch && sched_same_request(s->srch[k].req, r)) {
+			*resumed = true;
+			return &s->srch[k];
+		}
+	search_t *srch;
+	if (s->nsrch > 0 && s->srch[0].epoch != s->srch_epoch)
+		s->nsrch = 0;                /* all from an earlier epoch: start over */
+	if (s->nsrch < SCHED_MAX_SEARCH) {
+		srch = &s->srch[s->nsrch++];
+	} else {
+		srch = &s->srch[s->srch_evict];
+		s->srch_evict = (s->srch_evict + 1) % SCHED_MAX_SEARCH;
+	}
+	srch->req = r;
+	srch->epoch = s->srch_epoch;
+	srch->gen = ++s->test;
+	srch->none = false;
+	srch->first_end = -1;
+	srch->nfit = 0;
+	srch->lo = 0;
+	memset(&srch->fit, 0, sizeof(srch->fit));
+	*resumed = false;
+	return srch;
+}
+
+/* A reservation took alloc a: every live search that has looked at its node
+ * sees that much less there from now on (its fit counts follow). */
+static void sched_search_reserved(sched_t *s, const alloc_t *a)
+{
+	int n = a->node;
+	for (int k = 0; k < s->nsrch; k++) {
+		search_t *srch = &s->srch[k];
+		if (srch->epoch != s->srch_epoch || srch->nd[n].stamp != srch->gen)
+			continue;
+		int64_t before = sched_contrib(srch->req, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m);
+		srch->nd[n].g -= a->gpus;
+		srch->nd[n].c -= a->cpus;
+		srch->nd[n].m -= (int64_t)a->mem;
+		sched_fit_node(srch, n, a->cls, before);
+	}
+}
+
+/*
+ * Earliest start of job j within bf_window given running jobs' expected
+ * ends and earlier reservations; reserve its nodes from then on. Returns the
+ * reservation's start, or SCHED_INF for none.
+ *
+ * Queues hold many identical requests. Within a pass (while no job starts)
+ * what any job can use at any time only shrinks, so a job cannot fit before
+ * an identical one reserved earlier in the pass did: its search resumes where
+ * that one stopped, with every reservation made since taken out of the
+ * search's counts (sched_search_reserved), instead of starting over: the same
+ * start time for a fraction of the work. Nodes are chosen among those that fit
+ * then, in the order the search found them.
+ */
+static int64_t sched_reserve(sched_t *s, uint32_t j)
+{
+	const sim_cluster_t *c = s->c;
+	const req_t *r = &s->req[j];
+	const elig_t *e = r->elig;
+	bool resumed;
+	search_t *srch = sched_search_get(s, r, &resumed);
+	s->cur = srch;
+	if (resumed) {
+		if (srch->none)
+			return SCHED_INF;        /* the same found nothing within bf_window */
+	} else {
+		srch->when = s->now;
+		for (int k = 0; k < e->nucls; k++)
+			srch->pos[e->ucls[k]] = 0;
+		/* Nodes with fewer free GPUs than the job needs per node (or none,
+		 * for a spreading job) cannot count now: start above those buckets. */
+		int kmin = r->nodes ? (int)r->gpus_per_node : (r->gpus ? 1 : 0);
+		for (int w = 0; w < (int)s->nwords; w++)
+			for (uint64_t b = e->bits[w]; b; b &= b - 1) {
+				int cl = w * 64 + __builtin_ctzll(b);
+				int kmax = (int)c->nodes[c->classes[cl].first].gpus;
+				for (int k = kmin; k <= kmax; k++) {
+					int nb;
+					const int *bn = sched_bucket(s, cl, k, &nb);
+					for (int q = 0; q < nb; q++) {
+						sched_scratch_load(s, srch, bn[q]);
+						sched_fit_node(srch, bn[q], cl, 0);
+					}
+				}
+			}
+	}
+	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
+	if (!sched_fit_done(r, &srch->fit)) {
+		/* release running jobs in expected-end order until the job fits */
+		int64_t when = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], horizon, NULL)
+					     : sched_walk_merge(s, srch, horizon, NULL);
+		if (when < 0) {
+			srch->none = true;          /* not within bf_window: no reservation */
+			return SCHED_INF;
+		}
+		/* The rest of Slurm's batch goes too; its last expected end is the
+		 * start. The scratch view takes in at most SCHED_BATCH_APPLY more
+		 * jobs of it (the nodes the reservation may choose from; all of it
+		 * on small clusters), the start time is exact. */
+		int64_t stop = MIN(sched_batch_end(s, srch->first_end, when), horizon);
+		int budget = SCHED_BATCH_APPLY;
+		int64_t more = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], stop, &budget)
+					     : sched_walk_merge(s, srch, stop, &budget);
+		when = MAX(when, MAX(more, sched_last_end_by(s, e, stop)));
+		srch->when = when;
+	}
+	/* Slurm rounds the reservation's start down to bf_resolution on the
+	 * wall clock (backfill.c: start_time / backfill_resolution *
+	 * backfill_resolution), not before the pass's own rounded start. */
+	int64_t res = s->o->params.bf_resolution_s, org = s->o->params.bf_origin_s;
+	int64_t when = sched_floor_res(srch->when, res, org), first = sched_floor_res(s->now, res, org);
+	when = MAX(when, first);
+	int na = sched_place(s, r, AV_SCRATCH, 0);
+	for (int i = 0; i < na; i++) {
+		const alloc_t *a = &s->abuf[i];
+		int n = a->node;
+		/* Slurm takes a reserved node out of the backfill map whole, from
+		 * the reservation's start: a job that would still run then may
+		 * not use even the node's spare GPUs (backfill.c _add_reservation
+		 * clears the node's bit in avail_bitmap). */
+		int64_t sg = 0, sc = 0, sm = 0;
+		if (s->resv_stamp[n] != s->pass) {
+			s->resv_stamp[n] = s->pass;
+			s->resv_start[n] = when;
+			s->resv_g[n] = s->resv_c[n] = s->resv_m[n] = 0;
+			s->spare_g[n] = sg;
+			s->spare_c[n] = sc;
+			s->spare_m[n] = sm;
+		} else {
+			s->resv_start[n] = MIN(s->resv_start[n], when);
+			s->spare_g[n] = MIN(s->spare_g[n], sg);
+			s->spare_c[n] = MIN(s->spare_c[n], sc);
+			s->spare_m[n] = MIN(s->spare_m[n], sm);
+		}
+		s->resv_g[n] += a->gpus;
+		s->resv_c[n] += a->cpus;
+		s->resv_m[n] += (int64_t)a->mem;
+		sched_search_reserved(s, a);
+	}
+	s->nresv++;
+	s->run->reservations++;
+	return when;
+}
+
+static bool bits_meet(const uint64_t *a, const uint64_t *b, size_t nwords)
+{
+	for (size_t w = 0; w < nwords; w++)
+		if (a[w] & b[w])
+			return true;
+	return false;
+}
+
+/* Reserve, in priority order, for the waiting jobs that could hold nodes the
+ * candidate k might take: those sharing a class with it, closed under
+ * sharing a class with each other. The rest share no node with any of them,
+ * so leaving them for later changes no reservation. As soon as a reservation
+ * stops the candidate the rest wait too (in order), since the candidate
+ * waits whatever they get. Returns how many stay deferred (kept in order in
+ * deferred, their classes in defbits). */
+static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, int ndef,
+				  uint64_t *defbits)
+{
+	const elig_t *e = s->req[k].elig;
+	int64_t end_k = sched_plan_end(s, &s->req[k]);
+	bool stopped = false;
+	uint64_t *touch = g_memdup2(e->bits, sizeof(uint64_t) * s->nwords);
+	bool *sel = g_new0(bool, ndef);
+	for (bool grew = true; grew;) {
+		grew = false;
+		for (int q = 0; q < ndef; q++) {
+			const elig_t *d = s->req[deferred[q]].elig;
+			if (sel[q] || !bits_meet(d->bits, touch, s->nwords))
+				continue;
+			sel[q] = grew = true;
+			for (size_t w = 0; w < s->nwords; w++)
+				touch[w] |= d->bits[w];
+		}
+	}
+	int keep = 0;
+	memset(defbits, 0, sizeof(uint64_t) * s->nwords);
+	for (int q = 0; q < ndef; q++) {
+		if (sel[q] && !stopped) {
+			if (sched_reserve(s, deferred[q]) < end_k && !sched_fit_now(s, k, true))
+				stopped = true;
+			continue;
+		}
+		deferred[keep++] = deferred[q];
+		const elig_t *d = s->req[deferred[q]].elig;
+		for (size_t w = 0; w < s->nwords; w++)
+			defbits[w] |= d->bits[w];
+	}
+	g_free(sel);
+	g_free(touch);
+	return keep;
+}
+
+void sched_backfill_pass(sched_t *s)
+{
+	s->run->bf_passes++;
+	s->pass++;
+	s->srch_epoch++;
+	s->in_backfill = true;
+	s->nresv = 0;
+	int max_test = s->o->params.bf_max_job_test;
+	uint32_t *deferred = g_new(uint32_t, max_test);
+	int ndef = 0;
+	uint64_t *defbits = g_new0(uint64_t, s->nwords);
+	prio_iter_t it;
+	sched_order_begin(s, &it);
+	for (int tested = 0; tested < max_test; tested++) {
+		int64_t j = sched_order_next(s, &it);
+		if (j < 0)
+			break;
+		const elig_t *e = s->req[j].elig;
+		int na = sched_fit_now(s, (uint32_t)j, false);
+		if (!na) {
+			deferred[ndef++] = (uint32_t)j;
+			for (int w = 0; w < (int)s->nwords; w++)
+				defbits[w] |= e->bits[w];
+			continue;
+		}
+		/* Reservations made so far already stop it? More would too: do not
+		 * compute the waiting jobs' reservations for it. */
+		bool blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
+		if (!blocked && ndef && bits_meet(defbits, e->bits, s->nwords)) {
+			ndef = sched_reserve_deferred(s, (uint32_t)j, deferred, ndef, defbits);
+			blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
+		}
+		if (blocked) {
+			deferred[ndef++] = (uint32_t)j;
+			for (int w = 0; w < (int)s->nwords; w++)
+				defbits[w] |= e->bits[w];
+			continue;
+		}
+		sched_start(s, (uint32_t)j, na);
+	}
+	sched_order_end(s);
+	g_free(deferred);
+	g_free(defbits);
+	s->in_backfill = false;
+}
+

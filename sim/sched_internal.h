@@ -1,0 +1,280 @@
+/*
+ * sched_internal.h: what the scheduler model's files share (sim/sched.c and
+ * the files it is split into; none of this is seen outside sim/sched*.c):
+ * the scheduler's state, a job's request as scheduled, running jobs and
+ * their allocations by expected end, reservation searches, the small inline
+ * helpers the hot loops use, and the functions one file calls in another.
+ *
+ *   sched.c           the run: events, priority order, main pass, start/end
+ *   sched_request.c   submission: the policy's decision turned into a request,
+ *                     eligible node classes, limits, rejections
+ *   sched_place.c     placement: free resources, free-GPU buckets, node choice
+ *   sched_backfill.c  backfill: reservations (release walks, Slurm's will-run
+ *                     batches, bf_resolution) and the backfill pass
+ */
+#ifndef SIM_SCHED_INTERNAL_H
+#define SIM_SCHED_INTERNAL_H
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sim/prio.h"
+#include "sim/queue.h"
+#include "sim/sched.h"
+
+#define SCHED_INF INT64_MAX
+#define SCHED_TIMEOUT_CHECK_S 30   /* slurmctld's PERIODIC_TIMEOUT (slurmctld.h) */
+
+enum { SCHED_GONE = 0, SCHED_YOUNG, SCHED_OLD };   /* where a job pends */
+
+typedef struct {                 /* where a job may run: classes per OR term */
+	int ngroups;                 /* 1, or the constraint's terms when matching */
+	int *cls[SIM_MAX_TERMS];
+	int ncls[SIM_MAX_TERMS];
+	uint64_t *gbits[SIM_MAX_TERMS];   /* class bitset of each group */
+	uint64_t *bits;              /* union of the groups */
+	int *ucls, nucls;            /* the classes of bits, ascending */
+	const char *why_not;         /* non-NULL: no node can ever serve */
+	bool prefer;                 /* classes reordered for --prefer */
+	int kmax;                    /* most GPUs a node of these classes has */
+} elig_t;
+
+typedef struct {                 /* a job's request as scheduled */
+	const elig_t *elig;
+	uint64_t fail_epoch;         /* release epoch it last failed to fit in */
+	int64_t limit;               /* kill limit, seconds, SCHED_INF = none */
+	int64_t plan;                /* duration backfill plans with */
+	uint32_t nodes;              /* 0: GPUs may spread over nodes */
+	uint32_t gpus_per_node;      /* per node, when nodes > 0 */
+	uint32_t cpus_per_node;
+	uint64_t mem_per_node;
+	uint32_t gpus;               /* total */
+	uint64_t parts;              /* partitions asked for */
+	uint32_t cpus_per_gpu;       /* per GPU, when spreading */
+	uint64_t mem_per_gpu;
+	int req_type;                /* cluster type the run time was measured on */
+} req_t;
+
+/* Per-group fit state while releasing running jobs for one reservation:
+ * nodes that fit (per-node jobs) or GPUs usable (spreading jobs). */
+typedef struct {
+	int64_t have[SIM_MAX_TERMS];
+} fit_t;
+
+typedef struct {
+	int node;
+	int cls;                     /* the node's class, kept here for backfill */
+	uint32_t gpus, cpus;
+	uint64_t mem;
+} alloc_t;
+
+typedef struct {                 /* a running job */
+	alloc_t *a;
+	int na;
+	int64_t expected_end;        /* start + limit (or real run time) */
+} running_t;
+
+typedef struct {                 /* one allocation of a running job, in release order */
+	int64_t end;                 /* the job's expected end */
+	uint32_t job;
+	uint32_t idx;                /* which of the job's allocations */
+	int32_t node;
+	uint32_t gpus, cpus;
+	uint32_t dead;               /* the job has ended (a tombstone) */
+	uint64_t mem;
+} release_t;
+
+typedef struct {                 /* one class's allocations by (end, job, idx) */
+	release_t *e;
+	size_t n, cap, ndead;
+} rellist_t;
+
+/* A resumable reservation search (see sched_reserve): the release walk for
+ * one request, its scratch view of the nodes it has looked at (free now, less
+ * the reservations made so far, plus what the walk released), the nodes that
+ * could serve the request (in the order they came to) and the fit counts. */
+typedef struct {
+	const req_t *req;            /* the request; any identical one resumes it */
+	uint64_t epoch;              /* live while == sched_t.srch_epoch */
+	uint32_t gen;                /* per-node stamps below are valid when == gen */
+	bool none;                   /* found nothing within bf_window */
+	int64_t when;                /* expected end the last applied release stands for */
+	int64_t first_end;           /* expected end of the walk's first release, -1 none yet */
+	fit_t fit;
+	size_t *pos;                 /* per class: next release to apply */
+	struct search_node {         /* per node, together for locality: */
+		uint32_t stamp;      /* == gen: scratch loaded */
+		uint32_t fstamp;     /* == gen: in fitlist, at fpos */
+		int fpos;
+		int64_t g, c, m;     /* scratch */
+	} *nd;
+	int *fitlist;
+	int nfit;
+	int lo;                      /* fitlist nodes before lo offer the job nothing */
+} search_t;
+
+#define SCHED_MAX_SEARCH 32      /* live searches per pass (more: the oldest is redone) */
+
+typedef struct {
+	const sim_cluster_t *c;
+	const sim_trace_t *t;
+	const sim_sched_opts_t *o;
+	sim_run_t *run;
+	int64_t now;
+	size_t nwords;               /* class bitset words */
+
+	/* node state */
+	int32_t *free_g, *free_c;
+	int64_t *free_m;
+	int64_t *class_free_g;
+	int64_t total_free_g;
+	int *bucket;                 /* nodes by class and free GPUs (see sched_bucket) */
+	int *bucket_off;             /* per bucket: where its nodes start in bucket */
+	int *bucket_n;               /* per bucket: how many */
+	int *bucket_base;            /* per class: bucket id of k = 0 */
+	int *bpos;                   /* per node: position in its bucket */
+	nodeox_node_t *pol_nodes;    /* the policy's view of every node */
+	nodeox_node_t *pol_compact;  /* one idle-less copy per class + the idle nodes */
+	int *pol_pos, *pol_node;     /* node -> compact slot (-1), slot -> node */
+	nodeox_cluster_t pol_view;   /* over pol_compact: same decisions, less to scan */
+
+	/* jobs */
+	req_t *req;
+	bool *tagged;
+	uint8_t *where;              /* SCHED_YOUNG, SCHED_OLD while pending */
+	double *key;
+	running_t **running;
+	uint64_t release_epoch;
+	size_t npending, age_cursor, ended;
+
+	prio_list_t young, old;      /* pending, by priority: still ageing; capped */
+	rellist_t *rel;              /* per class: running jobs' allocations there by */
+				     /* expected end; flat arrays, since backfill walks */
+				     /* them far more often than jobs start or end, and a */
+				     /* walk visits only the classes the job may use */
+	sim_queue_t events;
+	GHashTable *elig_cache;      /* key string -> elig_t* */
+
+	/* backfill pass state, valid while stamp == pass */
+	uint32_t pass;
+	uint32_t *resv_stamp;
+	int64_t *resv_start, *resv_g, *resv_c, *resv_m;
+	int64_t *spare_g, *spare_c, *spare_m;
+	uint32_t test;               /* generation of the last search begun */
+	search_t srch[SCHED_MAX_SEARCH];
+	int nsrch, srch_evict;       /* slots in use this epoch; next to redo */
+	uint64_t srch_epoch;         /* bumped when free resources or the pass change */
+	search_t *cur;               /* the search placing a reservation */
+	bool in_backfill;
+	int nresv;
+
+	alloc_t *abuf;               /* scratch for placements */
+	uint32_t gpus_by_type[SIM_MAX_TYPES];
+} sched_t;
+
+
+typedef struct {
+	prio_pos_t y, o;
+} prio_iter_t;
+
+typedef enum { AV_FREE, AV_RESV, AV_SCRATCH } avail_mode_t;
+
+/* When a job starting now is expected to end, for backfill's planning. */
+static inline int64_t sched_plan_end(const sched_t *s, const req_t *r)
+{
+	return r->plan == SCHED_INF ? SCHED_INF : s->now + r->plan;
+}
+
+static inline bool bits_test(const uint64_t *b, int i)
+{
+	return (b[i >> 6] >> (i & 63)) & 1;
+}
+
+/* GPUs node can give a spreading job (limited by CPUs and memory per GPU). */
+static inline int64_t sched_spread_take(const req_t *r, int64_t g, int64_t cpu, int64_t m)
+{
+	if (r->cpus_per_gpu)
+		g = MIN(g, cpu / (int64_t)r->cpus_per_gpu);
+	if (r->mem_per_gpu)
+		g = MIN(g, m / (int64_t)r->mem_per_gpu);
+	return g > 0 ? g : 0;
+}
+
+static inline bool sched_node_fits(const req_t *r, int64_t g, int64_t cpu, int64_t m)
+{
+	return g >= r->gpus_per_node && cpu >= r->cpus_per_node && m >= (int64_t)r->mem_per_node;
+}
+
+/* What node offers a job towards its need: 1 node, or GPUs when spreading. */
+static inline int64_t sched_contrib(const req_t *r, int64_t g, int64_t cpu, int64_t m)
+{
+	if (r->nodes)
+		return sched_node_fits(r, g, cpu, m) ? 1 : 0;
+	return sched_spread_take(r, g, cpu, m);
+}
+
+/* Nodes of class cl with exactly k free GPUs: buckets let a placement skip
+ * the nodes that cannot serve it and try the fullest that can first. */
+static inline const int *sched_bucket(const sched_t *s, int cl, int k, int *n)
+{
+	int b = s->bucket_base[cl] + k;
+	*n = s->bucket_n[b];
+	return &s->bucket[s->bucket_off[b]];
+}
+
+static inline void sched_scratch_load(sched_t *s, search_t *srch, int n)
+{
+	if (srch->nd[n].stamp == srch->gen)
+		return;
+	srch->nd[n].stamp = srch->gen;
+	srch->nd[n].g = s->free_g[n];
+	srch->nd[n].c = s->free_c[n];
+	srch->nd[n].m = s->free_m[n];
+	if (s->resv_stamp[n] == s->pass) {
+		srch->nd[n].g -= s->resv_g[n];
+		srch->nd[n].c -= s->resv_c[n];
+		srch->nd[n].m -= s->resv_m[n];
+	}
+}
+
+static inline bool release_before(const release_t *a, int64_t end, uint32_t job, uint32_t idx)
+{
+	return a->end < end || (a->end == end && (a->job < job || (a->job == job && a->idx < idx)));
+}
+
+/* Where (end, job, idx) is or would go in list l. */
+static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_t job, uint32_t idx)
+{
+	size_t lo = 0, hi = l->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (release_before(&l->e[mid], end, job, idx))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* sched_request.c */
+void sched_elig_free(gpointer p);
+void sched_submit(sched_t *s, uint32_t j);
+void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
+
+/* sched.c */
+void sched_pending_add(sched_t *s, uint32_t j);
+void sched_order_begin(sched_t *s, prio_iter_t *it);
+int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
+void sched_order_end(sched_t *s);
+int sched_fit_now(sched_t *s, uint32_t j, bool with_resv);
+void sched_start(sched_t *s, uint32_t j, int na);
+
+/* sched_place.c */
+void sched_bucket_move(sched_t *s, int n, int from, int to);
+int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end);
+
+/* sched_backfill.c */
+void sched_backfill_pass(sched_t *s);
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * sched_place.c: placement in the scheduler model: what each node offers a
+ * job now (free, or beside the backfill pass's reservations, or in a
+ * reservation search's scratch view), nodes kept in buckets by class and free
+ * GPUs in slurm.conf order, and the choice of nodes for a request.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim/sched_internal.h"
+
+/* ------------------------------------------------------------ resources */
+
+/* What node n offers a job that would hold it until `end`: free now, and in
+ * a backfill pass no more than the spare left beside later reservations. */
+static void sched_avail_now(const sched_t *s, int n, int64_t end, bool resv, int64_t *g,
+			    int64_t *cpu, int64_t *m)
+{
+	*g = s->free_g[n];
+	*cpu = s->free_c[n];
+	*m = s->free_m[n];
+	if (resv && s->resv_stamp[n] == s->pass && end >= s->resv_start[n]) {
+		*g = MIN(*g, s->spare_g[n]);
+		*cpu = MIN(*cpu, s->spare_c[n]);
+		*m = MIN(*m, s->spare_m[n]);
+	}
+}
+
+static void sched_avail(sched_t *s, avail_mode_t mode, int n, int64_t end, int64_t *g,
+			int64_t *cpu, int64_t *m)
+{
+	if (mode == AV_SCRATCH) {
+		search_t *srch = s->cur;
+		sched_scratch_load(s, srch, n);
+		*g = srch->nd[n].g;
+		*cpu = srch->nd[n].c;
+		*m = srch->nd[n].m;
+	} else {
+		sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
+	}
+}
+
+/* Move node n between its class's buckets, keeping each bucket in node
+ * order: among equally fitting nodes a placement takes the first in
+ * slurm.conf order, as select/cons_tres does on ties. */
+void sched_bucket_move(sched_t *s, int n, int from, int to)
+{
+	int cl = s->c->nodes[n].cls;
+	int bf = s->bucket_base[cl] + from, bt = s->bucket_base[cl] + to;
+	int *src = &s->bucket[s->bucket_off[bf]];
+	int cnt = --s->bucket_n[bf];
+	for (int q = s->bpos[n]; q < cnt; q++) {
+		src[q] = src[q + 1];
+		s->bpos[src[q]] = q;
+	}
+	int *dst = &s->bucket[s->bucket_off[bt]];
+	int lo = 0, hi = s->bucket_n[bt]++;
+	while (lo < hi) {
+		int mid = (lo + hi) / 2;
+		if (dst[mid] < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int q = s->bucket_n[bt] - 1; q > lo; q--) {
+		dst[q] = dst[q - 1];
+		s->bpos[dst[q]] = q;
+	}
+	dst[lo] = n;
+	s->bpos[n] = lo;
+}
+
+/* Offer node n to the placement being built; returns true when complete. */
+typedef struct {
+	const req_t *r;
+	int found;
+	int64_t rem;                 /* spreading: GPUs still to place */
+	bool single;                 /* spreading, first try: the whole job on one node */
+} place_t;
+
+static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, int64_t m)
+{
+	const req_t *r = p->r;
+	if (r->nodes) {
+		if (!sched_node_fits(r, g, cpu, m))
+			return false;
+		s->abuf[p->found++] = (alloc_t){ n, s->c->nodes[n].cls, r->gpus_per_node, r->cpus_per_node, r->mem_per_node };
+		return p->found == (int)r->nodes;
+	}
+	int64_t take = sched_spread_take(r, g, cpu, m);
+	if (p->single ? take < p->rem : take == 0)
+		return false;
+	take = MIN(take, p->rem);
+	s->abuf[p->found++] = (alloc_t){ n, s->c->nodes[n].cls, (uint32_t)take,
+					 (uint32_t)(take * r->cpus_per_gpu), (uint64_t)take * r->mem_per_gpu };
+	p->rem -= take;
+	return p->rem == 0;
+}
+
+/* A reservation's nodes for per-node request r, among those its search
+ * found to fit (in group bits gbits; NULL: any): the r->nodes first in slurm.conf order,
+ * as select/cons_tres picks among equally free nodes in its will-run test;
+ * to bound the cost, each is the first in that order among the
+ * SCHED_PLACE_WINDOW nodes the search found from the first that fits
+ * (exact on clusters of up to that many nodes). Fills s->abuf; returns
+ * r->nodes, or 0 when too few fit. */
+#define SCHED_PLACE_WINDOW 4
+static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
+{
+	search_t *srch = s->cur;
+	int found = 0, prev = -1;
+	while (found < (int)r->nodes) {
+		int best = -1, stop = srch->nfit;
+		for (int q = srch->lo; q < stop; q++) {
+			int n = srch->fitlist[q];
+			if (n <= prev || (gbits && !bits_test(gbits, s->c->nodes[n].cls)))
+				continue;
+			sched_scratch_load(s, srch, n);
+			if (!sched_node_fits(r, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m))
+				continue;
+			if (best < 0)
+				stop = MIN(stop, q + SCHED_PLACE_WINDOW);
+			if (best < 0 || n < best)
+				best = n;
+		}
+		if (best < 0)
+			return 0;
+		s->abuf[found++] = (alloc_t){ best, s->c->nodes[best].cls, r->gpus_per_node, r->cpus_per_node, r->mem_per_node };
+		prev = best;
+	}
+	return found;
+}
+
+/* The node for one-node request r now (modes AV_FREE, AV_RESV) among
+ * classes cls: select/cons_tres's best fit, the usable node with the fewest
+ * free CPUs, the first in slurm.conf order on ties. To bound the cost it
+ * looks at the first SCHED_PLACE_WINDOW nodes that fit, fullest in GPUs
+ * first over all the classes (every node on small clusters). -1: none. */
+static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls, int kmax,
+			   avail_mode_t mode, int64_t end)
+{
+	const sim_cluster_t *c = s->c;
+	int best = -1, seen = 0;
+	int64_t best_cpu = 0, g, cpu, m;
+	for (int k = (int)r->gpus_per_node; k <= kmax && seen < SCHED_PLACE_WINDOW; k++)
+		for (int i = 0; i < ncls && seen < SCHED_PLACE_WINDOW; i++) {
+			int cl = cls[i], nb;
+			if (k > (int)c->nodes[c->classes[cl].first].gpus || s->class_free_g[cl] < k)
+				continue;
+			const int *bn = sched_bucket(s, cl, k, &nb);
+			for (int q = 0; q < nb && seen < SCHED_PLACE_WINDOW; q++) {
+				int n = bn[q];
+				sched_avail(s, mode, n, end, &g, &cpu, &m);
+				if (!sched_node_fits(r, g, cpu, m))
+					continue;
+				seen++;
+				if (best < 0 || s->free_c[n] < best_cpu ||
+				    (s->free_c[n] == best_cpu && n < best)) {
+					best = n;
+					best_cpu = s->free_c[n];
+				}
+			}
+		}
+	return best;
+}
+
+/* Choose nodes for job r; fills s->abuf, returns the count or 0. Now (modes
+ * AV_FREE, AV_RESV) nodes come from the free-GPU buckets, fullest fitting node
+ * first (best fit); a spreading job takes one node if one can hold it, else
+ * the emptiest nodes first. In AV_SCRATCH (a reservation) they come from the
+ * fit list that sched_reserve built. */
+int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
+{
+	const sim_cluster_t *c = s->c;
+	const elig_t *e = r->elig;
+	int64_t g, cpu, m;
+	for (int grp = 0; grp < e->ngroups; grp++) {
+		if (mode != AV_SCRATCH) {
+			int64_t sum = 0;
+			for (int i = 0; i < e->ncls[grp]; i++)
+				sum += s->class_free_g[e->cls[grp][i]];
+			if (sum < (int64_t)(r->nodes ? (uint64_t)r->nodes * r->gpus_per_node : r->gpus))
+				continue;
+		}
+		for (int pass = r->nodes ? 1 : 0; pass < 2; pass++) {
+			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
+			if (mode == AV_SCRATCH) {
+				search_t *srch = s->cur;
+				while (srch->lo < srch->nfit) {   /* skip what offers nothing */
+					const struct search_node *sn = &srch->nd[srch->fitlist[srch->lo]];
+					if (sched_contrib(r, sn->g, sn->c, sn->m) > 0)
+						break;
+					srch->lo++;
+				}
+				if (r->nodes) {     /* the first nodes in slurm.conf order */
+					int na = sched_place_first(s, r, e->ngroups > 1 ? e->gbits[grp] : NULL);
+					if (na)
+						return na;
+					continue;
+				}
+				for (int q = srch->lo; q < srch->nfit; q++) {
+					int n = srch->fitlist[q];
+					if (!bits_test(e->gbits[grp], c->nodes[n].cls))
+						continue;
+					sched_avail(s, mode, n, end, &g, &cpu, &m);
+					if (sched_offer(s, &p, n, g, cpu, m))
+						return p.found;
+				}
+				continue;
+			}
+			int kmin = r->nodes ? (int)r->gpus_per_node : pass == 0 ? (int)r->gpus : 1;
+			if (r->nodes == 1 && !e->prefer) {
+				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, mode, end);
+				if (n >= 0) {
+					s->abuf[0] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node,
+								r->cpus_per_node, r->mem_per_node };
+					return 1;
+				}
+				continue;
+			}
+			if ((r->nodes || pass == 0) && e->ncls[grp] > 1 && !e->prefer) {
+				/* several classes (e.g. a100|l40s): the fullest node that
+				 * fits over all of them, as select/cons_tres's best fit
+				 * looks at every usable node, not class by class */
+				for (int k = kmin; k <= e->kmax; k++)
+					for (int i = 0; i < e->ncls[grp]; i++) {
+						int cl = e->cls[grp][i], nb;
+						if (k > (int)c->nodes[c->classes[cl].first].gpus ||
+						    s->class_free_g[cl] < k)
+							continue;
+						const int *bn = sched_bucket(s, cl, k, &nb);
+						for (int q = 0; q < nb; q++) {
+							sched_avail(s, mode, bn[q], end, &g, &cpu, &m);
+							if (sched_offer(s, &p, bn[q], g, cpu, m))
+								return p.found;
+						}
+					}
+				continue;
+			}
+			for (int i = 0; i < e->ncls[grp]; i++) {
+				int cl = e->cls[grp][i];
+				int kmax = (int)c->nodes[c->classes[cl].first].gpus;
+				if (kmin > kmax || s->class_free_g[cl] < kmin)
+					continue;
+				for (int step = 0; step <= kmax - kmin; step++) {
+					/* fullest fitting first; spreading: emptiest first */
+					int k = r->nodes || pass == 0 ? kmin + step : kmax - step;
+					int nb;
+					const int *bn = sched_bucket(s, cl, k, &nb);
+					for (int q = 0; q < nb; q++) {
+						sched_avail(s, mode, bn[q], end, &g, &cpu, &m);
+						if (sched_offer(s, &p, bn[q], g, cpu, m))
+							return p.found;
+					}
+				}
+			}
+		}
+	}
+	return 0;
+}
+

@@ -1,0 +1,24 @@
+#!/bin/bash
+# test_replay_tiny.sh: replay tests/fidelity/tiny (10 jobs, about 2 minutes)
+# on the private real Slurm cluster with the built job_submit/nodeox loaded
+# (tools/replay --plugin), then check that nodeox-sim predicts what slurmctld
+# did (tools/fidelity-compare --check): mean wait within 25% or 10 s of the
+# real run, start-order Kendall tau at least 0.8. The bounds are wider than
+# the recorded runs' agreement (doc/simulator.md, Fidelity) because this
+# machine is shared and one run carries Slurm's own noise. Skips (77) where
+# the integration tests skip (not root, no Slurm daemons, no cgroups).
+: "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
+: "${top_builddir:=$top_srcdir}"
+export top_srcdir top_builddir
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/nodeox-fidelity.XXXXXX") || exit 99
+trap 'rm -rf "$work"' EXIT
+cp "$top_srcdir"/tests/fidelity/tiny/{slurm.conf,nodeox.conf,trace.csv} "$work/"
+"$top_srcdir/tools/replay" --plugin -o "$work/real-on-1.csv" "$work"
+rc=$?
+[ $rc = 0 ] || exit $rc
+echo "----- what slurmctld did"
+cat "$work/real-on-1.csv"
+echo "----- nodeox-sim against it"
+NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_WAIT_TOL=0.25 FIDELITY_WAIT_ABS=10 \
+	FIDELITY_TAU=0.8 python3 "$top_srcdir/tools/fidelity-compare" --check "$work"
