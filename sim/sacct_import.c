@@ -535,22 +535,6 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 	return SACCT_LINE_ERROR;
 }
 
-/* One CSV field, quoted (RFC 4180) only when it has to be. */
-static void put_field(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s == '\r' || *s == '\n' ? ' ' : *s, out);
-	}
-	fputc('"', out);
-}
-
 void sacct_write_header(FILE *out)
 {
 	fputs("job_id,submit,user,account,partition,gpu_type,gpus,nodes,run_time,"

@@ -68,8 +68,10 @@ void sched_run_free(sim_run_t *r);
 nodeox_node_t *sched_policy_nodes(const sim_cluster_t *c);
 void sched_policy_nodes_free(nodeox_node_t *nodes);
 /* Fill a nodeox_job_t for job the way slurmctld would see its submission;
- * bufs holds the TRES string, comment is the comment to hand over. */
-void sched_policy_job(const sim_job_t *job, const char *comment, char *tres, size_t tres_len,
-		      nodeox_job_t *out);
+ * bufs holds the TRES string, comment is the comment to hand over. With a
+ * cluster c, time_cap is the smallest MaxTime of the job's partitions, as
+ * job_submit/nodeox reads it from slurmctld (c may be NULL: no cap). */
+void sched_policy_job(const sim_cluster_t *c, const sim_job_t *job, const char *comment,
+		      char *tres, size_t tres_len, nodeox_job_t *out);
 
 #endif

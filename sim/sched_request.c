@@ -161,8 +161,31 @@ void sched_policy_nodes_free(nodeox_node_t *nodes)
 	g_free(nodes);
 }
 
-void sched_policy_job(const sim_job_t *job, const char *comment, char *tres, size_t tres_len,
-		      nodeox_job_t *out)
+/* The smallest MaxTime (minutes) of the job's partitions; 0 when none has one. */
+static uint32_t sched_time_cap(const sim_cluster_t *c, const char *parts)
+{
+	int64_t cap = SIM_TIME_NONE;
+
+	if (!c)
+		return 0;
+	if (!parts || !*parts) {
+		if (c->default_part >= 0)
+			cap = c->parts[c->default_part].max_time;
+	} else {
+		gchar **names = g_strsplit(parts, ",", -1);
+		for (gchar **n = names; *n; n++) {
+			int p = cluster_find_partition(c, *n);
+			if (p >= 0 && c->parts[p].max_time != SIM_TIME_NONE &&
+			    (cap == SIM_TIME_NONE || c->parts[p].max_time < cap))
+				cap = c->parts[p].max_time;
+		}
+		g_strfreev(names);
+	}
+	return cap == SIM_TIME_NONE ? 0 : (uint32_t)MAX(cap / 60, 1);
+}
+
+void sched_policy_job(const sim_cluster_t *c, const sim_job_t *job, const char *comment,
+		      char *tres, size_t tres_len, nodeox_job_t *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->job_id = job->id;
@@ -185,6 +208,8 @@ void sched_policy_job(const sim_job_t *job, const char *comment, char *tres, siz
 	out->user = job->user;
 	out->time_limit = job->time_limit == SIM_TIME_NONE ? NODEOX_TIME_NONE
 		: (uint32_t)((job->time_limit + 59) / 60);
+	out->time_cap = sched_time_cap(c, job->partition);
+	out->time_cap_what = "MaxTime of the job's partition";
 	out->min_nodes = job->nodes;
 }
 
@@ -253,7 +278,7 @@ void sched_submit(sched_t *s, uint32_t j)
 		nodeox_decision_t d;
 		const char *comment = job->comment && strstr(job->comment, "nodeox:flex")
 			? job->comment : "nodeox:flex";
-		sched_policy_job(job, comment, tres, sizeof(tres), &pj);
+		sched_policy_job(s->c, job, comment, tres, sizeof(tres), &pj);
 		nodeox_policy_decide(s->o->policy, &pj, &s->pol_view, &d);
 		if (s->o->on_decide) {
 			nodeox_cluster_t all = { s->pol_nodes, (size_t)c->nnodes };

@@ -43,7 +43,7 @@ bool *whatif_flex_fraction(const sim_trace_t *t, const sim_cluster_t *c,
 			char tres[NODEOX_STR_MAX];
 			nodeox_job_t pj;
 			nodeox_decision_t d;
-			sched_policy_job(job, "nodeox:flex", tres, sizeof(tres), &pj);
+			sched_policy_job(c, job, "nodeox:flex", tres, sizeof(tres), &pj);
 			nodeox_policy_decide(conf, &pj, &view, &d);
 			hit = GINT_TO_POINTER(d.action == NODEOX_REWRITE ? 2 : 1);
 			g_hash_table_insert(cache, key, hit);
