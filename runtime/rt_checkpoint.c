@@ -37,7 +37,7 @@ typedef struct ckpt_header {
     uint32_t version, rank, world, mode, inner, pad;
     uint64_t nparams, data_pos;
     int64_t round, global_step, local_steps_total, adam_t, dropped;
-    double train_s, time_to_target_s, last_acc, longest_round_s, bytes;
+    double train_s, time_to_target_s, last_metric, longest_round_s, bytes;
 } ckpt_header_t;
 
 uint64_t rt_checkpoint_fnv(uint64_t h, const void *p, size_t bytes)
@@ -138,7 +138,7 @@ void rt_checkpoint_save(nodeox_rt_t *rt, nodeox_workload_t *w)
     hd.dropped = rt->dropped;
     hd.train_s = rt->train_s;
     hd.time_to_target_s = rt->time_to_target_s;
-    hd.last_acc = rt->last_acc;
+    hd.last_metric = rt->last_metric;
     hd.longest_round_s = rt->longest_round_s;
     hd.bytes = rt_comm_bytes(rt->comm);
     uint64_t h = 0;
@@ -217,7 +217,7 @@ static int _ckpt_read(nodeox_rt_t *rt, nodeox_workload_t *w, long round)
     rt->dropped = hd.dropped;
     rt->train_s = hd.train_s;
     rt->time_to_target_s = hd.time_to_target_s;
-    rt->last_acc = hd.last_acc;
+    rt->last_metric = hd.last_metric;
     rt->longest_round_s = hd.longest_round_s;
     rt_fault_observe_round(hd.longest_round_s);
     rt_comm_set_bytes(rt->comm, hd.bytes);
