@@ -214,8 +214,7 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
         printf("nodeox-run: resumed from %s at round %ld, global step %ld\n", c->checkpoint_dir,
                rt->round, rt->global_step);
 
-    if (c->mode == NODEOX_MODE_SYNC) rt_sync_run(rt, w);
-    else rt_rounds_run(rt, w);
+    rt_loop_run(rt, w);
 
     if (rt->last_metric < 0 || c->eval_every <= 0) rt->last_metric = rt_engine_evaluate(rt, w);
     if (c->save_model) rt_model_save(rt, w, c->save_model);
@@ -245,8 +244,11 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
     if (rt->emu.overruns > 0)
         fprintf(stderr, "nodeox-run: rank %d: %d steps took longer than the emulated %.1f ms\n",
                 rt->env.rank, rt->emu.overruns, rt->emu.step_ms);
-    if (rt->env.rank == 0 && c->json_path && rt_log_json(rt, res, c->json_path) != 0)
-        rt_engine_die(rt, NODEOX_RT_EXIT_OUTPUT, "cannot write the --json file");
+    if (rt->env.rank == 0 && c->json_path && rt_log_json(rt, res, c->json_path) != 0) {
+        char msg[4200];
+        snprintf(msg, sizeof msg, "cannot write the --json file %s", c->json_path);
+        rt_engine_die(rt, NODEOX_RT_EXIT_OUTPUT, msg);
+    }
     return 0;
 }
 

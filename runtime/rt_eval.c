@@ -129,8 +129,11 @@ int nodeox_rt_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_eval_res
         for (int i = 0; i < world; i++) printf("%s%.2f", i ? "," : " ", times[i]);
         printf(", wall %.2f s\n", rt_clock_s() - t0);
         fflush(stdout);
-        if (c->json_path && rt_log_eval_json(rt, res, count, times, c->json_path) != 0)
-            rt_engine_die(rt, NODEOX_RT_EXIT_OUTPUT, "cannot write the --json file");
+        if (c->json_path && rt_log_eval_json(rt, res, count, times, c->json_path) != 0) {
+            char msg[4200];
+            snprintf(msg, sizeof msg, "cannot write the --json file %s", c->json_path);
+            rt_engine_die(rt, NODEOX_RT_EXIT_OUTPUT, msg);
+        }
     }
     return 0;
 }

@@ -166,13 +166,24 @@ double rt_rounds_lr(const nodeox_rt_config_t *cfg, double t);
  * every tau (the steps left in the budget). */
 void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms,
                     long cap, int *tau);
-int rt_rounds_run(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* End of a round: Delta_i = theta - theta_i, the combine weights from the
+ * all-gathered records (all), Delta summed over workers, outer Nesterov
+ * step; every worker restarts from the new theta. */
+void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
+                       rt_worker_info_t *all);
 
 /* ------------------------------------------------------------ rt_sync.c */
-/* Synchronous data parallel: nsteps steps, gradients all-reduced each step.
- * Fills *info with this worker's record for the interval. */
-void rt_sync_steps(nodeox_rt_t *rt, nodeox_workload_t *w, long nsteps, rt_worker_info_t *info);
-int rt_sync_run(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* Average the gradients over workers (one all-reduce), every step. */
+void rt_sync_reduce_grads(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* End of a synchronous interval: exchange the records, theta = params. */
+void rt_sync_finish(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
+                    rt_worker_info_t *all);
+
+/* ------------------------------------------------------------ rt_loop.c */
+/* The one training loop: plan an interval (rounds, or synchronous steps),
+ * take this worker's steps, end it (combine, or exchange), until
+ * total_steps or the target is reached. */
+int rt_loop_run(nodeox_rt_t *rt, nodeox_workload_t *w);
 
 /* ------------------------------------------------------------ rt_checkpoint.c */
 /* Write this rank's state for the round just completed (tmp + rename), wait

@@ -12,6 +12,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,19 +60,27 @@ int main(int argc, char **argv)
         fprintf(stderr, "FAIL: out of memory\n");
         return 1;
     }
-    double before = w->evaluate(w), after = before;
+    double before = w->evaluate(w), after = before, train_s = 0;
+    struct timespec t0, t1;
     printf("step 0 validation loss %.4f\n", before);
     for (long s = 1; s <= steps; s++) {
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         float loss = w->train_batch(w);
         double norm = sqrt(be->sumsq(w->grads, w->nparams));
         if (norm > 1.0)
             be->scale(w->grads, (float)(1.0 / norm), w->nparams);
         be->adamw_step(w->params, w->grads, m, v, w->nparams, 3e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, s);
+        be->sync();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        train_s += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
         if (s % 50 == 0 || s == steps) {
             after = w->evaluate(w);
             printf("step %ld train loss %.4f validation loss %.4f\n", s, loss, after);
         }
     }
+    printf("training: %.0f tokens/s (%ld steps of %d x %zu tokens in %.2f s, evaluation excluded)\n",
+           (double)steps * w->batch_size * (double)w->eval_item_tokens / train_s, steps,
+           w->batch_size, (size_t)w->eval_item_tokens, train_s);
     be->free(m);
     be->free(v);
     w->destroy(w);
