@@ -140,6 +140,10 @@ typedef struct nodeox_rt_result {
                                  communication; evaluation and checkpoints
                                  excluded), carried across --resume */
     double time_to_target_s;  /* train_s when target_acc was first reached, -1 if never */
+    double critical_s;        /* sum over intervals of the slowest worker's step
+                                 time: under emulation, the run's wall time on
+                                 an unloaded host without communication */
+    double critical_to_target_s; /* critical_s at the target, -1 if never */
     long rounds;              /* rounds (or sync intervals) completed */
     long global_steps;
     long dropped;             /* pseudo-gradients dropped as non-finite */

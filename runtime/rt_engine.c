@@ -78,6 +78,7 @@ nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *c
     rt_emulate_init(&rt->emu, cfg->emulate_speeds, cfg->n_emulate_speeds, rank,
                     cfg->emulate_base_ms);
     rt->time_to_target_s = -1;
+    rt->critical_to_target_s = -1;
     rt->last_metric = -1;
     return rt;
 }
@@ -169,6 +170,10 @@ int rt_engine_end_round(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_worker_i
     rt->local_steps_total += (long)all[rt->env.rank].steps;
     rt->round++;
     rt->train_s += round_s;
+    double slowest = 0;
+    for (int i = 0; i < rt->env.world; i++)
+        if (all[i].steps * all[i].step_ms > slowest) slowest = all[i].steps * all[i].step_ms;
+    rt->critical_s += slowest / 1000.0;
     if (round_s > rt->longest_round_s) rt->longest_round_s = round_s;
     rt_fault_observe_round(round_s);
 
@@ -177,8 +182,10 @@ int rt_engine_end_round(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_worker_i
     if (c->eval_every > 0 && (rt->round % c->eval_every == 0 || last)) {
         acc = rt_engine_evaluate(rt, w);
         rt->last_metric = acc;
-        if (rt_engine_reached(rt, acc) && rt->time_to_target_s < 0)
+        if (rt_engine_reached(rt, acc) && rt->time_to_target_s < 0) {
             rt->time_to_target_s = rt->train_s;
+            rt->critical_to_target_s = rt->critical_s;
+        }
     }
     rt_log_round(rt, all, acc);
     int stop = c->stop_at_target && rt->time_to_target_s >= 0;
@@ -237,6 +244,8 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
     res->train_s = rt->train_s;
     res->wall_s = rt_clock_s() - t0;
     res->time_to_target_s = rt->time_to_target_s;
+    res->critical_s = rt->critical_s;
+    res->critical_to_target_s = rt->critical_to_target_s;
     res->rounds = rt->round;
     res->global_steps = rt->global_step;
     res->dropped = rt->dropped;

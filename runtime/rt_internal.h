@@ -131,6 +131,10 @@ struct nodeox_rt {
     long dropped;
     double train_s;   /* training time so far (evaluation excluded) */
     double time_to_target_s;
+    /* critical path: sum over intervals of the slowest worker's step time
+     * (max_i steps_i * step_ms_i). Under emulation, the wall time the run
+     * would take without communication and without a loaded host. */
+    double critical_s, critical_to_target_s;
     double last_metric; /* last evaluation: accuracy or loss (-1: none yet) */
     const char *metric; /* the workload's: "accuracy" or "loss" */
     int metric_lower_is_better;

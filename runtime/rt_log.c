@@ -71,6 +71,10 @@ int rt_log_json(const nodeox_rt_t *rt, const nodeox_rt_result_t *res, const char
     fprintf(f, "  \"train_s\": %.3f,\n", res->train_s);
     if (res->time_to_target_s >= 0) fprintf(f, "  \"time_to_target_s\": %.3f,\n", res->time_to_target_s);
     else fprintf(f, "  \"time_to_target_s\": null,\n");
+    fprintf(f, "  \"critical_s\": %.3f,\n", res->critical_s);
+    if (res->critical_to_target_s >= 0)
+        fprintf(f, "  \"critical_to_target_s\": %.3f,\n", res->critical_to_target_s);
+    else fprintf(f, "  \"critical_to_target_s\": null,\n");
     fprintf(f, "  \"rounds\": %ld,\n", res->rounds);
     fprintf(f, "  \"global_steps\": %ld,\n", res->global_steps);
     fprintf(f, "  \"steps\": [");

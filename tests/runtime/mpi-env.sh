@@ -6,6 +6,11 @@
 #   rt_mpi NP ARGS...   nodeox-run on NP local ranks (CPU, shared memory);
 #                       killed after $RT_TIMEOUT seconds (exit 124) when set
 #   rt_json FILE KEY    a scalar field of a --json summary
+#   rt_bench_row LABEL METRIC "OPTIONS"   (benchmarks) one 4-rank run and one
+#                       table row: LABEL, critical-path and measured time to
+#                       the target, final METRIC (test_accuracy | val_loss),
+#                       steps per worker, MB communicated, speed-up over the
+#                       first row printed (the synchronous baseline)
 #   rt_check_resume "OPTIONS" KEY...   the run with OPTIONS uninterrupted, then
 #                       killed (rank 1, round 5; checkpoints every 2 rounds)
 #                       and resumed: exits 1 unless latest was round 4, the
@@ -66,4 +71,21 @@ rt_check_resume() {
         echo "$rc_key: uninterrupted $rc_a, resumed $rc_b"
         [ -n "$rc_a" ] && [ "$rc_a" = "$rc_b" ] || { echo "FAIL: $rc_key differs after resume"; exit 1; }
     done
+}
+
+rt_bench_base=
+rt_bench_row() {
+    rb_label=$1; rb_metric=$2; rb_opts=$3
+    rb_json="$RT_WORK/bench-$(echo "$rb_label" | tr -c 'a-zA-Z0-9\n' _).json"
+    rt_mpi 4 $rb_opts --json "$rb_json" >"$rb_json.out" 2>&1 ||
+        { cat "$rb_json.out"; echo "bench: $rb_label failed"; exit 1; }
+    rb_crit=$(rt_json "$rb_json" critical_to_target_s)
+    rb_t=$(rt_json "$rb_json" time_to_target_s)
+    rb_spw=$(sed -n 's/^  "steps": \[\(.*\)\],$/\1/p' "$rb_json" | tr -d ' ')
+    rb_mb=$(awk -v b="$(rt_json "$rb_json" bytes_communicated)" 'BEGIN { printf "%.0f", b / 1e6 }')
+    [ -z "$rt_bench_base" ] && rt_bench_base=$rb_crit
+    rb_speedup=$(awk -v s="$rt_bench_base" -v t="$rb_crit" 'BEGIN {
+        if (s == "null" || t == "null" || s == "" || t == "") print "-"; else printf "%.2fx", s / t }')
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$rb_label" "$rb_crit" "$rb_t" \
+        "$(rt_json "$rb_json" "$rb_metric")" "$rb_spw" "$rb_mb" "$rb_speedup"
 }
