@@ -20,7 +20,7 @@ shape="--workload gpt --layers 2 --channels 32 --heads 2 --context 32 --batch 8 
 train="--inner adamw --lr 0.003 --weight-decay 0.1 --grad-clip 1 --warmup-steps 20"
 model=${BENCH_GPT_MODEL:-$RT_WORK/pre.model}
 if [ ! -f "$model" ]; then
-    rt_mpi 2 $shape $train --corpus gcide --max-docs 60000 --mode sync -H 50 --steps "$pre" \
+    rt_mpi 2 $shape $train --corpus gcide --max-docs 60000 --eval-windows 200 --mode sync -H 50 --steps "$pre" \
         --eval-every 0 --save-model "$model" >"$RT_WORK/pre.out" 2>&1 ||
         { cat "$RT_WORK/pre.out"; echo "bench: pretraining on gcide failed"; exit 1; }
 fi

@@ -21,7 +21,7 @@ evaluate() { # NP OUT ARGS...
         >"$out.log" 2>&1 || { cat "$out.log"; echo "FAIL: evaluate on $np ranks"; exit 1; }
     rt_json "$out" val_loss
 }
-rt_mpi 2 $shape $train --corpus gcide --max-docs 30000 --mode sync -H 20 --steps 120 \
+rt_mpi 2 $shape $train --corpus gcide --max-docs 30000 --eval-windows 100 --mode sync -H 20 --steps 120 \
     --save-model "$RT_WORK/a.model" >"$RT_WORK/a.out" 2>&1 ||
     { cat "$RT_WORK/a.out"; echo "FAIL: pretraining on gcide"; exit 1; }
 rt_mpi 4 $shape $train --corpus fortunes --mode rounds -H 10 --steps 120 \
