@@ -31,8 +31,9 @@
  *   pointwise_* GELU, residual add                    pointwise_cpu.c pointwise_cuda.cu
  * The transformer (runtime/workload_gpt.c) also uses sgemm for its linear
  * layers, bias_add/bias_grad, the softmax cross-entropy over the 256-byte
- * vocabulary, axpy for the residual's backward pass, and sumsq + scale for
- * global-norm gradient clipping before AdamW.
+ * vocabulary, and sumsq + scale for global-norm gradient clipping before
+ * AdamW (the residual's backward pass needs no kernel: LayerNorm backward
+ * adds into the residual stream's gradient).
  *
  * Backward kernels of the transformer ACCUMULATE into gradients (+=) where
  * noted, as llm.c's do: a gradient that arrives from two places (the tied
@@ -104,7 +105,8 @@ void combine_scale_cuda(float *x, float a, size_t n);
 size_t combine_count_nonfinite_cpu(const float *x, size_t n);
 size_t combine_count_nonfinite_cuda(const float *x, size_t n);
 
-/* Sum of squares of x, accumulated in double (for norms in logs).           */
+/* Sum of squares of x, accumulated in double (the global gradient norm of
+ * --grad-clip).                                                             */
 double combine_sumsq_cpu(const float *x, size_t n);
 double combine_sumsq_cuda(const float *x, size_t n);
 
