@@ -98,12 +98,9 @@ static uint8_t *_text_slurp(const char *path, size_t *len, char *err, size_t err
     return buf;
 }
 
-static int _text_fortune_file(text_builder_t *b, const char *path, char *err, size_t errlen)
+/* Documents of one fortune-format buffer: text between lines holding only "%". */
+static int _text_fortune_buf(text_builder_t *b, const uint8_t *buf, size_t n)
 {
-    size_t n;
-    uint8_t *buf = _text_slurp(path, &n, err, errlen);
-    if (!buf)
-        return -1;
     size_t start = 0;
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0;) {
@@ -118,13 +115,20 @@ static int _text_fortune_file(text_builder_t *b, const char *path, char *err, si
     }
     if (rc == 0 && start < n)
         rc = _text_append(b, buf + start, n - start);
-    if (rc != 0) {
-        free(buf);
-        snprintf(err, errlen, "%s: out of memory", path);
+    return rc;
+}
+
+static int _text_fortune_file(text_builder_t *b, const char *path, char *err, size_t errlen)
+{
+    size_t n;
+    uint8_t *buf = _text_slurp(path, &n, err, errlen);
+    if (!buf)
         return -1;
-    }
+    int rc = _text_fortune_buf(b, buf, n);
     free(buf);
-    return 0;
+    if (rc != 0)
+        snprintf(err, errlen, "%s: out of memory", path);
+    return rc;
 }
 
 static int _text_name_cmp(const void *a, const void *b)
@@ -202,9 +206,79 @@ static int _text_entry_cmp(const void *a, const void *b)
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
+/* Entries of a dictd index (name is for messages), sorted by offset; the
+ * database's own "00-database-*" entries left out. NULL with err on a bad
+ * line (naming name:line) or out of memory; *n entries. */
+static text_entry_t *_text_index(const char *name, const uint8_t *idx, size_t ilen, size_t *count,
+                                 char *err, size_t errlen)
+{
+    text_entry_t *ents = NULL;
+    size_t n = 0, cap = 0, line = 0;
+    for (size_t i = 0; i < ilen;) {
+        size_t eol = i;
+        while (eol < ilen && idx[eol] != '\n')
+            eol++;
+        line++;
+        const uint8_t *f1 = memchr(idx + i, '\t', eol - i);
+        const uint8_t *f2 = f1 ? memchr(f1 + 1, '\t', (size_t)(idx + eol - f1 - 1)) : NULL;
+        text_entry_t en;
+        if (!f1 || !f2 || _text_b64((const char *)f1 + 1, (size_t)(f2 - f1 - 1), &en.off) != 0 ||
+            _text_b64((const char *)f2 + 1, (size_t)(idx + eol - f2 - 1), &en.len) != 0) {
+            snprintf(err, errlen, "%s:%zu: not a dictd index line (headword TAB offset TAB length)",
+                     name, line);
+            free(ents);
+            return NULL;
+        }
+        size_t head = (size_t)(f1 - (idx + i));
+        int own = (head >= 11 && memcmp(idx + i, "00-database", 11) == 0) ||
+                  (head >= 10 && memcmp(idx + i, "00database", 10) == 0);
+        if (!own) {
+            if (n == cap) {
+                cap = cap ? cap * 2 : 4096;
+                text_entry_t *t = realloc(ents, cap * sizeof(*t));
+                if (!t) {
+                    free(ents);
+                    snprintf(err, errlen, "%s: out of memory", name);
+                    return NULL;
+                }
+                ents = t;
+            }
+            ents[n++] = en;
+        }
+        i = eol + 1;
+    }
+    if (n > 0)
+        qsort(ents, n, sizeof(*ents), _text_entry_cmp);
+    *count = n;
+    return ents ? ents : calloc(1, sizeof(*ents));
+}
+
+/* The entries' text, once per offset, in offset order. */
+static int _text_entries(text_builder_t *b, const text_entry_t *ents, size_t n, const uint8_t *text,
+                         size_t tlen, const char *index, const char *dict, char *err, size_t errlen)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (k > 0 && ents[k].off == ents[k - 1].off)
+            continue;
+        if (ents[k].off > tlen || ents[k].len > tlen - ents[k].off) {
+            snprintf(err, errlen, "%s: an entry at offset %llu (length %llu) runs past the "
+                     "%zu bytes of %s", index, (unsigned long long)ents[k].off,
+                     (unsigned long long)ents[k].len, tlen, dict);
+            return -1;
+        }
+        if (ents[k].len == 0) /* an empty entry (and no pointer arithmetic on an empty text) */
+            continue;
+        if (_text_append(b, text + ents[k].off, (size_t)ents[k].len) != 0) {
+            snprintf(err, errlen, "%s: out of memory", dict);
+            return -1;
+        }
+    }
+    return 0;
+}
+
 static int _text_dictd(text_builder_t *b, const char *index, char *err, size_t errlen)
 {
-    size_t ilen, dlen;
+    size_t ilen, dlen, n;
     uint8_t *idx = _text_slurp(index, &ilen, err, errlen);
     if (!idx)
         return -1;
@@ -216,65 +290,39 @@ static int _text_dictd(text_builder_t *b, const char *index, char *err, size_t e
         fclose(probe);
     else
         snprintf(dict, sizeof(dict), "%.*s.dict", (int)base, index);
-    text_entry_t *ents = NULL;
-    size_t n = 0, cap = 0, line = 0;
-    for (size_t i = 0; i < ilen;) {
-        size_t eol = i;
-        while (eol < ilen && idx[eol] != '\n')
-            eol++;
-        line++;
-        const char *f1 = memchr(idx + i, '\t', eol - i);
-        const char *f2 = f1 ? memchr(f1 + 1, '\t', (size_t)((const char *)idx + eol - f1 - 1)) : NULL;
-        text_entry_t en;
-        if (!f1 || !f2 || _text_b64(f1 + 1, (size_t)(f2 - f1 - 1), &en.off) != 0 ||
-            _text_b64(f2 + 1, (size_t)((const char *)idx + eol - f2 - 1), &en.len) != 0) {
-            snprintf(err, errlen, "%s:%zu: not a dictd index line (headword TAB offset TAB length)",
-                     index, line);
-            free(idx);
-            free(ents);
-            return -1;
-        }
-        /* the database's own description entries are not dictionary text */
-        if (strncmp((const char *)idx + i, "00-database", 11) != 0 &&
-            strncmp((const char *)idx + i, "00database", 10) != 0) {
-            if (n == cap) {
-                cap = cap ? cap * 2 : 4096;
-                text_entry_t *t = realloc(ents, cap * sizeof(*t));
-                if (!t) {
-                    free(idx);
-                    free(ents);
-                    snprintf(err, errlen, "%s: out of memory", index);
-                    return -1;
-                }
-                ents = t;
-            }
-            ents[n++] = en;
-        }
-        i = eol + 1;
-    }
+    text_entry_t *ents = _text_index(index, idx, ilen, &n, err, errlen);
     free(idx);
-    qsort(ents, n, sizeof(*ents), _text_entry_cmp);
+    if (!ents)
+        return -1;
     uint8_t *text = _text_slurp(dict, &dlen, err, errlen);
     if (!text) {
         free(ents);
         return -1;
     }
-    int rc = 0;
-    for (size_t k = 0; k < n && rc == 0; k++) {
-        if (k > 0 && ents[k].off == ents[k - 1].off)
-            continue;
-        if (ents[k].off + ents[k].len > dlen) {
-            snprintf(err, errlen, "%s: an entry at offset %llu (length %llu) runs past the "
-                     "%zu bytes of %s", index, (unsigned long long)ents[k].off,
-                     (unsigned long long)ents[k].len, dlen, dict);
-            rc = -1;
-        } else if (_text_append(b, text + ents[k].off, ents[k].len) != 0) {
-            snprintf(err, errlen, "%s: out of memory", dict);
-            rc = -1;
-        }
-    }
+    int rc = _text_entries(b, ents, n, text, dlen, index, dict, err, errlen);
     free(text);
     free(ents);
+    return rc;
+}
+
+int data_text_parse(data_text_t *d, int format, const uint8_t *a, size_t alen, const uint8_t *text,
+                    size_t tlen, char *err, size_t errlen)
+{
+    memset(d, 0, sizeof(*d));
+    text_builder_t b = {d, 0, 0, 0};
+    int rc;
+    if (format == DATA_TEXT_FORTUNE) {
+        rc = _text_fortune_buf(&b, a, alen);
+        if (rc != 0)
+            snprintf(err, errlen, "out of memory");
+    } else {
+        size_t n;
+        text_entry_t *ents = _text_index("index", a, alen, &n, err, errlen);
+        rc = ents ? _text_entries(&b, ents, n, text, tlen, "index", "dict", err, errlen) : -1;
+        free(ents);
+    }
+    if (rc != 0)
+        data_text_free(d);
     return rc;
 }
 

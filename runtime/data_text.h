@@ -41,6 +41,14 @@ typedef struct data_text {
  * first max_docs documents.  Returns 0, or -1 with a message naming the
  * file (and line) and the package to install in err. */
 int data_text_read(data_text_t *d, const char *spec, size_t max_docs, char *err, size_t errlen);
+/* The same parsers on memory (for the fuzz target): format
+ * DATA_TEXT_FORTUNE reads documents from a (alen bytes); DATA_TEXT_DICTD
+ * takes a as the index and text as the dictionary.  No minimum document
+ * count.  0, or -1 with err. */
+#define DATA_TEXT_FORTUNE 0
+#define DATA_TEXT_DICTD 1
+int data_text_parse(data_text_t *d, int format, const uint8_t *a, size_t alen, const uint8_t *text,
+                    size_t tlen, char *err, size_t errlen);
 /* 1 when document i belongs to the validation set. */
 int data_text_is_validation(size_t i);
 void data_text_free(data_text_t *d);
