@@ -224,6 +224,25 @@ static int _opt_choice(const char *name, const char *s, const char *const *choic
     return -1;
 }
 
+/* The transformer's recipe, for what the command line left unset: AdamW as
+ * in DiLoCo's inner optimizer (betas 0.9/0.95, weight decay 0.1) at lr 3e-3
+ * with 20 warm-up steps and the gradient clipped to norm 1; rounds tuned on
+ * fine-tuning (doc/runtime.md, "Rounds quality"): H 10, samples-weighted
+ * combine, outer lr 0.9 with momentum 0.7, 20 synchronous warm-up steps. */
+static void _opt_gpt_defaults(nodeox_rt_config_t *c, const unsigned char *given)
+{
+    if (!given[OPT_INNER]) c->inner = NODEOX_INNER_ADAMW;
+    if (!given[OPT_LR]) c->lr = 0.003;
+    if (!given[OPT_WD]) c->weight_decay = 0.1;
+    if (!given[OPT_WARMUP]) c->warmup_steps = 20;
+    if (!given[OPT_CLIP]) c->grad_clip = 1.0;
+    if (!given['H']) c->local_steps = 10;
+    if (!given[OPT_COMBINE]) c->combine = NODEOX_COMBINE_SAMPLES;
+    if (!given[OPT_OUTER_LR]) c->outer_lr = 0.9;
+    if (!given[OPT_OUTER_MOM]) c->outer_momentum = 0.7;
+    if (!given[OPT_SYNC_WARMUP]) c->sync_warmup_steps = 20;
+}
+
 int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *err, size_t errlen)
 {
     static const char *const modes[] = {"rounds", "sync", NULL};
@@ -233,10 +252,12 @@ int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *e
     static const char *const workloads[] = {"mlp", "gpt", NULL};
     int opt, choice, rc = 0;
     long l;
+    unsigned char given[512] = {0}; /* by option code: set on the command line */
     optind = 1;
     opterr = 0;
     while (rc == 0 && (opt = getopt_long(argc, argv, "H:h", _options, NULL)) != -1) {
         const char *name = "";
+        if (opt >= 0 && opt < (int)sizeof given) given[opt] = 1;
         for (const struct option *o = _options; o->name; o++)
             if (o->val == opt) name = o->name;
         switch (opt) {
@@ -334,6 +355,7 @@ int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *e
         }
     }
     if (rc != 0) return -1;
+    if (c->workload == NODEOX_WORKLOAD_GPT) _opt_gpt_defaults(c, given);
     if (optind < argc) {
         snprintf(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
         return -1;

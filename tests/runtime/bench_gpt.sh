@@ -8,7 +8,12 @@
 # Knobs: BENCH_GPT_STEPS (300), BENCH_GPT_H (10), BENCH_GPT_BASE_MS (25),
 # BENCH_GPT_TARGET (2.65), BENCH_GPT_PRETRAIN (300 steps),
 # BENCH_GPT_MODEL (a pretrained model file to reuse instead),
-# BENCH_GPT_RUNS (labels below), BENCH_GPT_EXTRA (options for rounds runs).
+# BENCH_GPT_RUNS (labels MODE[:COMBINE[:STEPS]]), BENCH_GPT_EXTRA (options
+# for the rounds runs). Rounds use the transformer's recipe (samples-weighted
+# combine, outer lr 0.9 / momentum 0.7, 20 synchronous warm-up steps) unless
+# BENCH_GPT_EXTRA says otherwise. rounds:samples:400 is the equal-samples
+# budget: at speeds 1,1,0.5,0.5 a global step of rounds processes 3 batches
+# against sync's 4, so 400 global steps see the data 300 sync steps see.
 RT_NEEDS="fortunes gcide"
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 steps=${BENCH_GPT_STEPS:-300}
@@ -29,10 +34,11 @@ common="$shape $train --corpus fortunes --init-model $model --steps $steps -H $H
         --emulate-speeds 1,1,0.5,0.5 --emulate-base-ms $base"
 echo "| run | critical s to $target | measured s | final loss | steps per worker | MB | speed-up |"
 echo "| --- | ---: | ---: | ---: | --- | ---: | ---: |"
-for run in ${BENCH_GPT_RUNS:-sync rounds:mean rounds:samples}; do
+for run in ${BENCH_GPT_RUNS:-sync rounds:mean rounds:samples rounds:samples:400}; do
     case $run in
     sync) opts="--mode sync" ;;
-    *) opts="--mode rounds --combine ${run#rounds:} ${BENCH_GPT_EXTRA:-}" ;;
+    rounds:*:*) c=${run#rounds:}; opts="--mode rounds --combine ${c%%:*} --steps ${c#*:} ${BENCH_GPT_EXTRA:-}" ;;
+    rounds:*) opts="--mode rounds --combine ${run#rounds:} ${BENCH_GPT_EXTRA:-}" ;;
     esac
     rt_bench_row "$run" val_loss "$common $opts"
 done

@@ -10,7 +10,9 @@
 # which a shared, loaded host inflates. Ideal speed-up here: 1.5x
 # (throughput 3 units against 4 x 0.5 = 2). A measurement, not a test.
 # Knobs: BENCH_STEPS (1500), BENCH_H (20), BENCH_BASE_MS (20), BENCH_TARGET
-# (0.85), BENCH_RUNS (labels below), BENCH_EXTRA (options for the rounds runs).
+# (0.85), BENCH_RUNS (labels MODE[:COMBINE[:STEPS]]), BENCH_EXTRA (options for
+# the rounds runs). rounds:samples:2000 is the equal-samples budget: a global
+# step of rounds processes 3 batches here against sync's 4.
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 steps=${BENCH_STEPS:-1500}
 H=${BENCH_H:-20}
@@ -20,10 +22,11 @@ common="--steps $steps -H $H --eval-every 1 --target-acc $target --quiet
         --emulate-speeds 1,1,0.5,0.5 --emulate-base-ms $base"
 echo "| run | critical s to $target | measured s | final accuracy | steps per worker | MB | speed-up |"
 echo "| --- | ---: | ---: | ---: | --- | ---: | ---: |"
-for run in ${BENCH_RUNS:-sync rounds:mean rounds:samples rounds:fednova}; do
+for run in ${BENCH_RUNS:-sync rounds:mean rounds:samples rounds:fednova rounds:samples:2000}; do
     case $run in
     sync) opts="--mode sync" ;;
-    *) opts="--mode rounds --combine ${run#rounds:} ${BENCH_EXTRA:-}" ;;
+    rounds:*:*) c=${run#rounds:}; opts="--mode rounds --combine ${c%%:*} --steps ${c#*:} ${BENCH_EXTRA:-}" ;;
+    rounds:*) opts="--mode rounds --combine ${run#rounds:} ${BENCH_EXTRA:-}" ;;
     esac
     rt_bench_row "$run" test_accuracy "$common $opts"
 done
