@@ -2,7 +2,8 @@
  * data_text.c: reads the text corpora of runtime/data_text.h.  Two formats,
  * each parsed here once: fortune files (documents between "%" lines) and
  * dictd dictionaries (an index of "headword TAB offset TAB length" lines,
- * numbers in dictd's base64, into a dictzip file that zlib reads as gzip).
+ * numbers in dictd's base64, into a dictzip file, which is gzip data: read
+ * by data_idx_slurp, with zlib or `gzip -dc`).
  * Many headwords share one entry, so entries are deduplicated by offset.
  */
 #include <dirent.h>
@@ -11,8 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
+#include "config.h"
+#include "runtime/data_idx.h"
 #include "runtime/data_text.h"
 
 typedef struct text_builder {
@@ -57,45 +59,9 @@ static int _text_append(text_builder_t *b, const uint8_t *p, size_t len)
     return 0;
 }
 
-/* Whole file through zlib (plain files pass through gzread unchanged). */
 static uint8_t *_text_slurp(const char *path, size_t *len, char *err, size_t errlen)
 {
-    gzFile f = gzopen(path, "rb");
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
-        return NULL;
-    }
-    size_t cap = 1 << 20, n = 0;
-    uint8_t *buf = malloc(cap);
-    for (;;) {
-        if (!buf) {
-            gzclose(f);
-            snprintf(err, errlen, "%s: out of memory", path);
-            return NULL;
-        }
-        if (n == cap) {
-            uint8_t *t = realloc(buf, cap * 2);
-            if (!t)
-                free(buf);
-            buf = t;
-            cap *= 2;
-            continue;
-        }
-        int got = gzread(f, buf + n, (unsigned)(cap - n > (1u << 30) ? (1u << 30) : cap - n));
-        if (got < 0) {
-            int zerr;
-            snprintf(err, errlen, "%s: read error after %zu bytes: %s", path, n, gzerror(f, &zerr));
-            gzclose(f);
-            free(buf);
-            return NULL;
-        }
-        if (got == 0)
-            break;
-        n += (size_t)got;
-    }
-    gzclose(f);
-    *len = n;
-    return buf;
+    return data_idx_slurp(path, len, err, errlen);
 }
 
 /* Documents of one fortune-format buffer: text between lines holding only "%". */
