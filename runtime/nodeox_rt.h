@@ -16,8 +16,10 @@
  *     if (nodeox_rt_config_parse(&cfg, argc, argv, err, sizeof err) != 0) ...
  *     nodeox_rt_t *rt = nodeox_rt_init(&argc, &argv, &cfg);   // MPI, env, device
  *     nodeox_workload_t *w = workload_mlp_create(&opts, rank, world, be, ...);
+ *                            // or workload_gpt_create (runtime/workload_gpt.h)
  *     nodeox_rt_result_t res;
  *     int rc = nodeox_rt_run(rt, w, &res);                     // train, log, json
+ *     // or, --evaluate: nodeox_rt_evaluate(rt, w, &eval_result)
  *     w->destroy(w);
  *     nodeox_rt_finalize(rt);
  *

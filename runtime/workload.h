@@ -21,7 +21,9 @@
  *     and backward at the current params, OVERWRITES grads with the gradient
  *     of the batch's mean loss, and returns that mean loss.  It does not
  *     change params (the optimizer is the engine's).  Batches are always
- *     full (batch_size samples); the shard is reshuffled each epoch.
+ *     full (batch_size samples); the order of samples is a function of (seed,
+ *     rank, position) (the MLP reshuffles its shard each epoch, the
+ *     transformer draws window positions).
  *   - evaluate: the quality of the current params on the held-out set (the
  *     same set on every rank): test accuracy in [0, 1] for the MLP
  *     (metric "accuracy", higher is better), mean validation loss in nats
