@@ -68,6 +68,23 @@ typedef struct nodeox_backend {
     void (*softmax_xent_backward)(float *dlogits, const float *probs,
                                   const int *labels, int B, int C, float scale);
     int (*argmax_correct)(const float *logits, const int *labels, int B, int C);
+    /* the transformer's kernels */
+    void (*embed_forward)(float *out, const int *tokens, const float *wte, const float *wpe,
+                          int B, int T, int C);
+    void (*embed_backward)(float *dwte, float *dwpe, const float *dout, const int *tokens,
+                           int B, int T, int C);
+    void (*layernorm_forward)(float *out, float *mean, float *rstd, const float *inp,
+                              const float *weight, const float *bias, int N, int C);
+    void (*layernorm_backward)(float *dinp, float *dweight, float *dbias, const float *dout,
+                               const float *inp, const float *weight, const float *mean,
+                               const float *rstd, int N, int C);
+    void (*attention_forward)(float *out, float *preatt, float *att, const float *qkv,
+                              int B, int T, int C, int NH);
+    void (*attention_backward)(float *dqkv, float *dpreatt, float *datt, const float *dout,
+                               const float *qkv, const float *att, int B, int T, int C, int NH);
+    void (*gelu_forward)(float *out, const float *inp, size_t n);
+    void (*gelu_backward)(float *dinp, const float *inp, const float *dout, size_t n);
+    void (*residual_forward)(float *out, const float *a, const float *b, size_t n);
 } nodeox_backend_t;
 
 const nodeox_backend_t *backend_cpu(void);

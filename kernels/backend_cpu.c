@@ -53,6 +53,15 @@ static const nodeox_backend_t cpu_backend = {
     .softmax_xent_forward = loss_softmax_xent_forward_cpu,
     .softmax_xent_backward = loss_softmax_xent_backward_cpu,
     .argmax_correct = loss_argmax_correct_cpu,
+    .embed_forward = embed_forward_cpu,
+    .embed_backward = embed_backward_cpu,
+    .layernorm_forward = layernorm_forward_cpu,
+    .layernorm_backward = layernorm_backward_cpu,
+    .attention_forward = attention_forward_cpu,
+    .attention_backward = attention_backward_cpu,
+    .gelu_forward = pointwise_gelu_forward_cpu,
+    .gelu_backward = pointwise_gelu_backward_cpu,
+    .residual_forward = pointwise_residual_forward_cpu,
 };
 
 const nodeox_backend_t *backend_cpu(void)

@@ -67,6 +67,15 @@ static nodeox_backend_t cuda_backend = {
     loss_softmax_xent_forward_cuda,
     loss_softmax_xent_backward_cuda,
     loss_argmax_correct_cuda,
+    embed_forward_cuda,
+    embed_backward_cuda,
+    layernorm_forward_cuda,
+    layernorm_backward_cuda,
+    attention_forward_cuda,
+    attention_backward_cuda,
+    pointwise_gelu_forward_cuda,
+    pointwise_gelu_backward_cuda,
+    pointwise_residual_forward_cuda,
 };
 
 extern "C" const nodeox_backend_t *backend_cuda(int device, char *err, size_t errlen)

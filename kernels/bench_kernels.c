@@ -8,7 +8,11 @@
  * than the caches, and reports GB/s on the CPU backend and, where a CUDA
  * device answers, on the GPU with the fraction of the device's theoretical
  * peak (2 x memory clock x bus width, from cudaDeviceGetAttribute), and the
- * matrix product in GFLOP/s at the MLP's shapes.
+ * matrix product in GFLOP/s at the MLP's shapes; then the transformer's
+ * kernels at a training shape (B x T tokens of C channels): the
+ * memory-bound ones in GB/s (bytes they must move) and attention in GFLOP/s
+ * (causal: half the T x T scores), with the fraction of the device's FP32
+ * peak (SMs x 128 lanes x 2 x clock: sm_80/sm_90 parts).
  *
  *   bench_kernels [--n FLOATS] [--cpu-only]
  */
@@ -112,6 +116,106 @@ static void bench_backend(const nodeox_backend_t *be, size_t n, double peak_gbs)
     free(host);
 }
 
+/* ------------------------------------------------------------ transformer kernels */
+
+enum { T_EMBED_F, T_EMBED_B, T_LN_F, T_LN_B, T_ATT_F, T_ATT_B, T_GELU_F, T_GELU_B, T_RESID, T_COUNT };
+static const char *tkernel_name[T_COUNT] = {"embed_forward", "embed_backward", "layernorm_forward",
+                                            "layernorm_backward", "attention_forward",
+                                            "attention_backward", "gelu_forward", "gelu_backward",
+                                            "residual_forward"};
+
+typedef struct tbufs {
+    int B, T, C, NH;
+    float *wte, *wpe, *x, *y, *dy, *mean, *rstd, *w, *b, *dw, *db, *qkv, *dqkv, *pre, *att, *d1, *d2, *h4, *g4;
+    int *tok;
+} tbufs_t;
+
+static void tbench_run(const nodeox_backend_t *be, int k, tbufs_t *t)
+{
+    int B = t->B, T = t->T, C = t->C, NH = t->NH, N = B * T;
+    size_t n4 = (size_t)N * 4 * C;
+    switch (k) {
+    case T_EMBED_F: be->embed_forward(t->x, t->tok, t->wte, t->wpe, B, T, C); break;
+    case T_EMBED_B: be->embed_backward(t->wte, t->wpe, t->dy, t->tok, B, T, C); break;
+    case T_LN_F: be->layernorm_forward(t->y, t->mean, t->rstd, t->x, t->w, t->b, N, C); break;
+    case T_LN_B: be->layernorm_backward(t->x, t->dw, t->db, t->dy, t->y, t->w, t->mean, t->rstd, N, C); break;
+    case T_ATT_F: be->attention_forward(t->y, t->pre, t->att, t->qkv, B, T, C, NH); break;
+    case T_ATT_B: be->attention_backward(t->dqkv, t->d1, t->d2, t->dy, t->qkv, t->att, B, T, C, NH); break;
+    case T_GELU_F: be->gelu_forward(t->g4, t->h4, n4); break;
+    case T_GELU_B: be->gelu_backward(t->g4, t->h4, t->g4, n4); break;
+    case T_RESID: be->residual_forward(t->y, t->x, t->dy, (size_t)N * C); break;
+    }
+}
+
+static void bench_transformer(const nodeox_backend_t *be, int B, int T, int C, int NH,
+                              double peak_gbs, double peak_gflops)
+{
+    tbufs_t t;
+    memset(&t, 0, sizeof(t));
+    t.B = B;
+    t.T = T;
+    t.C = C;
+    t.NH = NH;
+    size_t N = (size_t)B * T, att_n = (size_t)B * NH * T * T;
+    struct { float **p; size_t n; } want[] = {
+        {&t.wte, 256 * (size_t)C}, {&t.wpe, (size_t)T * C}, {&t.x, N * C}, {&t.y, N * C},
+        {&t.dy, N * C}, {&t.mean, N}, {&t.rstd, N}, {&t.w, (size_t)C}, {&t.b, (size_t)C},
+        {&t.dw, (size_t)C}, {&t.db, (size_t)C}, {&t.qkv, 3 * N * C}, {&t.dqkv, 3 * N * C},
+        {&t.pre, att_n}, {&t.att, att_n}, {&t.d1, att_n}, {&t.d2, att_n}, {&t.h4, 4 * N * C},
+        {&t.g4, 4 * N * C}};
+    size_t most = 4 * N * C > att_n ? 4 * N * C : att_n;
+    float *host = malloc(most * sizeof(float));
+    int *tok = malloc(N * sizeof(int));
+    for (size_t i = 0; i < most; i++)
+        host[i] = 0.25f * (float)((i * 2654435761u) % 1000) / 1000.0f;
+    for (size_t i = 0; i < N; i++)
+        tok[i] = (int)((i * 2654435761u) % 256);
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+        *want[i].p = be->alloc(want[i].n * sizeof(float));
+        if (!*want[i].p) {
+            fprintf(stderr, "bench_kernels: out of %s memory\n", be->name);
+            exit(1);
+        }
+        be->copy_h2d(*want[i].p, host, want[i].n * sizeof(float));
+    }
+    t.tok = be->alloc(N * sizeof(int));
+    be->copy_h2d(t.tok, tok, N * sizeof(int));
+    be->attention_forward(t.y, t.pre, t.att, t.qkv, B, T, C, NH); /* a real softmax in att */
+    double hs = (double)C / NH;
+    /* floats each kernel must move, and attention's flops (causal: T(T+1)/2 scores) */
+    double moved[T_COUNT] = {3.0 * N * C, 5.0 * N * C, 2.0 * N * C, 6.0 * N * C, 0, 0,
+                             8.0 * N * C, 12.0 * N * C, 3.0 * N * C};
+    double pairs = (double)B * NH * T * (T + 1) / 2.0;
+    double flops[T_COUNT] = {0, 0, 0, 0, 4.0 * pairs * hs, 8.0 * pairs * hs, 0, 0, 0};
+    printf("\n%s backend, transformer kernels at B %d, T %d, C %d, %d heads\n", be->name, B, T, C, NH);
+    printf("%-20s %10s %12s%s\n", "kernel", "time_ms", "GB/s|GFLOP/s", peak_gbs > 0 ? "   of_peak" : "");
+    for (int k = 0; k < T_COUNT; k++) {
+        tbench_run(be, k, &t);
+        be->sync();
+        int reps = be->on_device ? 50 : 3;
+        double best = 1e30;
+        for (int trial = 0; trial < 3; trial++) {
+            double t0 = bench_now();
+            for (int r = 0; r < reps; r++)
+                tbench_run(be, k, &t);
+            be->sync();
+            double s = (bench_now() - t0) / reps;
+            best = s < best ? s : best;
+        }
+        double rate = flops[k] > 0 ? flops[k] / best / 1e9 : moved[k] * 4.0 / best / 1e9;
+        double peak = flops[k] > 0 ? peak_gflops : peak_gbs;
+        if (peak > 0)
+            printf("%-20s %10.3f %12.1f %9.1f%%\n", tkernel_name[k], best * 1e3, rate, 100.0 * rate / peak);
+        else
+            printf("%-20s %10.3f %12.1f\n", tkernel_name[k], best * 1e3, rate);
+    }
+    for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+        be->free(*want[i].p);
+    be->free(t.tok);
+    free(host);
+    free(tok);
+}
+
 int main(int argc, char **argv)
 {
     size_t n = 1u << 24;   /* 64 MB per vector: beyond any cache */
@@ -131,6 +235,7 @@ int main(int argc, char **argv)
         return 2;
     }
     bench_backend(backend_cpu(), n, 0.0);
+    bench_transformer(backend_cpu(), 8, 64, 64, 4, 0.0, 0.0);   /* nodeox-run's default model */
     if (cpu_only)
         return 0;
 
@@ -140,7 +245,7 @@ int main(int argc, char **argv)
         printf("\nCUDA backend: %s (GPU part skipped)\n", err);
         return 0;
     }
-    double peak = 0.0;
+    double peak = 0.0, peak_gflops = 0.0;
 #ifdef HAVE_CUDA
     int clock_khz = 0, bus_bits = 0;
     struct cudaDeviceProp prop;
@@ -150,8 +255,15 @@ int main(int argc, char **argv)
     peak = 2.0 * clock_khz * 1e3 * (bus_bits / 8.0) / 1e9;
     printf("\ndevice %d: %s, %d SMs, memory clock %.0f MHz x %d-bit bus: peak %.0f GB/s\n",
            gpu->device, prop.name, prop.multiProcessorCount, clock_khz / 1e3, bus_bits, peak);
+    int sm_khz = 0;
+    cudaDeviceGetAttribute(&sm_khz, cudaDevAttrClockRate, gpu->device);
+    peak_gflops = prop.multiProcessorCount * 128.0 * 2.0 * sm_khz * 1e3 / 1e9;
+    printf("FP32 peak %.0f GFLOP/s (%d SMs x 128 lanes x 2 x %.0f MHz)\n", peak_gflops,
+           prop.multiProcessorCount, sm_khz / 1e3);
 #endif
     /* 4 vectors of n floats must fit: use 4x more elements on a GPU when they do */
     bench_backend(gpu, n * 4, peak);
+    bench_transformer(gpu, 8, 64, 64, 4, peak, peak_gflops);      /* the default model */
+    bench_transformer(gpu, 32, 512, 768, 12, peak, peak_gflops);  /* a GPT-2-small layer */
     return 0;
 }

@@ -1,8 +1,10 @@
 /*
  * combine_cpu.c: C references of the vector kernels that turn local weights
- * into pseudo-gradients and combine them (delta, axpy, scale), plus the two
- * reductions the rounds engine checks them with (non-finite count, sum of
- * squares).  CUDA twins in combine_cuda.cu.
+ * into pseudo-gradients and combine them (delta, axpy, scale), plus two
+ * reductions: the non-finite count the rounds engine checks pseudo-gradients
+ * with, and the sum of squares behind --grad-clip's global gradient norm
+ * (rt_engine_inner_step, which then scales with combine_scale).  CUDA twins
+ * in combine_cuda.cu.
  */
 #include <math.h>
 

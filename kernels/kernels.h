@@ -25,6 +25,19 @@
  *   matmul_*   matrix product (C loops / cuBLAS)      matmul_cpu.c  matmul_cuda.cu
  *   mlp_*      element-wise model kernels             mlp_cpu.c     mlp_cuda.cu
  *   loss_*     softmax cross-entropy, accuracy        loss_cpu.c    loss_cuda.cu
+ *   embed_*    token + position embeddings            embed_cpu.c   embed_cuda.cu
+ *   layernorm_* LayerNorm                             layernorm_cpu.c layernorm_cuda.cu
+ *   attention_* causal multi-head self-attention      attention_cpu.c attention_cuda.cu
+ *   pointwise_* GELU, residual add                    pointwise_cpu.c pointwise_cuda.cu
+ * The transformer (runtime/workload_gpt.c) also uses sgemm for its linear
+ * layers, bias_add/bias_grad, the softmax cross-entropy over the 256-byte
+ * vocabulary, and sumsq + scale for global-norm gradient clipping before
+ * AdamW (the residual's backward pass needs no kernel: LayerNorm backward
+ * adds into the residual stream's gradient).
+ *
+ * Backward kernels of the transformer ACCUMULATE into gradients (+=) where
+ * noted, as llm.c's do: a gradient that arrives from two places (the tied
+ * token embedding, the residual stream) is summed without a scratch copy.
  */
 #ifndef NODEOX_KERNELS_H
 #define NODEOX_KERNELS_H
@@ -92,7 +105,8 @@ void combine_scale_cuda(float *x, float a, size_t n);
 size_t combine_count_nonfinite_cpu(const float *x, size_t n);
 size_t combine_count_nonfinite_cuda(const float *x, size_t n);
 
-/* Sum of squares of x, accumulated in double (for norms in logs).           */
+/* Sum of squares of x, accumulated in double (the global gradient norm of
+ * --grad-clip).                                                             */
 double combine_sumsq_cpu(const float *x, size_t n);
 double combine_sumsq_cuda(const float *x, size_t n);
 
@@ -146,6 +160,62 @@ void loss_softmax_xent_backward_cuda(float *dlogits, const float *probs,
 /* Number of rows whose argmax (first maximum) equals the label.             */
 int loss_argmax_correct_cpu(const float *logits, const int *labels, int B, int C);
 int loss_argmax_correct_cuda(const float *logits, const int *labels, int B, int C);
+
+/* ------------------------------------------------------------ transformer */
+
+/* out[b][t][:] = wte[tokens[b][t]][:] + wpe[t][:]; out is (B*T) x C,
+ * wte V x C, wpe (at least T) x C; tokens in [0, V).                        */
+void embed_forward_cpu(float *out, const int *tokens, const float *wte, const float *wpe,
+                       int B, int T, int C);
+void embed_forward_cuda(float *out, const int *tokens, const float *wte, const float *wpe,
+                        int B, int T, int C);
+/* ACCUMULATES: dwte[tokens[b][t]] += dout[b][t]; dwpe[t] += dout[b][t].    */
+void embed_backward_cpu(float *dwte, float *dwpe, const float *dout, const int *tokens,
+                        int B, int T, int C);
+void embed_backward_cuda(float *dwte, float *dwpe, const float *dout, const int *tokens,
+                         int B, int T, int C);
+
+#define LAYERNORM_EPS 1e-5
+/* Per row of N rows of C: out = (x - mean) * rstd * weight + bias, with
+ * rstd = 1 / sqrt(var + 1e-5) (biased variance); mean and rstd (N each) are
+ * written for the backward pass.                                            */
+void layernorm_forward_cpu(float *out, float *mean, float *rstd, const float *inp,
+                           const float *weight, const float *bias, int N, int C);
+void layernorm_forward_cuda(float *out, float *mean, float *rstd, const float *inp,
+                            const float *weight, const float *bias, int N, int C);
+/* ACCUMULATES into dinp (N x C), dweight and dbias (C each).                */
+void layernorm_backward_cpu(float *dinp, float *dweight, float *dbias, const float *dout,
+                            const float *inp, const float *weight, const float *mean,
+                            const float *rstd, int N, int C);
+void layernorm_backward_cuda(float *dinp, float *dweight, float *dbias, const float *dout,
+                             const float *inp, const float *weight, const float *mean,
+                             const float *rstd, int N, int C);
+
+/* Causal self-attention.  qkv: (B*T) x 3C, per row q | k | v, NH heads of
+ * hs = C/NH floats each; preatt and att: B x NH x T x T (scores q.k/sqrt(hs)
+ * and their softmax over t2 <= t; entries t2 > t are written as 0);
+ * out: (B*T) x C, the heads side by side.  C must be a multiple of NH.     */
+void attention_forward_cpu(float *out, float *preatt, float *att, const float *qkv,
+                           int B, int T, int C, int NH);
+void attention_forward_cuda(float *out, float *preatt, float *att, const float *qkv,
+                            int B, int T, int C, int NH);
+/* ACCUMULATES into dqkv; dpreatt and datt (B x NH x T x T) are scratch,
+ * overwritten with the gradients of preatt and att.                         */
+void attention_backward_cpu(float *dqkv, float *dpreatt, float *datt, const float *dout,
+                            const float *qkv, const float *att, int B, int T, int C, int NH);
+void attention_backward_cuda(float *dqkv, float *dpreatt, float *datt, const float *dout,
+                             const float *qkv, const float *att, int B, int T, int C, int NH);
+
+/* GELU, tanh approximation: out = x/2 (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+ * out may alias inp.                                                        */
+void pointwise_gelu_forward_cpu(float *out, const float *inp, size_t n);
+void pointwise_gelu_forward_cuda(float *out, const float *inp, size_t n);
+/* dinp = gelu'(inp) * dout (overwrites; dinp may alias dout).               */
+void pointwise_gelu_backward_cpu(float *dinp, const float *inp, const float *dout, size_t n);
+void pointwise_gelu_backward_cuda(float *dinp, const float *inp, const float *dout, size_t n);
+/* out = a + b (out may alias either).                                       */
+void pointwise_residual_forward_cpu(float *out, const float *a, const float *b, size_t n);
+void pointwise_residual_forward_cuda(float *out, const float *a, const float *b, size_t n);
 
 #ifdef __cplusplus
 }

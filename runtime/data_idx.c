@@ -42,7 +42,7 @@ static int _idx_open(idx_stream_t *s, const char *path, char *err, size_t errlen
     gzbuffer(s->gz, 1 << 17);
 #else
     size_t len = strlen(path);
-    s->piped = len > 3 && strcmp(path + len - 3, ".gz") == 0;
+    s->piped = len > 3 && (strcmp(path + len - 3, ".gz") == 0 || strcmp(path + len - 3, ".dz") == 0);
     FILE *probe = fopen(path, "rb");   /* a clear error before gzip prints its own */
     if (!probe) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
@@ -124,6 +124,47 @@ static int _idx_close(idx_stream_t *s, int complete)
     int st = pclose(s->fp);
     return complete && st != 0 ? -1 : 0;
 #endif
+}
+
+uint8_t *data_idx_slurp(const char *path, size_t *len, char *err, size_t errlen)
+{
+    idx_stream_t s;
+    if (_idx_open(&s, path, err, errlen) != 0)
+        return NULL;
+    size_t cap = 1 << 20, n = 0;
+    uint8_t *buf = malloc(cap);
+    for (;;) {
+        if (!buf) {
+            _idx_close(&s, 0);
+            snprintf(err, errlen, "%s: out of memory", path);
+            return NULL;
+        }
+        if (n == cap) {
+            uint8_t *t = realloc(buf, cap * 2);
+            if (!t)
+                free(buf);
+            buf = t;
+            cap *= 2;
+            continue;
+        }
+        long got = _idx_read(&s, buf + n, cap - n);
+        if (got < 0) {
+            snprintf(err, errlen, "%s: read error after %zu bytes: %s", path, n, _idx_read_error(&s));
+            _idx_close(&s, 0);
+            free(buf);
+            return NULL;
+        }
+        if (got == 0)
+            break;
+        n += (size_t)got;
+    }
+    if (_idx_close(&s, 1) != 0) {
+        snprintf(err, errlen, "%s: not complete gzip data", path);
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
 }
 
 static uint32_t _idx_be32(const unsigned char *b)

@@ -25,4 +25,11 @@ int data_idx_read(data_idx_t *out, const char *path, int want_images, size_t max
 
 void data_idx_free(data_idx_t *d);
 
+/* A whole file in malloc'd memory (*len bytes), gunzipped when it is gzip
+ * data (zlib when built with it, which also reads plain files; else
+ * `gzip -dc` for names ending .gz or .dz). The one place nodeox reads
+ * possibly compressed data files; runtime/data_text.c uses it for corpora.
+ * NULL with "PATH: reason" in err. */
+uint8_t *data_idx_slurp(const char *path, size_t *len, char *err, size_t errlen);
+
 #endif /* NODEOX_DATA_IDX_H */

@@ -16,8 +16,10 @@
  *     if (nodeox_rt_config_parse(&cfg, argc, argv, err, sizeof err) != 0) ...
  *     nodeox_rt_t *rt = nodeox_rt_init(&argc, &argv, &cfg);   // MPI, env, device
  *     nodeox_workload_t *w = workload_mlp_create(&opts, rank, world, be, ...);
+ *                            // or workload_gpt_create (runtime/workload_gpt.h)
  *     nodeox_rt_result_t res;
  *     int rc = nodeox_rt_run(rt, w, &res);                     // train, log, json
+ *     // or, --evaluate: nodeox_rt_evaluate(rt, w, &eval_result)
  *     w->destroy(w);
  *     nodeox_rt_finalize(rt);
  *
@@ -43,12 +45,22 @@ extern "C" {
 #define NODEOX_RT_EXIT_USAGE 2      /* bad option or configuration */
 #define NODEOX_RT_EXIT_COMM 3       /* an MPI/NCCL call returned an error */
 #define NODEOX_RT_EXIT_PEER_LOST 4  /* a collective passed its deadline */
-#define NODEOX_RT_EXIT_CHECKPOINT 5 /* checkpoint could not be written/read */
+#define NODEOX_RT_EXIT_CHECKPOINT 5 /* checkpoint or model file could not be written/read */
 #define NODEOX_RT_EXIT_INJECTED 6   /* --inject-exit test hook */
+#define NODEOX_RT_EXIT_DATA 7       /* the data set or corpus is missing or malformed */
+#define NODEOX_RT_EXIT_RESOURCES 8  /* out of host or device memory */
+#define NODEOX_RT_EXIT_DEVICE 9     /* --backend cuda: no usable CUDA device */
+#define NODEOX_RT_EXIT_OUTPUT 10    /* the --json file could not be written */
 
 #define NODEOX_RT_MAX_WORKERS 1024
 
-typedef enum { NODEOX_MODE_ROUNDS = 0, NODEOX_MODE_SYNC = 1 } nodeox_rt_mode_t;
+typedef enum {
+    NODEOX_MODE_ROUNDS = 0,
+    NODEOX_MODE_SYNC = 1,
+    NODEOX_MODE_EVALUATE = 2 /* no training: split the held-out set across ranks by speed */
+} nodeox_rt_mode_t;
+
+typedef enum { NODEOX_WORKLOAD_MLP = 0, NODEOX_WORKLOAD_GPT = 1 } nodeox_rt_workload_t;
 
 typedef enum {
     NODEOX_COMBINE_MEAN = 0,    /* DiLoCo: uniform mean of pseudo-gradients */
@@ -70,10 +82,20 @@ typedef struct nodeox_rt_config {
     nodeox_inner_t inner;
     nodeox_plan_t plan;
     const char *backend;      /* "cpu" or "cuda" */
+    nodeox_rt_workload_t workload; /* which built-in model nodeox-run builds */
     const char *data_dir;     /* Fashion-MNIST IDX directory */
+    /* transformer (--workload gpt) */
+    const char *corpus;       /* data_text.h name or path */
+    int layers, channels, heads, context;
+    long max_docs;            /* read only this many corpus documents (0: all) */
+    long eval_windows;        /* validation windows to evaluate on (0: all) */
+    double target_loss;       /* record time to this validation loss (0 = off) */
+    double grad_clip;         /* global gradient norm bound (0 = off) */
+    const char *init_model;   /* start from these weights (--init-model) */
+    const char *save_model;   /* write the final global weights here (--save-model) */
     /* inner optimizer */
     double lr, lr_min_ratio, momentum, weight_decay, beta1, beta2, eps;
-    int batch;                /* per-worker batch size */
+    int batch;                /* per-worker batch size (0: the workload's default) */
     const char *hidden;       /* MLP hidden sizes "256,128,100" (built-in workload) */
     long max_train;           /* use only this many training samples (0: all) */
     long total_steps;         /* global steps; drives the LR schedule */
@@ -112,12 +134,18 @@ typedef struct nodeox_rt_config {
 
 /* What nodeox_rt_run reports (identical on every rank). */
 typedef struct nodeox_rt_result {
-    double test_accuracy;     /* after the last round */
+    double metric;            /* the last evaluation (accuracy or loss) */
+    double test_accuracy;     /* after the last round; -1 for a loss workload */
+    double val_loss;          /* validation loss for a loss workload, else -1 */
     double wall_s;            /* wall time of nodeox_rt_run in this process */
     double train_s;           /* training time (rounds' compute and
                                  communication; evaluation and checkpoints
                                  excluded), carried across --resume */
     double time_to_target_s;  /* train_s when target_acc was first reached, -1 if never */
+    double critical_s;        /* sum over intervals of the slowest worker's step
+                                 time: under emulation, the run's wall time on
+                                 an unloaded host without communication */
+    double critical_to_target_s; /* critical_s at the target, -1 if never */
     long rounds;              /* rounds (or sync intervals) completed */
     long global_steps;
     long dropped;             /* pseudo-gradients dropped as non-finite */
@@ -147,6 +175,17 @@ const nodeox_backend_t *nodeox_rt_backend(const nodeox_rt_t *rt);
 /* Train w to cfg->total_steps (or target), resuming from a checkpoint when
  * asked; log one line per round on rank 0; write cfg->json_path. Returns 0. */
 int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res);
+
+/* --evaluate: split w's held-out items across ranks in proportion to their
+ * speed (the emulated speeds, else measured on one batch), sum the per-item
+ * losses exactly, and report loss and perplexity (rank 0 prints; --json).
+ * Exits NODEOX_RT_EXIT_USAGE when w has no split evaluation. */
+typedef struct nodeox_rt_eval_result {
+    double loss, perplexity;
+    size_t items, tokens;
+    double wall_s;            /* slowest rank's evaluation time */
+} nodeox_rt_eval_result_t;
+int nodeox_rt_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_eval_result_t *res);
 
 /* Stop the watchdog, free buffers, MPI_Finalize. */
 void nodeox_rt_finalize(nodeox_rt_t *rt);

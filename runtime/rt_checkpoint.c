@@ -37,7 +37,8 @@ typedef struct ckpt_header {
     uint32_t version, rank, world, mode, inner, pad;
     uint64_t nparams, data_pos;
     int64_t round, global_step, local_steps_total, adam_t, dropped;
-    double train_s, time_to_target_s, last_acc, longest_round_s, bytes;
+    double train_s, time_to_target_s, last_metric, longest_round_s, bytes;
+    double critical_s, critical_to_target_s;
 } ckpt_header_t;
 
 uint64_t rt_checkpoint_fnv(uint64_t h, const void *p, size_t bytes)
@@ -124,7 +125,7 @@ void rt_checkpoint_save(nodeox_rt_t *rt, nodeox_workload_t *w)
     ckpt_header_t hd;
     memset(&hd, 0, sizeof hd);
     memcpy(hd.magic, CKPT_MAGIC, 8);
-    hd.version = 1;
+    hd.version = 2;
     hd.rank = (uint32_t)rt->env.rank;
     hd.world = (uint32_t)rt->env.world;
     hd.mode = (uint32_t)rt->cfg.mode;
@@ -138,7 +139,9 @@ void rt_checkpoint_save(nodeox_rt_t *rt, nodeox_workload_t *w)
     hd.dropped = rt->dropped;
     hd.train_s = rt->train_s;
     hd.time_to_target_s = rt->time_to_target_s;
-    hd.last_acc = rt->last_acc;
+    hd.critical_s = rt->critical_s;
+    hd.critical_to_target_s = rt->critical_to_target_s;
+    hd.last_metric = rt->last_metric;
     hd.longest_round_s = rt->longest_round_s;
     hd.bytes = rt_comm_bytes(rt->comm);
     uint64_t h = 0;
@@ -185,7 +188,7 @@ static int _ckpt_read(nodeox_rt_t *rt, nodeox_workload_t *w, long round)
     size_t world = (size_t)rt->env.world;
     _ckpt_get(rt, f, path, &h, &hd, sizeof hd);
     const char *bad = NULL;
-    if (memcmp(hd.magic, CKPT_MAGIC, 8) != 0 || hd.version != 1) bad = "not a nodeox checkpoint (magic/version)";
+    if (memcmp(hd.magic, CKPT_MAGIC, 8) != 0 || hd.version != 2) bad = "not a nodeox checkpoint (magic/version)";
     else if (hd.rank != (uint32_t)rt->env.rank) bad = "written by another rank";
     else if (hd.world != (uint32_t)rt->env.world) bad = "written by a job with another number of ranks";
     else if (hd.nparams != rt->n) bad = "written for a model with another number of parameters";
@@ -217,7 +220,9 @@ static int _ckpt_read(nodeox_rt_t *rt, nodeox_workload_t *w, long round)
     rt->dropped = hd.dropped;
     rt->train_s = hd.train_s;
     rt->time_to_target_s = hd.time_to_target_s;
-    rt->last_acc = hd.last_acc;
+    rt->critical_s = hd.critical_s;
+    rt->critical_to_target_s = hd.critical_to_target_s;
+    rt->last_metric = hd.last_metric;
     rt->longest_round_s = hd.longest_round_s;
     rt_fault_observe_round(hd.longest_round_s);
     rt_comm_set_bytes(rt->comm, hd.bytes);

@@ -185,6 +185,16 @@ void rt_comm_allgather(rt_comm_t *c, const void *send, void *recv, size_t bytes,
     rt_fault_disarm();
 }
 
+void rt_comm_allreduce_host_double(rt_comm_t *c, double *buf, size_t n, const char *file, int line)
+{
+    c->bytes += (double)(n * sizeof(double));
+    rt_fault_arm("all-reduce (host doubles)", file, line);
+    MPI_Request req;
+    mpiCheck(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req));
+    _comm_wait(&req, file, line);
+    rt_fault_disarm();
+}
+
 void rt_comm_bcast(rt_comm_t *c, void *buf, size_t bytes, int root, const char *file, int line)
 {
     if (c->rank == root) c->bytes += (double)bytes;

@@ -11,6 +11,7 @@
  */
 #include "config.h"
 
+#include <math.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -25,7 +26,7 @@ static const char *_engine_getenv(const char *name)
     return getenv(name);
 }
 
-static void _engine_die(const nodeox_rt_t *rt, int code, const char *msg)
+void rt_engine_die(const nodeox_rt_t *rt, int code, const char *msg)
 {
     fprintf(stderr, "nodeox-run: rank %d: %s\n", rt ? rt->env.rank : -1, msg);
     fflush(stderr);
@@ -36,10 +37,10 @@ nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *c
 {
     char err[512];
     nodeox_rt_t *rt = calloc(1, sizeof *rt);
-    if (rt == NULL) _engine_die(NULL, NODEOX_RT_EXIT_USAGE, "out of memory");
+    if (rt == NULL) rt_engine_die(NULL, NODEOX_RT_EXIT_RESOURCES, "out of memory");
     rt->cfg = *cfg;
     if (rt_env_read(&rt->env, _engine_getenv, err, sizeof err) != 0)
-        _engine_die(rt, NODEOX_RT_EXIT_USAGE, err);
+        rt_engine_die(rt, NODEOX_RT_EXIT_USAGE, err);
 
     int provided = 0, rank = 0, world = 1;
     mpiCheck(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
@@ -59,24 +60,26 @@ nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *c
     rt->env.world = world;
     if (world > NODEOX_RT_MAX_WORKERS) {
         snprintf(err, sizeof err, "%d ranks; at most %d are supported", world, NODEOX_RT_MAX_WORKERS);
-        _engine_die(rt, NODEOX_RT_EXIT_USAGE, err);
+        rt_engine_die(rt, NODEOX_RT_EXIT_USAGE, err);
     }
     if (cfg->n_emulate_speeds > 0 && cfg->n_emulate_speeds != world) {
         snprintf(err, sizeof err, "--emulate-speeds gives %d speeds for %d ranks",
                  cfg->n_emulate_speeds, world);
-        _engine_die(rt, NODEOX_RT_EXIT_USAGE, err);
+        rt_engine_die(rt, NODEOX_RT_EXIT_USAGE, err);
     }
     if (rt_fault_start(rank, cfg->fault_initial_s, cfg->fault_factor, cfg->fault_min_s) != 0)
-        _engine_die(rt, NODEOX_RT_EXIT_USAGE, "cannot start the watchdog thread");
+        rt_engine_die(rt, NODEOX_RT_EXIT_RESOURCES, "cannot start the watchdog thread");
     /* CPU runs never touch the CUDA runtime, even in a CUDA build. */
     rt->device = strcmp(cfg->backend, "cuda") == 0 ? rt_env_pick_device(rt->env.local_rank) : -1;
     rt->be = backend_by_name(cfg->backend, rt->device, err, sizeof err);
-    if (rt->be == NULL) _engine_die(rt, NODEOX_RT_EXIT_USAGE, err);
+    if (rt->be == NULL)
+        rt_engine_die(rt, strcmp(cfg->backend, "cuda") == 0 ? NODEOX_RT_EXIT_DEVICE : NODEOX_RT_EXIT_USAGE, err);
     rt->comm = rt_comm_create(rank, world, rt->be);
     rt_emulate_init(&rt->emu, cfg->emulate_speeds, cfg->n_emulate_speeds, rank,
                     cfg->emulate_base_ms);
     rt->time_to_target_s = -1;
-    rt->last_acc = -1;
+    rt->critical_to_target_s = -1;
+    rt->last_metric = -1;
     return rt;
 }
 
@@ -88,13 +91,17 @@ const nodeox_backend_t *nodeox_rt_backend(const nodeox_rt_t *rt) { return rt->be
 static float *_engine_alloc(nodeox_rt_t *rt, size_t n)
 {
     float *p = rt->be->alloc(n * sizeof(float));
-    if (p == NULL) _engine_die(rt, NODEOX_RT_EXIT_USAGE, "out of backend memory for optimizer state");
+    if (p == NULL) rt_engine_die(rt, NODEOX_RT_EXIT_RESOURCES, "out of backend memory for optimizer state");
     return p;
 }
 
 void rt_engine_inner_step(nodeox_rt_t *rt, nodeox_workload_t *w, double lr)
 {
     const nodeox_rt_config_t *c = &rt->cfg;
+    if (c->grad_clip > 0) { /* global-norm clipping, before the optimizer sees the gradient */
+        double norm = sqrt(rt->be->sumsq(w->grads, rt->n));
+        if (norm > c->grad_clip) rt->be->scale(w->grads, (float)(c->grad_clip / norm), rt->n);
+    }
     if (c->inner == NODEOX_INNER_SGD) {
         rt->be->sgd_step(w->params, w->grads, rt->inner_m, rt->n, (float)lr, (float)c->momentum,
                          (float)c->weight_decay);
@@ -111,6 +118,13 @@ void rt_engine_reset_inner(nodeox_rt_t *rt)
     rt->be->zero(rt->inner_m, rt->n * sizeof(float));
     if (rt->inner_v) rt->be->zero(rt->inner_v, rt->n * sizeof(float));
     rt->adam_t = 0;
+}
+
+int rt_engine_reached(const nodeox_rt_t *rt, double metric)
+{
+    const nodeox_rt_config_t *c = &rt->cfg;
+    if (rt->metric_lower_is_better) return c->target_loss > 0 && metric <= c->target_loss;
+    return c->target_acc > 0 && metric >= c->target_acc;
 }
 
 double rt_engine_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w)
@@ -156,6 +170,10 @@ int rt_engine_end_round(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_worker_i
     rt->local_steps_total += (long)all[rt->env.rank].steps;
     rt->round++;
     rt->train_s += round_s;
+    double slowest = 0;
+    for (int i = 0; i < rt->env.world; i++)
+        if (all[i].steps * all[i].step_ms > slowest) slowest = all[i].steps * all[i].step_ms;
+    rt->critical_s += slowest / 1000.0;
     if (round_s > rt->longest_round_s) rt->longest_round_s = round_s;
     rt_fault_observe_round(round_s);
 
@@ -163,9 +181,11 @@ int rt_engine_end_round(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_worker_i
     int last = rt->global_step >= c->total_steps;
     if (c->eval_every > 0 && (rt->round % c->eval_every == 0 || last)) {
         acc = rt_engine_evaluate(rt, w);
-        rt->last_acc = acc;
-        if (c->target_acc > 0 && acc >= c->target_acc && rt->time_to_target_s < 0)
+        rt->last_metric = acc;
+        if (rt_engine_reached(rt, acc) && rt->time_to_target_s < 0) {
             rt->time_to_target_s = rt->train_s;
+            rt->critical_to_target_s = rt->critical_s;
+        }
     }
     rt_log_round(rt, all, acc);
     int stop = c->stop_at_target && rt->time_to_target_s >= 0;
@@ -182,8 +202,11 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
 {
     const nodeox_rt_config_t *c = &rt->cfg;
     double t0 = rt_clock_s();
-    if (w->be != rt->be) _engine_die(rt, NODEOX_RT_EXIT_USAGE, "workload lives on another backend");
+    if (w->be != rt->be) rt_engine_die(rt, NODEOX_RT_EXIT_USAGE, "workload lives on another backend");
     rt->n = w->nparams;
+    rt->metric = w->metric ? w->metric : "accuracy";
+    rt->metric_lower_is_better = w->metric_lower_is_better;
+    if (c->init_model) rt_model_load(rt, w, c->init_model);
     rt->global = _engine_alloc(rt, rt->n);
     rt->outer_m = _engine_alloc(rt, rt->n);
     rt->delta = _engine_alloc(rt, rt->n);
@@ -198,27 +221,31 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
         printf("nodeox-run: resumed from %s at round %ld, global step %ld\n", c->checkpoint_dir,
                rt->round, rt->global_step);
 
-    if (c->mode == NODEOX_MODE_SYNC) rt_sync_run(rt, w);
-    else rt_rounds_run(rt, w);
+    rt_loop_run(rt, w);
 
-    if (rt->last_acc < 0 || c->eval_every <= 0) rt->last_acc = rt_engine_evaluate(rt, w);
+    if (rt->last_metric < 0 || c->eval_every <= 0) rt->last_metric = rt_engine_evaluate(rt, w);
+    if (c->save_model) rt_model_save(rt, w, c->save_model);
     double bytes = rt_comm_bytes(rt->comm), total = 0;
     double *all = calloc((size_t)rt->env.world, sizeof *all);
-    if (all == NULL) _engine_die(rt, NODEOX_RT_EXIT_USAGE, "out of memory");
+    if (all == NULL) rt_engine_die(rt, NODEOX_RT_EXIT_RESOURCES, "out of memory");
     rt_comm_allgather(rt->comm, &bytes, all, sizeof bytes, __FILE__, __LINE__);
     for (int i = 0; i < rt->env.world; i++) total += all[i];
     free(all);
 
     float *host = malloc(rt->n * sizeof(float));
-    if (host == NULL) _engine_die(rt, NODEOX_RT_EXIT_USAGE, "out of memory");
+    if (host == NULL) rt_engine_die(rt, NODEOX_RT_EXIT_RESOURCES, "out of memory");
     rt->be->copy_d2h(host, rt->global, rt->n * sizeof(float));
     memset(res, 0, sizeof *res);
     res->params_fnv = rt_checkpoint_fnv(0, host, rt->n * sizeof(float));
     free(host);
-    res->test_accuracy = rt->last_acc;
+    res->metric = rt->last_metric;
+    res->test_accuracy = rt->metric_lower_is_better ? -1 : rt->last_metric;
+    res->val_loss = rt->metric_lower_is_better ? rt->last_metric : -1;
     res->train_s = rt->train_s;
     res->wall_s = rt_clock_s() - t0;
     res->time_to_target_s = rt->time_to_target_s;
+    res->critical_s = rt->critical_s;
+    res->critical_to_target_s = rt->critical_to_target_s;
     res->rounds = rt->round;
     res->global_steps = rt->global_step;
     res->dropped = rt->dropped;
@@ -226,8 +253,11 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
     if (rt->emu.overruns > 0)
         fprintf(stderr, "nodeox-run: rank %d: %d steps took longer than the emulated %.1f ms\n",
                 rt->env.rank, rt->emu.overruns, rt->emu.step_ms);
-    if (rt->env.rank == 0 && c->json_path && rt_log_json(rt, res, c->json_path) != 0)
-        _engine_die(rt, NODEOX_RT_EXIT_USAGE, "cannot write the --json file");
+    if (rt->env.rank == 0 && c->json_path && rt_log_json(rt, res, c->json_path) != 0) {
+        char msg[4200];
+        snprintf(msg, sizeof msg, "cannot write the --json file %s", c->json_path);
+        rt_engine_die(rt, NODEOX_RT_EXIT_OUTPUT, msg);
+    }
     return 0;
 }
 

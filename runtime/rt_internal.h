@@ -49,6 +49,10 @@ void rt_comm_destroy(rt_comm_t *c);
 /* In-place sum over ranks of n floats in backend memory (device buffers go
  * through NCCL when built with it, else are staged through the host). */
 void rt_comm_allreduce_sum(rt_comm_t *c, float *buf, size_t n, const char *file, int line);
+/* In-place sum over ranks of n doubles in host memory (evaluation's
+ * per-item losses: each item has one nonzero contributor, so the sum is
+ * exact and independent of the rank count). */
+void rt_comm_allreduce_host_double(rt_comm_t *c, double *buf, size_t n, const char *file, int line);
 /* Every rank contributes bytes from send; recv holds world * bytes. Host memory. */
 void rt_comm_allgather(rt_comm_t *c, const void *send, void *recv, size_t bytes,
                        const char *file, int line);
@@ -127,7 +131,13 @@ struct nodeox_rt {
     long dropped;
     double train_s;   /* training time so far (evaluation excluded) */
     double time_to_target_s;
-    double last_acc;
+    /* critical path: sum over intervals of the slowest worker's step time
+     * (max_i steps_i * step_ms_i). Under emulation, the wall time the run
+     * would take without communication and without a loaded host. */
+    double critical_s, critical_to_target_s;
+    double last_metric; /* last evaluation: accuracy or loss (-1: none yet) */
+    const char *metric; /* the workload's: "accuracy" or "loss" */
+    int metric_lower_is_better;
     double longest_round_s;
     long ckpt_prev[2]; /* rounds of this rank's last two checkpoint files */
 };
@@ -143,6 +153,11 @@ double rt_engine_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w);
  * Returns 1 when training should stop (target reached and stop_at_target). */
 int rt_engine_end_round(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_worker_info_t *all,
                         double round_s);
+/* 1 when an evaluation result meets the target (--target-acc for an
+ * accuracy, --target-loss for a loss; 0 targets are off). */
+int rt_engine_reached(const nodeox_rt_t *rt, double metric);
+/* Print "nodeox-run: rank R: msg" and exit with code. */
+void rt_engine_die(const nodeox_rt_t *rt, int code, const char *msg);
 /* Test hooks --inject-exit / --inject-hang at the start of round r. */
 void rt_engine_inject(nodeox_rt_t *rt, long r);
 
@@ -155,13 +170,24 @@ double rt_rounds_lr(const nodeox_rt_config_t *cfg, double t);
  * every tau (the steps left in the budget). */
 void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms,
                     long cap, int *tau);
-int rt_rounds_run(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* End of a round: Delta_i = theta - theta_i, the combine weights from the
+ * all-gathered records (all), Delta summed over workers, outer Nesterov
+ * step; every worker restarts from the new theta. */
+void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
+                       rt_worker_info_t *all);
 
 /* ------------------------------------------------------------ rt_sync.c */
-/* Synchronous data parallel: nsteps steps, gradients all-reduced each step.
- * Fills *info with this worker's record for the interval. */
-void rt_sync_steps(nodeox_rt_t *rt, nodeox_workload_t *w, long nsteps, rt_worker_info_t *info);
-int rt_sync_run(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* Average the gradients over workers (one all-reduce), every step. */
+void rt_sync_reduce_grads(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* End of a synchronous interval: exchange the records, theta = params. */
+void rt_sync_finish(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
+                    rt_worker_info_t *all);
+
+/* ------------------------------------------------------------ rt_loop.c */
+/* The one training loop: plan an interval (rounds, or synchronous steps),
+ * take this worker's steps, end it (combine, or exchange), until
+ * total_steps or the target is reached. */
+int rt_loop_run(nodeox_rt_t *rt, nodeox_workload_t *w);
 
 /* ------------------------------------------------------------ rt_checkpoint.c */
 /* Write this rank's state for the round just completed (tmp + rename), wait
@@ -172,10 +198,26 @@ void rt_checkpoint_save(nodeox_rt_t *rt, nodeox_workload_t *w);
 int rt_checkpoint_load(nodeox_rt_t *rt, nodeox_workload_t *w);
 uint64_t rt_checkpoint_fnv(uint64_t h, const void *p, size_t bytes);
 
+/* ------------------------------------------------------------ rt_model.c */
+/* Model files (--save-model, --init-model): the global weights alone, with
+ * the workload's name and size, for pretrain -> fine-tune -> evaluate.
+ * Save: rank 0 writes rt->global (tmp + rename). Load: every rank reads the
+ * file into w->params; exits NODEOX_RT_EXIT_CHECKPOINT naming the file when
+ * it is missing, foreign, of another model shape, or corrupt. */
+void rt_model_save(nodeox_rt_t *rt, nodeox_workload_t *w, const char *path);
+void rt_model_load(nodeox_rt_t *rt, nodeox_workload_t *w, const char *path);
+
+/* ------------------------------------------------------------ rt_eval.c */
+/* Shares of n items for speeds s (n_i proportional to s_i, largest
+ * remainders first, ties to the lower rank); first[i] = start of rank i. */
+void rt_eval_shares(size_t n, int world, const double *speeds, size_t *count, size_t *first);
+
 /* ------------------------------------------------------------ rt_log.c */
 void rt_log_round(const nodeox_rt_t *rt, const rt_worker_info_t *all, double acc);
 void rt_log_warn(const nodeox_rt_t *rt, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int rt_log_json(const nodeox_rt_t *rt, const nodeox_rt_result_t *res, const char *path);
+int rt_log_eval_json(const nodeox_rt_t *rt, const nodeox_rt_eval_result_t *res, const size_t *count,
+                     const double *seconds, const char *path);
 
 #endif

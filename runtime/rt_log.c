@@ -2,11 +2,13 @@
  * rt_log.c: what the runtime tells people. Rank 0 prints one line per round
  *   round 12 steps 20,20,10,10 loss 0.4312 acc 0.8571 elapsed 8.41s
  * (steps per worker this round, mean training loss weighted by samples,
- * test accuracy when evaluated, training time so far), warnings go to
+ * test accuracy when evaluated -- "val_loss X" for a workload whose
+ * metric is a loss --, training time so far), warnings go to
  * stderr prefixed with the rank, and --json FILE gets the summary.
  */
 #include "config.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 
@@ -25,7 +27,7 @@ void rt_log_round(const nodeox_rt_t *rt, const rt_worker_info_t *all, double acc
         }
     }
     printf(" loss %.4f", samples > 0 ? loss / samples : 0.0);
-    if (acc >= 0) printf(" acc %.4f", acc);
+    if (acc >= 0) printf(rt->metric_lower_is_better ? " val_loss %.4f" : " acc %.4f", acc);
     printf(" elapsed %.2fs\n", rt->train_s);
     fflush(stdout);
 }
@@ -56,12 +58,23 @@ int rt_log_json(const nodeox_rt_t *rt, const nodeox_rt_result_t *res, const char
     fprintf(f, "  \"backend\": \"%s\",\n", rt->be->name);
     fprintf(f, "  \"world\": %d,\n", rt->env.world);
     fprintf(f, "  \"nparams\": %zu,\n", rt->n);
-    fprintf(f, "  \"test_accuracy\": %.6f,\n", res->test_accuracy);
+    fprintf(f, "  \"workload\": \"%s\",\n", c->workload == NODEOX_WORKLOAD_GPT ? "gpt" : "mlp");
+    if (rt->metric_lower_is_better) {
+        fprintf(f, "  \"val_loss\": %.6f,\n", res->val_loss);
+        fprintf(f, "  \"perplexity\": %.6f,\n", exp(res->val_loss));
+        fprintf(f, "  \"target_loss\": %.4f,\n", c->target_loss);
+    } else {
+        fprintf(f, "  \"test_accuracy\": %.6f,\n", res->test_accuracy);
+        fprintf(f, "  \"target_accuracy\": %.4f,\n", c->target_acc);
+    }
     fprintf(f, "  \"wall_s\": %.3f,\n", res->wall_s);
     fprintf(f, "  \"train_s\": %.3f,\n", res->train_s);
-    fprintf(f, "  \"target_accuracy\": %.4f,\n", c->target_acc);
     if (res->time_to_target_s >= 0) fprintf(f, "  \"time_to_target_s\": %.3f,\n", res->time_to_target_s);
     else fprintf(f, "  \"time_to_target_s\": null,\n");
+    fprintf(f, "  \"critical_s\": %.3f,\n", res->critical_s);
+    if (res->critical_to_target_s >= 0)
+        fprintf(f, "  \"critical_to_target_s\": %.3f,\n", res->critical_to_target_s);
+    else fprintf(f, "  \"critical_to_target_s\": null,\n");
     fprintf(f, "  \"rounds\": %ld,\n", res->rounds);
     fprintf(f, "  \"global_steps\": %ld,\n", res->global_steps);
     fprintf(f, "  \"steps\": [");
@@ -72,6 +85,34 @@ int rt_log_json(const nodeox_rt_t *rt, const nodeox_rt_result_t *res, const char
     fprintf(f, "  \"dropped\": %ld,\n", res->dropped);
     fprintf(f, "  \"bytes_communicated\": %.0f,\n", res->bytes_communicated);
     fprintf(f, "  \"params_fnv\": \"%016llx\"\n}\n", (unsigned long long)res->params_fnv);
+    if (fclose(f) != 0) {
+        perror(path);
+        return -1;
+    }
+    return 0;
+}
+
+int rt_log_eval_json(const nodeox_rt_t *rt, const nodeox_rt_eval_result_t *res, const size_t *count,
+                     const double *seconds, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (f == NULL) {
+        perror(path);
+        return -1;
+    }
+    fprintf(f, "{\n  \"mode\": \"evaluate\",\n");
+    fprintf(f, "  \"backend\": \"%s\",\n", rt->be->name);
+    fprintf(f, "  \"world\": %d,\n", rt->env.world);
+    fprintf(f, "  \"val_loss\": %.9f,\n", res->loss);
+    fprintf(f, "  \"perplexity\": %.6f,\n", res->perplexity);
+    fprintf(f, "  \"items\": %zu,\n", res->items);
+    fprintf(f, "  \"tokens\": %zu,\n", res->tokens);
+    fprintf(f, "  \"eval_s\": %.3f,\n", res->wall_s);
+    fprintf(f, "  \"items_per_rank\": [");
+    for (int i = 0; i < rt->env.world; i++) fprintf(f, "%s%zu", i ? ", " : "", count[i]);
+    fprintf(f, "],\n  \"seconds_per_rank\": [");
+    for (int i = 0; i < rt->env.world; i++) fprintf(f, "%s%.3f", i ? ", " : "", seconds[i]);
+    fprintf(f, "]\n}\n");
     if (fclose(f) != 0) {
         perror(path);
         return -1;

@@ -29,8 +29,14 @@ void nodeox_rt_config_defaults(nodeox_rt_config_t *c)
     c->beta1 = 0.9;
     c->beta2 = 0.95;
     c->eps = 1e-8;
-    c->batch = 64;
+    c->batch = 0;   /* the workload's: 64 images (MLP), 8 windows (GPT) */
     c->hidden = "256,128,100";
+    c->workload = NODEOX_WORKLOAD_MLP;
+    c->corpus = "fortunes";
+    c->layers = 2;
+    c->channels = 64;
+    c->heads = 4;
+    c->context = 64;
     c->total_steps = 2000;
     c->warmup_steps = 50;
     c->local_steps = 20;
@@ -52,6 +58,16 @@ void nodeox_rt_config_defaults(nodeox_rt_config_t *c)
 static const char _usage[] =
     "usage: nodeox-run [options]   (one process per GPU, under srun or mpirun)\n"
     "  --mode rounds|sync        heterogeneous rounds (default) or synchronous data parallel\n"
+    "  --evaluate                no training: evaluate (--init-model) on the validation set,\n"
+    "                            split across ranks by speed; loss and perplexity\n"
+    "  --workload mlp|gpt        Fashion-MNIST MLP (default) or byte-level transformer\n"
+    "  --corpus NAME|PATH        gpt text: fortunes (default), gcide, a directory or file\n"
+    "  --layers N, --channels N, --heads N, --context N   gpt shape (default 2, 64, 4, 64)\n"
+    "  --max-docs N              read only the first N corpus documents\n"
+    "  --eval-windows N          evaluate on the first N validation windows (default all)\n"
+    "  --target-loss X           record time to this validation loss (gpt)\n"
+    "  --grad-clip X             clip the gradient's global norm to X (default off)\n"
+    "  --init-model FILE, --save-model FILE   start from / write the global weights\n"
     "  --combine mean|samples|fednova   how pseudo-gradients are combined (default mean)\n"
     "  --plan speed|time|fixed   local steps per worker: speed-sized (default), per\n"
     "                            --round-ms time budget, or H for all\n"
@@ -65,7 +81,8 @@ static const char _usage[] =
     "  --steps N                 global steps (LR schedule length, default 2000)\n"
     "  --warmup-steps N          linear LR warm-up (default 50)\n"
     "  --reset-inner-state       zero inner optimizer state every round\n"
-    "  --batch N, --hidden 256,128,100, --max-train N, --data DIR, --seed N\n"
+    "  --batch N (default 64 mlp, 8 gpt), --hidden 256,128,100, --max-train N, --data DIR,\n"
+    "  --seed N\n"
     "  --backend cpu|cuda        where the numbers live (default cpu)\n"
     "  --eval-every N            evaluate test accuracy every N rounds (default 1)\n"
     "  --target-acc X            record time to this test accuracy (default 0.85)\n"
@@ -86,7 +103,9 @@ enum {
     OPT_EPS, OPT_STEPS, OPT_WARMUP, OPT_RESET, OPT_BATCH, OPT_HIDDEN, OPT_MAX_TRAIN, OPT_DATA,
     OPT_SEED, OPT_BACKEND, OPT_EVAL, OPT_TARGET, OPT_STOP, OPT_SPEEDS, OPT_BASE_MS, OPT_CKDIR,
     OPT_CKEVERY, OPT_RESUME, OPT_JSON, OPT_FINIT, OPT_FFACT, OPT_FMIN, OPT_INAN, OPT_IEXIT,
-    OPT_IHANG, OPT_QUIET
+    OPT_IHANG, OPT_QUIET, OPT_EVALUATE, OPT_WORKLOAD, OPT_CORPUS, OPT_LAYERS, OPT_CHANNELS,
+    OPT_HEADS, OPT_CONTEXT, OPT_MAX_DOCS, OPT_EVAL_WINDOWS, OPT_TARGET_LOSS, OPT_CLIP,
+    OPT_INIT_MODEL, OPT_SAVE_MODEL
 };
 
 static const struct option _options[] = {
@@ -131,6 +150,19 @@ static const struct option _options[] = {
     {"inject-exit", required_argument, 0, OPT_IEXIT},
     {"inject-hang", required_argument, 0, OPT_IHANG},
     {"quiet", no_argument, 0, OPT_QUIET},
+    {"evaluate", no_argument, 0, OPT_EVALUATE},
+    {"workload", required_argument, 0, OPT_WORKLOAD},
+    {"corpus", required_argument, 0, OPT_CORPUS},
+    {"layers", required_argument, 0, OPT_LAYERS},
+    {"channels", required_argument, 0, OPT_CHANNELS},
+    {"heads", required_argument, 0, OPT_HEADS},
+    {"context", required_argument, 0, OPT_CONTEXT},
+    {"max-docs", required_argument, 0, OPT_MAX_DOCS},
+    {"eval-windows", required_argument, 0, OPT_EVAL_WINDOWS},
+    {"target-loss", required_argument, 0, OPT_TARGET_LOSS},
+    {"grad-clip", required_argument, 0, OPT_CLIP},
+    {"init-model", required_argument, 0, OPT_INIT_MODEL},
+    {"save-model", required_argument, 0, OPT_SAVE_MODEL},
     {"help", no_argument, 0, 'h'},
     {0, 0, 0, 0},
 };
@@ -192,18 +224,40 @@ static int _opt_choice(const char *name, const char *s, const char *const *choic
     return -1;
 }
 
+/* The transformer's recipe, for what the command line left unset: AdamW as
+ * in DiLoCo's inner optimizer (betas 0.9/0.95, weight decay 0.1) at lr 3e-3
+ * with 20 warm-up steps and the gradient clipped to norm 1; rounds tuned on
+ * fine-tuning (doc/runtime.md, "Rounds quality"): H 10, samples-weighted
+ * combine, outer lr 0.9 with momentum 0.7, 20 synchronous warm-up steps. */
+static void _opt_gpt_defaults(nodeox_rt_config_t *c, const unsigned char *given)
+{
+    if (!given[OPT_INNER]) c->inner = NODEOX_INNER_ADAMW;
+    if (!given[OPT_LR]) c->lr = 0.003;
+    if (!given[OPT_WD]) c->weight_decay = 0.1;
+    if (!given[OPT_WARMUP]) c->warmup_steps = 20;
+    if (!given[OPT_CLIP]) c->grad_clip = 1.0;
+    if (!given['H']) c->local_steps = 10;
+    if (!given[OPT_COMBINE]) c->combine = NODEOX_COMBINE_SAMPLES;
+    if (!given[OPT_OUTER_LR]) c->outer_lr = 0.9;
+    if (!given[OPT_OUTER_MOM]) c->outer_momentum = 0.7;
+    if (!given[OPT_SYNC_WARMUP]) c->sync_warmup_steps = 20;
+}
+
 int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *err, size_t errlen)
 {
     static const char *const modes[] = {"rounds", "sync", NULL};
     static const char *const combines[] = {"mean", "samples", "fednova", NULL};
     static const char *const inners[] = {"sgd", "adamw", NULL};
     static const char *const plans[] = {"speed", "time", "fixed", NULL};
+    static const char *const workloads[] = {"mlp", "gpt", NULL};
     int opt, choice, rc = 0;
     long l;
+    unsigned char given[512] = {0}; /* by option code: set on the command line */
     optind = 1;
     opterr = 0;
     while (rc == 0 && (opt = getopt_long(argc, argv, "H:h", _options, NULL)) != -1) {
         const char *name = "";
+        if (opt >= 0 && opt < (int)sizeof given) given[opt] = 1;
         for (const struct option *o = _options; o->name; o++)
             if (o->val == opt) name = o->name;
         switch (opt) {
@@ -270,6 +324,29 @@ int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *e
         case OPT_IEXIT: rc = _opt_hook(name, optarg, &c->inject_exit_rank, &c->inject_exit_round, err, errlen); break;
         case OPT_IHANG: rc = _opt_hook(name, optarg, &c->inject_hang_rank, &c->inject_hang_round, err, errlen); break;
         case OPT_QUIET: c->quiet = 1; break;
+        case OPT_EVALUATE: c->mode = NODEOX_MODE_EVALUATE; break;
+        case OPT_WORKLOAD:
+            if ((rc = _opt_choice(name, optarg, workloads, &choice, err, errlen)) == 0) c->workload = choice;
+            break;
+        case OPT_CORPUS: c->corpus = optarg; break;
+        case OPT_LAYERS:
+            if ((rc = _opt_long(name, optarg, 1, 64, &l, err, errlen)) == 0) c->layers = (int)l;
+            break;
+        case OPT_CHANNELS:
+            if ((rc = _opt_long(name, optarg, 1, 8192, &l, err, errlen)) == 0) c->channels = (int)l;
+            break;
+        case OPT_HEADS:
+            if ((rc = _opt_long(name, optarg, 1, 1024, &l, err, errlen)) == 0) c->heads = (int)l;
+            break;
+        case OPT_CONTEXT:
+            if ((rc = _opt_long(name, optarg, 2, 4096, &l, err, errlen)) == 0) c->context = (int)l;
+            break;
+        case OPT_MAX_DOCS: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->max_docs, err, errlen); break;
+        case OPT_EVAL_WINDOWS: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->eval_windows, err, errlen); break;
+        case OPT_TARGET_LOSS: rc = _opt_double(name, optarg, 0, 100, &c->target_loss, err, errlen); break;
+        case OPT_CLIP: rc = _opt_double(name, optarg, 0, 1e9, &c->grad_clip, err, errlen); break;
+        case OPT_INIT_MODEL: c->init_model = optarg; break;
+        case OPT_SAVE_MODEL: c->save_model = optarg; break;
         case 'h': fputs(_usage, stdout); return 1;
         default:
             if (optopt) snprintf(err, errlen, "option -%c: unknown or missing its value (see --help)", optopt);
@@ -278,8 +355,17 @@ int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *e
         }
     }
     if (rc != 0) return -1;
+    if (c->workload == NODEOX_WORKLOAD_GPT) _opt_gpt_defaults(c, given);
     if (optind < argc) {
         snprintf(err, errlen, "unexpected argument '%s' (see --help)", argv[optind]);
+        return -1;
+    }
+    if (c->workload == NODEOX_WORKLOAD_GPT && c->channels % c->heads != 0) {
+        snprintf(err, errlen, "--channels %d is not a multiple of --heads %d", c->channels, c->heads);
+        return -1;
+    }
+    if (c->mode == NODEOX_MODE_EVALUATE && c->workload != NODEOX_WORKLOAD_GPT) {
+        snprintf(err, errlen, "--evaluate needs --workload gpt (the MLP has no split evaluation)");
         return -1;
     }
     if (c->plan == NODEOX_PLAN_TIME && !(c->round_ms > 0)) {

@@ -1,5 +1,7 @@
 /*
- * rt_rounds.c: heterogeneous rounds (local SGD with speed-sized rounds).
+ * rt_rounds.c: what heterogeneous rounds (local SGD with speed-sized
+ * rounds) add to the shared loop of rt_loop.c: the round plan, the
+ * learning-rate schedule, and the combine + outer step that ends a round.
  *
  * A round: every worker starts from the global weights theta, takes tau_i
  * local steps with its inner optimizer, and reports Delta_i = theta -
@@ -15,10 +17,8 @@
  * The first round, before anything is measured, is H steps everywhere
  * (unless a synchronous warm-up measured the speeds).
  *
- * Learning rate: one global step counter t for all workers, advanced by
- * T_r = max_i tau_i per round; worker i's k-th step of round r uses
- * lr(t_r + k * T_r / tau_i), so slow and fast workers sweep the same part of
- * the schedule in the same wall time.
+ * Learning rate: warm-up then cosine over the global step counter (the
+ * loop in rt_loop.c says which t each step uses).
  */
 #include "config.h"
 
@@ -66,29 +66,9 @@ void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step
     }
 }
 
-/* Local steps of one round; fills info (steps, samples, loss, step_ms). */
-static void _rounds_local(nodeox_rt_t *rt, nodeox_workload_t *w, int tau, int T,
-                          rt_worker_info_t *info)
-{
-    double loss_sum = 0, ms_sum = 0;
-    for (int k = 0; k < tau; k++) {
-        rt_emulate_step_begin(&rt->emu);
-        double t = (double)rt->global_step + (double)k * T / tau;
-        loss_sum += w->train_batch(w);
-        rt_engine_inner_step(rt, w, rt_rounds_lr(&rt->cfg, t));
-        rt->be->sync();
-        ms_sum += rt_emulate_step_end(&rt->emu);
-    }
-    info->steps = tau;
-    info->samples = (double)tau * w->batch_size;
-    info->shard = (double)w->shard_samples;
-    info->loss = loss_sum / tau;
-    info->step_ms = ms_sum / tau;
-}
-
 /* Delta = theta - theta_i, weighted, summed over workers; outer step. */
-static void _rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
-                            rt_worker_info_t *all)
+void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
+                       rt_worker_info_t *all)
 {
     const nodeox_backend_t *be = rt->be;
     int world = rt->env.world, rank = rt->env.rank;
@@ -125,37 +105,4 @@ static void _rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_inf
     be->copy_d2d(w->params, rt->global, rt->n * sizeof(float));
     /* Inner state that produced a non-finite update is poisoned: restart it. */
     if (!mine->finite || rt->cfg.reset_inner_state) rt_engine_reset_inner(rt);
-}
-
-int rt_rounds_run(nodeox_rt_t *rt, nodeox_workload_t *w)
-{
-    const nodeox_rt_config_t *cfg = &rt->cfg;
-    int world = rt->env.world;
-    rt_worker_info_t mine, all[NODEOX_RT_MAX_WORKERS];
-
-    /* Optional synchronous warm-up (post-local SGD); it also measures speeds. */
-    if (cfg->sync_warmup_steps > 0 && rt->global_step < cfg->sync_warmup_steps) {
-        double t0 = rt_clock_s();
-        memset(&mine, 0, sizeof mine);
-        rt_sync_steps(rt, w, cfg->sync_warmup_steps - rt->global_step, &mine);
-        mine.finite = 1;
-        rt_comm_allgather(rt->comm, &mine, all, sizeof mine, __FILE__, __LINE__);
-        rt->be->copy_d2d(rt->global, w->params, rt->n * sizeof(float));
-        if (rt_engine_end_round(rt, w, all, rt_clock_s() - t0)) return 0;
-    }
-
-    while (rt->global_step < cfg->total_steps) {
-        rt_engine_inject(rt, rt->round + 1);
-        double t0 = rt_clock_s();
-        int tau[NODEOX_RT_MAX_WORKERS], T = 0;
-        rt_rounds_plan(cfg, world, rt->last_step_ms, cfg->total_steps - rt->global_step, tau);
-        for (int i = 0; i < world; i++)
-            if (tau[i] > T) T = tau[i];
-        memset(&mine, 0, sizeof mine);
-        _rounds_local(rt, w, tau[rt->env.rank], T, &mine);
-        _rounds_combine(rt, w, &mine, all);
-        rt->global_step += T;
-        if (rt_engine_end_round(rt, w, all, rt_clock_s() - t0)) break;
-    }
-    return 0;
 }

@@ -6,8 +6,9 @@
  * The engine treats them as opaque vectors: it runs the optimizer kernels on
  * them, computes pseudo-gradients, and all-reduces them; it never needs the
  * layer structure.  A user plugs in a model by filling this struct (see
- * doc/workload.md); the built-in one is the Fashion-MNIST MLP of
- * runtime/workload_mlp.h.
+ * doc/workload.md); the built-in ones are the Fashion-MNIST MLP of
+ * runtime/workload_mlp.h and the byte-level transformer of
+ * runtime/workload_gpt.h.
  *
  * Contract:
  *   - params/grads each hold nparams floats of backend memory owned by the
@@ -20,10 +21,20 @@
  *     and backward at the current params, OVERWRITES grads with the gradient
  *     of the batch's mean loss, and returns that mean loss.  It does not
  *     change params (the optimizer is the engine's).  Batches are always
- *     full (batch_size samples); the shard is reshuffled each epoch.
- *   - evaluate: accuracy in [0, 1] of the current params on the held-out
- *     test set (the same set on every rank); does not touch grads or data
- *     position.
+ *     full (batch_size samples); the order of samples is a function of (seed,
+ *     rank, position) (the MLP reshuffles its shard each epoch, the
+ *     transformer draws window positions).
+ *   - evaluate: the quality of the current params on the held-out set (the
+ *     same set on every rank): test accuracy in [0, 1] for the MLP
+ *     (metric "accuracy", higher is better), mean validation loss in nats
+ *     per token for the transformer (metric "loss", lower is better).  It
+ *     does not touch grads or data position.
+ *   - eval_loss_sums (optional, NULL when eval_items is 0): the held-out set
+ *     as eval_items equal items of eval_item_tokens predictions; writes each
+ *     item's summed loss for items first .. first+count-1.  An item's number
+ *     does not depend on which call (or rank) computes it, so nodeox-run
+ *     --evaluate can split the items across ranks by speed and still sum
+ *     exactly what one rank would.
  *   - data_pos / data_seek: position in this worker's sample stream (number
  *     of samples consumed since creation), for checkpoints: after
  *     data_seek(w, p) the next batches equal those a fresh workload would
@@ -57,6 +68,12 @@ typedef struct nodeox_workload {
     uint64_t (*data_pos)(struct nodeox_workload *w);
     void (*data_seek)(struct nodeox_workload *w, uint64_t pos);
     void (*destroy)(struct nodeox_workload *w);
+
+    const char *metric;             /* "accuracy" or "loss": what evaluate returns */
+    int metric_lower_is_better;     /* 1 for a loss */
+    size_t eval_items;              /* items of the held-out set (0: no split evaluation) */
+    int eval_item_tokens;           /* predictions per item */
+    void (*eval_loss_sums)(struct nodeox_workload *w, size_t first, size_t count, double *sums);
 
     void *impl;                     /* the workload's private state */
 } nodeox_workload_t;

@@ -447,6 +447,7 @@ nodeox_workload_t *workload_mlp_create(const workload_mlp_opts_t *opts, int rank
     m->w.data_pos = _mlp_data_pos;
     m->w.data_seek = _mlp_data_seek;
     m->w.destroy = _mlp_destroy;
+    m->w.metric = "accuracy";
     m->w.impl = m;
     return &m->w;
 

@@ -308,6 +308,115 @@ static void test_argmax_correct(void **state)
 
 /* ------------------------------------------------------------ the backend table */
 
+/* ------------------------------------------------------------ transformer */
+
+static void test_embed_by_hand(void **state)
+{
+    (void)state;
+    /* V = 3, T = 2, C = 2: wte rows (1,2) (3,4) (5,6), wpe rows (10,20) (30,40) */
+    float wte[6] = {1, 2, 3, 4, 5, 6}, wpe[4] = {10, 20, 30, 40}, out[8];
+    int tokens[4] = {2, 0, 2, 2};   /* B = 2 */
+    embed_forward_cpu(out, tokens, wte, wpe, 2, 2, 2);
+    float want[8] = {15, 26, 31, 42, 15, 26, 35, 46};
+    for (int i = 0; i < 8; i++)
+        NEAR(out[i], want[i], 0);
+    /* backward accumulates: token 2 appears three times, position 0 twice */
+    float dwte[6] = {0}, dwpe[4] = {100, 0, 0, 0};
+    float dout[8] = {1, 1, 2, 2, 3, 3, 4, 4};
+    embed_backward_cpu(dwte, dwpe, dout, tokens, 2, 2, 2);
+    float want_te[6] = {2, 2, 0, 0, 8, 8}, want_pe[4] = {104, 4, 6, 6};
+    for (int i = 0; i < 6; i++)
+        NEAR(dwte[i], want_te[i], 0);
+    for (int i = 0; i < 4; i++)
+        NEAR(dwpe[i], want_pe[i], 0);
+}
+
+static void test_layernorm_by_hand(void **state)
+{
+    (void)state;
+    /* x = (1, 2, 3): mean 2, variance 2/3, rstd = 1/sqrt(2/3 + 1e-5) =
+     * 1.2247357; with gain (1, 2, 1) and bias (0, 0, 5):
+     * out = (-1.2247357, 0, 1.2247357 + 5) */
+    float x[3] = {1, 2, 3}, w[3] = {1, 2, 1}, b[3] = {0, 0, 5}, out[3], mean, rstd;
+    layernorm_forward_cpu(out, &mean, &rstd, x, w, b, 1, 3);
+    NEAR(mean, 2, 1e-7);
+    NEAR(rstd, 1.2247357, 1e-6);
+    NEAR(out[0], -1.2247357, 1e-6);
+    NEAR(out[1], 0, 1e-6);
+    NEAR(out[2], 6.2247357, 1e-6);
+    /* dout = (1, 0, 0), gain 1: dnorm = (1, 0, 0), its mean 1/3, mean of
+     * dnorm * norm = -1.2247357 / 3; dx = rstd (dnorm - 1/3 + norm *
+     * 1.2247357/3) = 1.2247357 (1/6, -1/3, 1/6) = (0.2041226, -0.4082452,
+     * 0.2041226), added to what dx held; dweight += norm * dout, dbias += dout */
+    float one[3] = {1, 1, 1}, dout[3] = {1, 0, 0}, dx[3] = {10, 10, 10}, dw[3] = {0}, db[3] = {0};
+    layernorm_forward_cpu(out, &mean, &rstd, x, one, db, 1, 3);
+    layernorm_backward_cpu(dx, dw, db, dout, x, one, &mean, &rstd, 1, 3);
+    NEAR(dx[0], 10.2041226, 1e-5);
+    NEAR(dx[1], 9.5917548, 1e-5);
+    NEAR(dx[2], 10.2041226, 1e-5);
+    NEAR(dw[0], -1.2247357, 1e-6);
+    NEAR(dw[1], 0, 1e-7);
+    NEAR(db[0], 1, 0);
+    NEAR(db[2], 0, 0);
+}
+
+static void test_attention_by_hand(void **state)
+{
+    (void)state;
+    /* B = 1, T = 2, C = 2, one head (hs = 2, scale 1/sqrt 2).  Position 0
+     * sees only itself: out0 = v0.  Position 1: q1 = (1, 0), k0 = (0, 0),
+     * k1 = (sqrt2 ln3, 0): scores (0, ln 3), softmax (1/4, 3/4); v0 = (4, 0),
+     * v1 = (0, 8): out1 = (1, 6). */
+    float k1 = (float)(sqrt(2.0) * log(3.0));
+    float qkv[12] = {0, 0, 0, 0, 4, 0,      /* q0 k0 v0 */
+                     1, 0, k1, 0, 0, 8};    /* q1 k1 v1 */
+    float out[4], preatt[4], att[4];
+    attention_forward_cpu(out, preatt, att, qkv, 1, 2, 2, 1);
+    NEAR(att[0], 1, 1e-7);
+    NEAR(att[1], 0, 0);        /* the future is masked */
+    NEAR(att[2], 0.25, 1e-6);
+    NEAR(att[3], 0.75, 1e-6);
+    NEAR(preatt[3], log(3.0), 1e-6);
+    NEAR(out[0], 4, 1e-6);
+    NEAR(out[1], 0, 1e-6);
+    NEAR(out[2], 1, 1e-5);
+    NEAR(out[3], 6, 1e-5);
+    /* backward with dout1 = (0, 1), dout0 = 0: dv1 += 3/4 (0,1), dv0 += 1/4 (0,1);
+     * datt1 = (v0.d, v1.d) = (0, 8); dpre = att (datt - 6) = (-1.5, 1.5);
+     * dq1 = scale (dpre0 k0 + dpre1 k1) = (1.5 ln 3, 0); dk1 = scale 1.5 q1 */
+    float dout[4] = {0, 0, 0, 1}, dqkv[12] = {0}, dpre[4], datt[4];
+    attention_backward_cpu(dqkv, dpre, datt, dout, qkv, att, 1, 2, 2, 1);
+    NEAR(datt[3], 8, 1e-5);
+    NEAR(dpre[2], -1.5, 1e-5);
+    NEAR(dpre[3], 1.5, 1e-5);
+    NEAR(dqkv[5], 0.25, 1e-6);            /* dv0[1] */
+    NEAR(dqkv[11], 0.75, 1e-6);           /* dv1[1] */
+    NEAR(dqkv[6], 1.5 * log(3.0), 1e-5);  /* dq1[0] */
+    NEAR(dqkv[8], 1.5 / sqrt(2.0), 1e-5); /* dk1[0] */
+    NEAR(dqkv[0], 0, 0);                  /* dq0: one key, softmax gradient 0 */
+}
+
+static void test_gelu_and_residual_by_hand(void **state)
+{
+    (void)state;
+    /* gelu(1) = 0.5 (1 + tanh(0.7978846 * 1.044715)) = 0.8411920;
+     * gelu(-2) = -0.0454023; gelu'(1) = 1.0829641, gelu'(-2) = -0.0860993;
+     * gelu(0) = 0, gelu'(0) = 1/2 */
+    float x[3] = {1, -2, 0}, y[3], dx[3], dy[3] = {1, 2, 4};
+    pointwise_gelu_forward_cpu(y, x, 3);
+    NEAR(y[0], 0.8411920, 1e-6);
+    NEAR(y[1], -0.0454023, 1e-6);
+    NEAR(y[2], 0, 0);
+    pointwise_gelu_backward_cpu(dx, x, dy, 3);
+    NEAR(dx[0], 1.0829641, 1e-5);
+    NEAR(dx[1], 2 * -0.0860993, 1e-5);
+    NEAR(dx[2], 2, 1e-6);
+    float a[2] = {1, 2}, b[2] = {10, 20}, r[2];
+    pointwise_residual_forward_cpu(r, a, b, 2);
+    NEAR(r[0], 11, 0);
+    NEAR(r[1], 22, 0);
+}
+
 static void test_backend_cpu_table(void **state)
 {
     (void)state;
@@ -319,6 +428,8 @@ static void test_backend_cpu_table(void **state)
     assert_non_null(strstr(err, "tpu"));
     assert_ptr_equal(be->axpy, combine_axpy_cpu);
     assert_ptr_equal(be->sgemm, matmul_sgemm_cpu);
+    assert_ptr_equal(be->attention_backward, attention_backward_cpu);
+    assert_ptr_equal(be->residual_forward, pointwise_residual_forward_cpu);
     float *v = be->alloc(100 * sizeof(float));
     assert_non_null(v);
     assert_int_equal((uintptr_t)v % 64, 0);
@@ -349,6 +460,10 @@ int main(void)
         cmocka_unit_test(test_softmax_xent_by_hand),
         cmocka_unit_test(test_softmax_xent_gradient_finite_difference),
         cmocka_unit_test(test_argmax_correct),
+        cmocka_unit_test(test_embed_by_hand),
+        cmocka_unit_test(test_layernorm_by_hand),
+        cmocka_unit_test(test_attention_by_hand),
+        cmocka_unit_test(test_gelu_and_residual_by_hand),
         cmocka_unit_test(test_backend_cpu_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

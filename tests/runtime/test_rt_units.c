@@ -255,6 +255,37 @@ static void test_options(void **state)
     assert_non_null(strstr(err, "--lr"));
 }
 
+/* --workload gpt fills in the transformer's recipe where the command line is
+ * silent, and only there; the MLP keeps the plain defaults. */
+static void test_options_gpt_recipe(void **state)
+{
+    (void)state;
+    nodeox_rt_config_t c;
+    char err[256];
+    nodeox_rt_config_defaults(&c);
+    char *mlp[] = {"nodeox-run", NULL};
+    assert_int_equal(nodeox_rt_config_parse(&c, 1, mlp, err, sizeof err), 0);
+    assert_int_equal(c.inner, NODEOX_INNER_SGD);
+    assert_int_equal(c.combine, NODEOX_COMBINE_MEAN);
+    assert_float_equal(c.outer_lr, 0.7, 0);
+    assert_int_equal(c.sync_warmup_steps, 0);
+    nodeox_rt_config_defaults(&c);
+    char *gpt[] = {"nodeox-run", "--outer-lr", "0.5", "--workload", "gpt", "--combine", "mean", NULL};
+    assert_int_equal(nodeox_rt_config_parse(&c, 7, gpt, err, sizeof err), 0);
+    assert_int_equal(c.workload, NODEOX_WORKLOAD_GPT);
+    assert_float_equal(c.outer_lr, 0.5, 0);           /* given: kept */
+    assert_int_equal(c.combine, NODEOX_COMBINE_MEAN);  /* given: kept */
+    assert_float_equal(c.outer_momentum, 0.7, 0);      /* the recipe */
+    assert_int_equal(c.inner, NODEOX_INNER_ADAMW);
+    assert_float_equal(c.grad_clip, 1.0, 0);
+    assert_int_equal(c.sync_warmup_steps, 20);
+    assert_int_equal(c.local_steps, 10);
+    nodeox_rt_config_defaults(&c);
+    char *eval[] = {"nodeox-run", "--evaluate", NULL};
+    assert_int_equal(nodeox_rt_config_parse(&c, 2, eval, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--workload gpt"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -269,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_env),
         cmocka_unit_test(test_emulate),
         cmocka_unit_test(test_options),
+        cmocka_unit_test(test_options_gpt_recipe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
