@@ -152,6 +152,29 @@ typedef struct {
 	uint32_t total, in_use, reserved;
 } why_license_t;
 
+/* slurmctld's accounting view (its assoc_mgr: slurm_load_assoc_mgr_info)
+ * of the job's QOS and association, per TRES ("cpu", "mem" in MB, "node",
+ * "gres/gpu", ...). WHY_ACCT_NONE: no limit set, or nothing read. */
+#define WHY_ACCT_TRES_MAX 32
+#define WHY_ACCT_NONE UINT64_MAX
+typedef struct {
+	bool readable;              /* slurmctld answered with accounting data */
+	char why_not[160];          /* else: why not, in plain words */
+	bool qos_found, assoc_found;/* the job's QOS / user association seen */
+	size_t ntres;
+	char tres[WHY_ACCT_TRES_MAX][WHY_NAME_MAX];
+	uint64_t job[WHY_ACCT_TRES_MAX];          /* the job's request (tres_req_str) */
+	uint64_t qos_max_pu[WHY_ACCT_TRES_MAX];   /* QOS MaxTRESPerUser */
+	uint64_t qos_user_used[WHY_ACCT_TRES_MAX];/* the job's user's use in the QOS */
+	uint64_t qos_max_pj[WHY_ACCT_TRES_MAX];   /* QOS MaxTRESPerJob */
+	uint64_t qos_grp[WHY_ACCT_TRES_MAX];      /* QOS GrpTRES */
+	uint64_t qos_grp_used[WHY_ACCT_TRES_MAX];
+	uint64_t assoc_grp[WHY_ACCT_TRES_MAX];    /* GrpTRES of the nearest association
+						   * (user, then its accounts up) setting it */
+	uint64_t assoc_grp_used[WHY_ACCT_TRES_MAX];
+	uint64_t assoc_max_pj[WHY_ACCT_TRES_MAX]; /* MaxTRES (per job) */
+} why_acct_t;
+
 /* Everything else slurmctld said, beside the job and its nodes. */
 typedef struct {
 	const why_node_t *nodes;
@@ -164,6 +187,7 @@ typedef struct {
 	size_t nresvs;
 	const why_license_t *lics;
 	size_t nlics;
+	const why_acct_t *acct;     /* NULL: not loaded */
 	time_t now;
 } why_cluster_t;
 

@@ -12,6 +12,13 @@
  *   reason string     22.05 exports slurm_job_reason_string(); 24.11 exports
  *                     slurm_job_state_reason_string() instead (const result).
  *                     Neither is declared in the public headers.
+ *   lists             22.05 `List`/`ListIterator`, 24.11 `list_t *`/
+ *                     `list_itr_t *`; the slurm_list_* calls are the same.
+ *                     why_list_itr_t is what slurm_list_iterator_create returns.
+ *   assoc_mgr         slurm_load_assoc_mgr_info, assoc_mgr_info_msg_t
+ *                     (tres_names, qos_list, assoc_list), slurmdb_qos_usage_t
+ *                     (grp_used_tres, user_limit_list), struct
+ *                     slurmdb_assoc_usage (grp_used_tres): same in both.
  *   unchanged         slurm_load_job/node/partitions, slurm_populate_node_
  *                     partitions, slurm_get_select_nodeinfo (SUBCNT,
  *                     MEM_ALLOC), slurm_job/node_state_string, the job_info_t
@@ -24,6 +31,8 @@
 #include <slurm/slurm.h>
 
 typedef __typeof__(slurm_hostlist_create(NULL)) why_hostlist_t;
+
+typedef __typeof__(slurm_list_iterator_create(NULL)) why_list_itr_t;
 
 /* The error of the last failed libslurm call. */
 #define why_slurm_errno() (errno)

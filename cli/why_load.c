@@ -16,6 +16,11 @@
  *   queue     slurm_load_jobs: every job, for the jobs ahead, the jobs on the
  *             nodes, dependency targets and license holders
  *   reservations slurm_load_reservations; licenses slurm_load_licenses
+ *   accounting slurm_load_assoc_mgr_info (slurmctld's assoc_mgr): the job's
+ *             QOS (limits by TRES position, grp_used_tres, the user's entry
+ *             of user_limit_list) and its user association with the accounts
+ *             above it (grp_tres_ctld, usage->grp_used_tres); the job's
+ *             request from job_info_t.tres_req_str
  * The pending reason is handed on as Slurm's word (slurm_job_reason_string,
  * e.g. "JobHeldUser"), not as the enum, whose numbers change between
  * versions: porting to another Slurm means this file only.
@@ -28,6 +33,7 @@
 
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
 
 #include "cli/why.h"
 #include "cli/why_compat.h"
@@ -49,6 +55,7 @@ struct why_load {
 	why_resv_t *resvs;
 	char **rnodes;                  /* per reservation, expanded, malloc'd */
 	why_license_t *lics;
+	why_acct_t acct;
 	why_cluster_t cluster;
 	char user[64];
 	char *req_nodes, *exc_nodes;    /* expanded, malloc'd */
@@ -379,13 +386,154 @@ static int _load_lics(why_load_t *ld)
 	return 0;
 }
 
+/* One limit array of assoc_mgr (by TRES position) into ours. */
+static void _acct_copy(uint64_t *dst, const uint64_t *src, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dst[i] = (!src || src[i] == INFINITE64 || src[i] == NO_VAL64) ? WHY_ACCT_NONE : src[i];
+}
+
+/* "cpu=2,mem=100M,node=1,gres/gpu=1" -> acct->job by TRES name (mem in MB). */
+static void _acct_job(why_acct_t *a, const char *req)
+{
+	const char *p = req;
+
+	while (p && *p) {
+		const char *eq = strchr(p, '='), *end = strchr(p, ',');
+		size_t n;
+
+		if (!end)
+			end = p + strlen(p);
+		if (eq && eq < end) {
+			char *unit;
+			unsigned long long v = strtoull(eq + 1, &unit, 10);
+
+			if (*unit == 'G') v *= 1024;
+			else if (*unit == 'T') v *= 1024 * 1024;
+			n = (size_t)(eq - p);
+			for (size_t i = 0; i < a->ntres; i++)
+				if (strlen(a->tres[i]) == n && strncmp(a->tres[i], p, n) == 0)
+					a->job[i] = v;
+		}
+		p = *end ? end + 1 : end;
+	}
+}
+
+static slurmdb_assoc_rec_t *_acct_assoc_find(void *list, const char *acct,
+					     const char *user, uint32_t id)
+{
+	why_list_itr_t it = slurm_list_iterator_create(list);
+	slurmdb_assoc_rec_t *a, *hit = NULL;
+
+	while ((a = slurm_list_next(it))) {
+		if (id ? a->id == id :
+		    (a->acct && a->user && strcmp(a->acct, acct) == 0 &&
+		     strcmp(a->user, user) == 0 && (!a->partition || !*a->partition))) {
+			hit = a;
+			break;
+		}
+	}
+	slurm_list_iterator_destroy(it);
+	return hit;
+}
+
+/* The job's QOS and association as slurmctld's assoc_mgr has them. Never
+ * fails the load: what cannot be read is said in acct->why_not. */
+static void _load_acct(why_load_t *ld, const job_info_t *j, bool has_dbd)
+{
+	why_acct_t *a = &ld->acct;
+	assoc_mgr_info_request_msg_t req;
+	assoc_mgr_info_msg_t *msg = NULL;
+	size_t n;
+
+	ld->cluster.acct = a;
+	for (size_t i = 0; i < WHY_ACCT_TRES_MAX; i++)
+		a->job[i] = a->qos_max_pu[i] = a->qos_user_used[i] = a->qos_max_pj[i] =
+		a->qos_grp[i] = a->qos_grp_used[i] = a->assoc_grp[i] = a->assoc_grp_used[i] =
+		a->assoc_max_pj[i] = WHY_ACCT_NONE;
+	if (!has_dbd) {
+		snprintf(a->why_not, sizeof(a->why_not),
+			 "slurmctld keeps no accounting (AccountingStorageType is not slurmdbd)");
+		return;
+	}
+	memset(&req, 0, sizeof(req));
+	req.flags = ASSOC_MGR_INFO_FLAG_ASSOC | ASSOC_MGR_INFO_FLAG_QOS;
+	if (slurm_load_assoc_mgr_info(&req, &msg) != SLURM_SUCCESS || !msg) {
+		snprintf(a->why_not, sizeof(a->why_not),
+			 "slurmctld gives no accounting view (%s)",
+			 slurm_strerror(why_slurm_errno()));
+		return;
+	}
+	if (!msg->tres_cnt || !msg->tres_names || (!msg->qos_list && !msg->assoc_list)) {
+		snprintf(a->why_not, sizeof(a->why_not),
+			 "slurmctld's accounting view is empty (no QOS, no association)");
+		slurm_free_assoc_mgr_info_msg(msg);
+		return;
+	}
+	n = msg->tres_cnt < WHY_ACCT_TRES_MAX ? msg->tres_cnt : WHY_ACCT_TRES_MAX;
+	a->ntres = n;
+	for (size_t i = 0; i < n; i++)
+		snprintf(a->tres[i], sizeof(a->tres[i]), "%s", msg->tres_names[i] ? msg->tres_names[i] : "");
+	a->readable = true;
+	_acct_job(a, j->tres_req_str);
+	if (msg->qos_list && j->qos) {
+		why_list_itr_t it = slurm_list_iterator_create(msg->qos_list);
+		slurmdb_qos_rec_t *q;
+
+		while ((q = slurm_list_next(it))) {
+			if (!q->name || strcmp(q->name, j->qos) != 0)
+				continue;
+			a->qos_found = true;
+			_acct_copy(a->qos_max_pu, q->max_tres_pu_ctld, n);
+			_acct_copy(a->qos_max_pj, q->max_tres_pj_ctld, n);
+			_acct_copy(a->qos_grp, q->grp_tres_ctld, n);
+			if (q->usage) {
+				_acct_copy(a->qos_grp_used, q->usage->grp_used_tres, n);
+				for (size_t i = 0; i < n; i++)
+					a->qos_user_used[i] = 0;
+				if (q->usage->user_limit_list) {
+					why_list_itr_t ut = slurm_list_iterator_create(q->usage->user_limit_list);
+					slurmdb_used_limits_t *u;
+
+					while ((u = slurm_list_next(ut)))
+						if (u->uid == j->user_id && u->tres)
+							_acct_copy(a->qos_user_used, u->tres, n);
+					slurm_list_iterator_destroy(ut);
+				}
+			}
+			break;
+		}
+		slurm_list_iterator_destroy(it);
+	}
+	if (msg->assoc_list && j->account && ld->job.user) {
+		slurmdb_assoc_rec_t *as = _acct_assoc_find(msg->assoc_list, j->account, ld->job.user, 0);
+
+		a->assoc_found = as != NULL;
+		if (as)
+			_acct_copy(a->assoc_max_pj, as->max_tres_ctld, n);
+		/* GrpTRES: the nearest level that sets it, user up to root. */
+		for (int depth = 0; as && depth < 64; depth++) {
+			for (size_t i = 0; i < n; i++) {
+				if (a->assoc_grp[i] != WHY_ACCT_NONE || !as->grp_tres_ctld ||
+				    as->grp_tres_ctld[i] == INFINITE64 || as->grp_tres_ctld[i] == NO_VAL64)
+					continue;
+				a->assoc_grp[i] = as->grp_tres_ctld[i];
+				a->assoc_grp_used[i] = (as->usage && as->usage->grp_used_tres) ?
+						       as->usage->grp_used_tres[i] : WHY_ACCT_NONE;
+			}
+			as = as->parent_id ? _acct_assoc_find(msg->assoc_list, NULL, NULL, as->parent_id) : NULL;
+		}
+	}
+	slurm_free_assoc_mgr_info_msg(msg);
+}
+
 why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
 		     char *err, size_t errlen)
 {
 	why_load_t *ld = calloc(1, sizeof(*ld));
 	slurm_conf_t *ctl = NULL;
 	job_info_t *j;
-	bool mem_tracked = false;
+	bool mem_tracked = false, has_dbd = false;
 
 	*unknown = false;
 	if (!ld) {
@@ -421,6 +569,8 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
 	slurm_populate_node_partitions(ld->nodes_msg, ld->parts);
 	if (slurm_load_ctl_conf(0, &ctl) == SLURM_SUCCESS) {
 		mem_tracked = (ctl->select_type_param & CR_MEMORY) != 0;
+		has_dbd = ctl->accounting_storage_type &&
+			  strstr(ctl->accounting_storage_type, "slurmdbd") != NULL;
 		slurm_free_ctl_conf(ctl);
 	}
 	_load_job(ld, j, mem_tracked);
@@ -440,6 +590,7 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
 		ld->resv_msg = NULL;    /* none readable: none explained */
 	if (slurm_load_licenses(0, &ld->lic_msg, SHOW_ALL) != SLURM_SUCCESS)
 		ld->lic_msg = NULL;
+	_load_acct(ld, j, has_dbd);
 	if (_load_parts(ld) < 0 || _load_queue(ld) < 0 || _load_resvs(ld) < 0 || _load_lics(ld) < 0) {
 		snprintf(err, errlen, "out of memory");
 		goto fail;

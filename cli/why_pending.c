@@ -483,7 +483,99 @@ static void _limit_name(const char *reason, const char *prefix, char *buf, size_
 	snprintf(buf, len, "%.*s", (int)n, s);
 }
 
-static void _qos_assoc(const why_job_t *job, why_pending_t *p)
+/* The TRES family a limit name counts: "MaxCpuPerUser" -> "cpu",
+ * "GrpGRES" -> "gres/" (any GRES), NULL for limits not counted per TRES
+ * (jobs, wall time, minutes). */
+static const char *_limit_tres(const char *name)
+{
+	static const struct { const char *word, *tres; } words[] = {
+		{ "Cpu", "cpu" }, { "CPU", "cpu" }, { "Memory", "mem" }, { "Mem", "mem" },
+		{ "Node", "node" }, { "Billing", "billing" }, { "Energy", "energy" },
+		{ "GRES", "gres/" }, { "BB", "bb/" }, { "License", "license/" },
+	};
+	const char *s = name;
+
+	if (strstr(name, "Minutes") || strstr(name, "Jobs") || strstr(name, "Wall") ||
+	    strstr(name, "Submit") || strstr(name, "PerNode") || strstr(name, "PerAccount"))
+		return NULL;
+	if (_starts(s, "Grp"))
+		s += 3;
+	else if (_starts(s, "Max"))
+		s += 3;
+	else
+		return NULL;
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+		if (_starts(s, words[i].word))
+			return words[i].tres;
+	return NULL;
+}
+
+static void _u64(char *buf, size_t len, uint64_t v)
+{
+	if (v == WHY_ACCT_NONE)
+		snprintf(buf, len, "%s", "");
+	else
+		snprintf(buf, len, "%llu", (unsigned long long)v);
+}
+
+/* Fill what/job/limit/in_use of a QOS or association blocker from
+ * slurmctld's accounting view; returns false when nothing could be read. */
+static bool _qos_assoc_values(const why_job_t *job, const why_acct_t *a, bool qos,
+			      const char *name, why_blocker_t *b)
+{
+	const char *fam = _limit_tres(name);
+	const uint64_t *lim, *used;
+	size_t pick = WHY_ACCT_TRES_MAX;
+	size_t flen;
+
+	(void)job;
+	if (!a || !a->readable || !fam)
+		return false;
+	if (qos && !a->qos_found)
+		return false;
+	if (!qos && !a->assoc_found)
+		return false;
+	if (_starts(name, "Grp")) {
+		lim = qos ? a->qos_grp : a->assoc_grp;
+		used = qos ? a->qos_grp_used : a->assoc_grp_used;
+	} else if (strstr(name, "PerUser") && qos) {
+		lim = a->qos_max_pu;
+		used = a->qos_user_used;
+	} else if (strstr(name, "PerJob")) {
+		lim = qos ? a->qos_max_pj : a->assoc_max_pj;
+		used = NULL;
+	} else {
+		return false;
+	}
+	flen = strlen(fam);
+	/* The TRES of the family the job asks for with a limit set: first one
+	 * over its limit, else the first limited one. */
+	for (size_t i = 0; i < a->ntres; i++) {
+		bool match = fam[flen - 1] == '/' ? strncmp(a->tres[i], fam, flen) == 0 :
+			     strcmp(a->tres[i], fam) == 0;
+		uint64_t u;
+
+		if (!match || lim[i] == WHY_ACCT_NONE || a->job[i] == WHY_ACCT_NONE || !a->job[i])
+			continue;
+		u = (used && used[i] != WHY_ACCT_NONE) ? used[i] : 0;
+		if (pick == WHY_ACCT_TRES_MAX)
+			pick = i;
+		if (u + a->job[i] > lim[i]) {
+			pick = i;
+			break;
+		}
+	}
+	if (pick == WHY_ACCT_TRES_MAX)
+		return false;
+	snprintf(b->item, sizeof(b->item), "%.20s %.26s", name, a->tres[pick]);
+	_u64(b->job_value, sizeof(b->job_value), a->job[pick]);
+	_u64(b->limit_value, sizeof(b->limit_value), lim[pick]);
+	if (used)
+		_u64(b->used_value, sizeof(b->used_value), used[pick]);
+	return true;
+}
+
+static void _qos_assoc(const why_job_t *job, const why_cluster_t *cl, why_pending_t *p)
 {
 	bool qos = _starts(job->reason, "QOS");
 	bool assoc = _starts(job->reason, "Assoc");
@@ -512,6 +604,23 @@ static void _qos_assoc(const why_job_t *job, why_pending_t *p)
 			 "use and limit: scontrol show assoc_mgr flags=assoc");
 	snprintf(b->job_value, sizeof(b->job_value), "%s", qos ? (job->qos ? job->qos : "") :
 		 (job->account ? job->account : ""));
+	if (_qos_assoc_values(job, cl->acct, qos, name, b)) {
+		size_t l;
+		/* The numbers replace the pointer to scontrol. */
+		char *cut = strstr(b->detail, "; use and limit: ");
+
+		if (cut)
+			*cut = '\0';
+		l = strlen(b->detail);
+		snprintf(b->detail + l, sizeof(b->detail) - l, "; %s: the job asks %s, %s%slimit %s",
+			 strchr(b->item, ' ') + 1, b->job_value,
+			 b->used_value, b->used_value[0] ? " in use, " : "", b->limit_value);
+	} else if (cl->acct && !cl->acct->readable) {
+		size_t l = strlen(b->detail);
+
+		snprintf(b->detail + l, sizeof(b->detail) - l, "; use and limit not readable: %s",
+			 cl->acct->why_not);
+	}
 }
 
 /* ------------------------------------------------------- reservations */
@@ -785,7 +894,7 @@ void why_pending_explain(const why_cluster_t *cl, why_result_t *res)
 	_begin(job, p);
 	_reservation(job, cl, p);
 	_licenses(job, cl, p);
-	_qos_assoc(job, p);
+	_qos_assoc(job, cl, p);
 	if (_is(job->reason, "PartitionDown") || _is(job->reason, "PartitionInactive"))
 		_partition_state(job, cl, p);
 	if (_resource_reason(job->reason) && !p->never_runs) {

@@ -517,6 +517,9 @@ static const why_part_t _parts[] = {
 };
 
 /* Pending-reason analysis of job on a1 (4 a100, gpu), b1 (64 CPUs, big). */
+/* The accounting view _pending hands on (NULL: none loaded). */
+static const why_acct_t *_pending_acct;
+
 static void _pending(why_job_t *job, const why_qjob_t *jobs, size_t njobs, why_result_t *res)
 {
 	static why_node_t nodes[2];
@@ -535,6 +538,7 @@ static void _pending(why_job_t *job, const why_qjob_t *jobs, size_t njobs, why_r
 	cl.jobs = jobs;
 	cl.njobs = njobs;
 	cl.now = 1000;
+	cl.acct = _pending_acct;
 	_analyze(job, nodes, 2, NULL, res);
 	why_pending_explain(&cl, res);
 }
@@ -579,6 +583,103 @@ static void test_pending_qos_assoc(void **state)
 	_pending(&job, NULL, 0, &res);
 	assert_string_equal(_blk(&res, WHY_BLK_QOS)->item, "GrpGRES");
 	why_result_free(&res);
+}
+
+/* An accounting view: cpu, mem, node, gres/gpu:a100, gres/gpu (in that
+ * order, as slurmctld may list them), nothing limited. */
+static void _acct_init(why_acct_t *a)
+{
+	const char *names[] = { "cpu", "mem", "node", "gres/gpu:a100", "gres/gpu" };
+
+	memset(a, 0, sizeof(*a));
+	a->readable = a->qos_found = a->assoc_found = true;
+	a->ntres = 5;
+	for (size_t i = 0; i < WHY_ACCT_TRES_MAX; i++) {
+		if (i < 5)
+			snprintf(a->tres[i], sizeof(a->tres[i]), "%s", names[i]);
+		a->job[i] = a->qos_max_pu[i] = a->qos_user_used[i] = a->qos_max_pj[i] =
+		a->qos_grp[i] = a->qos_grp_used[i] = a->assoc_grp[i] = a->assoc_grp_used[i] =
+		a->assoc_max_pj[i] = WHY_ACCT_NONE;
+	}
+}
+
+static void test_pending_qos_values(void **state)
+{
+	why_job_t job = _job(NULL, "gres:gpu:a100:1");
+	why_result_t res;
+	const why_blocker_t *b;
+	why_acct_t a;
+
+	(void)state;
+	_acct_init(&a);
+	a.job[0] = 2, a.job[4] = 1, a.job[3] = 1;
+	a.qos_max_pu[0] = 2, a.qos_user_used[0] = 2;
+	_pending_acct = &a;
+	job.reason = "QOSMaxCpuPerUserLimit";
+	job.qos = "capped";
+	_pending(&job, NULL, 0, &res);
+	b = _blk(&res, WHY_BLK_QOS);
+	assert_non_null(b);
+	assert_string_equal(b->item, "MaxCpuPerUser cpu");
+	assert_string_equal(b->job_value, "2");
+	assert_string_equal(b->limit_value, "2");
+	assert_string_equal(b->used_value, "2");
+	assert_non_null(strstr(b->detail, "cpu: the job asks 2, 2 in use, limit 2"));
+	assert_null(strstr(b->detail, "scontrol show assoc_mgr"));
+	why_result_free(&res);
+
+	/* GRES: the GPU TRES over its limit is picked, not the first GRES. */
+	a.qos_grp[3] = 8, a.qos_grp_used[3] = 0;
+	a.qos_grp[4] = 2, a.qos_grp_used[4] = 2;
+	job.reason = "QOSGrpGRES";
+	_pending(&job, NULL, 0, &res);
+	b = _blk(&res, WHY_BLK_QOS);
+	assert_string_equal(b->item, "GrpGRES gres/gpu");
+	assert_string_equal(b->job_value, "1");
+	assert_string_equal(b->limit_value, "2");
+	assert_string_equal(b->used_value, "2");
+	why_result_free(&res);
+
+	/* Association GrpTRES on cpu. */
+	a.assoc_grp[0] = 4, a.assoc_grp_used[0] = 4;
+	job.reason = "AssocGrpCpuLimit";
+	_pending(&job, NULL, 0, &res);
+	b = _blk(&res, WHY_BLK_ASSOC);
+	assert_string_equal(b->item, "GrpCpu cpu");
+	assert_string_equal(b->limit_value, "4");
+	assert_string_equal(b->used_value, "4");
+	why_result_free(&res);
+
+	/* Per job: no use compared. */
+	a.qos_max_pj[0] = 1;
+	job.reason = "QOSMaxCpuPerJobLimit";
+	_pending(&job, NULL, 0, &res);
+	b = _blk(&res, WHY_BLK_QOS);
+	assert_string_equal(b->limit_value, "1");
+	assert_string_equal(b->used_value, "");
+	assert_true(b->never);
+	why_result_free(&res);
+
+	/* A limit not counted per TRES: named only. */
+	job.reason = "QOSMaxJobsPerUserLimit";
+	_pending(&job, NULL, 0, &res);
+	b = _blk(&res, WHY_BLK_QOS);
+	assert_string_equal(b->item, "MaxJobsPerUser");
+	assert_string_equal(b->job_value, "capped");
+	assert_non_null(strstr(b->detail, "scontrol show assoc_mgr"));
+	why_result_free(&res);
+
+	/* No accounting: said plainly. */
+	_acct_init(&a);
+	a.readable = false;
+	snprintf(a.why_not, sizeof(a.why_not), "slurmctld keeps no accounting");
+	job.reason = "QOSMaxCpuPerUserLimit";
+	_pending(&job, NULL, 0, &res);
+	b = _blk(&res, WHY_BLK_QOS);
+	assert_non_null(strstr(b->detail, "use and limit not readable: slurmctld keeps no accounting"));
+	assert_string_equal(b->limit_value, "");
+	why_result_free(&res);
+	_pending_acct = NULL;
 }
 
 static void test_pending_dependency(void **state)
@@ -765,6 +866,7 @@ int main(void)
 		cmocka_unit_test(test_bad_tres),
 		cmocka_unit_test(test_json),
 		cmocka_unit_test(test_pending_qos_assoc),
+		cmocka_unit_test(test_pending_qos_values),
 		cmocka_unit_test(test_pending_dependency),
 		cmocka_unit_test(test_never_partitions),
 		cmocka_unit_test(test_pending_other_reasons),
