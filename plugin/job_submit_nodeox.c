@@ -450,15 +450,25 @@ typedef struct {
 	bool may_admin_comment;    /* the caller may set admin_comment */
 } nodeox_update_t;
 
+/* Where the job's time limit cap comes from (read by _time_cap). */
+typedef struct {
+	const char *parts;         /* the job's partitions, NULL: the default one */
+	const char *qos;           /* the QOS the job names, or NULL */
+	uint32_t qos_id;           /* else the stored job's QOS id, or 0 */
+} nodeox_cap_src_t;
+
 /*
  * Decide for job and apply to job_desc. old_admin_comment is kept in front
- * of ours. Returns the Slurm return code: an error for a malformed tag, and
- * for an update that tags a job nodeox cannot broaden by an update.
+ * of ours. The time limit cap is looked up (partitions, QOS) only for a
+ * tagged job: an untagged one pays nothing for it. Returns the Slurm return
+ * code: an error for a malformed tag, and for an update that tags a job
+ * nodeox cannot broaden by an update.
  */
 static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_desc,
-			 const nodeox_update_t *upd, const char *old_admin_comment,
-			 const char *what, char **err_msg)
+			 const nodeox_update_t *upd, const nodeox_cap_src_t *cap,
+			 const char *old_admin_comment, const char *what, char **err_msg)
 {
+	char capwhat[NODEOX_NAME_MAX + 32];
 	nodeox_cluster_t cluster = { 0 };
 	nodeox_node_t *nodes = NULL;
 	nodeox_decision_t *d;
@@ -474,6 +484,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		slurm_mutex_unlock(&nx.lock);
 		return SLURM_SUCCESS; /* untagged jobs are never touched */
 	}
+	_time_cap(cap->parts, cap->qos, cap->qos_id, job, capwhat, sizeof(capwhat));
 	if (!job->account && (nx.conf->allow_accounts.n || nx.conf->deny_accounts.n)) {
 		_default_account(uid, acct, sizeof(acct));
 		if (acct[0])
@@ -548,7 +559,8 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg)
 {
 	nodeox_job_t job = { 0 };
-	char what[64], capwhat[NODEOX_NAME_MAX + 32];
+	nodeox_cap_src_t cap = { 0 };
+	char what[64];
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
@@ -564,7 +576,8 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	job.account = job_desc->account;
 	job.time_limit = job_desc->time_limit == NO_VAL ? NODEOX_TIME_NONE :
 		job_desc->time_limit;
-	_time_cap(job_desc->partition, job_desc->qos, 0, &job, capwhat, sizeof(capwhat));
+	cap.parts = job_desc->partition;
+	cap.qos = job_desc->qos;
 	job.min_nodes = job_desc->min_nodes == NO_VAL ? 0 : job_desc->min_nodes;
 	job.num_tasks = job_desc->num_tasks == NO_VAL ? 0 : job_desc->num_tasks;
 	if (job_desc->het_job_offset != NO_VAL)
@@ -573,7 +586,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	else
 		snprintf(what, sizeof(what), "submit%s", job_desc->array_inx ? " (array)" : "");
 	return _decide_apply(&job, job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid,
-			     job_desc, NULL, job_desc->admin_comment, what, err_msg);
+			     job_desc, NULL, &cap, job_desc->admin_comment, what, err_msg);
 }
 
 /*
@@ -642,7 +655,8 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	nodeox_job_details_t *det;
 	nodeox_job_t job = { 0 };
 	nodeox_update_t upd = { 0 };
-	char what[64], capwhat[NODEOX_NAME_MAX + 32];
+	nodeox_cap_src_t cap = { 0 };
+	char what[64];
 
 	if (!job_desc || !job_ptr || !IS_JOB_PENDING(job_ptr))
 		return SLURM_SUCCESS;
@@ -674,12 +688,13 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	else
 		job.time_limit = job_ptr->time_limit == NO_VAL ? NODEOX_TIME_NONE :
 			job_ptr->time_limit;
-	_time_cap(job.partition, job_desc->qos, job_desc->qos ? 0 : job_ptr->qos_id, &job,
-		  capwhat, sizeof(capwhat));
+	cap.parts = job.partition;
+	cap.qos = job_desc->qos;
+	cap.qos_id = job_desc->qos ? 0 : job_ptr->qos_id;
 	job.min_nodes = det && det->min_nodes != NO_VAL ? det->min_nodes : 0;
 	job.num_tasks = det && det->num_tasks != NO_VAL ? det->num_tasks : 0;
 	snprintf(what, sizeof(what), "update JobId=%u", job_ptr->job_id);
-	return _decide_apply(&job, job_ptr->user_id, job_desc, &upd,
+	return _decide_apply(&job, job_ptr->user_id, job_desc, &upd, &cap,
 			     job_desc->admin_comment ? job_desc->admin_comment :
 			     job_ptr->admin_comment, what, err_msg);
 }
