@@ -104,7 +104,9 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->weight_age = 0;
 	p->weight_job_size = 0;
 	p->max_age_s = 7 * 86400;
+	p->calc_period_s = 300;
 	p->favor_small = false;
+	p->slurmdbd = false;
 }
 
 int cluster_find_type(const sim_cluster_t *c, const char *name)
@@ -635,6 +637,12 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 						rc = cluster_time_value(p, k, v, &s->max_age_s);
 						if (rc == 0 && (s->max_age_s == SIM_TIME_NONE || s->max_age_s == 0))
 							rc = cluster_fail(p, "PriorityMaxAge=%s", v);
+					} else if (!g_ascii_strcasecmp(k, "PriorityCalcPeriod")) {
+						rc = cluster_time_value(p, k, v, &s->calc_period_s);
+						if (rc == 0 && (s->calc_period_s == SIM_TIME_NONE || s->calc_period_s == 0))
+							rc = cluster_fail(p, "PriorityCalcPeriod=%s", v);
+					} else if (!g_ascii_strcasecmp(k, "AccountingStorageType")) {
+						s->slurmdbd = !g_ascii_strcasecmp(v, "accounting_storage/slurmdbd");
 					} else if (!g_ascii_strcasecmp(k, "PriorityFavorSmall")) {
 						s->favor_small = !g_ascii_strcasecmp(v, "YES");
 					} else if (!g_ascii_strcasecmp(k, "PriorityType")) {
@@ -760,6 +768,13 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 	p.line = 0;
 	if (rc == 0 && p.priority_basic) /* FIFO: Slurm ignores the weights */
 		c->params.weight_age = c->params.weight_job_size = 0;
+	/* priority/multifactor without slurmdbd: "PriorityWeightAge can only be
+	 * used with SlurmDBD, ignoring" (22.05 to 24.11), and no decay thread. */
+	if (rc == 0 && c->params.weight_age > 0 && !c->params.slurmdbd) {
+		g_printerr("nodeox-sim: note: %s: PriorityWeightAge ignored, as Slurm does without "
+			   "AccountingStorageType=accounting_storage/slurmdbd\n", name);
+		c->params.weight_age = 0;
+	}
 	if (rc == 0)
 		rc = cluster_finish(&p);
 	if (p.nodes) {

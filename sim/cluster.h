@@ -60,7 +60,9 @@ typedef struct {
 	double weight_age;        /* PriorityWeightAge, 0 */
 	double weight_job_size;   /* PriorityWeightJobSize, 0 */
 	int64_t max_age_s;        /* PriorityMaxAge, 7-0 */
+	int64_t calc_period_s;    /* PriorityCalcPeriod, seconds, 5 minutes */
 	bool favor_small;         /* PriorityFavorSmall */
+	bool slurmdbd;            /* AccountingStorageType=accounting_storage/slurmdbd */
 } sim_sched_params_t;
 
 typedef struct {

@@ -16,10 +16,13 @@
  *    and a lower-priority job starts now only if it leaves every reservation
  *    on the nodes it takes intact.
  * Priority is Slurm's multifactor subset: PriorityWeightAge * min(age,
- * PriorityMaxAge)/PriorityMaxAge + PriorityWeightJobSize * (GPUs / cluster
- * GPUs). Below the age cap the order of two jobs never changes, so pending
- * jobs sit in two ordered lists (still ageing, capped; sim/prio.c) merged on
- * the fly: no re-sorting per pass.
+ * PriorityMaxAge)/PriorityMaxAge + PriorityWeightJobSize * (nodes / cluster
+ * nodes + CPUs / cluster CPUs) / 2, computed at submission (age 0) and again
+ * for every pending job each PriorityCalcPeriod (the decay thread; only with
+ * an age weight, which Slurm honours only with slurmdbd). Below the age cap
+ * the order of two recalculated jobs never changes, so pending jobs sit in
+ * three ordered lists (submitted since the last recalculation, still ageing,
+ * capped; sim/prio.c) merged on the fly: no re-sorting per pass.
  *
  * Costs are bounded per pass, never by the queue length: nodes are indexed
  * by class (GPU type, shape, features, partitions) and, within a class, kept
@@ -40,15 +43,27 @@
 
 /* ------------------------------------------------------------ priority */
 
-static double sched_size_factor(const sched_t *s, uint32_t gpus)
+/* Slurm 22.05's job size factor (priority_multifactor.c,
+ * set_priority_factors, without PriorityFlags=SMALL_RELATIVE_TO_TIME): the
+ * mean of the job's share of the cluster's nodes (its minimum node count) and
+ * of its CPUs (the CPUs it asked for), or of what it leaves with
+ * PriorityFavorSmall. GPUs do not count. */
+static double sched_size_factor(const sched_t *s, uint32_t j)
 {
 	const sim_sched_params_t *p = &s->o->params;
-	if (p->weight_job_size == 0 || s->c->total_gpus == 0)
+	const req_t *r = &s->req[j];
+	if (p->weight_job_size == 0 || s->c->nnodes == 0 || s->c->total_cpus == 0)
 		return 0;
-	double f = (double)gpus / (double)s->c->total_gpus;
-	if (f > 1)
+	double nodes = r->nodes ? r->nodes : 1;
+	double cpus = r->nodes ? (double)r->cpus_per_node * r->nodes
+			       : (double)r->cpus_per_gpu * r->gpus;
+	double fn = nodes / s->c->nnodes, fc = cpus / (double)s->c->total_cpus;
+	double f = p->favor_small ? ((1 - fn) + (1 - fc)) / 2 : (fn + fc) / 2;
+	if (f < 0)
+		f = 0;
+	else if (f > 1)
 		f = 1;
-	return p->weight_job_size * (p->favor_small ? 1.0 - f : f);
+	return p->weight_job_size * f;
 }
 
 /* Slurm orders the queue by partition PriorityTier first, then priority: a
@@ -64,68 +79,107 @@ static double sched_tier_key(const sched_t *s, uint32_t j)
 	return tier * SCHED_TIER_STEP;
 }
 
+/* A new job's priority has no age yet (Slurm sets it at submission, before
+ * the job accrues any): it waits in the fresh list until the next
+ * recalculation. Without an age weight priorities never change and every
+ * job goes straight to the young list. */
 void sched_pending_add(sched_t *s, uint32_t j)
 {
-	const sim_sched_params_t *p = &s->o->params;
-	s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, s->req[j].gpus) -
-		p->weight_age * (double)s->t->jobs[j].submit / (double)p->max_age_s;
-	s->where[j] = SCHED_YOUNG;
-	prio_list_insert(&s->young, s->key[j], j);
+	s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, j);
+	if (s->o->params.weight_age > 0) {
+		s->where[j] = SCHED_FRESH;
+		prio_list_insert(&s->fresh, s->key[j], j);
+	} else {
+		s->where[j] = SCHED_YOUNG;
+		prio_list_insert(&s->young, s->key[j], j);
+	}
 	s->npending++;
 }
 
-/* Jobs whose age reached PriorityMaxAge move to the capped sequence. */
-static void sched_age(sched_t *s, size_t submitted)
+static prio_list_t *sched_list_of(sched_t *s, uint32_t j)
+{
+	return s->where[j] == SCHED_OLD ? &s->old
+		: s->where[j] == SCHED_FRESH ? &s->fresh : &s->young;
+}
+
+/* The decay thread's recalculation at time `at` (slurmctld runs it every
+ * PriorityCalcPeriod; the simulator at whole multiples of it from trace
+ * second 0): every pending job's age becomes at - submit, capped at
+ * PriorityMaxAge. Fresh jobs join the ageing list (key: the priority less the
+ * age weight times submit / max age, so the list's order holds for any later
+ * recalculation), and jobs past the cap move to the capped list. Each job
+ * moves at most twice, so the work is bounded by the jobs submitted. */
+static void sched_recalc(sched_t *s, int64_t at, size_t submitted)
 {
 	const sim_sched_params_t *p = &s->o->params;
-	if (p->weight_age == 0)
-		return;
+	const double per_s = p->weight_age / (double)p->max_age_s;
+	prio_pos_t first = { 0, 0 };
+	const prio_ent_t *e;
+	while ((e = prio_list_at(&s->fresh, &first))) {
+		uint32_t j = e->job;
+		prio_list_remove(&s->fresh, s->key[j], j);
+		s->key[j] -= per_s * (double)s->t->jobs[j].submit;
+		s->where[j] = SCHED_YOUNG;
+		prio_list_insert(&s->young, s->key[j], j);
+	}
 	while (s->age_cursor < submitted &&
-	       s->t->jobs[s->age_cursor].submit + p->max_age_s <= s->now) {
+	       s->t->jobs[s->age_cursor].submit + p->max_age_s <= at) {
 		uint32_t j = (uint32_t)s->age_cursor++;
 		if (s->where[j] != SCHED_YOUNG)
 			continue;
 		prio_list_remove(&s->young, s->key[j], j);
-		s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, s->req[j].gpus) +
-			    p->weight_age;
+		s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, j) + p->weight_age;
 		s->where[j] = SCHED_OLD;
 		prio_list_insert(&s->old, s->key[j], j);
 	}
+	s->prio_time = at;
 }
 
 /* Begin a walk in priority order; the lists keep it valid while the pass
  * starts (removes) the jobs it returns. End it with sched_order_end. */
 void sched_order_begin(sched_t *s, prio_iter_t *it)
 {
+	it->f = (prio_pos_t){ 0, 0 };
 	it->y = (prio_pos_t){ 0, 0 };
 	it->o = (prio_pos_t){ 0, 0 };
+	s->fresh.track = &it->f;
 	s->young.track = &it->y;
 	s->old.track = &it->o;
 }
 
 void sched_order_end(sched_t *s)
 {
-	s->young.track = s->old.track = NULL;
+	s->fresh.track = s->young.track = s->old.track = NULL;
 }
 
-/* Next pending job in priority order (advancing past it), or -1. */
+/* Next pending job in priority order (advancing past it), or -1: the head of
+ * the three lists with the highest priority as of the last recalculation
+ * (ties to the earlier job, as Slurm's queue sort: submit time, then id). */
 int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
 {
-	const prio_ent_t *y = prio_list_at(&s->young, &it->y), *o = prio_list_at(&s->old, &it->o);
-	if (!y && !o)
+	const sim_sched_params_t *p = &s->o->params;
+	const prio_ent_t *head[3] = { prio_list_at(&s->fresh, &it->f),
+				      prio_list_at(&s->young, &it->y),
+				      prio_list_at(&s->old, &it->o) };
+	prio_pos_t *pos[3] = { &it->f, &it->y, &it->o };
+	int best = -1;
+	double best_prio = 0;
+	for (int k = 0; k < 3; k++) {
+		if (!head[k])
+			continue;
+		double prio = head[k]->key;
+		if (k == 1 && p->weight_age > 0)
+			prio += p->weight_age * (double)s->prio_time / (double)p->max_age_s;
+		if (best < 0 || prio > best_prio ||
+		    (prio == best_prio && head[k]->job < head[best]->job)) {
+			best = k;
+			best_prio = prio;
+		}
+	}
+	if (best < 0)
 		return -1;
-	bool take_y = y;
-	if (y && o) {
-		const sim_sched_params_t *p = &s->o->params;
-		double py = y->key + p->weight_age * (double)s->now / (double)p->max_age_s;
-		take_y = py > o->key || (py == o->key && y->job < o->job);
-	}
-	if (take_y) {
-		it->y.p++;
-		return y->job;
-	}
-	it->o.p++;
-	return o->job;
+	pos[best]->p++;
+	return head[best]->job;
 }
 
 /* ------------------------------------------------------------ start / end */
@@ -262,7 +316,7 @@ void sched_start(sched_t *s, uint32_t j, int na)
 	s->running[j] = run;
 	sched_release_add(s, j, run);
 	sim_queue_push(&s->events, res->end, SIM_EV_END, j);
-	prio_list_remove(s->where[j] == SCHED_OLD ? &s->old : &s->young, s->key[j], j);
+	prio_list_remove(sched_list_of(s, j), s->key[j], j);
 	s->where[j] = SCHED_GONE;
 	s->npending--;
 }
@@ -420,8 +474,11 @@ static void sched_state_init(sched_t *s)
 	s->where = g_new0(uint8_t, nj);
 	s->key = g_new0(double, nj);
 	s->running = g_new0(running_t *, nj);
+	prio_list_init(&s->fresh);
 	prio_list_init(&s->young);
 	prio_list_init(&s->old);
+	s->prio_time = 0;
+	s->next_recalc = s->o->params.weight_age > 0 ? 0 : SCHED_INF;
 	sim_queue_init(&s->events);
 	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, sched_elig_free);
 	s->resv_stamp = g_new0(uint32_t, nn);
@@ -454,6 +511,7 @@ static void sched_state_free(sched_t *s)
 	}
 	g_free(s->req); g_free(s->tagged); g_free(s->where); g_free(s->key);
 	g_free(s->running);
+	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);
 	prio_list_free(&s->old);
 	for (int k = 0; k < s->c->nclasses; k++)
@@ -494,10 +552,19 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			tn = t->jobs[next_submit].submit;
 		if (s.npending && bf_dirty && next_bf < tn)
 			tn = next_bf;
+		if (s.npending && s.next_recalc < tn)
+			tn = s.next_recalc;
 		if (tn == SCHED_INF)
 			break;
 		s.now = tn;
 		bool changed = false, submitted = false;
+		if (s.now >= s.next_recalc) {
+			const int64_t period = o->params.calc_period_s;
+			int64_t at = s.now - ((s.now % period) + period) % period;
+			sched_recalc(&s, at, next_submit);
+			s.next_recalc = at + period;
+			changed = s.npending > 0;   /* new priorities: Slurm's next passes see them */
+		}
 		sim_event_t e;
 		/* Jobs submitted in this second are looked at before the jobs
 		 * ending in it give their nodes back: slurmctld records a job's
@@ -508,17 +575,14 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			submitted = true;
 		}
 		ev = sim_queue_peek(&s.events);
-		if (submitted && s.npending && ev && ev->time == s.now) {
-			sched_age(&s, next_submit);
+		if (submitted && s.npending && ev && ev->time == s.now)
 			sched_main_pass(&s);
-		}
-		changed = submitted;
+		changed = changed || submitted;
 		while ((ev = sim_queue_peek(&s.events)) && ev->time == s.now) {
 			sim_queue_pop(&s.events, &e);
 			sched_end(&s, e.job);
 			changed = true;
 		}
-		sched_age(&s, next_submit);
 		if (changed && s.npending) {
 			sched_main_pass(&s);
 			if (!bf_dirty) {

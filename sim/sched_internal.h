@@ -26,7 +26,9 @@
 #define SCHED_INF INT64_MAX
 #define SCHED_TIMEOUT_CHECK_S 30   /* slurmctld's PERIODIC_TIMEOUT (slurmctld.h) */
 
-enum { SCHED_GONE = 0, SCHED_YOUNG, SCHED_OLD };   /* where a job pends */
+/* where a job pends: submitted since the last priority recalculation (age
+ * 0); ageing; age capped */
+enum { SCHED_GONE = 0, SCHED_FRESH, SCHED_YOUNG, SCHED_OLD };
 
 typedef struct {                 /* where a job may run: classes per OR term */
 	int ngroups;                 /* 1, or the constraint's terms when matching */
@@ -142,13 +144,15 @@ typedef struct {
 	/* jobs */
 	req_t *req;
 	bool *tagged;
-	uint8_t *where;              /* SCHED_YOUNG, SCHED_OLD while pending */
+	uint8_t *where;              /* SCHED_FRESH, _YOUNG, _OLD while pending */
 	double *key;
 	running_t **running;
 	uint64_t release_epoch;
 	size_t npending, age_cursor, ended;
 
-	prio_list_t young, old;      /* pending, by priority: still ageing; capped */
+	prio_list_t fresh, young, old; /* pending, by priority: age 0; ageing; capped */
+	int64_t prio_time;           /* last priority recalculation (ages as of then) */
+	int64_t next_recalc;         /* the next one, SCHED_INF without an age weight */
 	rellist_t *rel;              /* per class: running jobs' allocations there by */
 				     /* expected end; flat arrays, since backfill walks */
 				     /* them far more often than jobs start or end, and a */
@@ -175,7 +179,7 @@ typedef struct {
 
 
 typedef struct {
-	prio_pos_t y, o;
+	prio_pos_t f, y, o;          /* in the fresh, young and old lists */
 } prio_iter_t;
 
 typedef enum { AV_FREE, AV_RESV, AV_SCRATCH } avail_mode_t;

@@ -96,8 +96,9 @@ static void test_slurm2411_files(void **state)
 	assert_int_equal(c->parts[0].default_time, 3600);
 	assert_int_equal(c->params.bf_interval_s, 15);
 	assert_int_equal(c->params.bf_max_job_test, 1000);
-	/* no PriorityType: 24.11's priority/multifactor, the weights count */
-	assert_true(c->params.weight_age == 1000);
+	/* no PriorityType: 24.11's priority/multifactor, the weights count;
+	 * the age weight only with slurmdbd, which this file does not name */
+	assert_true(c->params.weight_age == 0);
 	assert_true(c->params.weight_job_size == 500);
 	cluster_free(c);
 
@@ -118,6 +119,7 @@ static void test_conf_details(void **state)
 		"# comment\n"
 		"SchedulerParameters=bf_window=60,bf_resolution=30,bf_continue,bf_max_job_test=7\n"
 		"PriorityWeightAge=1000 PriorityMaxAge=1-00:00:00 PriorityWeightJobSize=10\n"
+		"PriorityCalcPeriod=2 AccountingStorageType=accounting_storage/slurmdbd\n"
 		"NodeName=DEFAULT Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=1000\n"
 		"NodeName=g[1-3] Feature=v100,nvlink Gres=gpu:v100:8,mps:100 \\\n"
 		"   State=UNKNOWN\n"
@@ -141,7 +143,8 @@ static void test_conf_details(void **state)
 	assert_int_equal(c->params.bf_resolution_s, 30);
 	assert_int_equal(c->params.bf_max_job_test, 7);
 	assert_int_equal(c->params.max_age_s, 86400);
-	assert_true(c->params.weight_age == 1000);
+	assert_true(c->params.weight_age == 1000);      /* with slurmdbd */
+	assert_int_equal(c->params.calc_period_s, 120);
 	assert_int_equal(c->parts[0].max_time, 3600);
 	assert_int_equal(c->parts[1].default_time, 1800);
 	assert_int_equal(c->parts[0].tier, 3);

@@ -361,15 +361,43 @@ static void test_priority(void **state)
 	assert_int_equal(size->jobs[job_at(t, 2)].start, 200);
 	o.params.weight_age = 10000000;                            /* 1 s of age: 10000 */
 	o.params.max_age_s = 1000;
-	sim_run_t *age = run_sched(c, t, NULL, NULL, &o);          /* older X wins */
+	o.params.calc_period_s = 300;      /* no recalculation before 100: no age yet */
+	sim_run_t *age = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(age->jobs[job_at(t, 3)].start, 100);
+	sched_run_free(age);
+	o.params.calc_period_s = 60;       /* recalculated at 60: older X wins */
+	age = run_sched(c, t, NULL, NULL, &o);
 	assert_int_equal(age->jobs[job_at(t, 2)].start, 100);
 	sched_run_free(age);
-	o.params.max_age_s = 60;                                   /* both capped: size */
+	o.params.max_age_s = 30;                 /* both capped at the recalculation: size */
 	age = run_sched(c, t, NULL, NULL, &o);
 	assert_int_equal(age->jobs[job_at(t, 3)].start, 100);
 	sched_run_free(fifo);
 	sched_run_free(size);
 	sched_run_free(age);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* Slurm's job size factor counts nodes and CPUs, not GPUs: on one node busy
+ * until 100, Y (2 GPUs, 12 CPUs) outranks the earlier X (3 GPUs, 2 CPUs),
+ * and both cannot run together (5 GPUs on a 4-GPU node). */
+static void test_priority_size_cpus(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n1 CPUs=16 RealMemory=64000 Gres=gpu:4\n"
+					"NodeName=n2 CPUs=16 RealMemory=64000\n"
+					"PartitionName=p Nodes=n1 Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,cpus,run_time,time_limit\n"
+				    "1,0,4,1,1,100,100\n"
+				    "2,1,3,1,2,100,100\n"
+				    "3,2,2,1,12,100,100\n", NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.weight_job_size = 1000;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 200);
+	sched_run_free(r);
 	trace_free(t);
 	cluster_free(c);
 }
@@ -536,6 +564,7 @@ int main(void)
 		cmocka_unit_test(test_priority_tier),
 		cmocka_unit_test(test_submit_before_end),
 		cmocka_unit_test(test_priority),
+		cmocka_unit_test(test_priority_size_cpus),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
 		cmocka_unit_test(test_policy_identity),
