@@ -157,29 +157,31 @@ void sched_order_end(sched_t *s)
  * (ties to the earlier job, as Slurm's queue sort: submit time, then id). */
 int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
 {
-	const sim_sched_params_t *p = &s->o->params;
-	const prio_ent_t *head[3] = { prio_list_at(&s->fresh, &it->f),
-				      prio_list_at(&s->young, &it->y),
-				      prio_list_at(&s->old, &it->o) };
-	prio_pos_t *pos[3] = { &it->f, &it->y, &it->o };
-	int best = -1;
+	const prio_ent_t *f = prio_list_at(&s->fresh, &it->f), *y = prio_list_at(&s->young, &it->y),
+			 *o = prio_list_at(&s->old, &it->o);
+	prio_pos_t *pos = NULL;
+	const prio_ent_t *best = NULL;
 	double best_prio = 0;
-	for (int k = 0; k < 3; k++) {
-		if (!head[k])
-			continue;
-		double prio = head[k]->key;
-		if (k == 1 && p->weight_age > 0)
-			prio += p->weight_age * (double)s->prio_time / (double)p->max_age_s;
-		if (best < 0 || prio > best_prio ||
-		    (prio == best_prio && head[k]->job < head[best]->job)) {
-			best = k;
-			best_prio = prio;
-		}
+	if (y) {
+		const sim_sched_params_t *p = &s->o->params;
+		best = y;
+		pos = &it->y;
+		best_prio = p->weight_age > 0
+			? y->key + p->weight_age * (double)s->prio_time / (double)p->max_age_s : y->key;
 	}
-	if (best < 0)
+	if (o && (!best || o->key > best_prio || (o->key == best_prio && o->job < best->job))) {
+		best = o;
+		pos = &it->o;
+		best_prio = o->key;
+	}
+	if (f && (!best || f->key > best_prio || (f->key == best_prio && f->job < best->job))) {
+		best = f;
+		pos = &it->f;
+	}
+	if (!best)
 		return -1;
-	pos[best]->p++;
-	return head[best]->job;
+	pos->p++;
+	return best->job;
 }
 
 /* ------------------------------------------------------------ start / end */
