@@ -492,6 +492,12 @@ static void sched_state_init(sched_t *s)
 	s->spare_c = g_new(int64_t, nn);
 	s->spare_m = g_new(int64_t, nn);
 	s->abuf = g_new(alloc_t, nn + 1);
+	s->run_node = g_new(int, nn + 1);
+	s->run_cpu = g_new(int64_t, nn + 1);
+	s->run_first = g_new(int, nn + 2);
+	s->run_cpus = g_new(int64_t, nn + 1);
+	s->run_nodes = g_new(int, nn + 1);
+	s->class_pos = g_new(int, c->nclasses + 1);
 	s->rel = g_new0(rellist_t, c->nclasses);
 }
 
@@ -524,6 +530,8 @@ static void sched_state_free(sched_t *s)
 	g_free(s->resv_stamp); g_free(s->resv_start); g_free(s->resv_g); g_free(s->resv_c);
 	g_free(s->resv_m); g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
 	g_free(s->abuf);
+	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first);
+	g_free(s->run_cpus); g_free(s->run_nodes); g_free(s->class_pos);
 }
 
 int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o,

@@ -174,6 +174,9 @@ typedef struct {
 	int nresv;
 
 	alloc_t *abuf;               /* scratch for placements */
+	int *run_node, *run_first;   /* scratch for sched_place_runs: usable nodes, */
+	int64_t *run_cpu, *run_cpus; /* their CPUs; per run: first, CPUs, nodes */
+	int *run_nodes, *class_pos;
 	uint32_t gpus_by_type[SIM_MAX_TYPES];
 } sched_t;
 

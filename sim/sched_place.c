@@ -133,6 +133,101 @@ static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
 	return found;
 }
 
+/* Nodes for per-node request r now (modes AV_FREE, AV_RESV) among classes
+ * cls, as select/cons_tres's _eval_nodes (22.05, job_test.c) picks them
+ * without node weights or topology: the nodes that can take the job form
+ * runs of consecutive nodes (slurm.conf order; any node that cannot breaks
+ * a run). The run taken is the first sufficient one (enough nodes and CPUs
+ * for what is left), replaced by a later sufficient one with fewer CPUs, or,
+ * as Slurm's test reads, by any insufficient one with more; from it a job
+ * needing one more node takes the node with the fewest free CPUs (first on
+ * ties), one needing more takes the run's nodes in order; then the next run,
+ * until the job has its nodes. So a 2-node job takes l1,l2 (a run of two)
+ * over a1 and l1 when a2 between them is full, and a 1-node job the fullest
+ * node of the tightest run, not the fullest node overall. Visits every node
+ * of the classes with GPUs enough (merged in node order), so it is used only
+ * where those classes hold at most SCHED_RUNS_MAX nodes. Fills s->abuf;
+ * returns r->nodes, or 0. */
+#define SCHED_RUNS_MAX 64
+static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls,
+			    avail_mode_t mode, int64_t end)
+{
+	const sim_cluster_t *c = s->c;
+	int nl = 0, nrun = 0, prev = -2;
+	int64_t g, cpu, m;
+	for (int i = 0; i < ncls; i++)
+		s->class_pos[i] = s->class_free_g[cls[i]] >= (int64_t)r->gpus_per_node &&
+			(int64_t)c->nodes[c->classes[cls[i]].first].gpus >= (int64_t)r->gpus_per_node
+			? 0 : c->classes[cls[i]].nnodes;
+	for (;;) {                       /* merge the classes' node lists in node order */
+		int pick = -1, n = INT32_MAX;
+		for (int i = 0; i < ncls; i++) {
+			const sim_class_t *cl = &c->classes[cls[i]];
+			if (s->class_pos[i] < cl->nnodes && cl->nodes[s->class_pos[i]] < n) {
+				n = cl->nodes[s->class_pos[i]];
+				pick = i;
+			}
+		}
+		if (pick < 0)
+			break;
+		s->class_pos[pick]++;
+		sched_avail(s, mode, n, end, &g, &cpu, &m);
+		if (!sched_node_fits(r, g, cpu, m))
+			continue;
+		if (n != prev + 1) {
+			s->run_first[nrun] = nl;
+			s->run_cpus[nrun] = 0;
+			s->run_nodes[nrun] = 0;
+			nrun++;
+		}
+		s->run_node[nl] = n;
+		s->run_cpu[nl++] = cpu;
+		s->run_cpus[nrun - 1] += cpu;
+		s->run_nodes[nrun - 1]++;
+		prev = n;
+	}
+	s->run_first[nrun] = nl;
+	int found = 0, rem_nodes = (int)r->nodes;
+	int64_t rem_cpus = (int64_t)r->cpus_per_node * r->nodes;
+	while (rem_nodes > 0) {
+		int best = -1;
+		bool best_enough = false;
+		for (int i = 0; i < nrun; i++) {
+			if (!s->run_nodes[i])
+				continue;
+			bool enough = s->run_cpus[i] >= rem_cpus && s->run_nodes[i] >= rem_nodes;
+			if (best < 0 || (enough && !best_enough) ||
+			    (enough && s->run_cpus[i] < s->run_cpus[best]) ||
+			    (!enough && s->run_cpus[i] > s->run_cpus[best])) {
+				best = i;
+				best_enough = enough;
+			}
+		}
+		if (best < 0)
+			break;
+		int first = s->run_first[best], last = s->run_first[best + 1], only = -1;
+		if (rem_nodes <= 1)
+			for (int q = first; q < last; q++)
+				if (s->run_cpu[q] >= rem_cpus &&
+				    (only < 0 || s->run_cpu[q] < s->run_cpu[only]))
+					only = q;
+		for (int q = first; q < last && rem_nodes > 0; q++) {
+			if (only >= 0 && q != only)
+				continue;
+			if (rem_nodes == 1 && s->run_cpu[q] < rem_cpus)
+				continue;
+			int n = s->run_node[q];
+			s->abuf[found++] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node,
+						      r->cpus_per_node, r->mem_per_node };
+			rem_nodes--;
+			rem_cpus -= s->run_cpu[q];
+		}
+		s->run_nodes[best] = 0;
+		s->run_cpus[best] = 0;
+	}
+	return rem_nodes == 0 ? found : 0;
+}
+
 /* The node for one-node request r now (modes AV_FREE, AV_RESV) among
  * classes cls: select/cons_tres's best fit, the usable node with the fewest
  * free CPUs, the first in slurm.conf order on ties. To bound the cost it
@@ -166,23 +261,23 @@ static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls,
 	return best;
 }
 
-/* Choose nodes for job r; fills s->abuf, returns the count or 0. Now (modes
- * AV_FREE, AV_RESV) nodes come from the free-GPU buckets, fullest fitting node
- * first (best fit); a spreading job takes one node if one can hold it, else
- * the emptiest nodes first. In AV_SCRATCH (a reservation) they come from the
- * fit list that sched_reserve built. */
-int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
+/* Nodes for job r in group grp of its eligibility; fills s->abuf, returns
+ * the count or 0. Now (modes AV_FREE, AV_RESV) nodes come from the free-GPU
+ * buckets, fullest fitting node first (best fit); a spreading job takes one
+ * node if one can hold it, else the emptiest nodes first. In AV_SCRATCH (a
+ * reservation) they come from the fit list that sched_reserve built. */
+static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t mode, int64_t end)
 {
 	const sim_cluster_t *c = s->c;
 	const elig_t *e = r->elig;
 	int64_t g, cpu, m;
-	for (int grp = 0; grp < e->ngroups; grp++) {
+	{
 		if (mode != AV_SCRATCH) {
 			int64_t sum = 0;
 			for (int i = 0; i < e->ncls[grp]; i++)
 				sum += s->class_free_g[e->cls[grp][i]];
 			if (sum < (int64_t)(r->nodes ? (uint64_t)r->nodes * r->gpus_per_node : r->gpus))
-				continue;
+				return 0;
 		}
 		for (int pass = r->nodes ? 1 : 0; pass < 2; pass++) {
 			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
@@ -261,3 +356,28 @@ int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 	return 0;
 }
 
+/* Choose nodes for job r; fills s->abuf, returns the count or 0. The buckets
+ * find quickly whether a group can take the job now; when one can, a
+ * per-node job's nodes are then chosen as select/cons_tres does
+ * (sched_place_runs), which visits every node of the group's classes: a
+ * cost paid per start, not per failed try, and only where the classes hold
+ * at most SCHED_RUNS_MAX nodes (larger clusters keep the buckets' best fit:
+ * doc/simulator.md). */
+int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
+{
+	const elig_t *e = r->elig;
+	for (int grp = 0; grp < e->ngroups; grp++) {
+		int na = sched_place_group(s, r, grp, mode, end);
+		int nodes = 0;
+		for (int i = 0; na && i < e->ncls[grp]; i++)
+			nodes += s->c->classes[e->cls[grp][i]].nnodes;
+		if (na && mode != AV_SCRATCH && r->nodes && !e->prefer && nodes <= SCHED_RUNS_MAX) {
+			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], mode, end);
+			if (nr)
+				na = nr;
+		}
+		if (na)
+			return na;
+	}
+	return 0;
+}

@@ -402,6 +402,38 @@ static void test_priority_size_cpus(void **state)
 	cluster_free(c);
 }
 
+/* select/cons_tres's runs of consecutive nodes (checked on the real cluster,
+ * multifactor trace): with a2 full, a 2-node a100|l40s job takes the run
+ * l1,l2, not a1 and l1 (the first two nodes that fit); a 1-node job takes
+ * the tightest run (a1 alone, 6 free CPUs, against l1,l2 with 12), not the
+ * node with the fewest free CPUs overall (l1, 4). */
+static void test_place_runs(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=8 RealMemory=16000 Features=a100 Gres=gpu:a100:4\n"
+					"NodeName=a2 CPUs=8 RealMemory=16000 Features=a100,nvl Gres=gpu:a100:4\n"
+					"NodeName=l[1-2] CPUs=8 RealMemory=16000 Features=l40s Gres=gpu:l40s:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	/* 1: a2 full; 2: 2 CPUs on a1; 3: 4 CPUs on l1; 4: the 2-node job;
+	 * 5: a 1-node job once 4 has ended (a2 still full) */
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,cpus,gpu_type,constraint,run_time,time_limit\n"
+				    "1,0,4,1,1,,nvl,1000,1000\n"
+				    "2,1,1,1,2,a100,,1000,1000\n"
+				    "3,2,1,1,4,l40s,,1000,1000\n"
+				    "4,3,4,2,2,,a100|l40s,10,60\n"
+				    "5,20,1,1,1,,a100|l40s,10,60\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_string_equal(r->jobs[job_at(t, 1)].nodes, "a2");
+	assert_string_equal(r->jobs[job_at(t, 2)].nodes, "a1");
+	assert_string_equal(r->jobs[job_at(t, 3)].nodes, "l1");
+	assert_int_equal(r->jobs[job_at(t, 4)].start, 3);
+	assert_string_equal(r->jobs[job_at(t, 4)].nodes, "l1,l2");
+	assert_string_equal(r->jobs[job_at(t, 5)].nodes, "a1");
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 static void test_rejections(void **state)
 {
 	(void)state;
@@ -565,6 +597,7 @@ int main(void)
 		cmocka_unit_test(test_submit_before_end),
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_priority_size_cpus),
+		cmocka_unit_test(test_place_runs),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
 		cmocka_unit_test(test_policy_identity),
