@@ -105,6 +105,7 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->weight_job_size = 0;
 	p->max_age_s = 7 * 86400;
 	p->calc_period_s = 300;
+	p->end_latency_s = 0;
 	p->favor_small = false;
 	p->slurmdbd = false;
 }

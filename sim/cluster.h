@@ -63,6 +63,11 @@ typedef struct {
 	int64_t calc_period_s;    /* PriorityCalcPeriod, seconds, 5 minutes */
 	bool favor_small;         /* PriorityFavorSmall */
 	bool slurmdbd;            /* AccountingStorageType=accounting_storage/slurmdbd */
+	double end_latency_s;     /* a job's nodes go to the next job this long after
+				   * its last second, on average: whole seconds, the
+				   * fraction as one more second for that share of
+				   * the jobs (not in slurm.conf; 0 here, nodeox-sim's
+				   * --end-latency sets its default) */
 } sim_sched_params_t;
 
 typedef struct {

@@ -40,6 +40,7 @@ typedef struct {
 	gint64 seed;
 	gboolean skip_bad, quiet;
 	gint64 bf_window, bf_resolution, bf_max_job_test, bf_interval, queue_depth, bf_origin;
+	double end_latency;
 	double weight_age, weight_size;
 	char *max_age;
 	char **price;              /* --price items, NULL when none given */
@@ -68,6 +69,11 @@ static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *
 	if (o->bf_window >= 0) p->bf_window_min = o->bf_window;
 	if (o->bf_resolution >= 0) p->bf_resolution_s = o->bf_resolution;
 	if (o->bf_origin >= 0) p->bf_origin_s = o->bf_origin;
+	if (!(o->end_latency >= 0 && o->end_latency <= 3600)) {
+		snprintf(err, len, "--end-latency=%g: seconds from 0 to 3600", o->end_latency);
+		return -1;
+	}
+	p->end_latency_s = o->end_latency;
 	if (o->bf_max_job_test >= 0) p->bf_max_job_test = (int)o->bf_max_job_test;
 	if (o->bf_interval >= 0) p->bf_interval_s = o->bf_interval;
 	if (o->queue_depth >= 0) p->default_queue_depth = (int)o->queue_depth;
@@ -97,7 +103,7 @@ int main(int argc, char **argv)
 {
 	main_opts_t o = { .mode = NULL, .flex_fraction = -1, .round_sync = 0.05, .seed = 1,
 		.bf_window = -1, .bf_resolution = -1, .bf_origin = -1, .bf_max_job_test = -1, .bf_interval = -1,
-		.queue_depth = -1, .weight_age = -1, .weight_size = -1 };
+		.queue_depth = -1, .weight_age = -1, .weight_size = -1, .end_latency = 0.9 };
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o.cluster,
 		  "Directory with slurm.conf and gres.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
@@ -122,6 +128,9 @@ int main(int argc, char **argv)
 		{ "bf-origin", 0, 0, G_OPTION_ARG_INT64, &o.bf_origin,
 		  "Wall-clock second of trace second 0 (Unix time), for bf_resolution's rounding (0)", "S" },
 		{ "bf-max-job-test", 0, 0, G_OPTION_ARG_INT64, &o.bf_max_job_test, "bf_max_job_test (500)", "N" },
+		{ "end-latency", 0, 0, G_OPTION_ARG_DOUBLE, &o.end_latency,
+		  "Seconds a job's nodes stay taken after its last second, until slurmctld gives them "
+		  "to the next job, on average (0.9)", "S" },
 		{ "bf-interval", 0, 0, G_OPTION_ARG_INT64, &o.bf_interval, "bf_interval, s (30)", "S" },
 		{ "default-queue-depth", 0, 0, G_OPTION_ARG_INT64, &o.queue_depth,
 		  "Jobs the main pass looks at (100)", "N" },

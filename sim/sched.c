@@ -186,9 +186,32 @@ int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
 
 /* ------------------------------------------------------------ start / end */
 
+/* The seconds job j's nodes stay taken after its last second: the whole
+ * part of end_latency_s, plus one for a share of the jobs equal to its
+ * fraction, chosen by a hash of the job's trace id (the same job gets the
+ * same latency in every run and mode). */
+static int64_t sched_end_latency(const sched_t *s, uint32_t j)
+{
+	double l = s->o->params.end_latency_s, whole = floor(l);
+	uint32_t h = s->t->jobs[j].id * 2654435761u;
+	h ^= h >> 16;
+	return (int64_t)whole + ((double)(h & 0xffff) / 65536.0 < l - whole ? 1 : 0);
+}
+
 /* Put running job j's allocations into their classes' release lists. */
 static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
 {
+	if (s->exact) {
+		rellist_t *l = &s->all;
+		size_t at = sched_release_find(l, run->expected_end, j, 0);
+		if (l->n == l->cap) {
+			l->cap = l->cap ? 2 * l->cap : 256;
+			l->e = g_renew(release_t, l->e, l->cap);
+		}
+		memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
+		l->e[at] = (release_t){ .end = run->expected_end, .job = j, .node = -1 };
+		l->n++;
+	}
 	for (int i = 0; i < run->na; i++) {
 		const alloc_t *a = &run->a[i];
 		rellist_t *l = &s->rel[a->cls];
@@ -210,6 +233,12 @@ static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
  * sixteen moves per end, amortised). */
 static void sched_release_drop(sched_t *s, uint32_t j, const running_t *run)
 {
+	if (s->exact) {
+		rellist_t *l = &s->all;
+		size_t at = sched_release_find(l, run->expected_end, j, 0);
+		memmove(&l->e[at], &l->e[at + 1], (l->n - at - 1) * sizeof(release_t));
+		l->n--;
+	}
 	for (int i = 0; i < run->na; i++) {
 		rellist_t *l = &s->rel[run->a[i].cls];
 		l->e[sched_release_find(l, run->expected_end, j, (uint32_t)i)].dead = 1;
@@ -317,7 +346,11 @@ void sched_start(sched_t *s, uint32_t j, int na)
 
 	s->running[j] = run;
 	sched_release_add(s, j, run);
-	sim_queue_push(&s->events, res->end, SIM_EV_END, j);
+	/* The nodes go back a little after the job's end: slurmctld records the
+	 * end a fraction of a second after the job's last second and starts the
+	 * next job at its next pass (measured in the fidelity replays: 0.37 s
+	 * and 0.53 s on average). The job's own times stay as they are. */
+	sim_queue_push(&s->events, res->end + sched_end_latency(s, j), SIM_EV_END, j);
 	prio_list_remove(sched_list_of(s, j), s->key[j], j);
 	s->where[j] = SCHED_GONE;
 	s->npending--;
@@ -499,6 +532,7 @@ static void sched_state_init(sched_t *s)
 	s->run_nodes = g_new(int, nn + 1);
 	s->class_pos = g_new(int, c->nclasses + 1);
 	s->rel = g_new0(rellist_t, c->nclasses);
+	s->exact = c->nnodes <= SCHED_EXACT_NODES;
 }
 
 static void sched_state_free(sched_t *s)
@@ -525,6 +559,7 @@ static void sched_state_free(sched_t *s)
 	for (int k = 0; k < s->c->nclasses; k++)
 		g_free(s->rel[k].e);
 	g_free(s->rel);
+	g_free(s->all.e);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
 	g_free(s->resv_stamp); g_free(s->resv_start); g_free(s->resv_g); g_free(s->resv_c);

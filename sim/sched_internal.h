@@ -25,6 +25,11 @@
 
 #define SCHED_INF INT64_MAX
 #define SCHED_TIMEOUT_CHECK_S 30   /* slurmctld's PERIODIC_TIMEOUT (slurmctld.h) */
+/* Up to this many nodes the model follows select/cons_tres where that
+ * costs a walk over every node or running job per decision (node runs,
+ * will-run batches over all running jobs); above, bounded approximations
+ * (doc/simulator.md). */
+#define SCHED_EXACT_NODES 64
 
 /* where a job pends: submitted since the last priority recalculation (age
  * 0); ageing; age capped */
@@ -36,6 +41,9 @@ typedef struct {                 /* where a job may run: classes per OR term */
 	int ncls[SIM_MAX_TERMS];
 	uint64_t *gbits[SIM_MAX_TERMS];   /* class bitset of each group */
 	uint64_t *bits;              /* union of the groups */
+	uint64_t *wbits;             /* classes in its partitions matching its */
+				     /* constraint, whatever their GPUs: the nodes */
+				     /* Slurm's will-run test looks at */
 	int *ucls, nucls;            /* the classes of bits, ascending */
 	const char *why_not;         /* non-NULL: no node can ever serve */
 	bool prefer;                 /* classes reordered for --prefer */
@@ -153,6 +161,9 @@ typedef struct {
 	prio_list_t fresh, young, old; /* pending, by priority: age 0; ageing; capped */
 	int64_t prio_time;           /* last priority recalculation (ages as of then) */
 	int64_t next_recalc;         /* the next one, SCHED_INF without an age weight */
+	rellist_t all;               /* small clusters: every running job by expected */
+				     /* end, for Slurm's exact will-run batches */
+	bool exact;                  /* cluster of at most SCHED_EXACT_NODES nodes */
 	rellist_t *rel;              /* per class: running jobs' allocations there by */
 				     /* expected end; flat arrays, since backfill walks */
 				     /* them far more often than jobs start or end, and a */

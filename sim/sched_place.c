@@ -146,9 +146,8 @@ static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
  * over a1 and l1 when a2 between them is full, and a 1-node job the fullest
  * node of the tightest run, not the fullest node overall. Visits every node
  * of the classes with GPUs enough (merged in node order), so it is used only
- * where those classes hold at most SCHED_RUNS_MAX nodes. Fills s->abuf;
+ * where those classes hold at most SCHED_EXACT_NODES nodes. Fills s->abuf;
  * returns r->nodes, or 0. */
-#define SCHED_RUNS_MAX 64
 static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls,
 			    avail_mode_t mode, int64_t end)
 {
@@ -361,7 +360,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
  * per-node job's nodes are then chosen as select/cons_tres does
  * (sched_place_runs), which visits every node of the group's classes: a
  * cost paid per start, not per failed try, and only where the classes hold
- * at most SCHED_RUNS_MAX nodes (larger clusters keep the buckets' best fit:
+ * at most SCHED_EXACT_NODES nodes (larger clusters keep the buckets' best fit:
  * doc/simulator.md). */
 int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 {
@@ -371,7 +370,7 @@ int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 		int nodes = 0;
 		for (int i = 0; na && i < e->ncls[grp]; i++)
 			nodes += s->c->classes[e->cls[grp][i]].nnodes;
-		if (na && mode != AV_SCRATCH && r->nodes && !e->prefer && nodes <= SCHED_RUNS_MAX) {
+		if (na && mode != AV_SCRATCH && r->nodes && !e->prefer && nodes <= SCHED_EXACT_NODES) {
 			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], mode, end);
 			if (nr)
 				na = nr;

@@ -24,6 +24,7 @@ void sched_elig_free(gpointer p)
 		g_free(e->gbits[g]);
 	}
 	g_free(e->bits);
+	g_free(e->wbits);
 	g_free(e->ucls);
 	g_free(e);
 }
@@ -69,6 +70,7 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 	char err[NODEOX_ERR_MAX];
 	e = g_new0(elig_t, 1);
 	e->bits = g_new0(uint64_t, s->nwords);
+	e->wbits = g_new0(uint64_t, s->nwords);
 	if (constraint_parse(features, c, &k, err, sizeof(err)) < 0) {
 		e->why_not = g_string_chunk_insert_const(s->run->strings, err);
 		e->ngroups = 0;
@@ -82,6 +84,9 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 			const sim_node_t *n = &c->nodes[c->classes[cl].first];
 			if (!n->usable || !(n->partitions & parts))
 				continue;
+			for (int g = 0; g < e->ngroups; g++)
+				if (constraint_match_alt(&k, n->features, k.matching ? g : -1))
+					e->wbits[cl >> 6] |= 1ull << (cl & 63);
 			if (gpus && (n->gpus == 0 || (type >= 0 && n->type != type)))
 				continue;
 			for (int g = 0; g < e->ngroups; g++) {

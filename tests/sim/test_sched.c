@@ -434,6 +434,60 @@ static void test_place_runs(void **state)
 	cluster_free(c);
 }
 
+/* Slurm's will-run batches walk every running job: after X2 (l1, ends 360)
+ * the next job in end order is Y on a1, which P (constraint l40s) cannot
+ * use, so the batch does not stop and takes in Z (l2, ends 600) too; P's
+ * start is the batch's last end, 600, not 360 (seen on the real cluster:
+ * job 50 of the fifo trace planned at 367 s, not 296). So Q (8 minutes,
+ * lower priority) may start beside it now; with a reservation at 360 it
+ * could not. */
+static void test_will_run_batches(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+					"NodeName=l[1-2] CPUs=16 RealMemory=64000 Features=l40s Gres=gpu:l40s:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,constraint,run_time,time_limit\n"
+				    "1,0,2,1,l40s,,1000,00:04:00\n"      /* X1 on l1, expected end 240 */
+				    "2,0,1,1,l40s,,1000,00:06:00\n"      /* X2 on l1, 360 */
+				    "3,0,4,1,l40s,,1000,00:10:00\n"      /* Z on l2, 600 */
+				    "4,0,1,1,a100,,1000,00:06:00\n"      /* Y on a1, 360 */
+				    "5,5,4,1,,l40s,60,00:05:00\n"        /* P */
+				    "6,10,1,1,,l40s,60,00:08:00\n", NULL); /* Q */
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.bf_interval_s = 1;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_string_equal(r->jobs[job_at(t, 2)].nodes, "l1");
+	assert_string_equal(r->jobs[job_at(t, 3)].nodes, "l2");
+	assert_true(r->jobs[job_at(t, 6)].start < 60);
+	assert_string_equal(r->jobs[job_at(t, 6)].nodes, "l1");
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* The nodes of an ended job go to the next one end_latency_s later (on
+ * average; whole seconds per job); the job's own end does not move. */
+static void test_end_latency(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = one_type_cluster();
+	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
+				    "1,0,8,100,00:05:00\n2,1,8,100,00:05:00\n", NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.end_latency_s = 1;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 1)].end, 100);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 101);
+	sched_run_free(r);
+	o.params.end_latency_s = 0;
+	r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 static void test_rejections(void **state)
 {
 	(void)state;
@@ -598,6 +652,8 @@ int main(void)
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_priority_size_cpus),
 		cmocka_unit_test(test_place_runs),
+		cmocka_unit_test(test_will_run_batches),
+		cmocka_unit_test(test_end_latency),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
 		cmocka_unit_test(test_policy_identity),
