@@ -106,6 +106,7 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->max_age_s = 7 * 86400;
 	p->calc_period_s = 300;
 	p->end_latency_s = 0;
+	p->latency_seed = 0;
 	p->favor_small = false;
 	p->slurmdbd = false;
 }

@@ -68,6 +68,7 @@ typedef struct {
 				   * fraction as one more second for that share of
 				   * the jobs (not in slurm.conf; 0 here, nodeox-sim's
 				   * --end-latency sets its default) */
+	uint32_t latency_seed;    /* which jobs get the fraction's extra second */
 } sim_sched_params_t;
 
 typedef struct {

@@ -41,6 +41,7 @@ typedef struct {
 	gboolean skip_bad, quiet;
 	gint64 bf_window, bf_resolution, bf_max_job_test, bf_interval, queue_depth, bf_origin;
 	double end_latency;
+	gint64 latency_seed;
 	double weight_age, weight_size;
 	char *max_age;
 	char **price;              /* --price items, NULL when none given */
@@ -74,6 +75,7 @@ static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *
 		return -1;
 	}
 	p->end_latency_s = o->end_latency;
+	p->latency_seed = (uint32_t)o->latency_seed;
 	if (o->bf_max_job_test >= 0) p->bf_max_job_test = (int)o->bf_max_job_test;
 	if (o->bf_interval >= 0) p->bf_interval_s = o->bf_interval;
 	if (o->queue_depth >= 0) p->default_queue_depth = (int)o->queue_depth;
@@ -131,6 +133,8 @@ int main(int argc, char **argv)
 		{ "end-latency", 0, 0, G_OPTION_ARG_DOUBLE, &o.end_latency,
 		  "Seconds a job's nodes stay taken after its last second, until slurmctld gives them "
 		  "to the next job, on average (0.9)", "S" },
+		{ "latency-seed", 0, 0, G_OPTION_ARG_INT64, &o.latency_seed,
+		  "Which jobs get --end-latency's fraction as a whole second (0)", "N" },
 		{ "bf-interval", 0, 0, G_OPTION_ARG_INT64, &o.bf_interval, "bf_interval, s (30)", "S" },
 		{ "default-queue-depth", 0, 0, G_OPTION_ARG_INT64, &o.queue_depth,
 		  "Jobs the main pass looks at (100)", "N" },

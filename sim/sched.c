@@ -188,12 +188,13 @@ int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
 
 /* The seconds job j's nodes stay taken after its last second: the whole
  * part of end_latency_s, plus one for a share of the jobs equal to its
- * fraction, chosen by a hash of the job's trace id (the same job gets the
- * same latency in every run and mode). */
+ * fraction, chosen by a hash of the job's trace id and latency_seed (the
+ * same job gets the same latency in both modes of a run; another seed picks
+ * other jobs, a sample of the second-level noise a real cluster has). */
 static int64_t sched_end_latency(const sched_t *s, uint32_t j)
 {
 	double l = s->o->params.end_latency_s, whole = floor(l);
-	uint32_t h = s->t->jobs[j].id * 2654435761u;
+	uint32_t h = (s->t->jobs[j].id ^ (s->o->params.latency_seed * 0x9e3779b9u)) * 2654435761u;
 	h ^= h >> 16;
 	return (int64_t)whole + ((double)(h & 0xffff) / 65536.0 < l - whole ? 1 : 0);
 }
