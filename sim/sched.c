@@ -534,6 +534,13 @@ static void sched_state_init(sched_t *s)
 	s->class_pos = g_new(int, c->nclasses + 1);
 	s->rel = g_new0(rellist_t, c->nclasses);
 	s->exact = c->nnodes <= SCHED_EXACT_NODES;
+	if (s->exact) {
+		s->wr_node = g_new(bool, nn);
+		s->ivl_head = g_new(int, nn);
+		s->wr_g = g_new(int64_t, nn);
+		s->wr_c = g_new(int64_t, nn);
+		s->wr_m = g_new(int64_t, nn);
+	}
 }
 
 static void sched_state_free(sched_t *s)
@@ -561,6 +568,9 @@ static void sched_state_free(sched_t *s)
 		g_free(s->rel[k].e);
 	g_free(s->rel);
 	g_free(s->all.e);
+	g_free(s->ivl);
+	g_free(s->ivl_head);
+	g_free(s->wr_node); g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
 	g_free(s->resv_stamp); g_free(s->resv_start); g_free(s->resv_g); g_free(s->resv_c);

@@ -278,6 +278,242 @@ static int64_t sched_batch_start(const sched_t *s, const req_t *r, int64_t fit_e
 	return -1;
 }
 
+/* ------------------------------------------------ exact reservations */
+
+/* Does a reservation made in this pass hold node n at some time in [a, b]
+ * (its [start, end) meets the interval)? */
+static bool sched_ivl_busy(const sched_t *s, int n, int64_t a, int64_t b)
+{
+	for (int i = s->ivl_head[n]; i >= 0; i = s->ivl[i].next)
+		if (s->ivl[i].start <= b && s->ivl[i].end > a)
+			return true;
+	return false;
+}
+
+/* The first end of a reservation of this pass after t (SCHED_INF: none):
+ * where Slurm's backfill tries a job again when the nodes free then might
+ * let it start earlier (TRY_LATER). */
+static int64_t sched_ivl_next_end(const sched_t *s, int64_t t)
+{
+	int64_t next = SCHED_INF;
+	for (size_t i = 0; i < s->nivl; i++)
+		if (s->ivl[i].end > t && s->ivl[i].end < next)
+			next = s->ivl[i].end;
+	return next;
+}
+
+/* What node n of the will-run scratch view gives request r (0 unless the
+ * test looks at it), added to have[] of each group its class is in. */
+static void sched_wr_count(const sched_t *s, const req_t *r, int n, int sign, int64_t *have)
+{
+	const elig_t *e = r->elig;
+	int cl = s->c->nodes[n].cls;
+	if (!s->wr_node[n] || !bits_test(e->bits, cl))
+		return;
+	int64_t v = sched_contrib(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]) * sign;
+	for (int g = 0; g < e->ngroups; g++)
+		if (bits_test(e->gbits[g], cl))
+			have[g] += v;
+}
+
+/* Does request r fit, given what each group's nodes give (have[])? */
+static bool sched_wr_fits(const req_t *r, const int64_t *have)
+{
+	int64_t need = r->nodes ? r->nodes : r->gpus;
+	for (int g = 0; g < r->elig->ngroups; g++)
+		if (have[g] >= need)
+			return true;
+	return false;
+}
+
+/* Slurm's will-run test (select/cons_common _will_run_test) on the nodes in
+ * s->wr_node: the job's start if it fits now (s->now), else the end of the
+ * last job of the first batch of releases it fits after (the batches of
+ * sched_batch_start), -1 if none. Leaves the scratch view as of then. */
+static int64_t sched_will_run(sched_t *s, const req_t *r)
+{
+	const sim_cluster_t *c = s->c;
+	int64_t have[SIM_MAX_TERMS] = { 0 };
+	for (int n = 0; n < c->nnodes; n++) {
+		s->wr_g[n] = s->free_g[n];
+		s->wr_c[n] = s->free_c[n];
+		s->wr_m[n] = s->free_m[n];
+		sched_wr_count(s, r, n, 1, have);
+	}
+	if (sched_wr_fits(r, have))
+		return s->now;
+	const rellist_t *l = &s->all;
+	int64_t org = s->o->params.bf_origin_s, base = -1, window = 30;
+	size_t i = 0;
+	bool more = true;
+	while (more) {
+		const release_t *last = NULL, *next = NULL;
+		for (;;) {
+			if (i >= l->n) {
+				more = false;
+				break;
+			}
+			const release_t *h = &l->e[i++];
+			const running_t *run = s->running[h->job];
+			bool usable = false;
+			for (int k = 0; k < run->na && !usable; k++)
+				usable = s->wr_node[run->a[k].node];
+			if (!usable)
+				continue;
+			if (base < 0)
+				base = h->end + (30 - ((h->end + org) % 30 + 30) % 30);
+			last = h;
+			for (int k = 0; k < run->na; k++) {
+				const alloc_t *a = &run->a[k];
+				sched_wr_count(s, r, a->node, -1, have);
+				s->wr_g[a->node] += a->gpus;
+				s->wr_c[a->node] += a->cpus;
+				s->wr_m[a->node] += (int64_t)a->mem;
+				sched_wr_count(s, r, a->node, 1, have);
+			}
+			s->run->releases_scanned++;
+			next = i < l->n ? &l->e[i] : NULL;
+			if (!next) {
+				more = false;
+				break;
+			}
+			if (next->end > base + window)
+				break;
+		}
+		if (!last)
+			break;
+		do
+			window *= 2;
+		while (next && next->end > base + window);
+		if (sched_wr_fits(r, have))
+			return last->end > s->now ? last->end : s->now + 1;
+	}
+	return -1;
+}
+
+/* The nodes a reservation for r takes in the scratch view: as select/
+ * cons_tres picks them (sched_runs_choose) for a per-node job, the first
+ * that can give GPUs for a spreading one. Fills s->abuf; returns the count. */
+static int sched_wr_place(sched_t *s, const req_t *r)
+{
+	const sim_cluster_t *c = s->c;
+	const elig_t *e = r->elig;
+	for (int g = 0; g < e->ngroups; g++) {
+		int nl = 0, found = 0;
+		int64_t rem = r->gpus;
+		for (int n = 0; n < c->nnodes; n++) {
+			if (!s->wr_node[n] || !bits_test(e->gbits[g], c->nodes[n].cls))
+				continue;
+			if (r->nodes) {
+				if (sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n])) {
+					s->run_node[nl] = n;
+					s->run_cpu[nl++] = s->wr_c[n];
+				}
+				continue;
+			}
+			int64_t take = MIN(sched_spread_take(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]), rem);
+			if (take <= 0 || rem == 0)
+				continue;
+			s->abuf[found++] = (alloc_t){ n, c->nodes[n].cls, (uint32_t)take,
+						      (uint32_t)(take * r->cpus_per_gpu),
+						      (uint64_t)take * r->mem_per_gpu };
+			rem -= take;
+		}
+		if (r->nodes) {
+			int na = sched_runs_choose(s, r, nl);
+			if (na)
+				return na;
+		} else if (rem == 0) {
+			return found;
+		}
+	}
+	return 0;
+}
+
+/* Job j's reservation on a small cluster, as Slurm's backfill makes it
+ * (backfill.c, _attempt_backfill; 22.05): from start_res = now, the nodes it
+ * may look at are those of its partitions and constraint that no
+ * reservation of this pass holds at any time in [start_res, start_res +
+ * limit] (the backfill map's slices); the will-run test on them gives a
+ * start; if that is after the next end of a reservation, or the nodes it
+ * would take are reserved during [start, end), it tries again from there
+ * (TRY_LATER). The reservation holds the nodes whole from its start rounded
+ * down to bf_resolution until its end rounded down (at least one
+ * bf_resolution); after that they are free again for later jobs. Returns
+ * the reservation's start, or SCHED_INF. */
+static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
+{
+	const sim_cluster_t *c = s->c;
+	const req_t *r = &s->req[j];
+	const elig_t *e = r->elig;
+	if (s->ivl_pass != s->pass) {
+		s->nivl = 0;
+		s->ivl_pass = s->pass;
+		for (int n = 0; n < c->nnodes; n++)
+			s->ivl_head[n] = -1;
+	}
+	int64_t res = s->o->params.bf_resolution_s, org = s->o->params.bf_origin_s;
+	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
+	int64_t first = sched_floor_res(s->now, res, org);
+	int64_t start_res = s->now;
+	for (int tries = 0; tries < 4 * SCHED_EXACT_NODES && start_res <= horizon; tries++) {
+		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
+		int64_t later = sched_ivl_next_end(s, start_res);
+		for (int n = 0; n < c->nnodes; n++)
+			s->wr_node[n] = c->nodes[n].usable && bits_test(e->wbits, c->nodes[n].cls) &&
+					!sched_ivl_busy(s, n, start_res, end_time);
+		int64_t when = sched_will_run(s, r);
+		if (when < 0) {
+			if (later == SCHED_INF)
+				break;
+			start_res = later;
+			continue;
+		}
+		int64_t start = MAX(when, start_res);
+		if (later != SCHED_INF && start > later) {
+			start_res = later;
+			continue;
+		}
+		if (start > horizon)
+			break;
+		int na = sched_wr_place(s, r);
+		if (!na)
+			break;
+		int64_t sr = MAX(sched_floor_res(start, res, org), first);
+		int64_t er = r->plan == SCHED_INF ? horizon : sched_floor_res(start + r->plan, res, org);
+		if (er < sr + res)
+			er = sr + res;
+		bool overlap = false;
+		for (int i = 0; i < na && !overlap; i++)
+			overlap = sched_ivl_busy(s, s->abuf[i].node, sr, er - 1);
+		if (overlap && start > start_res) {
+			start_res = start;
+			continue;
+		}
+		if (overlap)
+			break;
+		for (int i = 0; i < na; i++) {
+			int n = s->abuf[i].node;
+			if (s->nivl == s->capivl) {
+				s->capivl = s->capivl ? 2 * s->capivl : 64;
+				s->ivl = g_renew(struct resv_ivl, s->ivl, s->capivl);
+			}
+			s->ivl[s->nivl] = (struct resv_ivl){ n, s->ivl_head[n], sr, er };
+			s->ivl_head[n] = (int)s->nivl++;
+			/* the start-now test's view: the node whole from its first
+			 * reservation on (backfill.c _add_reservation) */
+			if (s->resv_stamp[n] != s->pass || sr < s->resv_start[n])
+				s->resv_start[n] = sr;
+			s->resv_stamp[n] = s->pass;
+			s->spare_g[n] = s->spare_c[n] = s->spare_m[n] = 0;
+		}
+		s->nresv++;
+		s->run->reservations++;
+		return sr;
+	}
+	return SCHED_INF;
+}
+
 /* The live search for a request identical to r, or a new one. */
 static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
 {
@@ -339,6 +575,8 @@ static void sched_search_reserved(sched_t *s, const alloc_t *a)
  */
 static int64_t sched_reserve(sched_t *s, uint32_t j)
 {
+	if (s->exact)
+		return sched_reserve_exact(s, j);
 	const sim_cluster_t *c = s->c;
 	const req_t *r = &s->req[j];
 	const elig_t *e = r->elig;

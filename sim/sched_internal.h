@@ -164,6 +164,15 @@ typedef struct {
 	rellist_t all;               /* small clusters: every running job by expected */
 				     /* end, for Slurm's exact will-run batches */
 	bool exact;                  /* cluster of at most SCHED_EXACT_NODES nodes */
+	struct resv_ivl {            /* exact: this pass's reservations, node by node */
+		int node, next;      /* next: the node's previous one, -1 none */
+		int64_t start, end;
+	} *ivl;
+	int *ivl_head;               /* per node: its last reservation, -1 none */
+	size_t nivl, capivl;
+	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
+	bool *wr_node;               /* exact: nodes a will-run test looks at */
+	int64_t *wr_g, *wr_c, *wr_m; /* exact: its scratch view of free resources */
 	rellist_t *rel;              /* per class: running jobs' allocations there by */
 				     /* expected end; flat arrays, since backfill walks */
 				     /* them far more often than jobs start or end, and a */
@@ -284,6 +293,7 @@ void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
 void sched_pending_add(sched_t *s, uint32_t j);
 void sched_order_begin(sched_t *s, prio_iter_t *it);
 int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
+int sched_runs_choose(sched_t *s, const req_t *r, int nl);
 void sched_order_end(sched_t *s);
 int sched_fit_now(sched_t *s, uint32_t j, bool with_resv);
 void sched_start(sched_t *s, uint32_t j, int na);

@@ -133,57 +133,23 @@ static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
 	return found;
 }
 
-/* Nodes for per-node request r now (modes AV_FREE, AV_RESV) among classes
- * cls, as select/cons_tres's _eval_nodes (22.05, job_test.c) picks them
- * without node weights or topology: the nodes that can take the job form
- * runs of consecutive nodes (slurm.conf order; any node that cannot breaks
- * a run). The run taken is the first sufficient one (enough nodes and CPUs
- * for what is left), replaced by a later sufficient one with fewer CPUs, or,
- * as Slurm's test reads, by any insufficient one with more; from it a job
- * needing one more node takes the node with the fewest free CPUs (first on
- * ties), one needing more takes the run's nodes in order; then the next run,
- * until the job has its nodes. So a 2-node job takes l1,l2 (a run of two)
- * over a1 and l1 when a2 between them is full, and a 1-node job the fullest
- * node of the tightest run, not the fullest node overall. Visits every node
- * of the classes with GPUs enough (merged in node order), so it is used only
- * where those classes hold at most SCHED_EXACT_NODES nodes. Fills s->abuf;
- * returns r->nodes, or 0. */
-static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls,
-			    avail_mode_t mode, int64_t end)
+/* select/cons_tres's choice (sched_place_runs) among the nl nodes that can
+ * take per-node request r, in s->run_node (ascending) with their free CPUs
+ * in s->run_cpu: runs of consecutive nodes, the tightest sufficient run,
+ * and so on. Fills s->abuf; returns r->nodes, or 0. */
+int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 {
 	const sim_cluster_t *c = s->c;
-	int nl = 0, nrun = 0, prev = -2;
-	int64_t g, cpu, m;
-	for (int i = 0; i < ncls; i++)
-		s->class_pos[i] = s->class_free_g[cls[i]] >= (int64_t)r->gpus_per_node &&
-			(int64_t)c->nodes[c->classes[cls[i]].first].gpus >= (int64_t)r->gpus_per_node
-			? 0 : c->classes[cls[i]].nnodes;
-	for (;;) {                       /* merge the classes' node lists in node order */
-		int pick = -1, n = INT32_MAX;
-		for (int i = 0; i < ncls; i++) {
-			const sim_class_t *cl = &c->classes[cls[i]];
-			if (s->class_pos[i] < cl->nnodes && cl->nodes[s->class_pos[i]] < n) {
-				n = cl->nodes[s->class_pos[i]];
-				pick = i;
-			}
-		}
-		if (pick < 0)
-			break;
-		s->class_pos[pick]++;
-		sched_avail(s, mode, n, end, &g, &cpu, &m);
-		if (!sched_node_fits(r, g, cpu, m))
-			continue;
-		if (n != prev + 1) {
-			s->run_first[nrun] = nl;
+	int nrun = 0;
+	for (int q = 0; q < nl; q++) {
+		if (q == 0 || s->run_node[q] != s->run_node[q - 1] + 1) {
+			s->run_first[nrun] = q;
 			s->run_cpus[nrun] = 0;
 			s->run_nodes[nrun] = 0;
 			nrun++;
 		}
-		s->run_node[nl] = n;
-		s->run_cpu[nl++] = cpu;
-		s->run_cpus[nrun - 1] += cpu;
+		s->run_cpus[nrun - 1] += s->run_cpu[q];
 		s->run_nodes[nrun - 1]++;
-		prev = n;
 	}
 	s->run_first[nrun] = nl;
 	int found = 0, rem_nodes = (int)r->nodes;
@@ -225,6 +191,52 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 		s->run_cpus[best] = 0;
 	}
 	return rem_nodes == 0 ? found : 0;
+}
+
+/* Nodes for per-node request r now (modes AV_FREE, AV_RESV) among classes
+ * cls, as select/cons_tres's _eval_nodes (22.05, job_test.c) picks them
+ * without node weights or topology: the nodes that can take the job form
+ * runs of consecutive nodes (slurm.conf order; any node that cannot breaks
+ * a run). The run taken is the first sufficient one (enough nodes and CPUs
+ * for what is left), replaced by a later sufficient one with fewer CPUs, or,
+ * as Slurm's test reads, by any insufficient one with more; from it a job
+ * needing one more node takes the node with the fewest free CPUs (first on
+ * ties), one needing more takes the run's nodes in order; then the next run,
+ * until the job has its nodes. So a 2-node job takes l1,l2 (a run of two)
+ * over a1 and l1 when a2 between them is full, and a 1-node job the fullest
+ * node of the tightest run, not the fullest node overall. Visits every node
+ * of the classes with GPUs enough (merged in node order), so it is used only
+ * where those classes hold at most SCHED_EXACT_NODES nodes. Fills s->abuf;
+ * returns r->nodes, or 0. */
+static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls,
+			    avail_mode_t mode, int64_t end)
+{
+	const sim_cluster_t *c = s->c;
+	int nl = 0;
+	int64_t g, cpu, m;
+	for (int i = 0; i < ncls; i++)
+		s->class_pos[i] = s->class_free_g[cls[i]] >= (int64_t)r->gpus_per_node &&
+			(int64_t)c->nodes[c->classes[cls[i]].first].gpus >= (int64_t)r->gpus_per_node
+			? 0 : c->classes[cls[i]].nnodes;
+	for (;;) {                       /* merge the classes' node lists in node order */
+		int pick = -1, n = INT32_MAX;
+		for (int i = 0; i < ncls; i++) {
+			const sim_class_t *cl = &c->classes[cls[i]];
+			if (s->class_pos[i] < cl->nnodes && cl->nodes[s->class_pos[i]] < n) {
+				n = cl->nodes[s->class_pos[i]];
+				pick = i;
+			}
+		}
+		if (pick < 0)
+			break;
+		s->class_pos[pick]++;
+		sched_avail(s, mode, n, end, &g, &cpu, &m);
+		if (!sched_node_fits(r, g, cpu, m))
+			continue;
+		s->run_node[nl] = n;
+		s->run_cpu[nl++] = cpu;
+	}
+	return sched_runs_choose(s, r, nl);
 }
 
 /* The node for one-node request r now (modes AV_FREE, AV_RESV) among

@@ -466,6 +466,36 @@ static void test_will_run_batches(void **state)
 	cluster_free(c);
 }
 
+/* Slurm's backfill map: a reservation holds its nodes whole, from its start
+ * to its end, and a later job looks only at nodes no reservation holds
+ * while it would run, else tries again after (TRY_LATER). A fills a1 until
+ * 600; P1 (2 nodes) is reserved a1,a2 from 600 to 900; P2 (10 minutes)
+ * cannot use a2 before 900, so it is reserved after P1, and Q (5 minutes)
+ * starts on a2 now. Had P2 been reserved now on a2's GPUs P1 leaves (as
+ * the simulator once did), Q would wait (seen on the real cluster:
+ * multifactor trace, a tagged job started beside such a reservation). */
+static void test_reserve_whole_nodes(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,4,1,1000,00:10:00\n"
+				    "2,1,4,2,60,00:05:00\n"
+				    "3,2,2,1,60,00:10:00\n"
+				    "4,3,1,1,60,00:05:00\n", NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.bf_interval_s = 1;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_string_equal(r->jobs[job_at(t, 1)].nodes, "a1");
+	assert_true(r->jobs[job_at(t, 4)].start < 60);
+	assert_string_equal(r->jobs[job_at(t, 4)].nodes, "a2");
+	assert_true(r->jobs[job_at(t, 2)].start >= 600);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* The nodes of an ended job go to the next one end_latency_s later (on
  * average; whole seconds per job); the job's own end does not move. */
 static void test_end_latency(void **state)
@@ -654,6 +684,7 @@ int main(void)
 		cmocka_unit_test(test_place_runs),
 		cmocka_unit_test(test_will_run_batches),
 		cmocka_unit_test(test_end_latency),
+		cmocka_unit_test(test_reserve_whole_nodes),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
 		cmocka_unit_test(test_policy_identity),
