@@ -215,69 +215,6 @@ static int64_t sched_batch_end(const sched_t *s, int64_t first, int64_t when)
 	return base + w;
 }
 
-/* Slurm's will-run batches exactly, on a small cluster (select/cons_common
- * _will_run_test, 22.05): every running job of the cluster in expected-end
- * order; those with no node the test looks at (a node of the job's
- * partitions matching its constraint, whatever its GPUs, not reserved for a
- * job ahead before this one would end) are skipped, but the peek that
- * ends a batch looks at the next job whatever its nodes, so after a release
- * followed by another job's end within the window the next usable job goes
- * too, however late it ends. The first usable release sets the window's
- * base (its end rounded up to the next 30 s of the wall clock, a whole 30 s
- * past one on the grid); a batch ends when the next job ends past base plus
- * the window, and the window then doubles until it covers that job. The job
- * fits in the first batch that releases the usable job ending at fit_end (the
- * search found it fits once the jobs up to it are gone); its start is the
- * end of the last job that batch released. -1: none. */
-static int64_t sched_batch_start(const sched_t *s, const req_t *r, int64_t fit_end)
-{
-	const elig_t *e = r->elig;
-	const int64_t until = sched_plan_end(s, r);
-	const rellist_t *l = &s->all;
-	int64_t org = s->o->params.bf_origin_s, base = -1, window = 30;
-	size_t i = 0;
-	bool more = true, found = false;
-	while (more) {
-		const release_t *last = NULL, *next = NULL;
-		for (;;) {
-			if (i >= l->n) {
-				more = false;
-				break;
-			}
-			const release_t *h = &l->e[i++];
-			const running_t *run = s->running[h->job];
-			bool usable = false;
-			for (int k = 0; k < run->na && !usable; k++) {
-				int n = run->a[k].node;
-				usable = bits_test(e->wbits, run->a[k].cls) &&
-					 !(s->resv_stamp[n] == s->pass && s->resv_start[n] <= until);
-			}
-			if (!usable)
-				continue;
-			if (base < 0)
-				base = h->end + (30 - ((h->end + org) % 30 + 30) % 30);
-			last = h;
-			if (h->end >= fit_end)
-				found = true;
-			next = i < l->n ? &l->e[i] : NULL;
-			if (!next) {
-				more = false;
-				break;
-			}
-			if (next->end > base + window)
-				break;
-		}
-		if (!last)
-			break;
-		do
-			window *= 2;
-		while (next && next->end > base + window);
-		if (found)
-			return last->end;
-	}
-	return -1;
-}
-
 /* ------------------------------------------------ exact reservations */
 
 /* Does a reservation made in this pass hold node n at some time in [a, b]
@@ -326,10 +263,18 @@ static bool sched_wr_fits(const req_t *r, const int64_t *have)
 	return false;
 }
 
-/* Slurm's will-run test (select/cons_common _will_run_test) on the nodes in
- * s->wr_node: the job's start if it fits now (s->now), else the end of the
- * last job of the first batch of releases it fits after (the batches of
- * sched_batch_start), -1 if none. Leaves the scratch view as of then. */
+/* Slurm's will-run test (select/cons_common _will_run_test, 22.05) on the
+ * nodes in s->wr_node: the job's start if it fits now (s->now), else the end
+ * of the last job of the first batch of releases it fits after, -1 if none;
+ * leaves the scratch view as of then. The batches: every running job of
+ * the cluster in expected-end order; those on none of the nodes are
+ * skipped, but the peek that ends a batch looks at the next job whatever
+ * its nodes, so after a release followed by another job's end within the
+ * window the next usable job goes too, however late it ends. The first
+ * usable release sets the window's base (its end rounded up to the next
+ * 30 s of the wall clock, a whole 30 s past one on the grid); a batch ends
+ * when the next job ends past base plus the window, and the window then
+ * doubles until it covers that job. */
 static int64_t sched_will_run(sched_t *s, const req_t *r)
 {
 	const sim_cluster_t *c = s->c;
@@ -620,14 +565,11 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		 * start. The scratch view takes in at most SCHED_BATCH_APPLY more
 		 * jobs of it (the nodes the reservation may choose from; all of it
 		 * on small clusters), the start time is exact. */
-		int64_t exact = s->exact ? sched_batch_start(s, r, when) : -1;
-		int64_t stop = MIN(exact >= 0 ? exact : sched_batch_end(s, srch->first_end, when),
-				   horizon);
-		int budget = exact >= 0 ? INT32_MAX : SCHED_BATCH_APPLY;
+		int64_t stop = MIN(sched_batch_end(s, srch->first_end, when), horizon);
+		int budget = SCHED_BATCH_APPLY;
 		int64_t more = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], stop, &budget)
 					     : sched_walk_merge(s, srch, stop, &budget);
-		when = exact >= 0 ? MAX(when, MIN(exact, horizon))
-				  : MAX(when, MAX(more, sched_last_end_by(s, e, stop)));
+		when = MAX(when, MAX(more, sched_last_end_by(s, e, stop)));
 		srch->when = when;
 	}
 	/* Slurm rounds the reservation's start down to bf_resolution on the
