@@ -120,8 +120,10 @@ static bool tres_body(const char *s, size_t off, size_t n, nodeox_tres_gpu_t *e)
 		e->cnt_off = off + k + 1;
 		e->cnt_len = n - k - 1;
 		tres_set_count(s, e);
-		if (!k)
+		if (!k) {
 			e->problem = NODEOX_TRES_NO_TYPE;
+			e->count = 0;
+		}
 		return p[k] == '=';
 	}
 	if (nodeox_tres_count_parse(p, n, &v) != -1) { /* "4": a count, no type */

@@ -123,7 +123,7 @@ static void test_malformed(void **state)
 	(void)state;
 	/* what Slurm refuses as "Invalid GRES": the problem says which */
 	assert_string_equal(job1("gres:gpu:"), "colon '' 0 2");
-	assert_string_equal(job1("gres:gpu::4"), "colon '' 4 1");
+	assert_string_equal(job1("gres:gpu::4"), "colon '' 0 1");
 	assert_string_equal(job1("gres:gpu:a100:"), "colon 'a100' 0 2");
 	assert_string_equal(job1("gres/gpu="), "slash_eq '' 0 2");
 	assert_string_equal(job1("gres/gpu:a100="), "slash_eq 'a100' 0 2");
