@@ -31,6 +31,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "plugin/policy.h"   /* NODEOX_STR_MAX */
+
 /* How a GPU entry is spelled, kept when it is rewritten. */
 typedef enum {
 	NODEOX_TRES_BARE = 0,   /* gpu:a100:4        (simulator traces, node GRES) */
