@@ -46,7 +46,12 @@ int nodeox_tres_count_parse(const char *s, size_t n, uint64_t *out)
 	uint64_t v = 0, mult = 1;
 	size_t i = 0, k;
 
-	if (!n || !isdigit((unsigned char)s[0]))
+	/* strtoull's lead-in: blanks, then a '+' ("gpu:a100: 1" is one GPU) */
+	while (i < n && isspace((unsigned char)s[i]))
+		i++;
+	if (i < n && s[i] == '+')
+		i++;
+	if (i == n || !isdigit((unsigned char)s[i]))
 		return -1;
 	for (; i < n && isdigit((unsigned char)s[i]); i++) {
 		if (v > NODEOX_TRES_COUNT_MAX)

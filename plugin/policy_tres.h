@@ -13,7 +13,8 @@
  *                        as one ("4", "2k"), else a type.
  *   COUNT                digits with Slurm's optional suffix (suffix_mult:
  *                        k, m, g, t, p and kib.. = powers of 1024, kb.. =
- *                        powers of 1000; any case).
+ *                        powers of 1000; any case), after what strtoull
+ *                        skips (blanks, a '+').
  * - Job TRES (job_desc tres_per_job/node/task/socket, sacct ReqTRES/AllocTRES,
  *   nodeox-sim traces): a comma list; GPU entries are spelled "gres:gpu:..."
  *   (22.05), "gres/gpu:..." or "gres/gpu:TYPE=N" / "gres/gpu=N" (23.11+,

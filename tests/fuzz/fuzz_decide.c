@@ -60,15 +60,20 @@ static bool fuzz_decide_mates(const nodeox_conf_t *conf, int a, int b)
 	return false;
 }
 
-/* Is s[0..n) a count as Slurm 22.05 reads one ("4", "2k", "2KiB", "2mb":
- * digits, then one of suffix_mult's suffixes, any case)? */
+/* Is s[0..n) a count as Slurm 22.05 reads one ("4", "2k", "2KiB", "2mb",
+ * " +4": strtoull's blanks and sign, digits, then one of suffix_mult's
+ * suffixes, any case)? */
 static bool fuzz_decide_count(const char *s, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, d;
 
-	while (i < n && s[i] >= '0' && s[i] <= '9')
+	while (i < n && strchr(" \t\n\v\f\r", s[i]) && s[i])
 		i++;
-	if (!i)
+	if (i < n && s[i] == '+')
+		i++;
+	for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	if (i == d)
 		return false;
 	if (i < n && strchr("kKmMgGtTpP", s[i])) {
 		i++;

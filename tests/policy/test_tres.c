@@ -100,12 +100,19 @@ static void test_counts(void **state)
 	assert_string_equal(job1("gres:gpu:a100:4294967295"), "colon 'a100' 4294967295 0");
 	assert_int_equal(nodeox_tres_count_parse("007", 3, &v), 0);
 	assert_int_equal(v, 7);
+	assert_int_equal(nodeox_tres_count_parse(" +3", 3, &v), 0);  /* as strtoull */
+	assert_int_equal(v, 3);
+	assert_string_equal(job1("gres:gpu:a100: 1"), "colon 'a100' 1 0");
+	assert_string_equal(job1("gres:gpu: 2"), "colon '' 2 0");
 	/* refused: not a number, or too large */
 	assert_int_equal(nodeox_tres_count_parse("", 0, &v), -1);
 	assert_int_equal(nodeox_tres_count_parse("k", 1, &v), -1);
 	assert_int_equal(nodeox_tres_count_parse("4kk", 3, &v), -1);
 	assert_int_equal(nodeox_tres_count_parse("4 ", 2, &v), -1);
 	assert_int_equal(nodeox_tres_count_parse("-4", 2, &v), -1);
+	assert_int_equal(nodeox_tres_count_parse(" ", 1, &v), -1);
+	assert_int_equal(nodeox_tres_count_parse("+", 1, &v), -1);
+	assert_int_equal(nodeox_tres_count_parse("++1", 3, &v), -1);
 	assert_int_equal(nodeox_tres_count_parse("4x", 2, &v), -1);
 	assert_int_equal(nodeox_tres_count_parse("99999999999999999999999x", 24, &v), -1);
 	assert_int_equal(nodeox_tres_count_parse("4294967296", 10, &v), -2);
