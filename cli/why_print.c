@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "cli/why.h"
+#include "common/json_write.h"
 
 static const char *_per_name(why_per_t per)
 {
@@ -271,35 +272,11 @@ void why_print_text(FILE *out, const why_result_t *res)
 
 /* ------------------------------------------------------------------ JSON */
 
-static void _json_str(FILE *out, const char *s)
-{
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
 /* `, "key": "value"` (null for NULL). */
 static void _json_kv(FILE *out, const char *key, const char *val)
 {
 	fprintf(out, ", \"%s\": ", key);
-	_json_str(out, val);
+	json_write_string(out, val);
 }
 
 /* A comma list as a JSON array of strings. */
@@ -316,7 +293,7 @@ static void _json_list(FILE *out, const char *list)
 		snprintf(item, sizeof(item), "%.*s", (int)n, p);
 		if (!first)
 			fputs(", ", out);
-		_json_str(out, item);
+		json_write_string(out, item);
 		first = false;
 		p += n;
 		if (*p == ',')
@@ -340,13 +317,13 @@ static void _json_excluded(FILE *out, const why_fit_t *f)
 		const why_excluded_t *g = &f->excluded[i];
 
 		fprintf(out, "%s{\"cause\": ", i ? ", " : "");
-		_json_str(out, why_cause_name(g->cause));
+		json_write_string(out, why_cause_name(g->cause));
 		fprintf(out, ", \"gpus\": %u, \"type\": ", g->gpus);
-		_json_str(out, g->type);
+		json_write_string(out, g->type);
 		fputs(", \"nodes\": ", out);
 		_json_list(out, g->nodes);
 		fputs(", \"detail\": ", out);
-		_json_str(out, g->detail);
+		json_write_string(out, g->detail);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -359,13 +336,13 @@ static void _json_verdicts(FILE *out, const why_fit_t *f)
 		const why_verdict_t *v = &f->verdicts[i];
 
 		fprintf(out, "%s{\"node\": ", i ? ", " : "");
-		_json_str(out, v->node->name);
+		json_write_string(out, v->node->name);
 		fputs(", \"type\": ", out);
-		_json_str(out, v->type);
+		json_write_string(out, v->type);
 		fprintf(out, ", \"idle\": %u, \"cause\": ", v->idle);
-		_json_str(out, why_cause_name(v->cause));
+		json_write_string(out, why_cause_name(v->cause));
 		fputs(", \"detail\": ", out);
-		_json_str(out, v->detail);
+		json_write_string(out, v->detail);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -388,7 +365,7 @@ static void _json_flex(FILE *out, const why_result_t *res)
 	fputs(", \"eligible_types\": [", out);
 	for (int i = 0; i < fx->neligible; i++) {
 		fputs(i ? ", " : "", out);
-		_json_str(out, fx->eligible_types[i]);
+		json_write_string(out, fx->eligible_types[i]);
 	}
 	fprintf(out, "], \"eligible_gpus\": %u, \"could_start_now\": %s, \"run_time_factor\": ",
 		fx->conf_loaded ? f->eligible_gpus : 0,
@@ -416,7 +393,7 @@ static void _json_value(FILE *out, const char *v)
 	else if (strspn(v, "0123456789") == strlen(v) && strlen(v) < 19)
 		fputs(v, out);
 	else
-		_json_str(out, v);
+		json_write_string(out, v);
 }
 
 static void _json_when(FILE *out, time_t t)
@@ -428,13 +405,13 @@ static void _json_when(FILE *out, time_t t)
 		return;
 	}
 	_fmt_when(t, when, sizeof(when));
-	_json_str(out, when);
+	json_write_string(out, when);
 }
 
 static void _json_qjob(FILE *out, const why_qjob_t *q)
 {
 	fprintf(out, "{\"job_id\": %u, \"state\": ", q->job_id);
-	_json_str(out, q->state_name);
+	json_write_string(out, q->state_name);
 	_json_kv(out, "reason", q->phase == WHY_PHASE_PENDING ? q->reason : NULL);
 	_json_kv(out, "name", q->name);
 	_json_kv(out, "partition", q->partition);
@@ -454,7 +431,7 @@ static void _json_blockers(FILE *out, const why_pending_t *p)
 		const why_blocker_t *b = &p->blockers[i];
 
 		fprintf(out, "%s\n  {\"kind\": ", i ? "," : "");
-		_json_str(out, why_blk_name(b->kind));
+		json_write_string(out, why_blk_name(b->kind));
 		fprintf(out, ", \"never\": %s", b->never ? "true" : "false");
 		_json_kv(out, "detail", b->detail);
 		fputs(", \"values\": {\"what\": ", out);
@@ -483,9 +460,9 @@ void why_print_json(FILE *out, const why_result_t *res)
 	const why_pending_t *p = &res->pend;
 
 	fprintf(out, "{\"job_id\": %u, \"state\": ", job->job_id);
-	_json_str(out, job->state_name);
+	json_write_string(out, job->state_name);
 	fprintf(out, ", \"pending\": %s, \"reason\": ", job->pending ? "true" : "false");
-	_json_str(out, job->reason);
+	json_write_string(out, job->reason);
 	_json_kv(out, "reason_detail", job->reason_desc);
 	fprintf(out, ", \"never_runs\": %s, \"expected_start\": ", p->never_runs ? "true" : "false");
 	_json_when(out, p->expected_start);
@@ -493,9 +470,9 @@ void why_print_json(FILE *out, const why_result_t *res)
 	fputs(",\n \"blockers\": ", out);
 	_json_blockers(out, p);
 	fputs(",\n \"request\": {\"gpus_per\": ", out);
-	_json_str(out, _per_name(r->per));
+	json_write_string(out, _per_name(r->per));
 	fputs(", \"gpu_type\": ", out);
-	_json_str(out, r->per == WHY_PER_NONE ? NULL : r->type);
+	json_write_string(out, r->per == WHY_PER_NONE ? NULL : r->type);
 	fprintf(out, ", \"gpu_count\": %u, \"gpus_total\": %u, \"gpus_per_node_min\": %u, "
 		"\"nodes\": %u, \"max_nodes\": %u, \"tasks\": %u, \"cpus_per_task\": %u, "
 		"\"cpus_per_node\": %u, \"mem_per_node_mb\": %llu, \"time_limit_min\": ",
@@ -514,7 +491,7 @@ void why_print_json(FILE *out, const why_result_t *res)
 	fprintf(out, "},\n \"idle_gpus\": %u, \"eligible_gpus\": %u, \"eligible_nodes\": %u, "
 		"\"could_start_now\": %s, \"shortfall\": ", f->idle_gpus, f->eligible_gpus,
 		f->eligible_nodes, f->could_start ? "true" : "false");
-	_json_str(out, f->could_start ? NULL : f->shortfall);
+	json_write_string(out, f->could_start ? NULL : f->shortfall);
 	fputs(",\n \"excluded\": ", out);
 	_json_excluded(out, f);
 	fputs(",\n \"gpu_nodes\": ", out);
@@ -546,11 +523,11 @@ void why_print_done_text(FILE *out, const why_job_t *job)
 void why_print_done_json(FILE *out, const why_job_t *job)
 {
 	fprintf(out, "{\"job_id\": %u, \"state\": ", job->job_id);
-	_json_str(out, job->state_name);
+	json_write_string(out, job->state_name);
 	fputs(", \"pending\": false", out);
 	_json_kv(out, "reason", job->reason);
 	fputs(", \"nodes\": ", out);
-	_json_str(out, job->alloc_nodes);
+	json_write_string(out, job->alloc_nodes);
 	fputs(", \"start_time\": ", out);
 	_json_when(out, job->start_time);
 	fputs(", \"end_time\": ", out);

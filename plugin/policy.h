@@ -11,7 +11,9 @@
  * Pieces, one file each:
  *   policy_conf.c    nodeox.conf parser            (nodeox_conf_*)
  *   policy_tag.c     the --comment tag parser      (nodeox_tag_*)
- *   policy_tres.c    GPU entries in TRES strings   (nodeox_tres_*)
+ *   policy_tres.c    GPU entries in TRES and node GRES strings
+ *                    (nodeox_tres_*, policy_tres.h; also read by the
+ *                    simulator, `nodeox why` and the sacct importer)
  *   policy_decide.c  the broadening decision       (nodeox_policy_*)
  *   policy_util.c    sizes, lists, bounded strings (nodeox_util_*)
  *   policy_record.c  reads back the admin_comment record that

@@ -134,20 +134,6 @@ static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	return true;
 }
 
-/* Is s[0..n) a count Slurm reads ("4", "2k"): digits, one optional suffix? */
-static bool decide_count_ok(const char *s, size_t n)
-{
-	size_t i = 0;
-
-	if (!n)
-		return true; /* "gres:gpu:a100": one GPU */
-	while (i < n && isdigit((unsigned char)s[i]))
-		i++;
-	if (i && i + 1 == n && strchr("kKmMgGtTpP", s[i]))
-		i++;
-	return i && i == n;
-}
-
 /* Find the typed GPU request; KEEP unless there is exactly one GPU type. */
 static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_decision_t *out)
 {
@@ -172,15 +158,16 @@ static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_deci
 			const char *t = r->field[f] + e->type_off;
 
 			any = true;
-			if (!e->type_len)
-				continue;
-			if (!decide_count_ok(r->field[f] + e->cnt_off, e->cnt_len)) {
-				nodeox_util_quote(q1, sizeof(q1), r->field[f] + e->cnt_off,
-						  e->cnt_len);
-				decide_keep(out, "not broadened: GPU count '%s' in %s is not a "
-					    "number", q1, decide_field_names[f]);
+			/* Slurm refuses it; rewritten, it could ask for something else */
+			if (e->problem != NODEOX_TRES_OK) {
+				nodeox_util_quote(q1, sizeof(q1), r->field[f] + e->start,
+						  e->end - e->start);
+				decide_keep(out, "not broadened: GPU entry '%s' in %s %s", q1,
+					    decide_field_names[f], nodeox_tres_problem_text(e->problem));
 				return false;
 			}
+			if (!e->type_len)
+				continue;
 			r->typed[f] = true;
 			if (!r->type) {
 				r->type = t;

@@ -17,6 +17,7 @@
  * unbounded, nothing is guessed, a malformed record is an error.
  */
 #include "plugin/policy_record.h"
+#include "plugin/policy_tres.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -147,33 +148,27 @@ static int record_name_ok(const char *s, size_t n)
 	return 1;
 }
 
-/* A legacy record's tres_per_X=FROM: the type and count of "gpu:TYPE:N" or
- * "gpu:TYPE=N" in FROM ("gres:gpu:a100:4", "gres/gpu:a100=4"). */
+/* A legacy record's tres_per_X=FROM: the type and count of its first typed
+ * GPU entry ("gres:gpu:a100:4", "gres/gpu:a100=4"), read by policy_tres.c. */
 static int record_legacy_tres(const char *from, size_t n, nodeox_form_t f, nodeox_record_t *rec)
 {
-	const char *p = from, *end = from + n;
+	char buf[NODEOX_STR_MAX];
+	nodeox_tres_gpu_t e[NODEOX_TRES_MAX_GPU];
+	int k, i;
 
-	for (; p + 4 <= end; p++) {
-		const char *t, *te;
-
-		if (memcmp(p, "gpu:", 4) || (p > from && p[-1] != ':' && p[-1] != '/' && p[-1] != ','))
-			continue;
-		t = p + 4;
-		for (te = t; te < end && *te != ':' && *te != '=' && *te != ','; te++)
-			;
-		if (te >= end || *te == ',' || !record_name_ok(t, (size_t)(te - t)))
+	if (n >= sizeof(buf))
+		return -1;
+	memcpy(buf, from, n);
+	buf[n] = '\0';
+	k = nodeox_tres_scan(buf, e, NODEOX_TRES_MAX_GPU);
+	for (i = 0; i < k && i < NODEOX_TRES_MAX_GPU; i++) {
+		if (!record_name_ok(buf + e[i].type_off, e[i].type_len))
 			continue; /* "gpu:4": untyped */
-		{
-			const char *c = te + 1, *ce = c;
-
-			while (ce < end && *ce != ',')
-				ce++;
-			rec->count[f] = record_count(c, (size_t)(ce - c));
-			if (rec->count[f] < 0)
-				return -1;
-		}
-		memcpy(rec->type, t, (size_t)(te - t));
-		rec->type[te - t] = '\0';
+		if (e[i].problem != NODEOX_TRES_OK)
+			return -1;
+		rec->count[f] = (int64_t)e[i].count;
+		memcpy(rec->type, buf + e[i].type_off, e[i].type_len);
+		rec->type[e[i].type_len] = '\0';
 		return 0;
 	}
 	return -1;

@@ -25,6 +25,7 @@
 
 #include <glib.h>
 
+#include "plugin/policy_tres.h"
 #include "sim/cluster.h"
 #include "sim/trace.h"
 
@@ -218,45 +219,37 @@ static int cluster_type_index(cparse_t *p, const char *name)
 	return p->c->ntypes++;
 }
 
-/* Gres=gpu:a100:8,mps:100 -> type index (or -1 for untyped) and count. */
+/* Gres=gpu:a100:8,mps:100 -> type index (or -1 for untyped) and count, read
+ * by the policy library's node GRES reader (plugin/policy_tres.h) as
+ * slurmctld reads it: "gpu:a100" is one a100, counts take k/m/g suffixes. */
 static int cluster_parse_gres(cparse_t *p, const char *gres, int *type, uint32_t *count)
 {
+	nodeox_tres_gpu_t e[2];
+	char tname[NODEOX_NAME_MAX];
+	int n, t;
+
 	*type = -1;
 	*count = 0;
 	if (!gres || !*gres || !g_ascii_strcasecmp(gres, "(null)"))
 		return 0;
-	gchar **items = g_strsplit(gres, ",", -1);
-	int rc = 0;
-	bool seen = false;
-	for (gchar **it = items; *it && rc == 0; it++) {
-		char *paren = strchr(*it, '(');     /* gpu:a100:4(S:0-1) */
-		if (paren)
-			*paren = '\0';
-		gchar **f = g_strsplit(*it, ":", -1);
-		guint nf = g_strv_length(f);
-		if (nf >= 1 && !strcmp(f[0], "gpu")) {
-			const char *tname = nf >= 3 ? f[1] : "";
-			const char *cnt = nf >= 3 ? f[2] : nf == 2 ? f[1] : "1";
-			uint64_t v;
-			if (nf > 3 || cluster_uint(p, "Gres", cnt, 1024, &v) < 0) {
-				rc = cluster_fail(p, "Gres=%s: expected gpu[:TYPE]:COUNT", gres);
-			} else if (seen) {
-				rc = cluster_fail(p, "Gres=%s: more than one GPU type on a node is not "
-						  "modelled", gres);
-			} else {
-				/* untyped: gres.conf may name the type; decided at the end */
-				int t = *tname ? cluster_type_index(p, tname) : CLUSTER_UNTYPED;
-				if (t == -2)
-					rc = -1;
-				*type = t;
-				*count = (uint32_t)v;
-				seen = true;
-			}
-		}
-		g_strfreev(f);
-	}
-	g_strfreev(items);
-	return rc;
+	n = nodeox_tres_scan_node(gres, e, 2);
+	if (n < 0)
+		return cluster_fail(p, "Gres=%.40s...: longer than %d bytes", gres, NODEOX_STR_MAX - 1);
+	if (n == 0)
+		return 0;
+	if (e[0].problem != NODEOX_TRES_OK || e[0].count > 1024 ||
+	    nodeox_tres_type_copy(gres, &e[0], tname, sizeof(tname)) < 0)
+		return cluster_fail(p, "Gres=%s: expected gpu[:TYPE]:COUNT", gres);
+	if (n > 1)
+		return cluster_fail(p, "Gres=%s: more than one GPU type on a node is not "
+				    "modelled", gres);
+	/* untyped: gres.conf may name the type; decided at the end */
+	t = *tname ? cluster_type_index(p, tname) : CLUSTER_UNTYPED;
+	if (t == -2)
+		return -1;
+	*type = t;
+	*count = (uint32_t)e[0].count;
+	return 0;
 }
 
 static void cluster_collect(const char *name, void *arg)

@@ -15,6 +15,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "common/json_write.h"
 #include "sim/csv_write.h"
 #include "sim/price.h"
 #include "sim/report.h"
@@ -246,21 +247,6 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
 
 /* ------------------------------------------------------------ json */
 
-/* A JSON string (GPU type names come from slurm.conf, so escape them). */
-static void report_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void report_json_stats(FILE *f, const sim_cluster_t *c, const report_stats_t *s,
 			      const double *price)
 {
@@ -275,7 +261,7 @@ static void report_json_stats(FILE *f, const sim_cluster_t *c, const report_stat
 			price_cost(price, s->gpu_hours_type, c->ntypes, by));
 		for (int t = 0; t < c->ntypes; t++) {
 			fputs(t ? ", " : "", f);
-			report_json_string(f, price_type_name(c, t));
+			json_write_string(f, price_type_name(c, t));
 			fprintf(f, ": %.6f", by[t]);
 		}
 		fputc('}', f);

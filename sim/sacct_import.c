@@ -8,6 +8,7 @@
  */
 #include "sim/sacct_import.h"
 #include "plugin/policy_record.h"
+#include "plugin/policy_tres.h"
 #include "sim/csv_write.h"
 #include "sim/slurm_time.h"
 
@@ -172,56 +173,44 @@ int sacct_parse_timelimit(const char *s, int64_t *secs)
 
 int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen)
 {
-	const char *p = tres;
+	nodeox_tres_gpu_t e[SACCT_TRES_MAX_GPU];
 	int64_t typed_sum = 0, untyped = -1;
+	int n = nodeox_tres_scan(tres, e, SACCT_TRES_MAX_GPU);
 
 	memset(out, 0, sizeof(*out));
 	out->total = -1;
-	while (*p) {
-		const char *end = strchr(p, ','), *eq;
-		size_t len = end ? (size_t)(end - p) : strlen(p);
-		char item[256];
+	if (n < 0 || n > SACCT_TRES_MAX_GPU) {
+		snprintf(err, errlen, "too long, or more than %d GPU entries, at '%.40s...'",
+			 SACCT_TRES_MAX_GPU, tres);
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		const nodeox_tres_gpu_t *g = &e[i];
+		int len = (int)(g->end - g->start);
 
-		if (len >= sizeof(item)) {
-			snprintf(err, errlen, "entry too long at '%.40s...'", p);
+		/* sacct writes gres/gpu=N and gres/gpu:TYPE=N, always with a count */
+		if (g->form != NODEOX_TRES_SLASH_EQ || !g->cnt_len) {
+			snprintf(err, errlen, "'%.*s' has no '=COUNT'", len, tres + g->start);
 			return -1;
 		}
-		memcpy(item, p, len);
-		item[len] = '\0';
-		p += len + (end ? 1 : 0);
-		if (!len)
-			continue;
-		if (strncmp(item, "gres/gpu", 8) != 0 || (item[8] != '=' && item[8] != ':'))
-			continue;       /* cpu=, mem=, gres/gpumem=, other gres */
-		eq = strchr(item, '=');
-		if (!eq) {
-			snprintf(err, errlen, "'%s' has no '=COUNT'", item);
+		if (g->problem == NODEOX_TRES_NO_TYPE || g->type_len >= SACCT_TYPE_MAX) {
+			snprintf(err, errlen, "'%.*s': bad GPU type", len, tres + g->start);
 			return -1;
 		}
-		const char *num = eq + 1;
-		int64_t cnt = digits(&num);
-
-		if (cnt < 0 || *num) {
-			snprintf(err, errlen, "'%s': count is not a number", item);
+		if (g->problem != NODEOX_TRES_OK) {
+			snprintf(err, errlen, "'%.*s': count is not a number (%s)", len,
+				 tres + g->start, nodeox_tres_problem_text(g->problem));
 			return -1;
 		}
-		if (item[8] == '=') {
-			untyped = cnt;
+		if (!g->type_len) {
+			untyped = (int64_t)g->count;
 			continue;
 		}
-		/* gres/gpu:TYPE=N */
-		size_t tlen = (size_t)(eq - (item + 9));
-
-		if (!tlen || tlen >= SACCT_TYPE_MAX) {
-			snprintf(err, errlen, "'%s': bad GPU type", item);
-			return -1;
-		}
-		typed_sum += cnt;
+		typed_sum += (int64_t)g->count;
 		out->ntypes++;
-		if (cnt > out->type_count || out->ntypes == 1) {
-			memcpy(out->type, item + 9, tlen);
-			out->type[tlen] = '\0';
-			out->type_count = cnt;
+		if ((int64_t)g->count > out->type_count || out->ntypes == 1) {
+			nodeox_tres_type_copy(tres, g, out->type, sizeof(out->type));
+			out->type_count = (int64_t)g->count;
 		}
 	}
 	out->total = untyped >= 0 ? untyped : (out->ntypes ? typed_sum : -1);

@@ -19,6 +19,7 @@
 #define SACCT_ERR_MAX  256
 #define SACCT_MAX_COLS 128
 #define SACCT_TYPE_MAX 64
+#define SACCT_TRES_MAX_GPU 32 /* gres/gpu entries in one TRES string */
 #define SACCT_TEXT_MAX 8192  /* Comment, AdminComment kept up to this length */
 
 /* The columns the importer reads; others in the input are ignored. */
@@ -106,8 +107,9 @@ int sacct_parse_time(const char *s, time_t *out);
 int sacct_parse_timelimit(const char *s, int64_t *secs);
 
 /*
- * GPU entries of a TRES string ("cpu=8,gres/gpu:a100=4,gres/gpu=4,mem=64G").
- * Returns 0, or -1 with err naming the bad entry.
+ * GPU entries of a TRES string ("cpu=8,gres/gpu:a100=4,gres/gpu=4,mem=64G"),
+ * read by the policy library's parser (plugin/policy_tres.h); each must have
+ * sacct's "=COUNT". Returns 0, or -1 with err naming the bad entry.
  */
 int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen);
 

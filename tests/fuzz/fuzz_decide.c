@@ -60,16 +60,29 @@ static bool fuzz_decide_mates(const nodeox_conf_t *conf, int a, int b)
 	return false;
 }
 
-/* Is s[0..n) a count ("4", "2k")? */
+/* Is s[0..n) a count as Slurm 22.05 reads one ("4", "2k", "2KiB", "2mb",
+ * " +4": strtoull's blanks and sign, digits, then one of suffix_mult's
+ * suffixes, any case)? */
 static bool fuzz_decide_count(const char *s, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, d;
 
-	while (i < n && s[i] >= '0' && s[i] <= '9')
+	while (i < n && strchr(" \t\n\v\f\r", s[i]) && s[i])
 		i++;
-	if (i && i + 1 == n && strchr("kKmMgGtTpP", s[i]))
+	if (i < n && s[i] == '+')
 		i++;
-	return i && i == n;
+	for (d = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		;
+	if (i == d)
+		return false;
+	if (i < n && strchr("kKmMgGtTpP", s[i])) {
+		i++;
+		if (i + 1 == n && (s[i] == 'b' || s[i] == 'B'))
+			i++;
+		else if (i + 2 == n && (s[i] == 'i' || s[i] == 'I') && (s[i + 1] == 'b' || s[i + 1] == 'B'))
+			i += 2;
+	}
+	return i == n;
 }
 
 /* Does a TRES string hold a typed gpu entry: one whose name, after an

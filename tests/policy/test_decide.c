@@ -237,10 +237,25 @@ static void test_constraint_keep(void **state)
 	job.features = NULL;
 	job.tres_per_node = "gres:gpu:a100:2\x05";
 	decide("", &job);
-	assert_keep("GPU count '2?' in tres_per_node is not a number");
+	assert_keep("GPU entry 'gres:gpu:a100:2?' in tres_per_node has a count that is not a number");
 	job.tres_per_node = "gres:gpu:a100:2k";
 	decide("", &job);
 	assert_rewrite();
+	/* entries Slurm refuses are kept for Slurm to refuse, not made valid */
+	{
+		static const char *const refused[][2] = {
+			{ "gres:gpu:a100:", "GPU entry 'gres:gpu:a100:' in tres_per_node has no "
+			  "count where one belongs" },
+			{ "gres:gpu:a100:1,gres:gpu::1", "has an empty GPU type" },
+			{ "gres:gpu:a100:8g", "has a count over 4294967295" },
+		};
+
+		for (size_t k = 0; k < sizeof(refused) / sizeof(refused[0]); k++) {
+			job.tres_per_node = refused[k][0];
+			decide("", &job);
+			assert_keep(refused[k][1]);
+		}
+	}
 }
 
 /* The scaled time limit never exceeds the job's cap (partition MaxTime). */

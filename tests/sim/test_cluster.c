@@ -154,6 +154,29 @@ static void test_conf_details(void **state)
 	cluster_free(c);
 }
 
+/* Gres= read as slurmctld reads it (the policy library's node GRES reader). */
+static void test_gres_forms(void **state)
+{
+	(void)state;
+	const char *conf =
+		"NodeName=a1 Gres=gpu:a100\n"                  /* a type, no count: one */
+		"NodeName=a2 Gres=mps:100,gpu:a100:4(S:0-1),nic:1\n"
+		"NodeName=a3 Gres=gpu:1k\n"                    /* 1024, untyped */
+		"NodeName=c1 Gres=(null)\n"
+		"PartitionName=p Nodes=ALL\n";
+	sim_cluster_t *c = NULL;
+	char err[512];
+
+	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)), 0);
+	assert_int_equal(c->nodes[0].gpus, 1);
+	assert_string_equal(c->types[c->nodes[0].type], "a100");
+	assert_int_equal(c->nodes[1].gpus, 4);
+	assert_int_equal(c->nodes[1].type, c->nodes[0].type);
+	assert_int_equal(c->nodes[2].gpus, 1024);
+	assert_int_equal(c->nodes[3].gpus, 0);
+	cluster_free(c);
+}
+
 typedef struct {
 	const char *conf, *gres, *expect;
 } bad_t;
@@ -168,6 +191,11 @@ static void test_conf_errors(void **state)
 		{ "NodeName=a1 CPUs=many\n", NULL, "s.conf:1: CPUs=many is not a number" },
 		{ "NodeName=a1 Gres=gpu:a100:2,gpu:v100:2\n", NULL,
 		  "s.conf:1: Gres=gpu:a100:2,gpu:v100:2: more than one GPU type" },
+		{ "NodeName=a1 Gres=gpu:a100:x\n", NULL,
+		  "s.conf:1: Gres=gpu:a100:x: expected gpu[:TYPE]:COUNT" },
+		{ "NodeName=a1 Gres=gpu:a100:\n", NULL,
+		  "s.conf:1: Gres=gpu:a100:: expected gpu[:TYPE]:COUNT" },
+		{ "NodeName=a1 Gres=gpu:2k\n", NULL, "s.conf:1: Gres=gpu:2k: expected" },
 		{ "NodeName=a1\nPartitionName=p Nodes=a2\n", NULL,
 		  "s.conf:2: partition p: node a2 is not defined by a NodeName line" },
 		{ "NodeName=a1\nPartitionName=p Nodes=a1 MaxTime=forever\n", NULL,
@@ -247,6 +275,7 @@ int main(void)
 		cmocka_unit_test(test_article_cluster),
 		cmocka_unit_test(test_slurm2411_files),
 		cmocka_unit_test(test_conf_details),
+		cmocka_unit_test(test_gres_forms),
 		cmocka_unit_test(test_conf_errors),
 		cmocka_unit_test(test_constraints),
 	};

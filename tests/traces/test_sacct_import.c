@@ -272,6 +272,17 @@ static void test_record_forms(void **state)
 	assert_int_equal(rec.count[NODEOX_FORM_JOB], 4);
 	assert_int_equal(rec.time_limit_min, 60);
 	assert_string_equal(rec.tag, "nodeox:flex");
+	/* its TRES words read by the policy library's TRES reader: every spelling */
+	assert_int_equal(nodeox_record_parse("nodeox: changed tres_per_node=gres:nic:1,gres/gpu:l40s=2"
+					    "->gres/gpu=2 features=(none)->a100|l40s", &rec, err,
+					    sizeof(err)), 1);
+	assert_string_equal(rec.type, "l40s");
+	assert_int_equal(rec.count[NODEOX_FORM_NODE], 2);
+	assert_int_equal(nodeox_record_parse("nodeox: changed tres_per_task=gres:gpu:4,gres:gpu:v100"
+					    "->gres:gpu:1 features=(none)->v100", &rec, err,
+					    sizeof(err)), 1);
+	assert_string_equal(rec.type, "v100");          /* a type alone: one GPU */
+	assert_int_equal(rec.count[NODEOX_FORM_TASK], 1);
 	/* malformed: each names what */
 	static const struct { const char *ac, *msg; } bad[] = {
 		{ "nodeox: changed v=1 type=a100 gpus=node", "bad gpus=" },

@@ -140,6 +140,7 @@ static void test_gres_node(void **state)
 	assert_int_equal(why_gres_parse_node(NULL, NULL, g, 8), 0);
 	assert_int_equal(why_gres_parse_node("(null)", NULL, g, 8), 0);
 	assert_int_equal(why_gres_parse_node("gpu:a100:x", NULL, g, 8), -1);
+	assert_int_equal(why_gres_parse_node("gpu:a100:4294967296", NULL, g, 8), -1);
 	assert_int_equal(why_gres_parse_node("gpu:a:1,gpu:b:1", NULL, g, 1), -1);
 }
 
@@ -167,6 +168,13 @@ static void test_gres_job(void **state)
 	assert_int_equal(why_gres_parse_job("gres:foo:1", type, sizeof(type), &n, &more), 0);
 	assert_int_equal(why_gres_parse_job(NULL, type, sizeof(type), &n, &more), 0);
 	assert_int_equal(why_gres_parse_job("gres:gpu:a100:4x", type, sizeof(type), &n, &more), -1);
+	/* Slurm's own grammar (plugin/policy_tres.h): suffixes, and what it refuses */
+	assert_int_equal(why_gres_parse_job("gres:gpu:a100:2k", type, sizeof(type), &n, &more), 1);
+	assert_int_equal(n, 2048);
+	assert_int_equal(why_gres_parse_job("gres:gpu:a100:", type, sizeof(type), &n, &more), -1);
+	assert_int_equal(why_gres_parse_job("gres:gpu::2", type, sizeof(type), &n, &more), -1);
+	assert_int_equal(why_gres_parse_job("gres:gpu:a100:1,gres:gpu:x:", type, sizeof(type), &n,
+					    &more), -1);
 }
 
 static void test_feature(void **state)
