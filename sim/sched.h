@@ -15,6 +15,13 @@
 #include "sim/runtime_model.h"
 #include "sim/trace.h"
 
+/* Up to this many nodes the model follows select/cons_tres and the
+ * backfill map exactly (node runs, will-run batches over every running job,
+ * whole-node reservations with an end); above, bounded approximations. The
+ * exact model is the one checked against a real slurmctld (doc/simulator.md,
+ * Fidelity). */
+#define SIM_EXACT_NODES 64
+
 typedef enum {
 	SIM_JOB_DONE = 0,       /* ran to the end of its run time */
 	SIM_JOB_TIMEOUT,        /* killed at its time limit */

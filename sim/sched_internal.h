@@ -25,11 +25,8 @@
 
 #define SCHED_INF INT64_MAX
 #define SCHED_TIMEOUT_CHECK_S 30   /* slurmctld's PERIODIC_TIMEOUT (slurmctld.h) */
-/* Up to this many nodes the model follows select/cons_tres where that
- * costs a walk over every node or running job per decision (node runs,
- * will-run batches over all running jobs); above, bounded approximations
- * (doc/simulator.md). */
-#define SCHED_EXACT_NODES 64
+/* Up to this many nodes the exact model (sim/sched.h) */
+#define SCHED_EXACT_NODES SIM_EXACT_NODES
 
 /* where a job pends: submitted since the last priority recalculation (age
  * 0); ageing; age capped */
