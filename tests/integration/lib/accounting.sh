@@ -102,15 +102,27 @@ accounting_start_dbd()
 		echo "StorageLoc=slurm_acct_db"
 	} > "$d/slurmdbd.conf"
 	chmod 600 "$d/slurmdbd.conf"
+	local compat=/opt/libmariadb-bookworm tried_compat=0
 	cluster_spawn slurmdbd slurmdbd -D
 	for i in $(seq 150); do
 		timeout 5 sacctmgr -n -P list cluster >/dev/null 2>&1 && break
 		if ! cluster_alive slurmdbd; then
-			# Seen with Debian 13's slurmdbd 24.11.5 against its MariaDB
-			# 11.8: the server-version probe fails in the client library
-			# (error 5027) and slurmdbd exits. Not nodeox's: skip, saying so.
-			grep -q "mysql_query failed: 5027" "$d/log/slurmdbd.log" 2>/dev/null &&
-				cluster_skip "slurmdbd $CLUSTER_SLURM_VERSION exits at start against this MariaDB ($(grep -o 'MySQL server version is: [^ ]*' "$d/log/slurmdbd.log" | head -1 | cut -d' ' -f5)): mysql_query error 5027 in its server-version probe"
+			# Seen with Debian 13's slurmdbd 24.11.5 and its libmariadb3
+			# (MariaDB 11.8.9): the client library refuses slurmdbd's
+			# first query, `select @var := concat('');`, with error 5027
+			# and slurmdbd exits. Not nodeox's: run it again against
+			# Debian 12's client library where tools/setup-debian13 put
+			# one, else skip, saying so.
+			if grep -q "mysql_query failed: 5027" "$d/log/slurmdbd.log" 2>/dev/null; then
+				if [ "$tried_compat" = 0 ] && [ -f "$compat/libmariadb.so.3" ]; then
+					tried_compat=1
+					cluster_log "slurmdbd $CLUSTER_SLURM_VERSION: this libmariadb refuses its first query (error 5027); running it with the client library in $compat"
+					mv "$d/log/slurmdbd.log" "$d/log/slurmdbd-native.log"
+					cluster_spawn slurmdbd env LD_LIBRARY_PATH="$compat" slurmdbd -D
+					continue
+				fi
+				cluster_skip "slurmdbd $CLUSTER_SLURM_VERSION exits at start against this MariaDB ($(grep -o 'MySQL server version is: [^ ]*' "$d/log/slurmdbd.log" | head -1 | cut -d' ' -f5)): its client library refuses the first query (error 5027), and no fallback library is in $compat (tools/setup-debian13)"
+			fi
 			cluster_fail "slurmdbd exited at start"
 		fi
 		sleep 0.2
