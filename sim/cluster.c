@@ -38,6 +38,7 @@ typedef struct {
 
 typedef struct {              /* NodeName= settings being applied */
 	uint32_t cpus, boards, sockets, cores, threads;
+	uint32_t weight;          /* Weight=, 0: not given (Slurm's default 1) */
 	uint64_t mem_mb;
 	char *features, *gres, *state;
 } node_defaults_t;
@@ -297,6 +298,10 @@ static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
 			if (cluster_uint(p, k, v, UINT64_MAX / 2, &x) < 0)
 				return -1;
 			d.mem_mb = x;
+		} else if (!g_ascii_strcasecmp(k, "Weight")) {
+			if (cluster_uint(p, k, v, UINT32_MAX - 1, &x) < 0)
+				return -1;
+			d.weight = x ? (uint32_t)x : 1;
 		} else if (!g_ascii_strcasecmp(k, "Features") || !g_ascii_strcasecmp(k, "Feature") ||
 			   !g_ascii_strcasecmp(k, "AvailableFeatures")) {
 			d.features = (char *)v;
@@ -322,6 +327,7 @@ static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
 	sim_node_t proto = { 0 };
 	proto.cpus = d.cpus ? d.cpus : d.boards * d.sockets * d.cores * d.threads;
 	proto.mem_mb = d.mem_mb;
+	proto.weight = d.weight ? d.weight : 1;
 	proto.usable = true;
 	if (d.state) {
 		static const char *const bad[] = { "DOWN", "DRAIN", "FAIL", "FUTURE", "INVAL" };
@@ -701,8 +707,9 @@ static int cluster_finish(cparse_t *p)
 		c->total_gpus += nd->usable ? nd->gpus : 0;
 		c->total_cpus += nd->usable ? nd->cpus : 0;
 		char *key = g_strdup_printf("%d/%u/%u/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
-					    "/%" G_GUINT64_FORMAT "/%d", nd->type, nd->gpus, nd->cpus,
-					    nd->mem_mb, nd->features, nd->partitions, nd->usable);
+					    "/%" G_GUINT64_FORMAT "/%d/%u", nd->type, nd->gpus, nd->cpus,
+					    nd->mem_mb, nd->features, nd->partitions, nd->usable,
+					    nd->weight);
 		gpointer v = g_hash_table_lookup(cls, key);
 		if (!v) {
 			sim_class_t k = { .first = i };

@@ -29,6 +29,7 @@ typedef struct {
 	int type;                 /* GPU type index, -1 = no GPUs */
 	uint32_t gpus;
 	bool usable;              /* State= not DOWN/DRAIN/FAIL */
+	uint32_t weight;          /* Weight= (1): lower weights are used first */
 	int cls;                  /* node class index */
 	char *features_str;       /* comma lists, for the policy library */
 	char *partitions_str;

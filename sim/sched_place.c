@@ -135,14 +135,16 @@ static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
 
 /* select/cons_tres's choice (sched_place_runs) among the nl nodes that can
  * take per-node request r, in s->run_node (ascending) with their free CPUs
- * in s->run_cpu: runs of consecutive nodes, the tightest sufficient run,
- * and so on. Fills s->abuf; returns r->nodes, or 0. */
+ * in s->run_cpu: runs of consecutive nodes of one Weight, the lowest weight
+ * first (whether or not it suffices), then the tightest sufficient run, and
+ * so on (_eval_nodes' consec_weight). Fills s->abuf; returns r->nodes, or 0. */
 int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 {
 	const sim_cluster_t *c = s->c;
 	int nrun = 0;
 	for (int q = 0; q < nl; q++) {
-		if (q == 0 || s->run_node[q] != s->run_node[q - 1] + 1) {
+		if (q == 0 || s->run_node[q] != s->run_node[q - 1] + 1 ||
+		    c->nodes[s->run_node[q]].weight != c->nodes[s->run_node[q - 1]].weight) {
 			s->run_first[nrun] = q;
 			s->run_cpus[nrun] = 0;
 			s->run_nodes[nrun] = 0;
@@ -161,9 +163,12 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 			if (!s->run_nodes[i])
 				continue;
 			bool enough = s->run_cpus[i] >= rem_cpus && s->run_nodes[i] >= rem_nodes;
-			if (best < 0 || (enough && !best_enough) ||
-			    (enough && s->run_cpus[i] < s->run_cpus[best]) ||
-			    (!enough && s->run_cpus[i] > s->run_cpus[best])) {
+			uint32_t w = c->nodes[s->run_node[s->run_first[i]]].weight;
+			uint32_t bw = best < 0 ? 0 : c->nodes[s->run_node[s->run_first[best]]].weight;
+			if (best < 0 || w < bw ||
+			    (w == bw && ((enough && !best_enough) ||
+					 (enough && s->run_cpus[i] < s->run_cpus[best]) ||
+					 (!enough && s->run_cpus[i] > s->run_cpus[best])))) {
 				best = i;
 				best_enough = enough;
 			}

@@ -518,6 +518,30 @@ static void test_end_latency(void **state)
 	cluster_free(c);
 }
 
+/* Node weights (select/cons_tres's consec_weight): the lowest Weight is
+ * taken first even when a heavier node fits better or comes first. */
+static void test_place_weight(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=8 RealMemory=16000 Gres=gpu:4 Weight=10\n"
+					"NodeName=a2 CPUs=8 RealMemory=16000 Gres=gpu:4 Weight=5\n"
+					"NodeName=a3 CPUs=8 RealMemory=16000 Gres=gpu:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	assert_int_equal(c->nodes[2].weight, 1);
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,1,1,100,00:05:00\n"
+				    "2,1,8,2,100,00:05:00\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_string_equal(r->jobs[job_at(t, 1)].nodes, "a3");
+	/* 2 nodes: a3 (weight 1, 3 GPUs left, too few) is skipped by the fit,
+	 * then a2 (5) before a1 (10) */
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 1);
+	assert_string_equal(r->jobs[job_at(t, 2)].nodes, "a2,a1");
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 static void test_rejections(void **state)
 {
 	(void)state;
@@ -685,6 +709,7 @@ int main(void)
 		cmocka_unit_test(test_will_run_batches),
 		cmocka_unit_test(test_end_latency),
 		cmocka_unit_test(test_reserve_whole_nodes),
+		cmocka_unit_test(test_place_weight),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
 		cmocka_unit_test(test_policy_identity),
