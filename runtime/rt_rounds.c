@@ -40,6 +40,13 @@ double rt_rounds_lr(const nodeox_rt_config_t *cfg, double t)
     return lo + (cfg->lr - lo) * 0.5 * (1 + cos(M_PI * progress));
 }
 
+int rt_rounds_h(const nodeox_rt_config_t *cfg, long t)
+{
+    int H = cfg->local_steps;
+    if (cfg->h_ramp_steps <= 0 || t >= cfg->h_ramp_steps || H <= 2) return H;
+    return 2 + (int)((double)(H - 2) * (double)t / (double)cfg->h_ramp_steps);
+}
+
 void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms, long cap,
                     int *tau)
 {
