@@ -15,7 +15,9 @@
  *   time   tau_i = max(1, floor(round_ms / step_ms_i))
  *   fixed  tau_i = H
  * The first round, before anything is measured, is H steps everywhere
- * (unless a synchronous warm-up measured the speeds).
+ * (unless a synchronous warm-up measured the speeds). With --h-ramp N the
+ * H of a round starting at global step t < N is 2 + (H - 2) t / N
+ * (rt_rounds_h): short rounds first.
  *
  * Learning rate: warm-up then cosine over the global step counter (the
  * loop in rt_loop.c says which t each step uses).

@@ -8,7 +8,8 @@
  * layers: wte V x C, wpe T x C, ln1w L x C, ln1b, qkvw L x 3C x C, qkvb
  * L x 3C, attprojw L x C x C, attprojb, ln2w, ln2b, fcw L x 4C x C, fcb
  * L x 4C, fcprojw L x C x 4C, fcprojb, lnfw C, lnfb C.  Linear weights are
- * (out x in), PyTorch's layout: y = x W^T + b.
+ * (out x in), PyTorch's layout: y = x W^T + b.  AdamW's weight decay
+ * applies to the matrices only (w.decay_mask, _gpt_decay_mask).
  *
  * Gradients: train_batch zeroes grads, then the backward pass writes each
  * weight's gradient once (sgemm with beta 0, bias_grad) except where a
