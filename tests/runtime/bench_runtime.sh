@@ -14,9 +14,11 @@
 # (options for the rounds runs), BENCH_SEEDS (1; e.g. "1 2 3": one block
 # of rows per seed, each with its own sync baseline). rounds:samples:2000 is
 # the equal-samples budget: a global step of rounds processes 3 batches here
-# against sync's 4. tuned is the best recipe of doc/runtime.md's sweep:
-# FedNova, outer lr 0.45 / momentum 0.7, 40 synchronous warm-up steps, 2000
-# global steps.
+# against sync's 4. tuned is the best recipe of doc/runtime.md's sweep at
+# H 20: FedNova, outer lr 0.45 / momentum 0.7, 40 synchronous warm-up
+# steps, 2000 global steps. The H 10 recipe there: BENCH_H=10 BENCH_RUNS="sync
+# rounds:fednova:2000" BENCH_EXTRA="--outer-lr 0.3 --outer-momentum 0.7
+# --sync-warmup 60".
 # Both modes are evaluated on the same grid of critical-path time: a round
 # takes H x base (the fast workers' H steps), a synchronous step the slowest
 # worker's 2 x base, so sync is evaluated every H/2 steps (every H would let
