@@ -48,8 +48,8 @@ typedef struct nodeox_backend {
     void (*sgd_step)(float *param, const float *grad, float *mom, size_t n,
                      float lr, float mu, float wd);
     void (*adamw_step)(float *param, const float *grad, float *m, float *v,
-                       size_t n, float lr, float b1, float b2, float eps,
-                       float wd, int64_t step);
+                       const float *decay, size_t n, float lr, float b1, float b2,
+                       float eps, float wd, int64_t step);
     void (*nesterov_step)(float *param, const float *delta, float *mom,
                           size_t n, float lr, float mu);
     void (*delta)(float *delta, const float *global, const float *local, size_t n);

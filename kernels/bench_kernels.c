@@ -44,7 +44,7 @@ static void bench_run(const nodeox_backend_t *be, int k, float **v, size_t n, in
 {
     switch (k) {
     case K_SGD: be->sgd_step(v[0], v[1], v[2], n, 1e-3f, 0.9f, 1e-4f); break;
-    case K_ADAMW: be->adamw_step(v[0], v[1], v[2], v[3], n, 1e-4f, 0.9f, 0.95f, 1e-8f, 0.1f, step); break;
+    case K_ADAMW: be->adamw_step(v[0], v[1], v[2], v[3], NULL, n, 1e-4f, 0.9f, 0.95f, 1e-8f, 0.1f, step); break;
     case K_NESTEROV: be->nesterov_step(v[0], v[1], v[2], n, 0.7f, 0.9f); break;
     case K_DELTA: be->delta(v[0], v[1], v[2], n); break;
     case K_AXPY: be->axpy(v[0], v[1], 0.25f, n); break;

@@ -64,16 +64,19 @@ void optim_sgd_step_cuda(float *param, const float *grad, float *mom, size_t n,
                          float lr, float mu, float wd);
 
 /* AdamW (decoupled weight decay, PyTorch order). step is the 1-based count of
- * updates applied so far including this one; it drives the bias correction:
- *   param *= 1 - lr * wd
+ * updates applied so far including this one; it drives the bias correction.
+ * decay (n floats, or NULL for 1 everywhere) scales the weight decay per
+ * parameter: 1 for the matrices, 0 for biases and LayerNorm gains, which a
+ * workload does not decay (workload.h, decay_mask):
+ *   param *= 1 - (lr * wd) * decay
  *   m = b1 m + (1-b1) g;  v = b2 v + (1-b2) g^2
  *   param -= lr * (m / (1 - b1^step)) / (sqrt(v / (1 - b2^step)) + eps)     */
 void optim_adamw_step_cpu(float *param, const float *grad, float *m, float *v,
-                          size_t n, float lr, float b1, float b2, float eps,
-                          float wd, int64_t step);
+                          const float *decay, size_t n, float lr, float b1, float b2,
+                          float eps, float wd, int64_t step);
 void optim_adamw_step_cuda(float *param, const float *grad, float *m, float *v,
-                           size_t n, float lr, float b1, float b2, float eps,
-                           float wd, int64_t step);
+                           const float *decay, size_t n, float lr, float b1, float b2,
+                           float eps, float wd, int64_t step);
 
 /* Outer step: SGD with Nesterov momentum on the global weights, the combined
  * pseudo-gradient playing the gradient (PyTorch SGD nesterov=True):

@@ -19,15 +19,16 @@ void optim_sgd_step_cpu(float *param, const float *grad, float *mom, size_t n,
 }
 
 void optim_adamw_step_cpu(float *param, const float *grad, float *m, float *v,
-                          size_t n, float lr, float b1, float b2, float eps,
-                          float wd, int64_t step)
+                          const float *decay, size_t n, float lr, float b1, float b2,
+                          float eps, float wd, int64_t step)
 {
     /* bias corrections in double: b^step underflows gracefully, and the CUDA
      * twin computes them on the host the same way */
     float c1 = (float)(1.0 - pow((double)b1, (double)step));
     float c2 = (float)(1.0 - pow((double)b2, (double)step));
-    float decay = 1.0f - lr * wd;
+    float lrwd = lr * wd;
     for (size_t i = 0; i < n; i++) {
+        float keep = decay ? 1.0f - lrwd * decay[i] : 1.0f - lrwd;
         float g = grad[i];
         float mi = b1 * m[i] + (1.0f - b1) * g;
         float vi = b2 * v[i] + (1.0f - b2) * g * g;
@@ -35,7 +36,7 @@ void optim_adamw_step_cpu(float *param, const float *grad, float *m, float *v,
         v[i] = vi;
         float mhat = mi / c1;
         float vhat = vi / c2;
-        param[i] = param[i] * decay - lr * mhat / (sqrtf(vhat) + eps);
+        param[i] = param[i] * keep - lr * mhat / (sqrtf(vhat) + eps);
     }
 }
 

@@ -19,10 +19,11 @@ struct sgd_op {
     }
 };
 
-struct adamw_op {
-    float lr, b1, b2, eps, c1, c2, decay;
-    __device__ void operator()(float *e) const   /* param, grad, m, v */
+template <bool MASKED> struct adamw_op {
+    float lr, b1, b2, eps, c1, c2, lrwd;
+    __device__ void operator()(float *e) const   /* param, grad, m, v[, decay] */
     {
+        float keep = MASKED ? 1.0f - lrwd * e[MASKED ? 4 : 0] : 1.0f - lrwd;
         float g = e[1];
         float mi = b1 * e[2] + (1.0f - b1) * g;
         float vi = b2 * e[3] + (1.0f - b2) * g * g;
@@ -30,7 +31,7 @@ struct adamw_op {
         e[3] = vi;
         float mhat = mi / c1;
         float vhat = vi / c2;
-        e[0] = e[0] * decay - lr * mhat / (sqrtf(vhat) + eps);
+        e[0] = e[0] * keep - lr * mhat / (sqrtf(vhat) + eps);
     }
 };
 
@@ -52,15 +53,18 @@ extern "C" void optim_sgd_step_cuda(float *param, const float *grad, float *mom,
 }
 
 extern "C" void optim_adamw_step_cuda(float *param, const float *grad, float *m,
-                                      float *v, size_t n, float lr, float b1,
-                                      float b2, float eps, float wd, int64_t step)
+                                      float *v, const float *decay, size_t n, float lr,
+                                      float b1, float b2, float eps, float wd, int64_t step)
 {
-    adamw_op op;
-    op.lr = lr; op.b1 = b1; op.b2 = b2; op.eps = eps;
-    op.c1 = (float)(1.0 - pow((double)b1, (double)step));
-    op.c2 = (float)(1.0 - pow((double)b2, (double)step));
-    op.decay = 1.0f - lr * wd;
-    ew_launch<0xDu>(n, op, (const float *)param, grad, (const float *)m, (const float *)v);
+    float c1 = (float)(1.0 - pow((double)b1, (double)step));
+    float c2 = (float)(1.0 - pow((double)b2, (double)step));
+    float lrwd = lr * wd;
+    if (decay)  /* the mask is read, never written */
+        ew_launch<0xDu>(n, adamw_op<true>{lr, b1, b2, eps, c1, c2, lrwd}, (const float *)param,
+                        grad, (const float *)m, (const float *)v, decay);
+    else
+        ew_launch<0xDu>(n, adamw_op<false>{lr, b1, b2, eps, c1, c2, lrwd}, (const float *)param,
+                        grad, (const float *)m, (const float *)v);
 }
 
 extern "C" void optim_nesterov_step_cuda(float *param, const float *delta, float *mom,

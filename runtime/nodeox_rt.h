@@ -105,6 +105,7 @@ typedef struct nodeox_rt_config {
     int local_steps;          /* H: steps of the fastest worker per round */
     double round_ms;          /* time budget per round (plan "time") */
     long sync_warmup_steps;   /* synchronous steps before the first round */
+    long h_ramp_steps;        /* H grows from 2 to local_steps over these global steps */
     double outer_lr, outer_momentum; /* outer SGD with Nesterov momentum */
     /* evaluation and stopping */
     int eval_every;           /* evaluate test accuracy every N rounds */

@@ -107,7 +107,7 @@ void rt_engine_inner_step(nodeox_rt_t *rt, nodeox_workload_t *w, double lr)
                          (float)c->weight_decay);
     } else {
         rt->adam_t++;
-        rt->be->adamw_step(w->params, w->grads, rt->inner_m, rt->inner_v, rt->n, (float)lr,
+        rt->be->adamw_step(w->params, w->grads, rt->inner_m, rt->inner_v, w->decay_mask, rt->n, (float)lr,
                            (float)c->beta1, (float)c->beta2, (float)c->eps, (float)c->weight_decay,
                            rt->adam_t);
     }

@@ -168,6 +168,8 @@ double rt_rounds_lr(const nodeox_rt_config_t *cfg, double t);
 /* Local steps per worker for the next round from the last measured step
  * times (ms; <= 0 means unknown, which plans H for everyone). cap bounds
  * every tau (the steps left in the budget). */
+/* H for the round that starts at global step t (--h-ramp: from 2 up). */
+int rt_rounds_h(const nodeox_rt_config_t *cfg, long t);
 void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms,
                     long cap, int *tau);
 /* End of a round: Delta_i = theta - theta_i, the combine weights from the

@@ -1,9 +1,9 @@
 /*
  * rt_log.c: what the runtime tells people. Rank 0 prints one line per round
- *   round 12 steps 20,20,10,10 loss 0.4312 acc 0.8571 elapsed 8.41s
+ *   round 12 steps 20,20,10,10 loss 0.4312 acc 0.8571 elapsed 8.41s critical 4.80s
  * (steps per worker this round, mean training loss weighted by samples,
  * test accuracy when evaluated -- "val_loss X" for a workload whose
- * metric is a loss --, training time so far), warnings go to
+ * metric is a loss --, training time and critical path so far), warnings go to
  * stderr prefixed with the rank, and --json FILE gets the summary.
  */
 #include "config.h"
@@ -28,7 +28,7 @@ void rt_log_round(const nodeox_rt_t *rt, const rt_worker_info_t *all, double acc
     }
     printf(" loss %.4f", samples > 0 ? loss / samples : 0.0);
     if (acc >= 0) printf(rt->metric_lower_is_better ? " val_loss %.4f" : " acc %.4f", acc);
-    printf(" elapsed %.2fs\n", rt->train_s);
+    printf(" elapsed %.2fs critical %.2fs\n", rt->train_s, rt->critical_s);
     fflush(stdout);
 }
 

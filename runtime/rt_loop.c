@@ -44,7 +44,9 @@ static void _loop_plan(const nodeox_rt_t *rt, rt_plan_t *p)
                                              : c->sync_warmup_steps - rt->global_step;
         for (int i = 0; i < world; i++) p->tau[i] = (int)n;
     } else {
-        rt_rounds_plan(c, world, rt->last_step_ms, left, p->tau);
+        nodeox_rt_config_t now = *c;
+        now.local_steps = rt_rounds_h(c, rt->global_step);
+        rt_rounds_plan(&now, world, rt->last_step_ms, left, p->tau);
     }
     p->T = 0;
     for (int i = 0; i < world; i++)

@@ -74,6 +74,7 @@ static const char _usage[] =
     "  -H, --local-steps H       steps of the fastest worker per round (default 20)\n"
     "  --round-ms MS             time budget per round for --plan time\n"
     "  --sync-warmup N           synchronous steps before the first round (default 0)\n"
+    "  --h-ramp N                H grows from 2 to -H over the first N global steps\n"
     "  --outer-lr X, --outer-momentum X   outer Nesterov SGD (default 0.7, 0.9)\n"
     "  --inner sgd|adamw         inner optimizer (default sgd)\n"
     "  --lr X, --lr-min-ratio X, --momentum X, --weight-decay X,\n"
@@ -105,7 +106,7 @@ enum {
     OPT_CKEVERY, OPT_RESUME, OPT_JSON, OPT_FINIT, OPT_FFACT, OPT_FMIN, OPT_INAN, OPT_IEXIT,
     OPT_IHANG, OPT_QUIET, OPT_EVALUATE, OPT_WORKLOAD, OPT_CORPUS, OPT_LAYERS, OPT_CHANNELS,
     OPT_HEADS, OPT_CONTEXT, OPT_MAX_DOCS, OPT_EVAL_WINDOWS, OPT_TARGET_LOSS, OPT_CLIP,
-    OPT_INIT_MODEL, OPT_SAVE_MODEL
+    OPT_INIT_MODEL, OPT_SAVE_MODEL, OPT_H_RAMP
 };
 
 static const struct option _options[] = {
@@ -115,6 +116,7 @@ static const struct option _options[] = {
     {"local-steps", required_argument, 0, 'H'},
     {"round-ms", required_argument, 0, OPT_ROUND_MS},
     {"sync-warmup", required_argument, 0, OPT_SYNC_WARMUP},
+    {"h-ramp", required_argument, 0, OPT_H_RAMP},
     {"outer-lr", required_argument, 0, OPT_OUTER_LR},
     {"outer-momentum", required_argument, 0, OPT_OUTER_MOM},
     {"inner", required_argument, 0, OPT_INNER},
@@ -277,6 +279,7 @@ int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *e
             if ((rc = _opt_long(name, optarg, 1, 1000000, &l, err, errlen)) == 0) c->local_steps = (int)l;
             break;
         case OPT_ROUND_MS: rc = _opt_double(name, optarg, 1e-3, 1e9, &c->round_ms, err, errlen); break;
+        case OPT_H_RAMP: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->h_ramp_steps, err, errlen); break;
         case OPT_SYNC_WARMUP: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->sync_warmup_steps, err, errlen); break;
         case OPT_OUTER_LR: rc = _opt_double(name, optarg, 0, 100, &c->outer_lr, err, errlen); break;
         case OPT_OUTER_MOM: rc = _opt_double(name, optarg, 0, 0.9999, &c->outer_momentum, err, errlen); break;

@@ -15,7 +15,9 @@
  *   time   tau_i = max(1, floor(round_ms / step_ms_i))
  *   fixed  tau_i = H
  * The first round, before anything is measured, is H steps everywhere
- * (unless a synchronous warm-up measured the speeds).
+ * (unless a synchronous warm-up measured the speeds). With --h-ramp N the
+ * H of a round starting at global step t < N is 2 + (H - 2) t / N
+ * (rt_rounds_h): short rounds first.
  *
  * Learning rate: warm-up then cosine over the global step counter (the
  * loop in rt_loop.c says which t each step uses).
@@ -38,6 +40,13 @@ double rt_rounds_lr(const nodeox_rt_config_t *cfg, double t)
     if (progress < 0) progress = 0;
     double lo = cfg->lr * cfg->lr_min_ratio;
     return lo + (cfg->lr - lo) * 0.5 * (1 + cos(M_PI * progress));
+}
+
+int rt_rounds_h(const nodeox_rt_config_t *cfg, long t)
+{
+    int H = cfg->local_steps;
+    if (cfg->h_ramp_steps <= 0 || t >= cfg->h_ramp_steps || H <= 2) return H;
+    return 2 + (int)((double)(H - 2) * (double)t / (double)cfg->h_ramp_steps);
 }
 
 void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms, long cap,

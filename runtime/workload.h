@@ -75,6 +75,11 @@ typedef struct nodeox_workload {
     int eval_item_tokens;           /* predictions per item */
     void (*eval_loss_sums)(struct nodeox_workload *w, size_t first, size_t count, double *sums);
 
+    /* which parameters AdamW's decoupled weight decay shrinks: nparams floats
+     * of backend memory, 1 decayed, 0 not (the transformer: matrices and
+     * embedding tables 1, biases and LayerNorm gains 0); NULL decays all */
+    const float *decay_mask;
+
     void *impl;                     /* the workload's private state */
 } nodeox_workload_t;
 

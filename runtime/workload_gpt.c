@@ -8,7 +8,8 @@
  * layers: wte V x C, wpe T x C, ln1w L x C, ln1b, qkvw L x 3C x C, qkvb
  * L x 3C, attprojw L x C x C, attprojb, ln2w, ln2b, fcw L x 4C x C, fcb
  * L x 4C, fcprojw L x C x 4C, fcprojb, lnfw C, lnfb C.  Linear weights are
- * (out x in), PyTorch's layout: y = x W^T + b.
+ * (out x in), PyTorch's layout: y = x W^T + b.  AdamW's weight decay
+ * applies to the matrices only (w.decay_mask, _gpt_decay_mask).
  *
  * Gradients: train_batch zeroes grads, then the backward pass writes each
  * weight's gradient once (sgemm with beta 0, bias_grad) except where a
@@ -43,6 +44,7 @@ typedef struct gpt {
     float *encoded, *ln1, *ln1_mean, *ln1_rstd, *qkv, *atty, *preatt, *att, *attproj,
           *residual2, *ln2, *ln2_mean, *ln2_rstd, *fch, *fch_gelu, *fcproj, *residual3,
           *lnf, *lnf_mean, *lnf_rstd, *logits, *losses;
+    float *decay;                 /* AdamW's decay mask (workload.h): 1 on matrices */
     /* backward scratch */
     float *dresidual, *dln, *dfch, *dqkv, *datty, *dpreatt, *datt;
     int *tokens, *targets;        /* backend */
@@ -114,6 +116,23 @@ size_t workload_gpt_nparams(int layers, int channels, int context)
     for (int i = 0; i < GPT_NTENSORS; i++)
         n += s[i];
     return n;
+}
+
+static const char *const _gpt_tensor_names[GPT_NTENSORS] = {
+    "wte", "wpe", "ln1w", "ln1b", "qkvw", "qkvb", "attprojw", "attprojb", "ln2w", "ln2b",
+    "fcw", "fcb", "fcprojw", "fcprojb", "lnfw", "lnfb"};
+
+int workload_gpt_tensor(const nodeox_workload_t *w, const char *name, size_t *offset,
+                        size_t *count)
+{
+    const gpt_t *g = (const gpt_t *)w;
+    for (int i = 0; i < GPT_NTENSORS; i++)
+        if (strcmp(name, _gpt_tensor_names[i]) == 0) {
+            *offset = g->offs[i];
+            *count = g->sizes[i];
+            return 0;
+        }
+    return -1;
 }
 
 /* Tensor i of a flat vector (params or grads). */
@@ -325,7 +344,7 @@ static void _gpt_destroy(nodeox_workload_t *w)
                       &g->residual2, &g->ln2, &g->ln2_mean, &g->ln2_rstd, &g->fch, &g->fch_gelu,
                       &g->fcproj, &g->residual3, &g->lnf, &g->lnf_mean, &g->lnf_rstd, &g->logits,
                       &g->losses, &g->dresidual, &g->dln, &g->dfch, &g->dqkv, &g->datty,
-                      &g->dpreatt, &g->datt};
+                      &g->dpreatt, &g->datt, &g->decay};
     for (size_t i = 0; i < sizeof(bufs) / sizeof(bufs[0]); i++)
         be->free(*bufs[i]);
     be->free(g->tokens);
@@ -354,6 +373,21 @@ static void _gpt_init_params(gpt_t *g, float *host)
             default: p[k] = (float)_gpt_normal(&s) * 0.02f; break;
             }
         }
+    }
+}
+
+/* AdamW's weight decay applies to the matrices only, as in nanoGPT (every
+ * parameter tensor of two or more dimensions): the token table (also the
+ * tied LM head), the position table, and the attention and MLP weights.
+ * LayerNorm gains and biases and every bias vector are not decayed: pulling
+ * a gain towards 0 rather than towards its initial 1 only fights the
+ * normalization, and a bias is not a source of overfitting. */
+static void _gpt_decay_mask(const gpt_t *g, float *host)
+{
+    for (int i = 0; i < GPT_NTENSORS; i++) {
+        int matrix = i == WTE || i == WPE || i == QKVW || i == ATTPROJW || i == FCW || i == FCPROJW;
+        for (size_t k = 0; k < g->sizes[i]; k++)
+            host[g->offs[i] + k] = matrix ? 1.0f : 0.0f;
     }
 }
 
@@ -455,7 +489,7 @@ nodeox_workload_t *workload_gpt_create(const workload_gpt_opts_t *opts, int rank
         {&g->lnf, btc}, {&g->lnf_mean, (size_t)BT}, {&g->lnf_rstd, (size_t)BT},
         {&g->logits, (size_t)BT * V}, {&g->losses, (size_t)BT}, {&g->dresidual, btc},
         {&g->dln, btc}, {&g->dfch, 4 * btc}, {&g->dqkv, 3 * btc}, {&g->datty, btc},
-        {&g->dpreatt, att_n}, {&g->datt, att_n},
+        {&g->dpreatt, att_n}, {&g->datt, att_n}, {&g->decay, off},
     };
     for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
         if (!(*want[i].p = be->alloc(want[i].n * sizeof(float))))
@@ -472,7 +506,10 @@ nodeox_workload_t *workload_gpt_create(const workload_gpt_opts_t *opts, int rank
     }
     _gpt_init_params(g, host);
     be->copy_h2d(g->w.params, host, off * sizeof(float));
+    _gpt_decay_mask(g, host);
+    be->copy_h2d(g->decay, host, off * sizeof(float));
     free(host);
+    g->w.decay_mask = g->decay;
 
     snprintf(g->name, sizeof(g->name), "gpt-L%d-C%d-H%d-T%d", L, C, NH, T);
     g->w.name = g->name;

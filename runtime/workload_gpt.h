@@ -55,6 +55,13 @@ nodeox_workload_t *workload_gpt_create(const workload_gpt_opts_t *opts, int rank
 /* The transformer's parameter count for these shapes (without reading data). */
 size_t workload_gpt_nparams(int layers, int channels, int context);
 
+/* Where tensor `name` of w (a transformer workload) lies in its flat
+ * parameter vector, all layers together, in layout order: wte, wpe, ln1w,
+ * ln1b, qkvw, qkvb, attprojw, attprojb, ln2w, ln2b, fcw, fcb, fcprojw,
+ * fcprojb, lnfw, lnfb.  -1 for another name. */
+int workload_gpt_tensor(const nodeox_workload_t *w, const char *name, size_t *offset,
+                        size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -19,6 +19,7 @@
 
 #include "kernels/backend.h"
 #include "runtime/workload_gpt.h"
+#include "tests/kernels/gpt_create.h"
 
 static nodeox_workload_t *w;
 static int failures, checks;
@@ -63,7 +64,6 @@ static void check_direction(const char *what, const float *base, const float *gr
 
 int main(void)
 {
-    char err[512];
     workload_gpt_opts_t o;
     workload_gpt_opts_default(&o);
     o.layers = 2;
@@ -73,15 +73,7 @@ int main(void)
     o.batch_size = 3;
     o.max_docs = 200;
     o.seed = 7;
-    w = workload_gpt_create(&o, 0, 1, backend_cpu(), err, sizeof(err));
-    if (!w) {
-        if (strstr(err, "not found")) {
-            printf("%s: skipping\n", err);
-            return 77;
-        }
-        fprintf(stderr, "FAIL: %s\n", err);
-        return 1;
-    }
+    w = gpt_create_or_exit(&o, backend_cpu());
     size_t n = w->nparams;
     printf("%s: %zu parameters\n", w->name, n);
     float *base = malloc(n * sizeof(float)), *grad = malloc(n * sizeof(float));

@@ -19,6 +19,7 @@
 
 #include "kernels/backend.h"
 #include "runtime/workload_gpt.h"
+#include "tests/kernels/gpt_create.h"
 
 #define NEED_DROP 2.2
 
@@ -49,15 +50,7 @@ int main(int argc, char **argv)
     workload_gpt_opts_default(&o);
     o.max_eval_items = 200;
     o.corpus = corpus;
-    nodeox_workload_t *w = workload_gpt_create(&o, 0, 1, be, err, sizeof(err));
-    if (!w) {
-        if (strstr(err, "not found")) {
-            printf("%s: skipping\n", err);
-            return 77;
-        }
-        fprintf(stderr, "FAIL: %s\n", err);
-        return 1;
-    }
+    nodeox_workload_t *w = gpt_create_or_exit(&o, be);
     printf("%s on %s: %zu parameters, %zu validation windows\n", w->name, be->name, w->nparams,
            w->eval_items);
     float *m = be->alloc(w->nparams * sizeof(float)), *v = be->alloc(w->nparams * sizeof(float));
@@ -74,7 +67,7 @@ int main(int argc, char **argv)
         double norm = sqrt(be->sumsq(w->grads, w->nparams));
         if (norm > 1.0)
             be->scale(w->grads, (float)(1.0 / norm), w->nparams);
-        be->adamw_step(w->params, w->grads, m, v, w->nparams, 3e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, s);
+        be->adamw_step(w->params, w->grads, m, v, w->decay_mask, w->nparams, 3e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, s);
         be->sync();
         clock_gettime(CLOCK_MONOTONIC, &t1);
         train_s += (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);

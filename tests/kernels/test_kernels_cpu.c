@@ -52,7 +52,7 @@ static void test_adamw_bias_correction(void **state)
     float p = 1.0f, m = 0.0f, v = 0.0f, g = 0.5f;
     /* step 1: decay 1 - 0.1*0.1 = 0.99; m = 0.05, v = 0.00025; bias-corrected
      * mhat = 0.5, vhat = 0.25, so the step is lr * 0.5/0.5 = 0.1: p = 0.99 - 0.1 */
-    optim_adamw_step_cpu(&p, &g, &m, &v, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.1f, 1);
+    optim_adamw_step_cpu(&p, &g, &m, &v, NULL, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.1f, 1);
     NEAR(m, 0.05, 1e-7);
     NEAR(v, 0.00025, 1e-8);     /* 1 - 0.999f is 0.00099999 in float */
     NEAR(p, 0.89, 1e-6);
@@ -60,10 +60,30 @@ static void test_adamw_bias_correction(void **state)
      * 0.00031225; mhat = 0.02/0.19, vhat = 0.00031225/0.001999;
      * p = 0.89*0.99 - 0.1*0.105263/0.395225 = 0.854466 */
     g = -0.25f;
-    optim_adamw_step_cpu(&p, &g, &m, &v, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.1f, 2);
+    optim_adamw_step_cpu(&p, &g, &m, &v, NULL, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.1f, 2);
     NEAR(m, 0.02, 1e-7);
     NEAR(v, 0.00031225, 1e-8);
     NEAR(p, 0.854466, 2e-5);
+}
+
+static void test_adamw_decay_mask(void **state)
+{
+    (void)state;
+    /* the same parameter and gradient twice, decayed (mask 1) and not (mask
+     * 0): as in test_adamw_bias_correction, step 1 moves each by lr = 0.1;
+     * only the first is also shrunk by 1 - 0.1*0.1: 0.99 - 0.1 against
+     * 1 - 0.1. Without a mask (NULL) both are decayed. */
+    float p[2] = {1.0f, 1.0f}, m[2] = {0}, v[2] = {0}, g[2] = {0.5f, 0.5f};
+    const float mask[2] = {1.0f, 0.0f};
+    optim_adamw_step_cpu(p, g, m, v, mask, 2, 0.1f, 0.9f, 0.999f, 1e-8f, 0.1f, 1);
+    NEAR(p[0], 0.89, 1e-6);
+    NEAR(p[1], 0.9, 1e-6);
+    NEAR(m[1], 0.05, 1e-7);     /* the moments do not depend on the mask */
+    p[0] = p[1] = 1.0f;
+    m[0] = m[1] = v[0] = v[1] = 0.0f;
+    optim_adamw_step_cpu(p, g, m, v, NULL, 2, 0.1f, 0.9f, 0.999f, 1e-8f, 0.1f, 1);
+    NEAR(p[0], 0.89, 1e-6);
+    NEAR(p[1], 0.89, 1e-6);
 }
 
 static void test_adamw_step_counter_matters(void **state)
@@ -71,8 +91,8 @@ static void test_adamw_step_counter_matters(void **state)
     (void)state;
     /* the same state at step 1 and at step 1000: bias correction differs */
     float p1 = 1.0f, m1 = 0.0f, v1 = 0.0f, p2 = 1.0f, m2 = 0.0f, v2 = 0.0f, g = 0.5f;
-    optim_adamw_step_cpu(&p1, &g, &m1, &v1, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.0f, 1);
-    optim_adamw_step_cpu(&p2, &g, &m2, &v2, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.0f, 1000);
+    optim_adamw_step_cpu(&p1, &g, &m1, &v1, NULL, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.0f, 1);
+    optim_adamw_step_cpu(&p2, &g, &m2, &v2, NULL, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.0f, 1000);
     NEAR(p1, 0.9, 1e-6);              /* full step lr * sign(g) */
     /* at step 1000: mhat = 0.05/(1-0.9^1000) = 0.05, vhat = 0.00025/(1-0.999^1000)
      * = 0.00025/0.632305 -> step 0.1*0.05/0.019884 = 0.251457 */
@@ -447,6 +467,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sgd_momentum_two_steps),
         cmocka_unit_test(test_adamw_bias_correction),
+        cmocka_unit_test(test_adamw_decay_mask),
         cmocka_unit_test(test_adamw_step_counter_matters),
         cmocka_unit_test(test_nesterov_outer_step),
         cmocka_unit_test(test_nesterov_lr1_mu0_is_averaging),

@@ -120,10 +120,18 @@ static void check_vectors(size_t n, size_t off, const char *tag)
     snprintf(what, sizeof(what), "sgd_step momentum %s", tag);
     compare(what, m, dm, N, 1e-6, 1e-5);
 
+    /* step 1 decays everything (no mask); step 7 with a 0/1 decay mask */
+    float *mask = host_random(N, 5, -1, 1);
+    for (size_t i = 0; i < N; i++)
+        mask[i] = mask[i] > 0 ? 1.0f : 0.0f;
+    float *dmask = to_gpu(mask, N);
     for (int64_t step = 1; step <= 7; step += 6) {
-        cpu->adamw_step(p + off, g + off, m + off, v + off, n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, step);
-        gpu->adamw_step(dp + off, dg + off, dm + off, dv + off, n, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, step);
-        snprintf(what, sizeof(what), "adamw_step(%d) param %s", (int)step, tag);
+        cpu->adamw_step(p + off, g + off, m + off, v + off, step > 1 ? mask + off : NULL, n,
+                        1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, step);
+        gpu->adamw_step(dp + off, dg + off, dm + off, dv + off, step > 1 ? dmask + off : NULL, n,
+                        1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, step);
+        snprintf(what, sizeof(what), "adamw_step(%d%s) param %s", (int)step,
+                 step > 1 ? ", mask" : "", tag);
         compare(what, p, dp, N, 1e-6, 1e-5);
         snprintf(what, sizeof(what), "adamw_step(%d) m,v %s", (int)step, tag);
         compare(what, m, dm, N, 1e-7, 1e-5);
@@ -181,8 +189,8 @@ static void check_vectors(size_t n, size_t off, const char *tag)
         printf("FAIL count_nonfinite reference found %zu of 4 injected\n", c);
     }
 
-    free(p); free(g); free(m); free(v);
-    gpu->free(dp); gpu->free(dg); gpu->free(dm); gpu->free(dv);
+    free(p); free(g); free(m); free(v); free(mask);
+    gpu->free(dp); gpu->free(dg); gpu->free(dm); gpu->free(dv); gpu->free(dmask);
 }
 
 /* ------------------------------------------------------------ matrix product */

@@ -14,6 +14,10 @@
 # BENCH_GPT_EXTRA says otherwise. rounds:samples:400 is the equal-samples
 # budget: at speeds 1,1,0.5,0.5 a global step of rounds processes 3 batches
 # against sync's 4, so 400 global steps see the data 300 sync steps see.
+# Both modes are evaluated on the same grid of critical-path time: a round
+# takes H x base (the fast workers' H steps), a synchronous step the slowest
+# worker's 2 x base, so sync is evaluated every H/2 steps (every H would let
+# it cross the target up to one interval late).
 RT_NEEDS="fortunes gcide"
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 steps=${BENCH_GPT_STEPS:-300}
@@ -36,7 +40,7 @@ echo "| run | critical s to $target | measured s | final loss | steps per worker
 echo "| --- | ---: | ---: | ---: | --- | ---: | ---: |"
 for run in ${BENCH_GPT_RUNS:-sync rounds:mean rounds:samples rounds:samples:400}; do
     case $run in
-    sync) opts="--mode sync" ;;
+    sync) opts="--mode sync -H $(( (H + 1) / 2 ))" ;;
     rounds:*:*) c=${run#rounds:}; opts="--mode rounds --combine ${c%%:*} --steps ${c#*:} ${BENCH_GPT_EXTRA:-}" ;;
     rounds:*) opts="--mode rounds --combine ${run#rounds:} ${BENCH_GPT_EXTRA:-}" ;;
     esac

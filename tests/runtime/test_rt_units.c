@@ -142,6 +142,23 @@ static void test_plan(void **state)
     assert_int_equal(tau[3], 20);
 }
 
+static void test_h_ramp(void **state)
+{
+    (void)state;
+    nodeox_rt_config_t c;
+    nodeox_rt_config_defaults(&c);
+    c.local_steps = 20;
+    assert_int_equal(rt_rounds_h(&c, 0), 20);          /* no ramp: H from the start */
+    c.h_ramp_steps = 200;
+    assert_int_equal(rt_rounds_h(&c, 0), 2);           /* 2 + 18 t / 200 */
+    assert_int_equal(rt_rounds_h(&c, 100), 11);
+    assert_int_equal(rt_rounds_h(&c, 199), 19);
+    assert_int_equal(rt_rounds_h(&c, 200), 20);
+    assert_int_equal(rt_rounds_h(&c, 5000), 20);
+    c.local_steps = 2;
+    assert_int_equal(rt_rounds_h(&c, 0), 2);
+}
+
 static void test_lr_schedule(void **state)
 {
     (void)state;
@@ -295,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_combine_fednova_plain_sgd),
         cmocka_unit_test(test_combine_fednova_momentum_and_shards),
         cmocka_unit_test(test_combine_all_dropped),
+        cmocka_unit_test(test_h_ramp),
         cmocka_unit_test(test_plan),
         cmocka_unit_test(test_lr_schedule),
         cmocka_unit_test(test_env),
