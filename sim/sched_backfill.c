@@ -215,6 +215,26 @@ static int64_t sched_batch_end(const sched_t *s, int64_t first, int64_t when)
 	return base + w;
 }
 
+/* A reservation of this pass holds node n from `when` on: Slurm takes a
+ * reserved node out of the backfill map whole, from the reservation's
+ * start, so a job that would still run then may not use even the node's
+ * spare GPUs (backfill.c _add_reservation clears the node's bit in
+ * avail_bitmap); the start-now test reads resv_start and the spare. */
+static void sched_resv_hold(sched_t *s, int n, int64_t when)
+{
+	if (s->resv_stamp[n] != s->pass) {
+		s->resv_stamp[n] = s->pass;
+		s->resv_start[n] = when;
+		s->resv_g[n] = s->resv_c[n] = s->resv_m[n] = 0;
+		s->spare_g[n] = s->spare_c[n] = s->spare_m[n] = 0;
+		return;
+	}
+	s->resv_start[n] = MIN(s->resv_start[n], when);
+	s->spare_g[n] = MIN(s->spare_g[n], 0);
+	s->spare_c[n] = MIN(s->spare_c[n], 0);
+	s->spare_m[n] = MIN(s->spare_m[n], 0);
+}
+
 /* ------------------------------------------------ exact reservations */
 
 /* Does a reservation made in this pass hold node n at some time in [a, b]
@@ -445,12 +465,7 @@ static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
 			}
 			s->ivl[s->nivl] = (struct resv_ivl){ n, s->ivl_head[n], sr, er };
 			s->ivl_head[n] = (int)s->nivl++;
-			/* the start-now test's view: the node whole from its first
-			 * reservation on (backfill.c _add_reservation) */
-			if (s->resv_stamp[n] != s->pass || sr < s->resv_start[n])
-				s->resv_start[n] = sr;
-			s->resv_stamp[n] = s->pass;
-			s->spare_g[n] = s->spare_c[n] = s->spare_m[n] = 0;
+			sched_resv_hold(s, n, sr);
 		}
 		s->nresv++;
 		s->run->reservations++;
@@ -582,24 +597,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	for (int i = 0; i < na; i++) {
 		const alloc_t *a = &s->abuf[i];
 		int n = a->node;
-		/* Slurm takes a reserved node out of the backfill map whole, from
-		 * the reservation's start: a job that would still run then may
-		 * not use even the node's spare GPUs (backfill.c _add_reservation
-		 * clears the node's bit in avail_bitmap). */
-		int64_t sg = 0, sc = 0, sm = 0;
-		if (s->resv_stamp[n] != s->pass) {
-			s->resv_stamp[n] = s->pass;
-			s->resv_start[n] = when;
-			s->resv_g[n] = s->resv_c[n] = s->resv_m[n] = 0;
-			s->spare_g[n] = sg;
-			s->spare_c[n] = sc;
-			s->spare_m[n] = sm;
-		} else {
-			s->resv_start[n] = MIN(s->resv_start[n], when);
-			s->spare_g[n] = MIN(s->spare_g[n], sg);
-			s->spare_c[n] = MIN(s->spare_c[n], sc);
-			s->spare_m[n] = MIN(s->spare_m[n], sm);
-		}
+		sched_resv_hold(s, n, when);
 		s->resv_g[n] += a->gpus;
 		s->resv_c[n] += a->cpus;
 		s->resv_m[n] += (int64_t)a->mem;
