@@ -200,32 +200,30 @@ static int64_t sched_end_latency(const sched_t *s, uint32_t j)
 }
 
 /* Put running job j's allocations into their classes' release lists. */
+/* Put e into list l at its place by (end, job, idx). */
+static void sched_release_insert(rellist_t *l, release_t e)
+{
+	size_t at = sched_release_find(l, e.end, e.job, e.idx);
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 256;
+		l->e = g_renew(release_t, l->e, l->cap);
+	}
+	memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
+	l->e[at] = e;
+	l->n++;
+}
+
 static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
 {
-	if (s->exact) {
-		rellist_t *l = &s->all;
-		size_t at = sched_release_find(l, run->expected_end, j, 0);
-		if (l->n == l->cap) {
-			l->cap = l->cap ? 2 * l->cap : 256;
-			l->e = g_renew(release_t, l->e, l->cap);
-		}
-		memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
-		l->e[at] = (release_t){ .end = run->expected_end, .job = j, .node = -1 };
-		l->n++;
-	}
+	if (s->exact)      /* one entry per job in the list of all running jobs */
+		sched_release_insert(&s->all, (release_t){ .end = run->expected_end, .job = j,
+							   .node = -1 });
 	for (int i = 0; i < run->na; i++) {
 		const alloc_t *a = &run->a[i];
-		rellist_t *l = &s->rel[a->cls];
-		size_t at = sched_release_find(l, run->expected_end, j, (uint32_t)i);
-		if (l->n == l->cap) {
-			l->cap = l->cap ? 2 * l->cap : 256;
-			l->e = g_renew(release_t, l->e, l->cap);
-		}
-		memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
-		l->e[at] = (release_t){ .end = run->expected_end, .job = j, .idx = (uint32_t)i,
-					.node = a->node, .gpus = a->gpus, .cpus = a->cpus,
-					.mem = a->mem };
-		l->n++;
+		sched_release_insert(&s->rel[a->cls],
+				     (release_t){ .end = run->expected_end, .job = j,
+						  .idx = (uint32_t)i, .node = a->node,
+						  .gpus = a->gpus, .cpus = a->cpus, .mem = a->mem });
 	}
 }
 
