@@ -262,12 +262,14 @@ static bool decide_can_serve(const nodeox_cluster_t *cl, const nodeox_job_t *job
 		const nodeox_node_t *nd = &cl->nodes[i];
 		bool typed = nd->gpu_type && *nd->gpu_type;
 
-		if (!nd->usable || !decide_node_in_parts(nd, job->partition))
+		/* cheapest first: the string tests are what this loop costs,
+		 * the type's the narrower and cheaper of the two */
+		if (!nd->usable || !nd->gpus_idle)
 			continue;
 		if (typed ? !nodeox_util_eq(nd->gpu_type, strlen(nd->gpu_type), t->name)
 			  : !decide_node_has_type(nd, t))
 			continue;
-		if (!nd->gpus_idle)
+		if (!decide_node_in_parts(nd, job->partition))
 			continue;
 		idle_sum += nd->gpus_idle;
 		if (nd->gpus_idle >= (node_need ? node_need : 1))

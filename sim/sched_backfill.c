@@ -139,6 +139,10 @@ static int64_t sched_last_end_by(const sched_t *s, const elig_t *e, int64_t stop
 	return last;
 }
 
+/* How many releases ahead a walk asks for the node scratch it will touch:
+ * the walk is bound by those random reads, not by its arithmetic. */
+#define SCHED_WALK_PREFETCH 4
+
 static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizon, int *extend)
 {
 	const rellist_t *l = &s->rel[cl];
@@ -148,6 +152,8 @@ static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizo
 	bool open = false;               /* a job's allocations are being applied */
 	for (; p < l->n; p++) {
 		const release_t *h = &l->e[p];
+		if (p + SCHED_WALK_PREFETCH < l->n)   /* the scratch of a node a few releases on */
+			__builtin_prefetch(&srch->nd[l->e[p + SCHED_WALK_PREFETCH].node]);
 		if (h->dead)
 			continue;
 		if (!open || h->end != end || h->job != job) {
@@ -188,6 +194,9 @@ static int64_t sched_walk_merge(sched_t *s, search_t *srch, int64_t horizon, int
 		s->run->releases_scanned++;
 		for (; h && h->end == end && h->job == job;
 		     h = sched_release_next(s, srch->pos, ucls, nl, &cl, &lim)) {
+			const rellist_t *l = &s->rel[cl];
+			if (srch->pos[cl] + SCHED_WALK_PREFETCH < l->n)
+				__builtin_prefetch(&srch->nd[l->e[srch->pos[cl] + SCHED_WALK_PREFETCH].node]);
 			srch->pos[cl]++;
 			sched_walk_apply(s, srch, h, cl);
 		}
@@ -537,7 +546,6 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 {
 	if (s->exact)
 		return sched_reserve_exact(s, j);
-	const sim_cluster_t *c = s->c;
 	const req_t *r = &s->req[j];
 	const elig_t *e = r->elig;
 	bool resumed;
@@ -556,7 +564,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		for (int w = 0; w < (int)s->nwords; w++)
 			for (uint64_t b = e->bits[w]; b; b &= b - 1) {
 				int cl = w * 64 + __builtin_ctzll(b);
-				int kmax = (int)c->nodes[c->classes[cl].first].gpus;
+				int kmax = sched_class_gpus(s, cl);
 				for (int k = kmin; k <= kmax; k++) {
 					int nb;
 					const int *bn = sched_bucket(s, cl, k, &nb);

@@ -238,6 +238,14 @@ static inline int64_t sched_contrib(const req_t *r, int64_t g, int64_t cpu, int6
 	return sched_spread_take(r, g, cpu, m);
 }
 
+/* GPUs per node of class cl (its buckets run 0..gpus): from the compact
+ * bucket table rather than the node records, which the placement loops
+ * would otherwise read once per class and bucket. */
+static inline int sched_class_gpus(const sched_t *s, int cl)
+{
+	return s->bucket_base[cl + 1] - s->bucket_base[cl] - 1;
+}
+
 /* Nodes of class cl with exactly k free GPUs: buckets let a placement skip
  * the nodes that cannot serve it and try the fullest that can first. */
 static inline const int *sched_bucket(const sched_t *s, int cl, int k, int *n)

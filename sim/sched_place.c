@@ -221,7 +221,7 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 	int64_t g, cpu, m;
 	for (int i = 0; i < ncls; i++)
 		s->class_pos[i] = s->class_free_g[cls[i]] >= (int64_t)r->gpus_per_node &&
-			(int64_t)c->nodes[c->classes[cls[i]].first].gpus >= (int64_t)r->gpus_per_node
+			(int64_t)sched_class_gpus(s, cls[i]) >= (int64_t)r->gpus_per_node
 			? 0 : c->classes[cls[i]].nnodes;
 	for (;;) {                       /* merge the classes' node lists in node order */
 		int pick = -1, n = INT32_MAX;
@@ -252,13 +252,12 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls, int kmax,
 			   avail_mode_t mode, int64_t end)
 {
-	const sim_cluster_t *c = s->c;
 	int best = -1, seen = 0;
 	int64_t best_cpu = 0, g, cpu, m;
 	for (int k = (int)r->gpus_per_node; k <= kmax && seen < SCHED_PLACE_WINDOW; k++)
 		for (int i = 0; i < ncls && seen < SCHED_PLACE_WINDOW; i++) {
 			int cl = cls[i], nb;
-			if (k > (int)c->nodes[c->classes[cl].first].gpus || s->class_free_g[cl] < k)
+			if (k > sched_class_gpus(s, cl) || s->class_free_g[cl] < k)
 				continue;
 			const int *bn = sched_bucket(s, cl, k, &nb);
 			for (int q = 0; q < nb && seen < SCHED_PLACE_WINDOW; q++) {
@@ -338,7 +337,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 				for (int k = kmin; k <= e->kmax; k++)
 					for (int i = 0; i < e->ncls[grp]; i++) {
 						int cl = e->cls[grp][i], nb;
-						if (k > (int)c->nodes[c->classes[cl].first].gpus ||
+						if (k > sched_class_gpus(s, cl) ||
 						    s->class_free_g[cl] < k)
 							continue;
 						const int *bn = sched_bucket(s, cl, k, &nb);
@@ -352,7 +351,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 			}
 			for (int i = 0; i < e->ncls[grp]; i++) {
 				int cl = e->cls[grp][i];
-				int kmax = (int)c->nodes[c->classes[cl].first].gpus;
+				int kmax = sched_class_gpus(s, cl);
 				if (kmin > kmax || s->class_free_g[cl] < kmin)
 					continue;
 				for (int step = 0; step <= kmax - kmin; step++) {
