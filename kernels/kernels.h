@@ -16,8 +16,9 @@
  *   - In-place use is allowed where noted (same pointer for in and out).
  *   - CUDA twins run on the current device's default stream and are
  *     asynchronous unless they return a value (those synchronize).  They keep
- *     a little per-process state (cuBLAS handle, a result scratch word), so
- *     call them from one host thread per process.
+ *     a little per-process state (cuBLAS handle, a result scratch word, the
+ *     embedding gradient's sort buffer), so call them from one host thread
+ *     per process.
  *
  * Groups (one file pair each):
  *   optim_*    inner and outer optimizer steps        optim_cpu.c   optim_cuda.cu
@@ -203,7 +204,8 @@ void attention_forward_cpu(float *out, float *preatt, float *att, const float *q
 void attention_forward_cuda(float *out, float *preatt, float *att, const float *qkv,
                             int B, int T, int C, int NH);
 /* ACCUMULATES into dqkv; dpreatt and datt (B x NH x T x T) are scratch,
- * overwritten with the gradients of preatt and att.                         */
+ * overwritten with the gradients of preatt and att.  att is as the forward
+ * pass wrote it (0 beyond t: the CUDA twin's products read whole rows).     */
 void attention_backward_cpu(float *dqkv, float *dpreatt, float *datt, const float *dout,
                             const float *qkv, const float *att, int B, int T, int C, int NH);
 void attention_backward_cuda(float *dqkv, float *dpreatt, float *datt, const float *dout,

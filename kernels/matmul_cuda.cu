@@ -6,7 +6,8 @@
  * C^T = op(B)^T op(A)^T: swap the operands and m/n, keep the transpose flags.
  * FP32 throughout (default cuBLAS math mode: no TF32 unless the user sets
  * NVIDIA_TF32_OVERRIDE), so results stay within float rounding of the C
- * reference.  One handle per process, created on first use.
+ * reference.  One handle per process, created on first use, which
+ * attention_cuda.cu borrows through matmul_cuda_handle().
  */
 #include <cublas_v2.h>
 
@@ -14,15 +15,6 @@
 #include "kernels/cuda_common.h"
 
 static cublasHandle_t matmul_handle;
-
-static void _cublas_check(cublasStatus_t s, const char *file, int line)
-{
-    if (s != CUBLAS_STATUS_SUCCESS) {
-        fprintf(stderr, "[cuBLAS ERROR] at %s:%d: status %d\n", file, line, (int)s);
-        exit(EXIT_FAILURE);
-    }
-}
-#define cublasCheck(expr) _cublas_check((expr), __FILE__, __LINE__)
 
 /* Create the handle now (backend_cuda calls this to fail early and clearly). */
 extern "C" int matmul_cuda_init(void)
@@ -32,6 +24,14 @@ extern "C" int matmul_cuda_init(void)
         return -1;
     }
     return 0;
+}
+
+/* The handle, for the other kernels that call cuBLAS (attention_cuda.cu). */
+extern "C" cublasHandle_t matmul_cuda_handle(void)
+{
+    if (!matmul_handle)
+        cublasCheck(cublasCreate(&matmul_handle));
+    return matmul_handle;
 }
 
 extern "C" void matmul_sgemm_cuda(int transa, int transb, int m, int n, int k,
