@@ -19,6 +19,16 @@ rc=$?
 [ $rc = 0 ] || exit $rc
 echo "----- what slurmctld did"
 cat "$work/real-on-1.csv"
+# every job that ran has its cores and GPU indices in the alloc column (what
+# a socket-level model needs; slurmctld forgets them when a job ends)
+python3 - "$work/real-on-1.csv" <<'PY' || exit 1
+import csv, re, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["start"]]
+bad = [r["job_id"] for r in rows
+       if not re.search(r"Nodes=\S+ CPU_IDs=[0-9,-]+ GRES=gpu:\w+:\d+\(IDX:[0-9,-]+\)", r.get("alloc", ""))]
+print(f"alloc column: {len(rows) - len(bad)} of {len(rows)} started jobs have CPU_IDs and GPU indices")
+sys.exit(1 if bad or not rows else 0)
+PY
 echo "----- nodeox-sim against it"
 NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_WAIT_TOL=0.25 FIDELITY_WAIT_ABS=10 \
 	FIDELITY_TAU=0.8 python3 "$top_srcdir/tools/fidelity-compare" --check "$work"
