@@ -328,6 +328,7 @@ static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
 	proto.cpus = d.cpus ? d.cpus : d.boards * d.sockets * d.cores * d.threads;
 	proto.mem_mb = d.mem_mb;
 	proto.weight = d.weight ? d.weight : 1;
+	proto.sockets = 1;                /* set once the GPU count is known */
 	proto.usable = true;
 	if (d.state) {
 		static const char *const bad[] = { "DOWN", "DRAIN", "FAIL", "FUTURE", "INVAL" };
@@ -348,6 +349,10 @@ static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
 		return -1;
 	if (proto.gpus == 0)
 		proto.type = -1;
+	uint32_t sk = d.boards * d.sockets;
+	if (sk > 1 && sk <= SIM_MAX_SOCKETS && proto.gpus && proto.gpus % sk == 0 &&
+	    proto.cpus % sk == 0)
+		proto.sockets = sk;
 	GPtrArray *list = cluster_expand(p, names, "NodeName");
 	if (!list)
 		return -1;

@@ -19,6 +19,7 @@
 #define SIM_MAX_PARTITIONS 64
 #define SIM_MAX_TYPES      32   /* distinct GPU types */
 #define SIM_MAX_TERMS      32   /* OR terms in one constraint */
+#define SIM_MAX_SOCKETS     8   /* sockets per node the GPU binding is modelled for */
 
 typedef struct {
 	char *name;
@@ -30,6 +31,10 @@ typedef struct {
 	uint32_t gpus;
 	bool usable;              /* State= not DOWN/DRAIN/FAIL */
 	uint32_t weight;          /* Weight= (1): lower weights are used first */
+	uint32_t sockets;         /* Boards x Sockets when given, dividing CPUs and
+				   * GPUs evenly and at most SIM_MAX_SOCKETS: GPUs
+				   * bound to sockets in order (sched_socket.c); 1:
+				   * one pool of CPUs and GPUs */
 	int cls;                  /* node class index */
 	char *features_str;       /* comma lists, for the policy library */
 	char *partitions_str;

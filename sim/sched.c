@@ -297,6 +297,11 @@ void sched_start(sched_t *s, uint32_t j, int na)
 	s->srch_epoch++;                /* free resources change: no resuming */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
+	if (s->sockets) {
+		run->st = g_new(sock_take_t, na);
+		for (int i = 0; i < na; i++)
+			sched_socket_take(s, &run->a[i], &run->st[i]);
+	}
 	memset(s->gpus_by_type, 0, sizeof(s->gpus_by_type));
 	for (int i = 0; i < na; i++) {
 		const alloc_t *a = &run->a[i];
@@ -363,6 +368,8 @@ static void sched_end(sched_t *s, uint32_t j)
 	for (int i = 0; i < run->na; i++) {
 		const alloc_t *a = &run->a[i];
 		sched_take(s, a, -1);
+		if (run->st)
+			sched_socket_release(s, a, &run->st[i]);
 		int t = s->c->nodes[a->node].type;
 		if (t >= 0) {
 			s->run->gpu_seconds[0][t] += (double)a->gpus * (double)dur;
@@ -373,6 +380,7 @@ static void sched_end(sched_t *s, uint32_t j)
 	sched_release_drop(s, j, run);
 	s->srch_epoch++;
 	g_free(run->a);
+	g_free(run->st);
 	g_free(run);
 	s->running[j] = NULL;
 	s->release_epoch++;
@@ -526,12 +534,14 @@ static void sched_state_init(sched_t *s)
 	s->abuf = g_new(alloc_t, nn + 1);
 	s->run_node = g_new(int, nn + 1);
 	s->run_cpu = g_new(int64_t, nn + 1);
+	s->run_weight = g_new(uint64_t, nn + 1);
 	s->run_first = g_new(int, nn + 2);
 	s->run_cpus = g_new(int64_t, nn + 1);
 	s->run_nodes = g_new(int, nn + 1);
 	s->class_pos = g_new(int, c->nclasses + 1);
 	s->rel = g_new0(rellist_t, c->nclasses);
 	s->exact = c->nnodes <= SCHED_EXACT_NODES;
+	sched_sockets_init(s);
 	if (s->exact) {
 		s->wr_node = g_new(bool, nn);
 		s->ivl_head = g_new(int, nn);
@@ -546,6 +556,7 @@ static void sched_state_free(sched_t *s)
 	for (size_t j = 0; j < s->t->njobs; j++)
 		if (s->running[j]) {
 			g_free(s->running[j]->a);
+			g_free(s->running[j]->st);
 			g_free(s->running[j]);
 		}
 	g_free(s->free_g); g_free(s->free_c); g_free(s->free_m); g_free(s->class_free_g);
@@ -574,7 +585,8 @@ static void sched_state_free(sched_t *s)
 	g_free(s->resv_stamp); g_free(s->resv_start); g_free(s->resv_g); g_free(s->resv_c);
 	g_free(s->resv_m); g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
 	g_free(s->abuf);
-	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first);
+	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first); g_free(s->run_weight);
+	g_free(s->sock_c); g_free(s->sock_g);
 	g_free(s->run_cpus); g_free(s->run_nodes); g_free(s->class_pos);
 }
 

@@ -76,8 +76,14 @@ typedef struct {
 	uint64_t mem;
 } alloc_t;
 
+typedef struct {                 /* what one allocation holds per socket */
+	uint16_t c[SIM_MAX_SOCKETS];
+	uint8_t g[SIM_MAX_SOCKETS];
+} sock_take_t;
+
 typedef struct {                 /* a running job */
 	alloc_t *a;
+	sock_take_t *st;             /* per allocation, where s->sockets (else NULL) */
 	int na;
 	int64_t expected_end;        /* start + limit (or real run time) */
 } running_t;
@@ -190,9 +196,14 @@ typedef struct {
 	bool in_backfill;
 	int nresv;
 
+	bool sockets;                /* exact mode and some node binds GPUs to sockets */
+	int32_t *sock_c;             /* then per node and socket (SIM_MAX_SOCKETS each): */
+	int32_t *sock_g;             /* free cores and GPUs */
+
 	alloc_t *abuf;               /* scratch for placements */
 	int *run_node, *run_first;   /* scratch for sched_place_runs: usable nodes, */
 	int64_t *run_cpu, *run_cpus; /* their CPUs; per run: first, CPUs, nodes */
+	uint64_t *run_weight;        /* their scheduling weights (sched_runs_choose) */
 	int *run_nodes, *class_pos;
 	uint32_t gpus_by_type[SIM_MAX_TYPES];
 } sched_t;
@@ -298,6 +309,11 @@ void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
 void sched_pending_add(sched_t *s, uint32_t j);
 void sched_order_begin(sched_t *s, prio_iter_t *it);
 int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
+/* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */
+void sched_sockets_init(sched_t *s);
+int64_t sched_socket_first_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus, int *near);
+void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t);
+void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t);
 int sched_runs_choose(sched_t *s, const req_t *r, int nl);
 void sched_order_end(sched_t *s);
 int sched_fit_now(sched_t *s, uint32_t j, bool with_resv);

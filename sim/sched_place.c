@@ -135,7 +135,9 @@ static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
 
 /* select/cons_tres's choice (sched_place_runs) among the nl nodes that can
  * take per-node request r, in s->run_node (ascending) with their free CPUs
- * in s->run_cpu: runs of consecutive nodes of one Weight, the lowest weight
+ * in s->run_cpu and scheduling weights in s->run_weight (slurm.conf's
+ * Weight, shifted left 8 bits, and cons_tres's co-located GPU byte):
+ * runs of consecutive nodes of one weight, the lowest weight
  * first (whether or not it suffices), then the tightest sufficient run, and
  * so on (_eval_nodes' consec_weight). Fills s->abuf; returns r->nodes, or 0. */
 int sched_runs_choose(sched_t *s, const req_t *r, int nl)
@@ -144,7 +146,7 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 	int nrun = 0;
 	for (int q = 0; q < nl; q++) {
 		if (q == 0 || s->run_node[q] != s->run_node[q - 1] + 1 ||
-		    c->nodes[s->run_node[q]].weight != c->nodes[s->run_node[q - 1]].weight) {
+		    s->run_weight[q] != s->run_weight[q - 1]) {
 			s->run_first[nrun] = q;
 			s->run_cpus[nrun] = 0;
 			s->run_nodes[nrun] = 0;
@@ -163,8 +165,8 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 			if (!s->run_nodes[i])
 				continue;
 			bool enough = s->run_cpus[i] >= rem_cpus && s->run_nodes[i] >= rem_nodes;
-			uint32_t w = c->nodes[s->run_node[s->run_first[i]]].weight;
-			uint32_t bw = best < 0 ? 0 : c->nodes[s->run_node[s->run_first[best]]].weight;
+			uint64_t w = s->run_weight[s->run_first[i]];
+			uint64_t bw = best < 0 ? 0 : s->run_weight[s->run_first[best]];
 			if (best < 0 || w < bw ||
 			    (w == bw && ((enough && !best_enough) ||
 					 (enough && s->run_cpus[i] < s->run_cpus[best]) ||
@@ -196,6 +198,41 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 		s->run_cpus[best] = 0;
 	}
 	return rem_nodes == 0 ? found : 0;
+}
+
+/* On nodes that bind GPUs to sockets, select/cons_tres's first pass
+ * (sched_socket.c) replaces the nl candidates' CPUs and weights: the CPUs
+ * of the sockets the job's GPUs need, and the node's weight with 0xff less
+ * its co-located GPUs in the low byte; a node that pass rejects drops out
+ * unless it rejects them all (then Slurm's later pass takes them as they
+ * are). Returns the candidates left, in order. */
+static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
+{
+	const sim_cluster_t *c = s->c;
+	int kept = 0, near;
+	for (int q = 0; q < nl; q++) {
+		int n = s->run_node[q];
+		if (c->nodes[n].sockets <= 1 ||
+		    sched_socket_first_pass(s, n, r->gpus_per_node, r->cpus_per_node, &near) >= 0)
+			kept++;
+	}
+	if (!kept)
+		return nl;
+	int out = 0;
+	for (int q = 0; q < nl; q++) {
+		int n = s->run_node[q];
+		if (c->nodes[n].sockets > 1) {
+			int64_t cpus = sched_socket_first_pass(s, n, r->gpus_per_node, r->cpus_per_node, &near);
+			if (cpus < 0)
+				continue;
+			s->run_cpu[q] = MIN(s->run_cpu[q], cpus);
+			s->run_weight[q] = ((uint64_t)c->nodes[n].weight << 8) | (0xffu - (uint32_t)near);
+		}
+		s->run_node[out] = s->run_node[q];
+		s->run_cpu[out] = s->run_cpu[q];
+		s->run_weight[out++] = s->run_weight[q];
+	}
+	return out;
 }
 
 /* Nodes for per-node request r now (modes AV_FREE, AV_RESV) among classes
@@ -239,8 +276,13 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 		if (!sched_node_fits(r, g, cpu, m))
 			continue;
 		s->run_node[nl] = n;
-		s->run_cpu[nl++] = cpu;
+		s->run_cpu[nl] = cpu;
+		/* cons_tres's low byte: 0xff less the GPUs near free cores */
+		s->run_weight[nl++] = ((uint64_t)c->nodes[n].weight << 8) |
+			(0xffu - MIN(r->gpus_per_node, 0xffu));
 	}
+	if (s->sockets)
+		nl = sched_runs_sockets(s, r, nl);
 	return sched_runs_choose(s, r, nl);
 }
 

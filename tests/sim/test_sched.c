@@ -434,6 +434,44 @@ static void test_place_runs(void **state)
 	cluster_free(c);
 }
 
+/* GPUs bound to sockets (Sockets=2: GPUs 0-1 on cores 0-3, 2-3 on 4-7), as
+ * seen on the private cluster (scontrol -d show job): with l1 empty and l2
+ * running one job of 2 GPUs and 4 CPUs on one socket, another such job goes
+ * to l1, not to the fuller l2: cons_tres's first pass counts only the cores
+ * of the socket the GPUs need (4 on each node: a tie, the first node wins).
+ * Without sockets the flat best fit takes l2. A 1-GPU job then takes the
+ * node with fewer co-located GPUs only on a CPU tie. */
+static void test_place_sockets(void **state)
+{
+	(void)state;
+	static const char *const conf[2] = {
+		"NodeName=l[1-2] CPUs=8 RealMemory=16000 Features=l40s Gres=gpu:l40s:4\n"
+		"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n",
+		"NodeName=l[1-2] CPUs=8 Sockets=2 CoresPerSocket=4 ThreadsPerCore=1 RealMemory=16000 "
+		"Features=l40s Gres=gpu:l40s:4\n"
+		"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n",
+	};
+	for (int sockets = 0; sockets < 2; sockets++) {
+		sim_cluster_t *c = cluster_from(conf[sockets]);
+		assert_int_equal(c->nodes[0].sockets, sockets ? 2 : 1);
+		/* 1 fills l1 until 20; 2 and 3 on l2 (2 ends at 15); 4 at 30 */
+		sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,cpus,gpu_type,run_time,time_limit\n"
+					    "1,0,4,1,8,l40s,20,60\n"
+					    "2,1,2,1,4,l40s,14,60\n"
+					    "3,2,2,1,4,l40s,1000,2000\n"
+					    "4,30,2,1,4,l40s,1000,2000\n", NULL);
+		sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+		assert_string_equal(r->jobs[job_at(t, 1)].nodes, "l1");
+		assert_string_equal(r->jobs[job_at(t, 2)].nodes, "l2");
+		assert_string_equal(r->jobs[job_at(t, 3)].nodes, "l2");
+		assert_int_equal(r->jobs[job_at(t, 4)].start, 30);
+		assert_string_equal(r->jobs[job_at(t, 4)].nodes, sockets ? "l1" : "l2");
+		sched_run_free(r);
+		trace_free(t);
+		cluster_free(c);
+	}
+}
+
 /* Slurm's will-run batches walk every running job: after X2 (l1, ends 360)
  * the next job in end order is Y on a1, which P (constraint l40s) cannot
  * use, so the batch does not stop and takes in Z (l2, ends 600) too; P's
@@ -706,6 +744,7 @@ int main(void)
 		cmocka_unit_test(test_priority),
 		cmocka_unit_test(test_priority_size_cpus),
 		cmocka_unit_test(test_place_runs),
+		cmocka_unit_test(test_place_sockets),
 		cmocka_unit_test(test_will_run_batches),
 		cmocka_unit_test(test_end_latency),
 		cmocka_unit_test(test_reserve_whole_nodes),
