@@ -142,6 +142,10 @@ void sched_order_begin(sched_t *s, prio_iter_t *it)
 	it->f = (prio_pos_t){ 0, 0 };
 	it->y = (prio_pos_t){ 0, 0 };
 	it->o = (prio_pos_t){ 0, 0 };
+	/* constant while the walk lasts (recalculations happen between passes) */
+	const sim_sched_params_t *p = &s->o->params;
+	it->young_bonus = p->weight_age > 0
+		? p->weight_age * (double)s->prio_time / (double)p->max_age_s : 0;
 	s->fresh.track = &it->f;
 	s->young.track = &it->y;
 	s->old.track = &it->o;
@@ -163,11 +167,9 @@ int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
 	const prio_ent_t *best = NULL;
 	double best_prio = 0;
 	if (y) {
-		const sim_sched_params_t *p = &s->o->params;
 		best = y;
 		pos = &it->y;
-		best_prio = p->weight_age > 0
-			? y->key + p->weight_age * (double)s->prio_time / (double)p->max_age_s : y->key;
+		best_prio = y->key + it->young_bonus;
 	}
 	if (o && (!best || o->key > best_prio || (o->key == best_prio && o->job < best->job))) {
 		best = o;

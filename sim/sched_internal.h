@@ -211,6 +211,7 @@ typedef struct {
 
 typedef struct {
 	prio_pos_t f, y, o;          /* in the fresh, young and old lists */
+	double young_bonus;          /* the young list's age term as of prio_time */
 } prio_iter_t;
 
 typedef enum { AV_FREE, AV_RESV, AV_SCRATCH } avail_mode_t;
