@@ -270,6 +270,15 @@ static void test_options(void **state)
     char *lr[] = {"nodeox-run", "--lr", "fast", NULL};
     assert_int_equal(nodeox_rt_config_parse(&c, 3, lr, err, sizeof err), -1);
     assert_non_null(strstr(err, "--lr"));
+    nodeox_rt_config_defaults(&c);
+    assert_true(c.eval_ema == 0); /* off by default */
+    char *ema[] = {"nodeox-run", "--eval-ema", "0.98", NULL};
+    assert_int_equal(nodeox_rt_config_parse(&c, 3, ema, err, sizeof err), 0);
+    assert_float_equal(c.eval_ema, 0.98, 1e-12);
+    nodeox_rt_config_defaults(&c);
+    char *ema_one[] = {"nodeox-run", "--eval-ema", "1", NULL}; /* would never move */
+    assert_int_equal(nodeox_rt_config_parse(&c, 3, ema_one, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--eval-ema"));
 }
 
 /* --workload gpt fills in the transformer's recipe where the command line is
