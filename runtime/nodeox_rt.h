@@ -111,6 +111,7 @@ typedef struct nodeox_rt_config {
     int eval_every;           /* evaluate test accuracy every N rounds */
     double target_acc;        /* record time to this accuracy (0 = off) */
     int stop_at_target;       /* stop once target_acc is reached */
+    double eval_ema;          /* evaluate an EMA of the weights, decay per world * batch samples (0 = off) */
     /* emulated heterogeneity */
     double emulate_speeds[NODEOX_RT_MAX_WORKERS];
     int n_emulate_speeds;     /* 0 = no emulation */

@@ -1,8 +1,9 @@
 /*
  * rt_engine.c: the runtime's public entry points (nodeox_rt_init, _run,
  * _finalize) and what rounds and synchronous mode share: the inner
- * optimizer step, evaluation, and the end-of-round bookkeeping (counters,
- * log line, checkpoint, stopping at the target accuracy).
+ * optimizer step, evaluation (on the --eval-ema average when asked,
+ * rt_ema.c), and the end-of-round bookkeeping (counters, log line,
+ * checkpoint, stopping at the target accuracy).
  *
  * Inner optimizer state at round boundaries: kept (DiLoCo keeps AdamW's
  * moments across rounds); --reset-inner-state zeroes it every round, and a
@@ -134,7 +135,15 @@ double rt_engine_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w)
     /* One evaluation on rank 0 while the others sleep in the broadcast is
      * cheaper on shared cores than every rank repeating it. */
     rt_fault_relax(1);
-    if (rt->env.rank == 0) acc = w->evaluate(w);
+    if (rt->env.rank == 0 && rt->ema.updates > 0) {
+        /* --eval-ema: w->params equals rt->global whenever an interval has
+         * ended, so the average can borrow w->params and global restore it. */
+        rt->be->copy_d2d(w->params, rt->ema.avg, rt->n * sizeof(float));
+        acc = w->evaluate(w);
+        rt->be->copy_d2d(w->params, rt->global, rt->n * sizeof(float));
+    } else if (rt->env.rank == 0) {
+        acc = w->evaluate(w);
+    }
     rt_comm_bcast(rt->comm, &acc, sizeof acc, 0, __FILE__, __LINE__);
     rt_fault_relax(0);
     /* Evaluation is part of what peers wait for: let the deadline cover it. */
@@ -213,6 +222,9 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
     rt->inner_m = _engine_alloc(rt, rt->n);
     if (c->inner == NODEOX_INNER_ADAMW) rt->inner_v = _engine_alloc(rt, rt->n);
     rt->be->copy_d2d(rt->global, w->params, rt->n * sizeof(float));
+    if (c->eval_ema > 0 && rt->env.rank == 0 &&
+        rt_ema_init(&rt->ema, rt->be, rt->n, c->eval_ema, (double)rt->env.world * w->batch_size) != 0)
+        rt_engine_die(rt, NODEOX_RT_EXIT_RESOURCES, "out of backend memory for the --eval-ema average");
 
     rt_fault_relax(1);
     int resumed = c->resume && c->checkpoint_dir && rt_checkpoint_load(rt, w);
@@ -272,6 +284,7 @@ void nodeox_rt_finalize(nodeox_rt_t *rt)
         rt->be->free(rt->delta);
         rt->be->free(rt->inner_m);
         rt->be->free(rt->inner_v);
+        rt_ema_free(&rt->ema);
     }
     rt_comm_destroy(rt->comm);
     MPI_Finalize();

@@ -107,6 +107,25 @@ int rt_combine_weights(nodeox_combine_t rule, int n, const rt_worker_info_t *inf
 double rt_combine_fednova_a(double tau, double rho);
 const char *rt_combine_name(nodeox_combine_t rule);
 
+/* ------------------------------------------------------------ rt_ema.c */
+/* The moving average of --eval-ema (backend memory, n floats). */
+typedef struct rt_ema {
+    const nodeox_backend_t *be;
+    float *avg;
+    size_t n;
+    double beta;        /* decay per ref_samples samples */
+    double ref_samples; /* world * batch: one synchronous step */
+    double weight;      /* 1 - product of the decays so far (bias correction) */
+    long updates;
+} rt_ema_t;
+
+/* -1 when out of backend memory. */
+int rt_ema_init(rt_ema_t *e, const nodeox_backend_t *be, size_t n, double beta, double ref_samples);
+/* Fold x (backend memory) in after samples more samples: decay
+ * beta^(samples / ref_samples), debiased (the first update copies x). */
+void rt_ema_update(rt_ema_t *e, const float *x, double samples);
+void rt_ema_free(rt_ema_t *e);
+
 /* ------------------------------------------------------------ engine state */
 struct nodeox_rt {
     nodeox_rt_config_t cfg;
@@ -140,6 +159,7 @@ struct nodeox_rt {
     int metric_lower_is_better;
     double longest_round_s;
     long ckpt_prev[2]; /* rounds of this rank's last two checkpoint files */
+    rt_ema_t ema;      /* --eval-ema, rank 0 only (ema.avg NULL otherwise) */
 };
 
 /* ------------------------------------------------------------ rt_engine.c */

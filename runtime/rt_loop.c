@@ -14,7 +14,9 @@
  *                    workers' records exchanged (rt_sync_finish).
  * Everything else is shared: the step (train_batch, inner optimizer step at
  * the schedule's learning rate, emulated duration), the global step
- * counter, the end-of-interval bookkeeping (rt_engine_end_round).
+ * counter, the end-of-interval bookkeeping (rt_engine_end_round), and the
+ * --eval-ema average (rt_ema.c), fed after every all-reduced step and
+ * after every combine, whichever the interval had.
  *
  * Learning rate: one global step counter t for all workers, advanced by
  * T = max_i tau_i per interval; worker i's k-th step uses lr(t + k T /
@@ -70,6 +72,8 @@ static void _loop_steps(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_plan_t *
             ms_sum += rt_emulate_step_end(&rt->emu);
             rt_sync_reduce_grads(rt, w);
             rt_engine_inner_step(rt, w, lr);
+            if (rt->ema.avg) /* the same weights everywhere after every step */
+                rt_ema_update(&rt->ema, w->params, (double)rt->env.world * w->batch_size);
         } else {
             rt_engine_inner_step(rt, w, lr);
             rt->be->sync();
@@ -94,7 +98,14 @@ int rt_loop_run(nodeox_rt_t *rt, nodeox_workload_t *w)
         memset(&mine, 0, sizeof mine);
         _loop_steps(rt, w, &plan, &mine);
         if (plan.allreduce) rt_sync_finish(rt, w, &mine, all);
-        else rt_rounds_combine(rt, w, &mine, all);
+        else {
+            rt_rounds_combine(rt, w, &mine, all);
+            if (rt->ema.avg) { /* the weights agree once a round is combined */
+                double samples = 0;
+                for (int i = 0; i < rt->env.world; i++) samples += all[i].samples;
+                rt_ema_update(&rt->ema, rt->global, samples);
+            }
+        }
         rt->global_step += plan.T;
         if (rt_engine_end_round(rt, w, all, rt_clock_s() - t0)) break;
     }

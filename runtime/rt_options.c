@@ -86,6 +86,8 @@ static const char _usage[] =
     "  --seed N\n"
     "  --backend cpu|cuda        where the numbers live (default cpu)\n"
     "  --eval-every N            evaluate test accuracy every N rounds (default 1)\n"
+    "  --eval-ema BETA           evaluate a moving average of the weights, decay BETA\n"
+    "                            per world * batch samples (default 0: off)\n"
     "  --target-acc X            record time to this test accuracy (default 0.85)\n"
     "  --stop-at-target          stop once it is reached\n"
     "  --emulate-speeds S,S,...  per-rank speed factors; a step takes base-ms / speed\n"
@@ -106,7 +108,7 @@ enum {
     OPT_CKEVERY, OPT_RESUME, OPT_JSON, OPT_FINIT, OPT_FFACT, OPT_FMIN, OPT_INAN, OPT_IEXIT,
     OPT_IHANG, OPT_QUIET, OPT_EVALUATE, OPT_WORKLOAD, OPT_CORPUS, OPT_LAYERS, OPT_CHANNELS,
     OPT_HEADS, OPT_CONTEXT, OPT_MAX_DOCS, OPT_EVAL_WINDOWS, OPT_TARGET_LOSS, OPT_CLIP,
-    OPT_INIT_MODEL, OPT_SAVE_MODEL, OPT_H_RAMP
+    OPT_INIT_MODEL, OPT_SAVE_MODEL, OPT_H_RAMP, OPT_EVAL_EMA
 };
 
 static const struct option _options[] = {
@@ -137,6 +139,7 @@ static const struct option _options[] = {
     {"seed", required_argument, 0, OPT_SEED},
     {"backend", required_argument, 0, OPT_BACKEND},
     {"eval-every", required_argument, 0, OPT_EVAL},
+    {"eval-ema", required_argument, 0, OPT_EVAL_EMA},
     {"target-acc", required_argument, 0, OPT_TARGET},
     {"stop-at-target", no_argument, 0, OPT_STOP},
     {"emulate-speeds", required_argument, 0, OPT_SPEEDS},
@@ -283,6 +286,7 @@ int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *e
         case OPT_SYNC_WARMUP: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->sync_warmup_steps, err, errlen); break;
         case OPT_OUTER_LR: rc = _opt_double(name, optarg, 0, 100, &c->outer_lr, err, errlen); break;
         case OPT_OUTER_MOM: rc = _opt_double(name, optarg, 0, 0.9999, &c->outer_momentum, err, errlen); break;
+        case OPT_EVAL_EMA: rc = _opt_double(name, optarg, 0, 0.999999, &c->eval_ema, err, errlen); break;
         case OPT_LR: rc = _opt_double(name, optarg, 0, 100, &c->lr, err, errlen); break;
         case OPT_LR_MIN: rc = _opt_double(name, optarg, 0, 1, &c->lr_min_ratio, err, errlen); break;
         case OPT_MOMENTUM: rc = _opt_double(name, optarg, 0, 0.9999, &c->momentum, err, errlen); break;

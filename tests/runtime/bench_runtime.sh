@@ -11,7 +11,8 @@
 # (throughput 3 units against 4 x 0.5 = 2). A measurement, not a test.
 # Knobs: BENCH_STEPS (1500), BENCH_H (20), BENCH_BASE_MS (20), BENCH_TARGET
 # (0.85), BENCH_RUNS (labels MODE[:COMBINE[:STEPS]], or tuned), BENCH_EXTRA
-# (options for the rounds runs), BENCH_SEEDS (1; e.g. "1 2 3": one block
+# (options for the rounds runs), BENCH_COMMON (options for every run, sync
+# included: e.g. "--eval-ema 0.95"), BENCH_SEEDS (1; e.g. "1 2 3": one block
 # of rows per seed, each with its own sync baseline). rounds:samples:2000 is
 # the equal-samples budget: a global step of rounds processes 3 batches here
 # against sync's 4. tuned is the best recipe of doc/runtime.md's sweep at
@@ -32,7 +33,7 @@ base=${BENCH_BASE_MS:-20}
 target=${BENCH_TARGET:-0.85}
 seeds=${BENCH_SEEDS:-1}
 common="--steps $steps -H $H --eval-every 1 --target-acc $target --quiet
-        --emulate-speeds 1,1,0.5,0.5 --emulate-base-ms $base"
+        --emulate-speeds 1,1,0.5,0.5 --emulate-base-ms $base ${BENCH_COMMON:-}"
 echo "| run | critical s to $target | measured s | final accuracy | steps per worker | MB | speed-up |"
 echo "| --- | ---: | ---: | ---: | --- | ---: | ---: |"
 for seed in $seeds; do

@@ -2,8 +2,8 @@
  * test_rt_units.c: the runtime's pure functions against hand-computed
  * values: combine weights (mean, samples, FedNova with and without
  * momentum, dropped workers), FedNova's a_i, round planning, the LR
- * schedule, launcher environment, --emulate-speeds parsing and option
- * errors. No MPI is started.
+ * schedule, launcher environment, --emulate-speeds parsing, option
+ * errors and the --eval-ema average. No MPI is started.
  */
 #include "config.h"
 
@@ -270,6 +270,15 @@ static void test_options(void **state)
     char *lr[] = {"nodeox-run", "--lr", "fast", NULL};
     assert_int_equal(nodeox_rt_config_parse(&c, 3, lr, err, sizeof err), -1);
     assert_non_null(strstr(err, "--lr"));
+    nodeox_rt_config_defaults(&c);
+    assert_true(c.eval_ema == 0); /* off by default */
+    char *ema[] = {"nodeox-run", "--eval-ema", "0.98", NULL};
+    assert_int_equal(nodeox_rt_config_parse(&c, 3, ema, err, sizeof err), 0);
+    assert_float_equal(c.eval_ema, 0.98, 1e-12);
+    nodeox_rt_config_defaults(&c);
+    char *ema_one[] = {"nodeox-run", "--eval-ema", "1", NULL}; /* would never move */
+    assert_int_equal(nodeox_rt_config_parse(&c, 3, ema_one, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--eval-ema"));
 }
 
 /* --workload gpt fills in the transformer's recipe where the command line is
@@ -303,6 +312,47 @@ static void test_options_gpt_recipe(void **state)
     assert_non_null(strstr(err, "--workload gpt"));
 }
 
+/* --eval-ema's average (rt_ema.c) on the CPU backend: debiased, so the
+ * first update copies x and a constant stays constant; x after S samples
+ * decays what came before by beta^(S / ref); a round of 7.5 reference steps
+ * decays as 7.5 single steps would. */
+static void test_ema(void **state)
+{
+    (void)state;
+    const nodeox_backend_t *be = backend_cpu();
+    float x1[3] = {1, -2, 4}, x2[3] = {3, 2, 0}, out[3];
+    rt_ema_t e = {0};
+    assert_int_equal(rt_ema_init(&e, be, 3, 0.9, 256), 0);
+    rt_ema_update(&e, x1, 256);
+    be->copy_d2h(out, e.avg, sizeof out);
+    for (int i = 0; i < 3; i++) assert_true(out[i] == x1[i]); /* exact copy */
+    for (int k = 0; k < 50; k++) rt_ema_update(&e, x1, 256);
+    be->copy_d2h(out, e.avg, sizeof out);
+    for (int i = 0; i < 3; i++) assert_float_equal(out[i], x1[i], 1e-5);
+    rt_ema_free(&e);
+
+    /* x1 (weight 1 - 0.9) then x2 after 2 reference steps (d = 0.81):
+     * avg = (0.1 d x1 + (1 - d) x2) / (1 - 0.9 d) */
+    assert_int_equal(rt_ema_init(&e, be, 3, 0.9, 256), 0);
+    rt_ema_update(&e, x1, 256);
+    rt_ema_update(&e, x2, 512);
+    be->copy_d2h(out, e.avg, sizeof out);
+    for (int i = 0; i < 3; i++) assert_float_equal(out[i], (0.1 * 0.81 * x1[i] + 0.19 * x2[i]) / (1 - 0.729), 1e-5);
+    assert_float_equal(e.weight, 1 - 0.9 * 0.81, 1e-12);
+    rt_ema_free(&e);
+
+    /* one update after 7.5 reference steps' samples == 7.5 unit decays */
+    assert_int_equal(rt_ema_init(&e, be, 3, 0.95, 256), 0);
+    rt_ema_update(&e, x1, 256);
+    rt_ema_update(&e, x2, 7.5 * 256);
+    assert_float_equal(e.weight, 1 - pow(0.95, 8.5), 1e-12);
+    be->copy_d2h(out, e.avg, sizeof out);
+    double d = pow(0.95, 7.5);
+    for (int i = 0; i < 3; i++) assert_float_equal(out[i], (d * 0.05 * x1[i] + (1 - d) * x2[i]) /
+                                                    (d * 0.05 + 1 - d), 1e-5);
+    rt_ema_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -319,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_emulate),
         cmocka_unit_test(test_options),
         cmocka_unit_test(test_options_gpt_recipe),
+        cmocka_unit_test(test_ema),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
