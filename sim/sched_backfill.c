@@ -382,8 +382,8 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 				if (sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n])) {
 					s->run_node[nl] = n;
 					s->run_cpu[nl] = s->wr_c[n];
-					s->run_weight[nl++] = ((uint64_t)c->nodes[n].weight << 8) |
-						(0xffu - MIN(r->gpus_per_node, 0xffu));
+					s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight,
+									       r->gpus_per_node);
 				}
 				continue;
 			}

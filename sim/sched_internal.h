@@ -250,6 +250,14 @@ static inline int64_t sched_contrib(const req_t *r, int64_t g, int64_t cpu, int6
 	return sched_spread_take(r, g, cpu, m);
 }
 
+/* A node's scheduling weight as select/cons_tres orders node runs:
+ * slurm.conf's Weight above, 0xff less the GPUs it has next to free cores
+ * (at most the job's per-node count) in the low byte. */
+static inline uint64_t sched_run_weight(uint32_t weight, uint32_t near_gpus)
+{
+	return ((uint64_t)weight << 8) | (0xffu - MIN(near_gpus, 0xffu));
+}
+
 /* GPUs per node of class cl (its buckets run 0..gpus): from the compact
  * bucket table rather than the node records, which the placement loops
  * would otherwise read once per class and bucket. */

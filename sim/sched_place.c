@@ -209,26 +209,29 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
 {
 	const sim_cluster_t *c = s->c;
-	int kept = 0, near;
+	int64_t cpus[SCHED_EXACT_NODES];
+	int near[SCHED_EXACT_NODES], kept = 0;
+	if (nl > SCHED_EXACT_NODES)          /* sockets are modelled in exact mode only */
+		return nl;
 	for (int q = 0; q < nl; q++) {
 		int n = s->run_node[q];
-		if (c->nodes[n].sockets <= 1 ||
-		    sched_socket_first_pass(s, n, r->gpus_per_node, r->cpus_per_node, &near) >= 0)
-			kept++;
+		cpus[q] = c->nodes[n].sockets > 1
+			? sched_socket_first_pass(s, n, r->gpus_per_node, r->cpus_per_node, &near[q])
+			: s->run_cpu[q];
+		kept += cpus[q] >= 0;
 	}
 	if (!kept)
 		return nl;
 	int out = 0;
 	for (int q = 0; q < nl; q++) {
 		int n = s->run_node[q];
+		if (cpus[q] < 0)
+			continue;
 		if (c->nodes[n].sockets > 1) {
-			int64_t cpus = sched_socket_first_pass(s, n, r->gpus_per_node, r->cpus_per_node, &near);
-			if (cpus < 0)
-				continue;
-			s->run_cpu[q] = MIN(s->run_cpu[q], cpus);
-			s->run_weight[q] = ((uint64_t)c->nodes[n].weight << 8) | (0xffu - (uint32_t)near);
+			s->run_cpu[q] = MIN(s->run_cpu[q], cpus[q]);
+			s->run_weight[q] = sched_run_weight(c->nodes[n].weight, (uint32_t)near[q]);
 		}
-		s->run_node[out] = s->run_node[q];
+		s->run_node[out] = n;
 		s->run_cpu[out] = s->run_cpu[q];
 		s->run_weight[out++] = s->run_weight[q];
 	}
@@ -277,9 +280,7 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 			continue;
 		s->run_node[nl] = n;
 		s->run_cpu[nl] = cpu;
-		/* cons_tres's low byte: 0xff less the GPUs near free cores */
-		s->run_weight[nl++] = ((uint64_t)c->nodes[n].weight << 8) |
-			(0xffu - MIN(r->gpus_per_node, 0xffu));
+		s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight, r->gpus_per_node);
 	}
 	if (s->sockets)
 		nl = sched_runs_sockets(s, r, nl);
