@@ -439,8 +439,7 @@ static void test_place_runs(void **state)
  * running one job of 2 GPUs and 4 CPUs on one socket, another such job goes
  * to l1, not to the fuller l2: cons_tres's first pass counts only the cores
  * of the socket the GPUs need (4 on each node: a tie, the first node wins).
- * Without sockets the flat best fit takes l2. A 1-GPU job then takes the
- * node with fewer co-located GPUs only on a CPU tie. */
+ * Without sockets the flat best fit takes l2. */
 static void test_place_sockets(void **state)
 {
 	(void)state;
