@@ -628,8 +628,12 @@ static bool bits_meet(const uint64_t *a, const uint64_t *b, size_t nwords)
 
 /* Reserve, in priority order, for the waiting jobs that could hold nodes the
  * candidate k might take: those sharing a class with it, closed under
- * sharing a class with each other. The rest share no node with any of them,
- * so leaving them for later changes no reservation. As soon as a reservation
+ * holding a class that a selected job looks at: its own classes, or on
+ * small clusters (exact mode) every class its will-run test looks at
+ * (wbits: a reservation there takes nodes out of that test, which changes
+ * which running jobs' ends count and so the selected job's start). The rest
+ * share no node with any of them, so leaving them for later changes no
+ * reservation. As soon as a reservation
  * stops the candidate the rest wait too (in order), since the candidate
  * waits whatever they get. Returns how many stay deferred (kept in order in
  * deferred, their classes in defbits). */
@@ -648,8 +652,9 @@ static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, in
 			if (sel[q] || !bits_meet(d->bits, touch, s->nwords))
 				continue;
 			sel[q] = grew = true;
+			const uint64_t *looks = s->exact ? d->wbits : d->bits;
 			for (size_t w = 0; w < s->nwords; w++)
-				touch[w] |= d->bits[w];
+				touch[w] |= looks[w];
 		}
 	}
 	int keep = 0;

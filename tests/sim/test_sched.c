@@ -533,6 +533,40 @@ static void test_reserve_whole_nodes(void **state)
 	cluster_free(c);
 }
 
+/* A reservation on nodes of another type still counts for a job whose
+ * will-run test looks at them. A typed GPU request without a constraint
+ * may look at every node of its partition, so Slurm releases jobs on the
+ * a100 nodes in its will-run batches too, unless an earlier reservation of
+ * the pass holds those nodes while it would run. H (a100, 2 nodes) is
+ * reserved a1,a2 from 300, when A ends; that takes them out of J's test
+ * (l40s, 2 nodes), whose batch then ends at B's end (240), not A's (300),
+ * so J is reserved l1,l2 from 240 and K (4 minutes on l2) may not start now.
+ * Had H not been reserved before J (the candidate K shares no class with
+ * H), J's reservation would start at 300 and K would start at once: seen on
+ * the real cluster, multifactor trace, jobs 3, 31 and 32 at phase 58. */
+static void test_reserve_other_type(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+					"NodeName=l[1-2] CPUs=16 RealMemory=64000 Features=l40s Gres=gpu:l40s:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit\n"
+				    "1,0,8,2,a100,1000,00:05:00\n"      /* A on a1,a2 until 300 */
+				    "2,0,4,1,l40s,1000,00:04:00\n"      /* B on l1 until 240 */
+				    "3,1,8,2,a100,60,00:05:00\n"        /* H */
+				    "4,2,8,2,l40s,60,00:05:00\n"        /* J */
+				    "5,3,4,1,l40s,60,00:04:00\n", NULL); /* K */
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.bf_interval_s = 1;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_string_equal(r->jobs[job_at(t, 2)].nodes, "l1");
+	assert_true(r->jobs[job_at(t, 5)].start >= 240);
+	assert_true(r->jobs[job_at(t, 4)].start < r->jobs[job_at(t, 5)].start);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* The nodes of an ended job go to the next one end_latency_s later (on
  * average; whole seconds per job); the job's own end does not move. */
 static void test_end_latency(void **state)
@@ -747,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_will_run_batches),
 		cmocka_unit_test(test_end_latency),
 		cmocka_unit_test(test_reserve_whole_nodes),
+		cmocka_unit_test(test_reserve_other_type),
 		cmocka_unit_test(test_place_weight),
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
