@@ -100,6 +100,7 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->bf_window_min = 1440;
 	p->bf_resolution_s = 60;
 	p->bf_origin_s = 0;
+	p->limit_origin_s = 0;
 	p->bf_max_job_test = 500;
 	p->bf_interval_s = 30;
 	p->default_queue_depth = 100;

@@ -40,6 +40,7 @@ typedef struct {
 	gint64 seed;
 	gboolean skip_bad, quiet;
 	gint64 bf_window, bf_resolution, bf_max_job_test, bf_interval, queue_depth, bf_origin;
+	gint64 limit_origin;
 	double end_latency;
 	gint64 latency_seed;
 	double weight_age, weight_size;
@@ -70,6 +71,7 @@ static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *
 	if (o->bf_window >= 0) p->bf_window_min = o->bf_window;
 	if (o->bf_resolution >= 0) p->bf_resolution_s = o->bf_resolution;
 	if (o->bf_origin >= 0) p->bf_origin_s = o->bf_origin;
+	if (o->limit_origin != G_MININT64) p->limit_origin_s = o->limit_origin;
 	if (!(o->end_latency >= 0 && o->end_latency <= 3600)) {
 		snprintf(err, len, "--end-latency=%g: seconds from 0 to 3600", o->end_latency);
 		return -1;
@@ -104,7 +106,7 @@ static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *
 int main(int argc, char **argv)
 {
 	main_opts_t o = { .mode = NULL, .flex_fraction = -1, .round_sync = 0.05, .seed = 1,
-		.bf_window = -1, .bf_resolution = -1, .bf_origin = -1, .bf_max_job_test = -1, .bf_interval = -1,
+		.bf_window = -1, .bf_resolution = -1, .bf_origin = -1, .limit_origin = G_MININT64, .bf_max_job_test = -1, .bf_interval = -1,
 		.queue_depth = -1, .weight_age = -1, .weight_size = -1, .end_latency = 0.9 };
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o.cluster,
@@ -129,6 +131,9 @@ int main(int argc, char **argv)
 		{ "bf-resolution", 0, 0, G_OPTION_ARG_INT64, &o.bf_resolution, "bf_resolution, s (60)", "S" },
 		{ "bf-origin", 0, 0, G_OPTION_ARG_INT64, &o.bf_origin,
 		  "Wall-clock second of trace second 0 (Unix time), for bf_resolution's rounding (0)", "S" },
+		{ "limit-check-origin", 0, 0, G_OPTION_ARG_INT64, &o.limit_origin,
+		  "Trace second of slurmctld's start, from which it checks time limits every 30 s "
+		  "(may be negative; 0)", "S" },
 		{ "bf-max-job-test", 0, 0, G_OPTION_ARG_INT64, &o.bf_max_job_test, "bf_max_job_test (500)", "N" },
 		{ "end-latency", 0, 0, G_OPTION_ARG_DOUBLE, &o.end_latency,
 		  "Seconds a job's nodes stay taken after its last second, until slurmctld gives them "

@@ -323,9 +323,13 @@ void sched_start(sched_t *s, uint32_t j, int na)
 	res->status = SIM_JOB_DONE;
 	if (r->limit != SCHED_INF && dur > r->limit) {
 		/* slurmctld looks for jobs past their limit every PERIODIC_TIMEOUT
-		 * (30 s, from its start): the job runs on until that check. */
+		 * (30 s, from its start: trace second limit_origin_s): the job
+		 * runs on until that check. */
 		int64_t kill = s->now + r->limit;
-		kill = (kill + SCHED_TIMEOUT_CHECK_S - 1) / SCHED_TIMEOUT_CHECK_S * SCHED_TIMEOUT_CHECK_S;
+		int64_t org = s->o->params.limit_origin_s % SCHED_TIMEOUT_CHECK_S;
+		int64_t late = ((org - kill) % SCHED_TIMEOUT_CHECK_S + SCHED_TIMEOUT_CHECK_S) %
+			       SCHED_TIMEOUT_CHECK_S;
+		kill += late;
 		if (s->now + dur > kill) {
 			dur = kill - s->now;
 			res->status = SIM_JOB_TIMEOUT;

@@ -20,14 +20,20 @@ rc=$?
 echo "----- what slurmctld did"
 cat "$work/real-on-1.csv"
 # every job that ran has its cores and GPU indices in the alloc column (what
-# a socket-level model needs; slurmctld forgets them when a job ends)
+# a socket-level model needs; slurmctld forgets them when a job ends), and
+# slurmctld's start time (ctld_start)
 python3 - "$work/real-on-1.csv" <<'PY' || exit 1
 import csv, re, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["start"]]
 bad = [r["job_id"] for r in rows
        if not re.search(r"Nodes=\S+ CPU_IDs=[0-9,-]+ GRES=gpu:\w+:\d+\(IDX:[0-9,-]+\)", r.get("alloc", ""))]
 print(f"alloc column: {len(rows) - len(bad)} of {len(rows)} started jobs have CPU_IDs and GPU indices")
-sys.exit(1 if bad or not rows else 0)
+# slurmctld's start, from which its 30 s time-limit checks count: before t0
+# (the cluster is up before the first submission), within the harness's start
+late = [r["job_id"] for r in rows
+        if not r.get("ctld_start") or not -1 < int(r["t0"]) - float(r["ctld_start"]) < 600]
+print(f"ctld_start column: {rows[0].get('ctld_start') if rows else ''} (t0 {rows[0]['t0'] if rows else ''})")
+sys.exit(1 if bad or late or not rows else 0)
 PY
 echo "----- nodeox-sim against it"
 NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_WAIT_TOL=0.25 FIDELITY_WAIT_ABS=10 \

@@ -223,6 +223,18 @@ static void test_time_limit(void **state)
 	assert_int_equal(r->jobs[1].end, 80);
 	assert_int_equal(r->jobs[1].status, SIM_JOB_DONE);
 	sched_run_free(r);
+	/* the checks count from slurmctld's start: 19 s before trace second 0
+	 * (checks at 11, 41, 71 ...), both are killed at 71, as a replay
+	 * started 19 s after slurmctld saw (multifactor, job 2) */
+	for (int64_t origin = -19; origin <= 41; origin += 60) {
+		sim_sched_opts_t o = { .params = c->params };
+		o.params.limit_origin_s = origin;
+		r = run_sched(c, t, NULL, NULL, &o);
+		assert_int_equal(r->jobs[0].end, 71);
+		assert_int_equal(r->jobs[0].status, SIM_JOB_TIMEOUT);
+		assert_int_equal(r->jobs[1].end, 71);
+		sched_run_free(r);
+	}
 	trace_free(t);
 	cluster_free(c);
 }
