@@ -24,7 +24,7 @@
  *
  * Inner state (--inner-state): kept per worker (default), zeroed, or
  * averaged over the workers at every round end with the combine's weights
- * normalized to sum 1 (rt_rounds_average_inner), so every worker starts the
+ * normalized to sum 1 (_rounds_average_inner), so every worker starts the
  * next round with the same momentum as well as the same weights.
  */
 #include "config.h"
