@@ -96,11 +96,13 @@ typedef struct nodeox_rt_config {
     /* inner optimizer */
     double lr, lr_min_ratio, momentum, weight_decay, beta1, beta2, eps;
     int batch;                /* per-worker batch size (0: the workload's default) */
+    int batch_by_speed;       /* 1: batch sized to each rank's speed (nodeox_rt_batch) */
     const char *hidden;       /* MLP hidden sizes "256,128,100" (built-in workload) */
     long max_train;           /* use only this many training samples (0: all) */
     long total_steps;         /* global steps; drives the LR schedule */
     long warmup_steps;        /* linear LR warm-up, in global steps */
     int reset_inner_state;    /* 1: zero inner optimizer state every round */
+    int average_inner_state;  /* 1: average it over workers every round (combine weights) */
     /* rounds */
     int local_steps;          /* H: steps of the fastest worker per round */
     double round_ms;          /* time budget per round (plan "time") */
@@ -173,6 +175,12 @@ int nodeox_rt_rank(const nodeox_rt_t *rt);
 int nodeox_rt_world(const nodeox_rt_t *rt);
 int nodeox_rt_local_rank(const nodeox_rt_t *rt);
 const nodeox_backend_t *nodeox_rt_backend(const nodeox_rt_t *rt);
+
+/* The batch this rank trains with when the configured one is batch: batch
+ * itself, or with --batch-by-speed max(1, round(batch * s_rank / max s))
+ * from the speeds known at start (exits with a usage error when they are
+ * not). Call after nodeox_rt_init, before creating the workload. */
+int nodeox_rt_batch(const nodeox_rt_t *rt, int batch);
 
 /* Train w to cfg->total_steps (or target), resuming from a checkpoint when
  * asked; log one line per round on rank 0; write cfg->json_path. Returns 0. */

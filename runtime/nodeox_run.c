@@ -36,6 +36,7 @@ static nodeox_workload_t *_run_workload(const nodeox_rt_config_t *cfg, nodeox_rt
         o.heads = cfg->heads;
         o.context = cfg->context;
         if (cfg->batch > 0) o.batch_size = cfg->batch;
+        o.batch_size = nodeox_rt_batch(rt, o.batch_size);
         o.seed = cfg->seed;
         o.max_docs = (size_t)cfg->max_docs;
         o.max_eval_items = (size_t)cfg->eval_windows;
@@ -46,6 +47,7 @@ static nodeox_workload_t *_run_workload(const nodeox_rt_config_t *cfg, nodeox_rt
     if (workload_mlp_parse_hidden(&o, cfg->hidden, err, errlen) != 0) return NULL;
     o.data_dir = cfg->data_dir;
     if (cfg->batch > 0) o.batch_size = cfg->batch;
+    o.batch_size = nodeox_rt_batch(rt, o.batch_size);
     o.seed = cfg->seed;
     o.max_train = (size_t)cfg->max_train;
     return workload_mlp_create(&o, rank, world, nodeox_rt_backend(rt), err, errlen);

@@ -222,8 +222,9 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
     rt->inner_m = _engine_alloc(rt, rt->n);
     if (c->inner == NODEOX_INNER_ADAMW) rt->inner_v = _engine_alloc(rt, rt->n);
     rt->be->copy_d2d(rt->global, w->params, rt->n * sizeof(float));
+    rt_batch_setup(rt, w);
     if (c->eval_ema > 0 && rt->env.rank == 0 &&
-        rt_ema_init(&rt->ema, rt->be, rt->n, c->eval_ema, (double)rt->env.world * w->batch_size) != 0)
+        rt_ema_init(&rt->ema, rt->be, rt->n, c->eval_ema, rt->sync_samples) != 0)
         rt_engine_die(rt, NODEOX_RT_EXIT_RESOURCES, "out of backend memory for the --eval-ema average");
 
     rt_fault_relax(1);

@@ -160,6 +160,9 @@ struct nodeox_rt {
     double longest_round_s;
     long ckpt_prev[2]; /* rounds of this rank's last two checkpoint files */
     rt_ema_t ema;      /* --eval-ema, rank 0 only (ema.avg NULL otherwise) */
+    double batches[NODEOX_RT_MAX_WORKERS]; /* every worker's batch (rt_batch.c) */
+    double sync_samples; /* samples of one synchronous step, all workers */
+    double grad_share;   /* this worker's weight in the synchronous gradient mean */
 };
 
 /* ------------------------------------------------------------ rt_engine.c */
@@ -180,6 +183,13 @@ int rt_engine_reached(const nodeox_rt_t *rt, double metric);
 void rt_engine_die(const nodeox_rt_t *rt, int code, const char *msg);
 /* Test hooks --inject-exit / --inject-hang at the start of round r. */
 void rt_engine_inject(nodeox_rt_t *rt, long r);
+
+/* ------------------------------------------------------------ rt_batch.c */
+/* Before training: the samples of a synchronous step and this worker's
+ * share of them (1 / world with equal batches); with --batch-by-speed the
+ * batches are all-gathered and the emulated step time scaled by this
+ * worker's batch over the largest. */
+void rt_batch_setup(nodeox_rt_t *rt, const nodeox_workload_t *w);
 
 /* ------------------------------------------------------------ rt_rounds.c */
 /* Learning rate at (possibly fractional) global step t: linear warm-up to

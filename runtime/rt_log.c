@@ -81,6 +81,8 @@ int rt_log_json(const nodeox_rt_t *rt, const nodeox_rt_result_t *res, const char
     for (int i = 0; i < rt->env.world; i++) fprintf(f, "%s%ld", i ? ", " : "", rt->steps_per_worker[i]);
     fprintf(f, "],\n  \"speeds\": [");
     for (int i = 0; i < c->n_emulate_speeds; i++) fprintf(f, "%s%g", i ? ", " : "", c->emulate_speeds[i]);
+    fprintf(f, "],\n  \"batches\": [");
+    for (int i = 0; i < rt->env.world; i++) fprintf(f, "%s%.0f", i ? ", " : "", rt->batches[i]);
     fprintf(f, "],\n");
     fprintf(f, "  \"dropped\": %ld,\n", res->dropped);
     fprintf(f, "  \"bytes_communicated\": %.0f,\n", res->bytes_communicated);

@@ -73,7 +73,7 @@ static void _loop_steps(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_plan_t *
             rt_sync_reduce_grads(rt, w);
             rt_engine_inner_step(rt, w, lr);
             if (rt->ema.avg) /* the same weights everywhere after every step */
-                rt_ema_update(&rt->ema, w->params, (double)rt->env.world * w->batch_size);
+                rt_ema_update(&rt->ema, w->params, rt->sync_samples);
         } else {
             rt_engine_inner_step(rt, w, lr);
             rt->be->sync();

@@ -81,8 +81,13 @@ static const char _usage[] =
     "  --beta1 X, --beta2 X, --eps X     inner optimizer settings\n"
     "  --steps N                 global steps (LR schedule length, default 2000)\n"
     "  --warmup-steps N          linear LR warm-up (default 50)\n"
-    "  --reset-inner-state       zero inner optimizer state every round\n"
+    "  --inner-state keep|reset|average   inner optimizer state at round ends: each\n"
+    "                            worker keeps its own (default), zeroed, or averaged\n"
+    "                            over workers with the combine's weights\n"
+    "  --reset-inner-state       the same as --inner-state reset\n"
     "  --batch N (default 64 mlp, 8 gpt), --hidden 256,128,100, --max-train N, --data DIR,\n"
+    "  --batch-by-speed          each rank's batch sized to its speed (batch * s / max s);\n"
+    "                            every rank then takes the same steps per round\n"
     "  --seed N\n"
     "  --backend cpu|cuda        where the numbers live (default cpu)\n"
     "  --eval-every N            evaluate test accuracy every N rounds (default 1)\n"
@@ -108,7 +113,8 @@ enum {
     OPT_CKEVERY, OPT_RESUME, OPT_JSON, OPT_FINIT, OPT_FFACT, OPT_FMIN, OPT_INAN, OPT_IEXIT,
     OPT_IHANG, OPT_QUIET, OPT_EVALUATE, OPT_WORKLOAD, OPT_CORPUS, OPT_LAYERS, OPT_CHANNELS,
     OPT_HEADS, OPT_CONTEXT, OPT_MAX_DOCS, OPT_EVAL_WINDOWS, OPT_TARGET_LOSS, OPT_CLIP,
-    OPT_INIT_MODEL, OPT_SAVE_MODEL, OPT_H_RAMP, OPT_EVAL_EMA
+    OPT_INIT_MODEL, OPT_SAVE_MODEL, OPT_H_RAMP, OPT_EVAL_EMA, OPT_INNER_STATE,
+    OPT_BATCH_BY_SPEED
 };
 
 static const struct option _options[] = {
@@ -132,7 +138,9 @@ static const struct option _options[] = {
     {"steps", required_argument, 0, OPT_STEPS},
     {"warmup-steps", required_argument, 0, OPT_WARMUP},
     {"reset-inner-state", no_argument, 0, OPT_RESET},
+    {"inner-state", required_argument, 0, OPT_INNER_STATE},
     {"batch", required_argument, 0, OPT_BATCH},
+    {"batch-by-speed", no_argument, 0, OPT_BATCH_BY_SPEED},
     {"hidden", required_argument, 0, OPT_HIDDEN},
     {"max-train", required_argument, 0, OPT_MAX_TRAIN},
     {"data", required_argument, 0, OPT_DATA},
@@ -255,6 +263,7 @@ int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *e
     static const char *const inners[] = {"sgd", "adamw", NULL};
     static const char *const plans[] = {"speed", "time", "fixed", NULL};
     static const char *const workloads[] = {"mlp", "gpt", NULL};
+    static const char *const inner_states[] = {"keep", "reset", "average", NULL};
     int opt, choice, rc = 0;
     long l;
     unsigned char given[512] = {0}; /* by option code: set on the command line */
@@ -296,10 +305,17 @@ int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *e
         case OPT_EPS: rc = _opt_double(name, optarg, 1e-30, 1, &c->eps, err, errlen); break;
         case OPT_STEPS: rc = _opt_long(name, optarg, 1, LONG_MAX / 2, &c->total_steps, err, errlen); break;
         case OPT_WARMUP: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->warmup_steps, err, errlen); break;
-        case OPT_RESET: c->reset_inner_state = 1; break;
+        case OPT_RESET: c->reset_inner_state = 1; c->average_inner_state = 0; break;
+        case OPT_INNER_STATE:
+            if ((rc = _opt_choice(name, optarg, inner_states, &choice, err, errlen)) == 0) {
+                c->reset_inner_state = choice == 1;
+                c->average_inner_state = choice == 2;
+            }
+            break;
         case OPT_BATCH:
             if ((rc = _opt_long(name, optarg, 1, 1 << 20, &l, err, errlen)) == 0) c->batch = (int)l;
             break;
+        case OPT_BATCH_BY_SPEED: c->batch_by_speed = 1; break;
         case OPT_HIDDEN: c->hidden = optarg; break;
         case OPT_MAX_TRAIN: rc = _opt_long(name, optarg, 0, LONG_MAX / 2, &c->max_train, err, errlen); break;
         case OPT_DATA: c->data_dir = optarg; break;

@@ -21,6 +21,11 @@
  *
  * Learning rate: warm-up then cosine over the global step counter (the
  * loop in rt_loop.c says which t each step uses).
+ *
+ * Inner state (--inner-state): kept per worker (default), zeroed, or
+ * averaged over the workers at every round end with the combine's weights
+ * normalized to sum 1 (_rounds_average_inner), so every worker starts the
+ * next round with the same momentum as well as the same weights.
  */
 #include "config.h"
 
@@ -75,6 +80,24 @@ void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step
     }
 }
 
+/* Replace each worker's inner state (SGD momentum; AdamW's two moments) by
+ * sum_i u_i state_i, u_i = w_i / sum_j w_j over the kept workers: one more
+ * all-reduce of the state per round. A dropped worker (w_i = 0) contributes
+ * zeros and receives the average, which replaces its poisoned state. */
+static void _rounds_average_inner(nodeox_rt_t *rt, int finite, const double *wts)
+{
+    const nodeox_backend_t *be = rt->be;
+    double sum = 0;
+    for (int i = 0; i < rt->env.world; i++) sum += wts[i];
+    if (!(sum > 0)) return;
+    float *state[2] = {rt->inner_m, rt->inner_v};
+    for (int s = 0; s < 2 && state[s]; s++) {
+        if (finite) be->scale(state[s], (float)(wts[rt->env.rank] / sum), rt->n);
+        else be->zero(state[s], rt->n * sizeof(float));
+        rt_comm_allreduce_sum(rt->comm, state[s], rt->n, __FILE__, __LINE__);
+    }
+}
+
 /* Delta = theta - theta_i, weighted, summed over workers; outer step. */
 void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
                        rt_worker_info_t *all)
@@ -112,6 +135,10 @@ void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *
         be->nesterov_step(rt->global, rt->delta, rt->outer_m, rt->n, (float)rt->cfg.outer_lr,
                           (float)rt->cfg.outer_momentum);
     be->copy_d2d(w->params, rt->global, rt->n * sizeof(float));
+    if (rt->cfg.average_inner_state && kept > 0) {
+        _rounds_average_inner(rt, mine->finite != 0, wts);
+        return;
+    }
     /* Inner state that produced a non-finite update is poisoned: restart it. */
     if (!mine->finite || rt->cfg.reset_inner_state) rt_engine_reset_inner(rt);
 }

@@ -15,7 +15,8 @@
 
 void rt_sync_reduce_grads(nodeox_rt_t *rt, nodeox_workload_t *w)
 {
-    rt->be->scale(w->grads, 1.0f / (float)rt->env.world, rt->n);
+    /* 1 / world, or this worker's share of the step's samples (rt_batch.c) */
+    rt->be->scale(w->grads, (float)rt->grad_share, rt->n);
     rt_comm_allreduce_sum(rt->comm, w->grads, rt->n, __FILE__, __LINE__);
 }
 

@@ -10,7 +10,7 @@
 # which a shared, loaded host inflates. Ideal speed-up here: 1.5x
 # (throughput 3 units against 4 x 0.5 = 2). A measurement, not a test.
 # Knobs: BENCH_STEPS (1500), BENCH_H (20), BENCH_BASE_MS (20), BENCH_TARGET
-# (0.85), BENCH_RUNS (labels MODE[:COMBINE[:STEPS]], or tuned), BENCH_EXTRA
+# (0.85), BENCH_RUNS (labels MODE[:COMBINE[:STEPS]], tuned or recipe), BENCH_EXTRA
 # (options for the rounds runs), BENCH_COMMON (options for every run, sync
 # included: e.g. "--eval-ema 0.95"), BENCH_SEEDS (1; e.g. "1 2 3": one block
 # of rows per seed, each with its own sync baseline). rounds:samples:2000 is
@@ -19,7 +19,10 @@
 # H 20: FedNova, outer lr 0.45 / momentum 0.7, 40 synchronous warm-up
 # steps, 2000 global steps. The H 10 recipe there: BENCH_H=10 BENCH_RUNS="sync
 # rounds:fednova:2000" BENCH_EXTRA="--outer-lr 0.3 --outer-momentum 0.7
-# --sync-warmup 60".
+# --sync-warmup 60". recipe is that recipe with the workers' momentum
+# averaged at round ends (--inner-state average), the MLP recipe that meets
+# issue 13's targets on held-out seeds (fourth MLP sweep): run it with
+# BENCH_H=10 BENCH_RUNS="sync recipe" (H 10 rounds, sync on the same grid).
 # Both modes are evaluated on the same grid of critical-path time: a round
 # takes H x base (the fast workers' H steps), a synchronous step the slowest
 # worker's 2 x base, so sync is evaluated every H/2 steps (every H would let
@@ -44,6 +47,8 @@ for seed in $seeds; do
         sync) opts="--mode sync -H $(( (H + 1) / 2 ))" ;;
         tuned) opts="--mode rounds --combine fednova --steps 2000 --outer-lr 0.45 --outer-momentum 0.7
                      --sync-warmup 40 ${BENCH_EXTRA:-}" ;;
+        recipe) opts="--mode rounds --combine fednova --steps 2000 --outer-lr 0.3 --outer-momentum 0.7
+                      --sync-warmup 60 --inner-state average ${BENCH_EXTRA:-}" ;;
         rounds:*:*) c=${run#rounds:}; opts="--mode rounds --combine ${c%%:*} --steps ${c#*:} ${BENCH_EXTRA:-}" ;;
         rounds:*) opts="--mode rounds --combine ${run#rounds:} ${BENCH_EXTRA:-}" ;;
         esac
