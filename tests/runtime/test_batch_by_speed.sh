@@ -20,8 +20,8 @@ for run in sync sync-bbs rounds rounds-bbs equal-plain equal tiny; do
     case $run in
     sync) opt="--mode sync -H 5 --steps 40" ;;
     sync-bbs) opt="--mode sync -H 5 --steps 40 --batch-by-speed" ;;
-    rounds) opt="--mode rounds --combine samples -H 10 --steps 60" ;;
-    rounds-bbs) opt="--mode rounds --combine samples -H 10 --steps 60 --batch-by-speed" ;;
+    rounds) opt="--mode rounds --combine samples -H 10 --sync-warmup 0 --steps 60" ;;
+    rounds-bbs) opt="--mode rounds --combine samples -H 10 --sync-warmup 0 --steps 60 --batch-by-speed" ;;
     equal-plain) opt="--mode sync -H 5 --steps 40"; speeds=1,1,1,1 ;;
     equal) opt="--mode sync -H 5 --steps 40 --batch-by-speed"; speeds=1,1,1,1 ;;
     tiny) opt="--mode sync -H 5 --steps 4 --batch 3 --batch-by-speed"; np=2 speeds=1,0.1 ;;

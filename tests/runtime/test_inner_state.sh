@@ -28,7 +28,7 @@ state_sum() {
 zero_sum() { head -c $(($1 * 4 * n)) /dev/zero | cksum; }
 for run in keep reset average adamw nan; do
     case $run in
-    keep) opt= ;; reset) opt="--inner-state reset" ;; average) opt="--inner-state average" ;;
+    keep) opt="--inner-state keep" ;; reset) opt="--inner-state reset" ;; average) opt="--inner-state average" ;;
     adamw) opt="--inner-state average --inner adamw --lr 0.002" ;;
     nan) opt="--inner-state average --inject-nan 2:3" ;;
     esac

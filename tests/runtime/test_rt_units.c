@@ -282,7 +282,8 @@ static void test_options(void **state)
 }
 
 /* --workload gpt fills in the transformer's recipe where the command line is
- * silent, and only there; the MLP keeps the plain defaults. */
+ * silent, and only there; the MLP (the default workload) its own recipe, and
+ * the C API's defaults stay DiLoCo's. */
 static void test_options_gpt_recipe(void **state)
 {
     (void)state;
@@ -291,10 +292,24 @@ static void test_options_gpt_recipe(void **state)
     nodeox_rt_config_defaults(&c);
     char *mlp[] = {"nodeox-run", NULL};
     assert_int_equal(nodeox_rt_config_parse(&c, 1, mlp, err, sizeof err), 0);
-    assert_int_equal(c.inner, NODEOX_INNER_SGD);
+    assert_int_equal(c.inner, NODEOX_INNER_SGD);          /* the MLP's recipe */
+    assert_int_equal(c.combine, NODEOX_COMBINE_FEDNOVA);
+    assert_float_equal(c.outer_lr, 0.3, 0);
+    assert_float_equal(c.outer_momentum, 0.7, 0);
+    assert_int_equal(c.sync_warmup_steps, 60);
+    assert_int_equal(c.local_steps, 10);
+    assert_true(c.average_inner_state);
+    nodeox_rt_config_defaults(&c);
+    char *mlp_given[] = {"nodeox-run", "--inner-state", "keep", "-H", "20", "--combine", "mean", NULL};
+    assert_int_equal(nodeox_rt_config_parse(&c, 7, mlp_given, err, sizeof err), 0);
+    assert_false(c.average_inner_state);                 /* given: kept */
+    assert_int_equal(c.local_steps, 20);
+    assert_int_equal(c.combine, NODEOX_COMBINE_MEAN);
+    assert_float_equal(c.outer_lr, 0.3, 0);
+    nodeox_rt_config_defaults(&c);                        /* the C API's: DiLoCo's */
     assert_int_equal(c.combine, NODEOX_COMBINE_MEAN);
     assert_float_equal(c.outer_lr, 0.7, 0);
-    assert_int_equal(c.sync_warmup_steps, 0);
+    assert_float_equal(c.outer_momentum, 0.9, 0);
     nodeox_rt_config_defaults(&c);
     char *gpt[] = {"nodeox-run", "--outer-lr", "0.5", "--workload", "gpt", "--combine", "mean", NULL};
     assert_int_equal(nodeox_rt_config_parse(&c, 7, gpt, err, sizeof err), 0);

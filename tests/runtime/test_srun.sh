@@ -30,7 +30,7 @@ mkdir -p "$work"
 # Open MPI over shared memory between the tasks of the one node
 export OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
 timeout 180 srun -N 1 -n 4 --mpi=pmix --gres=gpu:a100:4 --kill-on-bad-exit=1 --chdir="$work" \
-	"$RT_RUN" --data "$RT_DATA" --mode rounds --combine mean -H 10 --steps 100 --eval-every 0 \
+	"$RT_RUN" --data "$RT_DATA" --mode rounds --combine mean -H 10 --sync-warmup 0 --steps 100 --eval-every 0 \
 	--emulate-speeds 1,1,0.5,0.5 --emulate-base-ms 5 --json "$work/s.json" > "$work/out" 2>&1
 rc=$?
 cat "$work/out"
