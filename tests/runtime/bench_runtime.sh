@@ -45,19 +45,17 @@ echo "| --- | ---: | ---: | ---: | --- | ---: | ---: |"
 for seed in $seeds; do
     rt_bench_base=  # each seed's rows against that seed's sync
     tag=; [ "$seeds" = 1 ] || tag=" seed $seed"
-    # the sweep's rows as they were measured: DiLoCo's outer optimizer, no
-    # synchronous warm-up, each worker's momentum kept (the MLP's defaults
+    # the sweep's rows as they were measured: $RT_DILOCO (the MLP's defaults
     # before its recipe became them); BENCH_EXTRA after it overrides
-    diloco="--outer-lr 0.7 --outer-momentum 0.9 --sync-warmup 0 --inner-state keep"
     for run in ${BENCH_RUNS:-sync rounds:mean rounds:samples rounds:fednova rounds:samples:2000 tuned}; do
         case $run in
         sync) opts="--mode sync -H $(( (H + 1) / 2 ))" ;;
-        tuned) opts="--mode rounds $diloco --combine fednova --steps 2000 --outer-lr 0.45 --outer-momentum 0.7
+        tuned) opts="--mode rounds $RT_DILOCO --combine fednova --steps 2000 --outer-lr 0.45 --outer-momentum 0.7
                      --sync-warmup 40 ${BENCH_EXTRA:-}" ;;
         recipe) opts="--mode rounds --combine fednova --steps 2000 --outer-lr 0.3 --outer-momentum 0.7
                       --sync-warmup 60 --inner-state average ${BENCH_EXTRA:-}" ;;
-        rounds:*:*) c=${run#rounds:}; opts="--mode rounds $diloco --combine ${c%%:*} --steps ${c#*:} ${BENCH_EXTRA:-}" ;;
-        rounds:*) opts="--mode rounds $diloco --combine ${run#rounds:} ${BENCH_EXTRA:-}" ;;
+        rounds:*:*) c=${run#rounds:}; opts="--mode rounds $RT_DILOCO --combine ${c%%:*} --steps ${c#*:} ${BENCH_EXTRA:-}" ;;
+        rounds:*) opts="--mode rounds $RT_DILOCO --combine ${run#rounds:} ${BENCH_EXTRA:-}" ;;
         esac
         rt_bench_row "$run$tag" test_accuracy "$common --seed $seed $opts"
     done

@@ -15,8 +15,13 @@
 #                       killed (rank 1, round 5; checkpoints every 2 rounds)
 #                       and resumed: exits 1 unless latest was round 4, the
 #                       resume says so, and each KEY of --json is the same
+#   RT_DILOCO           the rounds settings of the C API's defaults (DiLoCo's
+#                       outer optimizer, no synchronous warm-up, momentum
+#                       kept), which the MLP's own recipe replaces: for the
+#                       tests and bench rows that check or were measured so
 : "${top_builddir:?run through make check}"
 RT_RUN="$top_builddir/runtime/nodeox-run"
+RT_DILOCO="--outer-lr 0.7 --outer-momentum 0.9 --sync-warmup 0 --inner-state keep"
 RT_DATA="${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}"
 RT_MPIRUN="${MPIRUN:-mpirun}"
 if [ ! -x "$RT_RUN" ]; then echo "SKIP: $RT_RUN not built"; exit 77; fi

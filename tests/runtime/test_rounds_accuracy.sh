@@ -7,8 +7,7 @@
 # runtime test (about 30 s of emulated steps).
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 set -e
-rt_mpi 4 --mode rounds --combine mean -H 20 --outer-lr 0.7 --outer-momentum 0.9 --sync-warmup 0 \
-    --inner-state keep --steps 1200 --eval-every 10 \
+rt_mpi 4 --mode rounds --combine mean -H 20 $RT_DILOCO --steps 1200 --eval-every 10 \
     --emulate-speeds 1,1,0.5,0.5 --emulate-base-ms 20 --json "$RT_WORK/r.json" \
     >"$RT_WORK/out" 2>&1 || { cat "$RT_WORK/out"; echo "FAIL: nodeox-run exited non-zero"; exit 1; }
 cat "$RT_WORK/out"
