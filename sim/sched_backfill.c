@@ -159,9 +159,8 @@ static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizo
 		if (!open || h->end != end || h->job != job) {
 			if (open && !extend && sched_fit_done(srch->req, &srch->fit))
 				break;
-			open = false;
 			if (h->end > horizon || (extend && (*extend)-- <= 0))
-				break;
+				break;      /* open: the last job released stays `end` */
 			end = h->end;
 			job = h->job;
 			open = true;
@@ -594,7 +593,9 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		int budget = SCHED_BATCH_APPLY;
 		int64_t more = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], stop, &budget)
 					     : sched_walk_merge(s, srch, stop, &budget);
-		when = MAX(when, MAX(more, sched_last_end_by(s, e, stop)));
+		when = MAX(when, more);
+		if (budget < 0)          /* stopped short of stop: look the batch's end up */
+			when = MAX(when, sched_last_end_by(s, e, stop));
 		srch->when = when;
 	}
 	/* Slurm rounds the reservation's start down to bf_resolution on the

@@ -515,6 +515,42 @@ static void test_will_run_batches(void **state)
 	cluster_free(c);
 }
 
+/* The same batches above SIM_EXACT_NODES nodes, where reservations come
+ * from resumable release walks: 70 one-GPU nodes, all busy. Job 1 ends at
+ * 10 s (a1 free); P (2 nodes) fits once job 2 ends at 240, but the batch
+ * (240 rounded up to the next 30 s, plus 30 s) takes in job 3, ending at
+ * 300, so P is reserved a1,a2 from 300. Q (4 minutes, submitted at 20 s)
+ * ends by 260 and starts on a1 at once; had the walk's batch stopped at
+ * job 2 (a reservation from 240), Q would wait. */
+static void test_will_run_batches_large(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a[1-70] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:1\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	GString *csv = g_string_new("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,1,1,10,00:10:00\n"             /* a1, ends at 10 */
+				    "2,0,1,1,1000,00:04:00\n"           /* a2, expected end 240 */
+				    "3,0,1,1,1000,00:05:00\n");         /* a3, 300 */
+	for (int id = 4; id <= 70; id++)
+		g_string_append_printf(csv, "%d,0,1,1,4000,01:00:00\n", id);
+	g_string_append(csv, "71,5,2,2,60,00:10:00\n"               /* P */
+			     "72,20,1,1,60,00:04:00\n");                /* Q */
+	sim_trace_t *t = trace_from(csv->str, NULL);
+	g_string_free(csv, TRUE);
+	assert_true(c->nnodes > SIM_EXACT_NODES);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.bf_interval_s = 1;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_string_equal(r->jobs[job_at(t, 1)].nodes, "a1");
+	assert_string_equal(r->jobs[job_at(t, 2)].nodes, "a2");
+	assert_string_equal(r->jobs[job_at(t, 3)].nodes, "a3");
+	assert_true(r->jobs[job_at(t, 72)].start < 60);
+	assert_string_equal(r->jobs[job_at(t, 72)].nodes, "a1");
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* Slurm's backfill map: a reservation holds its nodes whole, from its start
  * to its end, and a later job looks only at nodes no reservation holds
  * while it would run, else tries again after (TRY_LATER). A fills a1 until
@@ -791,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_place_runs),
 		cmocka_unit_test(test_place_sockets),
 		cmocka_unit_test(test_will_run_batches),
+		cmocka_unit_test(test_will_run_batches_large),
 		cmocka_unit_test(test_end_latency),
 		cmocka_unit_test(test_reserve_whole_nodes),
 		cmocka_unit_test(test_reserve_other_type),
