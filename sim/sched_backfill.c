@@ -3,7 +3,8 @@
  * for jobs that cannot start now (running jobs released at their expected
  * ends in Slurm's will-run batches, rounded to bf_resolution on the wall
  * clock, resumable searches shared by identical requests), and the pass that
- * starts lower-priority jobs only where they delay no reservation.
+ * starts lower-priority jobs only where they delay no reservation (requests
+ * the reservations stop are remembered for the rest of the pass).
  */
 #include <math.h>
 #include <stdio.h>
@@ -627,6 +628,12 @@ static bool bits_meet(const uint64_t *a, const uint64_t *b, size_t nwords)
 	return false;
 }
 
+static void bits_or(uint64_t *a, const uint64_t *b, size_t nwords)
+{
+	for (size_t w = 0; w < nwords; w++)
+		a[w] |= b[w];
+}
+
 /* Reserve, in priority order, for the waiting jobs that could hold nodes the
  * candidate k might take: those sharing a class with it, closed under
  * holding a class that a selected job looks at: its own classes, or on
@@ -653,9 +660,7 @@ static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, in
 			if (sel[q] || !bits_meet(d->bits, touch, s->nwords))
 				continue;
 			sel[q] = grew = true;
-			const uint64_t *looks = s->exact ? d->wbits : d->bits;
-			for (size_t w = 0; w < s->nwords; w++)
-				touch[w] |= looks[w];
+			bits_or(touch, s->exact ? d->wbits : d->bits, s->nwords);
 		}
 	}
 	int keep = 0;
@@ -667,13 +672,45 @@ static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, in
 			continue;
 		}
 		deferred[keep++] = deferred[q];
-		const elig_t *d = s->req[deferred[q]].elig;
-		for (size_t w = 0; w < s->nwords; w++)
-			defbits[w] |= d->bits[w];
+		bits_or(defbits, s->req[deferred[q]].elig->bits, s->nwords);
 	}
 	g_free(sel);
 	g_free(touch);
 	return keep;
+}
+
+/* The slot of requests identical to r (sched_same_request) in s->blocked. */
+static struct blocked_slot *sched_blocked_slot(sched_t *s, const req_t *r)
+{
+	uint64_t h = (uint64_t)(uintptr_t)r->elig;
+	const uint64_t f[] = { r->nodes, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
+			       r->gpus, r->cpus_per_gpu, r->mem_per_gpu };
+	for (size_t i = 0; i < G_N_ELEMENTS(f); i++)
+		h = (h ^ f[i]) * 0x9e3779b97f4a7c15ull;
+	return &s->blocked[(h >> 40) & (SCHED_BLOCKED_SLOTS - 1)];
+}
+
+/* Does a request identical to job j's, planned to end no later, already
+ * fail to start beside this pass's reservations? Within a pass what a job
+ * may use now only shrinks (jobs start, reservations are added, none ends),
+ * and a later end meets more reservations, so j cannot start either: the
+ * queue's many identical jobs are told so without placing each. */
+static bool sched_blocked_known(sched_t *s, uint32_t j)
+{
+	const req_t *r = &s->req[j];
+	const struct blocked_slot *b = sched_blocked_slot(s, r);
+	return b->pass == s->pass && sched_same_request(b->req, r) && sched_plan_end(s, r) >= b->end;
+}
+
+static void sched_blocked_note(sched_t *s, uint32_t j)
+{
+	const req_t *r = &s->req[j];
+	struct blocked_slot *b = sched_blocked_slot(s, r);
+	int64_t end = sched_plan_end(s, r);
+	if (b->pass == s->pass && sched_same_request(b->req, r))
+		b->end = MIN(b->end, end);
+	else
+		*b = (struct blocked_slot){ r, end, s->pass };
 }
 
 void sched_backfill_pass(sched_t *s)
@@ -694,11 +731,11 @@ void sched_backfill_pass(sched_t *s)
 		if (j < 0)
 			break;
 		const elig_t *e = s->req[j].elig;
-		int na = sched_fit_now(s, (uint32_t)j, false);
-		if (!na) {
+		int na = 0;
+		if ((s->nresv && sched_blocked_known(s, (uint32_t)j)) ||
+		    !(na = sched_fit_now(s, (uint32_t)j, false))) {
 			deferred[ndef++] = (uint32_t)j;
-			for (int w = 0; w < (int)s->nwords; w++)
-				defbits[w] |= e->bits[w];
+			bits_or(defbits, e->bits, s->nwords);
 			continue;
 		}
 		/* Reservations made so far already stop it? More would too: do not
@@ -709,9 +746,9 @@ void sched_backfill_pass(sched_t *s)
 			blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
 		}
 		if (blocked) {
+			sched_blocked_note(s, (uint32_t)j);
 			deferred[ndef++] = (uint32_t)j;
-			for (int w = 0; w < (int)s->nwords; w++)
-				defbits[w] |= e->bits[w];
+			bits_or(defbits, e->bits, s->nwords);
 			continue;
 		}
 		sched_start(s, (uint32_t)j, na);

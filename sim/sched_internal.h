@@ -128,6 +128,7 @@ typedef struct {
 } search_t;
 
 #define SCHED_MAX_SEARCH 32      /* live searches per pass (more: the oldest is redone) */
+#define SCHED_BLOCKED_SLOTS 64   /* requests remembered as stopped per pass (a power of 2) */
 
 typedef struct {
 	const sim_cluster_t *c;
@@ -193,6 +194,11 @@ typedef struct {
 	int nsrch, srch_evict;       /* slots in use this epoch; next to redo */
 	uint64_t srch_epoch;         /* bumped when free resources or the pass change */
 	search_t *cur;               /* the search placing a reservation */
+	struct blocked_slot {        /* requests this pass's reservations stop */
+		const req_t *req;    /* (see sched_blocked_known), hashed by request */
+		int64_t end;         /* the earliest planned end seen stopped */
+		uint32_t pass;       /* valid while == pass */
+	} blocked[SCHED_BLOCKED_SLOTS];
 	bool in_backfill;
 	int nresv;
 

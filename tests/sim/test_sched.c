@@ -551,6 +551,33 @@ static void test_will_run_batches_large(void **state)
 	cluster_free(c);
 }
 
+/* A backfill pass remembers requests that its reservations stop, so the
+ * queue's identical jobs are not placed one by one; a job with the same
+ * request but an earlier end is still tried. P (4 GPUs) is reserved a1
+ * from 300, when job 1 ends; A (1 GPU, 10 minutes) would run past 300 and
+ * waits; B, the same request for 4 minutes, ends before 300 and starts at
+ * once beside the reservation. */
+static void test_blocked_shorter_limit(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,2,1,1000,00:05:00\n"      /* until 300 */
+				    "2,1,4,1,60,00:05:00\n"        /* P */
+				    "3,2,1,1,60,00:10:00\n"        /* A */
+				    "4,3,1,1,60,00:04:00\n", NULL); /* B */
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.bf_interval_s = 1;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_true(r->jobs[job_at(t, 4)].start < 60);
+	assert_true(r->jobs[job_at(t, 3)].start >= 300);
+	assert_true(r->jobs[job_at(t, 2)].start >= 300);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* Slurm's backfill map: a reservation holds its nodes whole, from its start
  * to its end, and a later job looks only at nodes no reservation holds
  * while it would run, else tries again after (TRY_LATER). A fills a1 until
@@ -828,6 +855,7 @@ int main(void)
 		cmocka_unit_test(test_place_sockets),
 		cmocka_unit_test(test_will_run_batches),
 		cmocka_unit_test(test_will_run_batches_large),
+		cmocka_unit_test(test_blocked_shorter_limit),
 		cmocka_unit_test(test_end_latency),
 		cmocka_unit_test(test_reserve_whole_nodes),
 		cmocka_unit_test(test_reserve_other_type),
