@@ -546,6 +546,7 @@ static void sched_state_init(sched_t *s)
 	s->run_nodes = g_new(int, nn + 1);
 	s->class_pos = g_new(int, c->nclasses + 1);
 	s->rel = g_new0(rellist_t, c->nclasses);
+	s->merge_heads = g_new(struct merge_head, c->nclasses + 1);
 	s->exact = c->nnodes <= SCHED_EXACT_NODES;
 	sched_sockets_init(s);
 	if (s->exact) {
@@ -582,6 +583,7 @@ static void sched_state_free(sched_t *s)
 	for (int k = 0; k < s->c->nclasses; k++)
 		g_free(s->rel[k].e);
 	g_free(s->rel);
+	g_free(s->merge_heads);
 	g_free(s->all.e);
 	g_free(s->ivl);
 	g_free(s->ivl_head);

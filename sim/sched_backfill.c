@@ -74,35 +74,20 @@ static inline const release_t *sched_release_live(const sched_t *s, size_t *pos,
 	return p < l->n ? &l->e[p] : NULL;
 }
 
-/* The next live release in the lists of classes ucls by (end, job, idx),
- * from positions pos; its class in *cl. The caller consumes it by advancing
- * pos[*cl]. *cl (-1 at first) and *lim (the smallest head of the other
- * lists) carry the merge over calls: while the current list's head stays
- * below *lim, no other list is looked at. NULL: none left. */
-static inline const release_t *sched_release_next(const sched_t *s, size_t *pos,
-						  const int *ucls, int nl, int *cl,
-						  const release_t **lim)
+/* Put the head h of class cl's list into a merge's heads[0..n) (room for
+ * one more), kept from the last release to the first by (end, job, idx):
+ * the walk takes heads[n - 1], and the next release of the same list
+ * mostly goes back at the end after a comparison or two, instead of a look
+ * at every list. Returns n + 1. */
+static inline int sched_merge_insert(struct merge_head *heads, int n, const release_t *h, int cl)
 {
-	if (*cl >= 0) {
-		const release_t *h = sched_release_live(s, pos, *cl);
-		if (h && (!*lim || release_before(h, (*lim)->end, (*lim)->job, (*lim)->idx)))
-			return h;
+	int at = n;
+	while (at > 0 && release_before(heads[at - 1].h, h->end, h->job, h->idx)) {
+		heads[at] = heads[at - 1];
+		at--;
 	}
-	const release_t *best = NULL, *second = NULL;
-	for (int k = 0; k < nl; k++) {
-		const release_t *h = sched_release_live(s, pos, ucls[k]);
-		if (!h)
-			continue;
-		if (!best || release_before(h, best->end, best->job, best->idx)) {
-			second = best;
-			best = h;
-			*cl = ucls[k];
-		} else if (!second || release_before(h, second->end, second->job, second->idx)) {
-			second = h;
-		}
-	}
-	*lim = second;
-	return best;
+	heads[at] = (struct merge_head){ h, cl };
+	return n + 1;
 }
 
 /* Apply the release at h (class cl) to search srch's scratch and counts. */
@@ -182,23 +167,31 @@ static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizo
 static int64_t sched_walk_merge(sched_t *s, search_t *srch, int64_t horizon, int *extend)
 {
 	const int *ucls = srch->req->elig->ucls;
-	int nl = srch->req->elig->nucls, cl = -1;
-	const release_t *lim = NULL;
-	const release_t *h = sched_release_next(s, srch->pos, ucls, nl, &cl, &lim);
+	int nl = srch->req->elig->nucls, nh = 0;
+	struct merge_head *heads = s->merge_heads;
+	for (int k = 0; k < nl; k++) {
+		const release_t *h = sched_release_live(s, srch->pos, ucls[k]);
+		if (h)
+			nh = sched_merge_insert(heads, nh, h, ucls[k]);
+	}
 	int64_t last = -1;
-	while (h && h->end <= horizon && (!extend || (*extend)-- > 0)) {
-		int64_t end = h->end;
-		uint32_t job = h->job;
+	while (nh && heads[nh - 1].h->end <= horizon && (!extend || (*extend)-- > 0)) {
+		int64_t end = heads[nh - 1].h->end;
+		uint32_t job = heads[nh - 1].h->job;
 		if (srch->first_end < 0)
 			srch->first_end = end;
 		s->run->releases_scanned++;
-		for (; h && h->end == end && h->job == job;
-		     h = sched_release_next(s, srch->pos, ucls, nl, &cl, &lim)) {
+		while (nh && heads[nh - 1].h->end == end && heads[nh - 1].h->job == job) {
+			const release_t *h = heads[--nh].h;
+			int cl = heads[nh].cl;
 			const rellist_t *l = &s->rel[cl];
 			if (srch->pos[cl] + SCHED_WALK_PREFETCH < l->n)
 				__builtin_prefetch(&srch->nd[l->e[srch->pos[cl] + SCHED_WALK_PREFETCH].node]);
 			srch->pos[cl]++;
 			sched_walk_apply(s, srch, h, cl);
+			const release_t *next = sched_release_live(s, srch->pos, cl);
+			if (next)
+				nh = sched_merge_insert(heads, nh, next, cl);
 		}
 		last = end;
 		if (!extend && sched_fit_done(srch->req, &srch->fit))

@@ -193,6 +193,10 @@ typedef struct {
 	search_t srch[SCHED_MAX_SEARCH];
 	int nsrch, srch_evict;       /* slots in use this epoch; next to redo */
 	uint64_t srch_epoch;         /* bumped when free resources or the pass change */
+	struct merge_head {          /* a release walk's merge over several classes */
+		const release_t *h;
+		int cl;
+	} *merge_heads;              /* (sched_walk_merge): one per class */
 	search_t *cur;               /* the search placing a reservation */
 	struct blocked_slot {        /* requests this pass's reservations stop */
 		const req_t *req;    /* (see sched_blocked_known), hashed by request */
