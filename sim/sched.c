@@ -547,6 +547,7 @@ static void sched_state_init(sched_t *s)
 	s->class_pos = g_new(int, c->nclasses + 1);
 	s->rel = g_new0(rellist_t, c->nclasses);
 	s->merge_heads = g_new(struct merge_head, c->nclasses + 1);
+	s->last_end_memo = g_new0(struct last_end_memo, c->nclasses);
 	s->exact = c->nnodes <= SCHED_EXACT_NODES;
 	sched_sockets_init(s);
 	if (s->exact) {
@@ -584,6 +585,7 @@ static void sched_state_free(sched_t *s)
 		g_free(s->rel[k].e);
 	g_free(s->rel);
 	g_free(s->merge_heads);
+	g_free(s->last_end_memo);
 	g_free(s->all.e);
 	g_free(s->ivl);
 	g_free(s->ivl_head);

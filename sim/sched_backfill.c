@@ -110,17 +110,22 @@ static inline void sched_walk_apply(sched_t *s, search_t *srch, const release_t 
 #define SCHED_BATCH_APPLY 4
 
 /* The last expected end at or before stop of a running job on the classes
- * e may use (-1: none). */
-static int64_t sched_last_end_by(const sched_t *s, const elig_t *e, int64_t stop)
+ * e may use (-1: none). Identical requests ask for the same batch end
+ * again and again: each class keeps its last answer while no job starts or
+ * ends (srch_epoch). */
+static int64_t sched_last_end_by(sched_t *s, const elig_t *e, int64_t stop)
 {
 	int64_t last = -1;
 	for (int k = 0; k < e->nucls; k++) {
-		const rellist_t *l = &s->rel[e->ucls[k]];
-		size_t at = sched_release_find(l, stop + 1, 0, 0);
-		while (at > 0 && l->e[at - 1].dead)
-			at--;
-		if (at > 0 && l->e[at - 1].end > last)
-			last = l->e[at - 1].end;
+		struct last_end_memo *memo = &s->last_end_memo[e->ucls[k]];
+		if (memo->epoch != s->srch_epoch || memo->stop != stop) {
+			const rellist_t *l = &s->rel[e->ucls[k]];
+			size_t at = sched_release_find(l, stop + 1, 0, 0);
+			while (at > 0 && l->e[at - 1].dead)
+				at--;
+			*memo = (struct last_end_memo){ s->srch_epoch, stop, at > 0 ? l->e[at - 1].end : -1 };
+		}
+		last = MAX(last, memo->last);
 	}
 	return last;
 }

@@ -197,6 +197,10 @@ typedef struct {
 		const release_t *h;
 		int cl;
 	} *merge_heads;              /* (sched_walk_merge): one per class */
+	struct last_end_memo {       /* per class: sched_last_end_by's last answer */
+		uint64_t epoch;      /* valid while == srch_epoch */
+		int64_t stop, last;
+	} *last_end_memo;
 	search_t *cur;               /* the search placing a reservation */
 	struct blocked_slot {        /* requests this pass's reservations stop */
 		const req_t *req;    /* (see sched_blocked_known), hashed by request */
