@@ -34,7 +34,7 @@ static bool sched_fit_done(const req_t *r, const fit_t *f)
 /* Do two requests need the same resources on the same nodes? */
 static bool sched_same_request(const req_t *a, const req_t *b)
 {
-	return a->elig == b->elig && a->nodes == b->nodes && a->gpus_per_node == b->gpus_per_node &&
+	return a->kind == b->kind && a->elig == b->elig && a->nodes == b->nodes && a->gpus_per_node == b->gpus_per_node &&
 	       a->cpus_per_node == b->cpus_per_node && a->mem_per_node == b->mem_per_node && a->gpus == b->gpus &&
 	       a->cpus_per_gpu == b->cpus_per_gpu && a->mem_per_gpu == b->mem_per_gpu;
 }
@@ -680,12 +680,7 @@ static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, in
 /* The slot of requests identical to r (sched_same_request) in s->blocked. */
 static struct blocked_slot *sched_blocked_slot(sched_t *s, const req_t *r)
 {
-	uint64_t h = (uint64_t)(uintptr_t)r->elig;
-	const uint64_t f[] = { r->nodes, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
-			       r->gpus, r->cpus_per_gpu, r->mem_per_gpu };
-	for (size_t i = 0; i < G_N_ELEMENTS(f); i++)
-		h = (h ^ f[i]) * 0x9e3779b97f4a7c15ull;
-	return &s->blocked[(h >> 40) & (SCHED_BLOCKED_SLOTS - 1)];
+	return &s->blocked[r->kind & (SCHED_BLOCKED_SLOTS - 1)];
 }
 
 /* Does a request identical to job j's, planned to end no later, already

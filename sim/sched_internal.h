@@ -61,6 +61,7 @@ typedef struct {                 /* a job's request as scheduled */
 	uint32_t cpus_per_gpu;       /* per GPU, when spreading */
 	uint64_t mem_per_gpu;
 	int req_type;                /* cluster type the run time was measured on */
+	uint32_t kind;               /* hash of what sched_same_request compares */
 } req_t;
 
 /* Per-group fit state while releasing running jobs for one reservation:
@@ -234,6 +235,18 @@ typedef enum { AV_FREE, AV_RESV, AV_SCRATCH } avail_mode_t;
 static inline int64_t sched_plan_end(const sched_t *s, const req_t *r)
 {
 	return r->plan == SCHED_INF ? SCHED_INF : s->now + r->plan;
+}
+
+/* A hash of the fields two identical requests share (elig and the
+ * resources asked for: see sched_same_request), set at submission. */
+static inline uint32_t sched_request_kind(const req_t *r)
+{
+	uint64_t h = (uint64_t)(uintptr_t)r->elig;
+	const uint64_t f[] = { r->nodes, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
+			       r->gpus, r->cpus_per_gpu, r->mem_per_gpu };
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		h = (h ^ f[i]) * 0x9e3779b97f4a7c15ull;
+	return (uint32_t)(h >> 32);
 }
 
 static inline bool bits_test(const uint64_t *b, int i)

@@ -417,6 +417,7 @@ void sched_submit(sched_t *s, uint32_t j)
 		sched_reject(s, j, SIM_JOB_NEVER, "partition is not up");
 		return;
 	}
+	r->kind = sched_request_kind(r);
 	s->req[j].fail_epoch = UINT64_MAX;
 	sched_pending_add(s, j);
 }
