@@ -32,7 +32,7 @@ static bool sched_fit_done(const req_t *r, const fit_t *f)
 }
 
 /* Do two requests need the same resources on the same nodes? */
-static bool sched_same_request(const req_t *a, const req_t *b)
+static inline bool sched_same_request(const req_t *a, const req_t *b)
 {
 	return a->kind == b->kind && a->elig == b->elig && a->nodes == b->nodes && a->gpus_per_node == b->gpus_per_node &&
 	       a->cpus_per_node == b->cpus_per_node && a->mem_per_node == b->mem_per_node && a->gpus == b->gpus &&
