@@ -110,6 +110,8 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->calc_period_s = 300;
 	p->end_latency_s = 0;
 	p->latency_seed = 0;
+	p->bf_phase = NULL;
+	p->end_overhead_s = 0.075;
 	p->favor_small = false;
 	p->slurmdbd = false;
 }

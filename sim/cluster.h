@@ -76,6 +76,12 @@ typedef struct {
 				   * the jobs (not in slurm.conf; 0 here, nodeox-sim's
 				   * --end-latency sets its default) */
 	uint32_t latency_seed;    /* which jobs get the fraction's extra second */
+	/* With a real run's backfill pass phases (not in slurm.conf; nodeox-sim's
+	 * --bf-phase): every job starts at its second's pass phase and ends
+	 * end_overhead_s after its run time; its nodes reach the next job in
+	 * the second whose pass follows that end, instead of end_latency_s. */
+	const struct sim_bf_phase *bf_phase;
+	double end_overhead_s;
 } sim_sched_params_t;
 
 typedef struct {

@@ -19,6 +19,7 @@
 #include <glib.h>
 
 #include "plugin/policy.h"
+#include "sim/bf_phase.h"
 #include "sim/cluster.h"
 #include "sim/price.h"
 #include "sim/report.h"
@@ -43,6 +44,8 @@ typedef struct {
 	gint64 limit_origin;
 	double end_latency;
 	gint64 latency_seed;
+	char *bf_phase;
+	double end_overhead;
 	double weight_age, weight_size;
 	char *max_age;
 	char **price;              /* --price items, NULL when none given */
@@ -78,6 +81,13 @@ static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *
 	}
 	p->end_latency_s = o->end_latency;
 	p->latency_seed = (uint32_t)o->latency_seed;
+	if (o->end_overhead != -1) {
+		if (!(o->end_overhead >= 0 && o->end_overhead <= 60)) {
+			snprintf(err, len, "--end-overhead=%g: seconds from 0 to 60", o->end_overhead);
+			return -1;
+		}
+		p->end_overhead_s = o->end_overhead;
+	}
 	if (o->bf_max_job_test >= 0) p->bf_max_job_test = (int)o->bf_max_job_test;
 	if (o->bf_interval >= 0) p->bf_interval_s = o->bf_interval;
 	if (o->queue_depth >= 0) p->default_queue_depth = (int)o->queue_depth;
@@ -107,7 +117,8 @@ int main(int argc, char **argv)
 {
 	main_opts_t o = { .mode = NULL, .flex_fraction = -1, .round_sync = 0.05, .seed = 1,
 		.bf_window = -1, .bf_resolution = -1, .bf_origin = -1, .limit_origin = G_MININT64, .bf_max_job_test = -1, .bf_interval = -1,
-		.queue_depth = -1, .weight_age = -1, .weight_size = -1, .end_latency = 0.9 };
+		.queue_depth = -1, .weight_age = -1, .weight_size = -1, .end_latency = 0.9,
+		.end_overhead = -1 };
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o.cluster,
 		  "Directory with slurm.conf and gres.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
@@ -140,6 +151,12 @@ int main(int argc, char **argv)
 		  "to the next job, on average (0.9)", "S" },
 		{ "latency-seed", 0, 0, G_OPTION_ARG_INT64, &o.latency_seed,
 		  "Which jobs get --end-latency's fraction as a whole second (0)", "N" },
+		{ "bf-phase", 0, 0, G_OPTION_ARG_FILENAME, &o.bf_phase,
+		  "A real run's backfill pass phases (lines: trace second, fraction of it; "
+		  "tools/fidelity-compare writes them): jobs start at their second's pass and "
+		  "hand their nodes on at the first pass after their end, instead of --end-latency", "FILE" },
+		{ "end-overhead", 0, 0, G_OPTION_ARG_DOUBLE, &o.end_overhead,
+		  "With --bf-phase: seconds from a job's last second of run time to its end (0.075)", "S" },
 		{ "bf-interval", 0, 0, G_OPTION_ARG_INT64, &o.bf_interval, "bf_interval, s (30)", "S" },
 		{ "default-queue-depth", 0, 0, G_OPTION_ARG_INT64, &o.queue_depth,
 		  "Jobs the main pass looks at (100)", "N" },
@@ -197,6 +214,7 @@ int main(int argc, char **argv)
 	const char *cdir = o.cluster ? o.cluster : beside ? beside : NODEOX_SIM_CLUSTER_DIR;
 	sim_cluster_t *cl = NULL;
 	sim_trace_t *tr = NULL;
+	sim_bf_phase_t *phase = NULL;
 	nodeox_conf_t *conf = NULL;
 	sim_runtime_t model = { 0 };
 	sim_run_t *runs[2] = { NULL, NULL };
@@ -208,6 +226,11 @@ int main(int argc, char **argv)
 		goto fail;
 	if (main_sched_params(&o, &cl->params, err, sizeof(err)) < 0)
 		goto fail;
+	if (o.bf_phase) {
+		if (bf_phase_read(o.bf_phase, &phase, err, sizeof(err)) < 0)
+			goto fail;
+		cl->params.bf_phase = phase;
+	}
 	if (o.price && price_parse(cl, (const char *const *)o.price, price, err, sizeof(err)) < 0)
 		goto fail;
 	if (o.policy || run_nodeox || g_file_test(ppath, G_FILE_TEST_EXISTS)) {
@@ -270,8 +293,10 @@ fail:
 	if (conf)
 		nodeox_conf_free(conf);
 	cluster_free(cl);
+	bf_phase_free(phase);
 	g_free(ppath);
 	g_free(o.cluster); g_free(o.policy); g_free(o.json); g_free(o.jobs); g_free(o.plot);
 	g_free(o.mode); g_free(o.class_speeds); g_free(o.max_age); g_strfreev(o.price);
+	g_free(o.bf_phase);
 	return rc;
 }
