@@ -20,8 +20,8 @@ rc=$?
 echo "----- what slurmctld did"
 cat "$work/real-on-1.csv"
 # every job that ran has its cores and GPU indices in the alloc column (what
-# a socket-level model needs; slurmctld forgets them when a job ends), and
-# slurmctld's start time (ctld_start)
+# a socket-level model needs; slurmctld forgets them when a job ends),
+# slurmctld's start time (ctld_start), and each start's sub-second
 python3 - "$work/real-on-1.csv" <<'PY' || exit 1
 import csv, re, sys
 rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["start"]]
@@ -33,7 +33,13 @@ print(f"alloc column: {len(rows) - len(bad)} of {len(rows)} started jobs have CP
 late = [r["job_id"] for r in rows
         if not r.get("ctld_start") or not -1 < int(r["t0"]) - float(r["ctld_start"]) < 600]
 print(f"ctld_start column: {rows[0].get('ctld_start') if rows else ''} (t0 {rows[0]['t0'] if rows else ''})")
-sys.exit(1 if bad or late or not rows else 0)
+# each start's sub-second and what started it, from slurmctld's log (the
+# backfill starts give nodeox-sim --bf-phase the passes' phase)
+nofrac = [r["job_id"] for r in rows
+          if r.get("started_by") not in ("backfill", "main") or not 0 <= float(r.get("start_frac") or -1) < 1]
+nbf = sum(r.get("started_by") == "backfill" for r in rows)
+print(f"start_frac/started_by columns: {len(rows) - len(nofrac)} of {len(rows)} started jobs, {nbf} by backfill")
+sys.exit(1 if bad or late or nofrac or not nbf or not rows else 0)
 PY
 echo "----- nodeox-sim against it"
 NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_WAIT_TOL=0.25 FIDELITY_WAIT_ABS=10 \
