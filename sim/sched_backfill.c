@@ -684,10 +684,11 @@ static struct blocked_slot *sched_blocked_slot(sched_t *s, const req_t *r)
 }
 
 /* Does a request identical to job j's, planned to end no later, already
- * fail to start beside this pass's reservations? Within a pass what a job
- * may use now only shrinks (jobs start, reservations are added, none ends),
- * and a later end meets more reservations, so j cannot start either: the
- * queue's many identical jobs are told so without placing each. */
+ * fail to start in this pass (on the free nodes, or beside its
+ * reservations)? Within a pass what a job may use now only shrinks (jobs
+ * start, reservations are added, none ends), and a later end meets more
+ * reservations, so j cannot start either: the queue's many identical jobs
+ * are told so without placing each. */
 static bool sched_blocked_known(sched_t *s, uint32_t j)
 {
 	const req_t *r = &s->req[j];
@@ -695,11 +696,12 @@ static bool sched_blocked_known(sched_t *s, uint32_t j)
 	return b->pass == s->pass && sched_same_request(b->req, r) && sched_plan_end(s, r) >= b->end;
 }
 
-static void sched_blocked_note(sched_t *s, uint32_t j)
+/* Job j failed to start with plan end `end` (INT64_MIN: on the free nodes
+ * alone, whatever its end). */
+static void sched_blocked_note(sched_t *s, uint32_t j, int64_t end)
 {
 	const req_t *r = &s->req[j];
 	struct blocked_slot *b = sched_blocked_slot(s, r);
-	int64_t end = sched_plan_end(s, r);
 	if (b->pass == s->pass && sched_same_request(b->req, r))
 		b->end = MIN(b->end, end);
 	else
@@ -725,8 +727,10 @@ void sched_backfill_pass(sched_t *s)
 			break;
 		const elig_t *e = s->req[j].elig;
 		int na = 0;
-		if ((s->nresv && sched_blocked_known(s, (uint32_t)j)) ||
-		    !(na = sched_fit_now(s, (uint32_t)j, false))) {
+		bool known = sched_blocked_known(s, (uint32_t)j);
+		if (known || !(na = sched_fit_now(s, (uint32_t)j, false))) {
+			if (!known)
+				sched_blocked_note(s, (uint32_t)j, INT64_MIN);
 			deferred[ndef++] = (uint32_t)j;
 			bits_or(defbits, e->bits, s->nwords);
 			continue;
@@ -739,7 +743,7 @@ void sched_backfill_pass(sched_t *s)
 			blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
 		}
 		if (blocked) {
-			sched_blocked_note(s, (uint32_t)j);
+			sched_blocked_note(s, (uint32_t)j, sched_plan_end(s, &s->req[j]));
 			deferred[ndef++] = (uint32_t)j;
 			bits_or(defbits, e->bits, s->nwords);
 			continue;
