@@ -203,9 +203,10 @@ typedef struct {
 		int64_t stop, last;
 	} *last_end_memo;
 	search_t *cur;               /* the search placing a reservation */
-	struct blocked_slot {        /* requests this pass's reservations stop */
+	struct blocked_slot {        /* requests that failed to start in this pass */
 		const req_t *req;    /* (see sched_blocked_known), hashed by request */
 		int64_t end;         /* the earliest planned end seen stopped */
+				     /* (INT64_MIN: on the free nodes alone) */
 		uint32_t pass;       /* valid while == pass */
 	} blocked[SCHED_BLOCKED_SLOTS];
 	bool in_backfill;
