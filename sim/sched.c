@@ -689,10 +689,12 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			}
 		}
 		if (bf_dirty && s.now >= next_bf) {
-			bf_dirty = false;
-			if (s.npending)
-				sched_backfill_pass(&s);
-			next_bf = SCHED_INF;
+			/* A pass that started jobs runs again an interval later:
+			 * _start_job sets last_job_update, so backfill's
+			 * _more_work() says yes, and the jobs tested before those
+			 * starts now see them running (22.05, backfill.c). */
+			bf_dirty = s.npending && sched_backfill_pass(&s) > 0;
+			next_bf = bf_dirty ? s.now + bf_iv : SCHED_INF;
 		}
 		if (o->progress && s.ended >= progress_next) {
 			o->progress(o->progress_arg, o->label, s.ended, t->njobs);

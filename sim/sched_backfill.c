@@ -708,8 +708,9 @@ static void sched_blocked_note(sched_t *s, uint32_t j, int64_t end)
 		*b = (struct blocked_slot){ r, end, s->pass };
 }
 
-void sched_backfill_pass(sched_t *s)
+int sched_backfill_pass(sched_t *s)
 {
+	int started = 0;
 	s->run->bf_passes++;
 	s->pass++;
 	s->srch_epoch++;
@@ -749,10 +750,12 @@ void sched_backfill_pass(sched_t *s)
 			continue;
 		}
 		sched_start(s, (uint32_t)j, na);
+		started++;
 	}
 	sched_order_end(s);
 	g_free(deferred);
 	g_free(defbits);
 	s->in_backfill = false;
+	return started;
 }
 

@@ -361,6 +361,7 @@ void sched_bucket_move(sched_t *s, int n, int from, int to);
 int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end);
 
 /* sched_backfill.c */
-void sched_backfill_pass(sched_t *s);
+/* One backfill pass; returns how many jobs it started. */
+int sched_backfill_pass(sched_t *s);
 
 #endif

@@ -578,6 +578,41 @@ static void test_blocked_shorter_limit(void **state)
 	cluster_free(c);
 }
 
+/* A backfill pass that starts a job is followed by another one interval
+ * later, though no job was submitted or ended in between: _start_job sets
+ * last_job_update, so _more_work() says yes (backfill.c, 22.05), and that
+ * pass sees the started job running, which the reservations made before it
+ * in its own pass did not. At 11, job 5 (two whole nodes) is reserved a3,a4
+ * from 240, job 6 waits (the free GPUs are on reserved nodes) and job 7 (two
+ * nodes, 1 minute) starts on a3,a4 before 240. At 12, job 5's will-run test
+ * sees job 7 running and reserves a1,a2 from 300 instead, and job 6 starts.
+ * Without that pass, job 6 waited for the next job to end. Seen on the real
+ * cluster: multifactor trace with the plugin, job 41 started a second after
+ * job 26's start had moved job 42's reservation. */
+static void test_pass_after_start(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a[1-4] CPUs=8 RealMemory=16000 Features=a100 Gres=gpu:a100:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,2,4,2,108,00:02:00\n"
+				    "2,2,1,1,23,00:02:00\n"
+				    "3,5,2,1,74,00:05:00\n"
+				    "4,6,2,2,187,00:04:00\n"
+				    "5,8,8,2,15,00:02:00\n"
+				    "6,8,2,1,178,00:04:00\n"
+				    "7,11,2,2,186,00:01:00\n", NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.bf_interval_s = 1;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 7)].start, 11);
+	assert_int_equal(r->jobs[job_at(t, 6)].start, 12);
+	assert_true(r->jobs[job_at(t, 5)].start > 12);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* Slurm's backfill map: a reservation holds its nodes whole, from its start
  * to its end, and a later job looks only at nodes no reservation holds
  * while it would run, else tries again after (TRY_LATER). A fills a1 until
@@ -857,6 +892,7 @@ int main(void)
 		cmocka_unit_test(test_will_run_batches_large),
 		cmocka_unit_test(test_blocked_shorter_limit),
 		cmocka_unit_test(test_end_latency),
+		cmocka_unit_test(test_pass_after_start),
 		cmocka_unit_test(test_reserve_whole_nodes),
 		cmocka_unit_test(test_reserve_other_type),
 		cmocka_unit_test(test_place_weight),
