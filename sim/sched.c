@@ -9,7 +9,8 @@
  *  - the main pass, after every batch of events: pending jobs in priority
  *    order, at most default_queue_depth of them, each started if it fits now;
  *    the first job that does not fit blocks the rest of its partition;
- *  - the backfill pass, every bf_interval seconds when something changed: up
+ *  - the backfill pass, every bf_interval seconds when something changed (a
+ *    submit, an end, new priorities, or the last pass started a job): up
  *    to bf_max_job_test jobs in priority order; a job that cannot start now
  *    gets a reservation at its earliest expected start (found by releasing
  *    running jobs at their expected ends, within bf_window, at bf_resolution),
