@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 
 #define WHY_MAX_NODE_GPUS 8     /* GPU types on one node */
 #define WHY_NAME_MAX      64

@@ -1,6 +1,6 @@
 /*
  * job_submit_nodeox.c: the job_submit/nodeox Slurm plugin, thin glue between
- * slurmctld and the policy library (plugin/policy.h).
+ * slurmctld and the policy library (policy/policy.h).
  *
  * For each submission (sbatch, salloc, srun allocations, --test-only, each
  * component of a heterogeneous job, a whole job array at once) and for each
@@ -64,8 +64,8 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "plugin/policy.h"
-#include "plugin/policy_record.h"
+#include "common/util.h"
+#include "policy/policy.h"
 #include "plugin/slurm_compat.h"
 
 const char plugin_name[] = "nodeox: broaden typed GPU requests of flexible jobs";

@@ -7,8 +7,7 @@
  * state, so the functions can be unit-tested one by one (tests/traces/).
  */
 #include "sim/sacct_import.h"
-#include "plugin/policy_record.h"
-#include "plugin/policy_tres.h"
+#include "policy/policy.h"
 #include "sim/csv_write.h"
 #include "sim/slurm_time.h"
 

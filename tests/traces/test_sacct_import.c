@@ -2,7 +2,7 @@
  * test_sacct_import.c: cmocka unit tests of the sacct field parsers behind
  * nodeox-sacct-import (sim/sacct_import.c): time limits, times, TRES GPU
  * entries, and whole lines (steps, '|' inside a comment, `sacct -p` output),
- * and the AdminComment record of job_submit/nodeox (plugin/policy_record.c)
+ * and the AdminComment record of job_submit/nodeox (policy/policy_record.c)
  * as an interface: written by the real policy library, read back here.
  */
 #include <setjmp.h>
@@ -13,9 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "sim/sacct_import.h"
-#include "plugin/policy_record.h"
 
 static void test_timelimit(void **state)
 {

@@ -168,7 +168,7 @@ static void test_gres_job(void **state)
 	assert_int_equal(why_gres_parse_job("gres:foo:1", type, sizeof(type), &n, &more), 0);
 	assert_int_equal(why_gres_parse_job(NULL, type, sizeof(type), &n, &more), 0);
 	assert_int_equal(why_gres_parse_job("gres:gpu:a100:4x", type, sizeof(type), &n, &more), -1);
-	/* Slurm's own grammar (plugin/policy_tres.h): suffixes, and what it refuses */
+	/* Slurm's own grammar (policy/policy.h): suffixes, and what it refuses */
 	assert_int_equal(why_gres_parse_job("gres:gpu:a100:2k", type, sizeof(type), &n, &more), 1);
 	assert_int_equal(n, 2048);
 	assert_int_equal(why_gres_parse_job("gres:gpu:a100:", type, sizeof(type), &n, &more), -1);

@@ -1,6 +1,6 @@
 /*
  * policy_record.c: the reader of job_submit/nodeox's AdminComment record
- * (policy_record.h), beside its writer, decide_admin_comment in
+ * (policy.h), beside its writer, decide_admin_comment in
  * policy_decide.c, so the format lives in one library. Read by
  * nodeox-sacct-import (the original request of a rewritten job) and by the
  * plugin itself (what it changed, when an update replaces its constraint).
@@ -16,8 +16,7 @@
  * The comment is user-influenced text of any length: nothing here is
  * unbounded, nothing is guessed, a malformed record is an error.
  */
-#include "plugin/policy_record.h"
-#include "plugin/policy_tres.h"
+#include "policy/policy_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>

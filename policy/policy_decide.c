@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plugin/policy_internal.h"
+#include "policy/policy_internal.h"
 
 enum { F_JOB, F_NODE, F_TASK, F_SOCKET, F_N };
 static const char *const decide_field_names[F_N] = {
