@@ -681,7 +681,7 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.user = job_ptr->user_name;
 #undef NX_PICK
 	if (!validate_operator(submit_uid) ||
-	    (job_ptr->admin_comment && strstr(job_ptr->admin_comment, "nodeox: changed")))
+	    nodeox_record_present(job_ptr->admin_comment))
 		job.time_limit = NODEOX_TIME_NONE; /* not raisable, or scaled already */
 	else if (job_desc->time_limit != NO_VAL)
 		job.time_limit = job_desc->time_limit;
