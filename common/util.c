@@ -65,3 +65,19 @@ bool nodeox_util_list_has(const char *list, const char *name, size_t len)
 	}
 	return false;
 }
+
+size_t nodeox_util_top_span(const char *s, const char *ops)
+{
+	int depth = 0;
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '(' || s[i] == '[')
+			depth++;
+		else if ((s[i] == ')' || s[i] == ']') && depth)
+			depth--;
+		else if (!depth && strchr(ops, s[i]))
+			break;
+	}
+	return i;
+}

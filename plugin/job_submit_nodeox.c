@@ -595,17 +595,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
  */
 static const char *_type_term(const char *features)
 {
-	const char *term = features, *p;
-	int depth = 0;
+	const char *term = features;
 
-	for (p = features; *p; p++) {
-		if (*p == '(' || *p == '[')
-			depth++;
-		else if ((*p == ')' || *p == ']') && depth)
-			depth--;
-		else if (*p == '&' && !depth)
-			term = p + 1;
-	}
+	for (const char *p = features; *(p += nodeox_util_top_span(p, "&"));)
+		term = ++p;
 	return term;
 }
 
