@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "common/util.h"
 #include "policy/policy.h"
 
 #define WHY_MAX_NODE_GPUS 8     /* GPU types on one node */

@@ -160,22 +160,8 @@ static why_cause_t _state_cause(why_node_state_t st)
 
 static bool _in_partition(const why_job_t *job, const why_node_t *node)
 {
-	const char *p = job->partition;
-	char name[NODEOX_NAME_MAX];
-
-	if (!p || !*p)
-		return true;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		snprintf(name, sizeof(name), "%.*s", (int)n, p);
-		if (why_list_has(node->partitions, name))
-			return true;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return false;
+	return !job->partition || !*job->partition ||
+	       nodeox_util_lists_meet(job->partition, node->partitions);
 }
 
 why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,

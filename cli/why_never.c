@@ -219,20 +219,15 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 int why_never_check(const why_job_t *job, const why_request_t *req,
 		    const why_cluster_t *cl, why_pending_t *p)
 {
-	const char *s = job->partition ? job->partition : "";
+	const char *s = job->partition, *it;
+	size_t n;
 	int can = 0, tried = 0;
 
-	while (*s) {
-		size_t n = strcspn(s, ",");
+	while (nodeox_util_list_next(&s, &it, &n)) {
 		char name[NODEOX_NAME_MAX];
 		const why_part_t *pt;
 
-		snprintf(name, sizeof(name), "%.*s", (int)n, s);
-		s += n;
-		if (*s == ',')
-			s++;
-		if (!name[0])
-			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)n, it);
 		tried++;
 		pt = _part_find(cl, name);
 		if (!pt) {

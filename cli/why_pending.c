@@ -48,20 +48,7 @@ static void _job_add(why_blocker_t *b, const why_qjob_t *q)
 /* Does the other job share a partition with ours? */
 static bool _shares_partition(const why_job_t *job, const char *parts)
 {
-	const char *s = job->partition ? job->partition : "";
-
-	while (*s) {
-		size_t n = strcspn(s, ",");
-		char name[NODEOX_NAME_MAX];
-
-		snprintf(name, sizeof(name), "%.*s", (int)n, s);
-		if (why_list_has(parts, name))
-			return true;
-		s += n;
-		if (*s == ',')
-			s++;
-	}
-	return false;
+	return nodeox_util_lists_meet(job->partition, parts);
 }
 
 static bool _node_in_job_parts(const why_job_t *job, const why_node_t *n)
@@ -659,20 +646,17 @@ static void _nodes_reserved(const why_job_t *job, const why_cluster_t *cl, why_p
 static void _licenses(const why_job_t *job, const why_cluster_t *cl, why_pending_t *p)
 {
 	const char *s = job->licenses;
+	size_t n;
 
 	if (!_is(job->reason, "Licenses") || !s)
 		return;
-	while (*s) {
-		size_t n = strcspn(s, ",");
+	for (const char *it; nodeox_util_list_next(&s, &it, &n);) {
 		char item[128], *sep;
 		uint32_t want = 1;
 		const why_license_t *lic = NULL;
 		why_blocker_t *b;
 
-		snprintf(item, sizeof(item), "%.*s", (int)n, s);
-		s += n;
-		if (*s)
-			s++;
+		snprintf(item, sizeof(item), "%.*s", (int)n, it);
 		if ((sep = strpbrk(item, ":=")) != NULL) {
 			*sep = '\0';
 			want = (uint32_t)strtoul(sep + 1, NULL, 10);

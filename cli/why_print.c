@@ -284,22 +284,19 @@ static void _json_kv(FILE *out, const char *key, const char *val)
 /* A comma list as a JSON array of strings. */
 static void _json_list(FILE *out, const char *list)
 {
-	const char *p = list ? list : "";
+	const char *it;
+	size_t n;
 	bool first = true;
 
 	fputc('[', out);
-	while (*p) {
-		size_t n = strcspn(p, ",");
+	for (const char *c = list; nodeox_util_list_next(&c, &it, &n);) {
 		char item[NODEOX_NAME_MAX + 8];
 
-		snprintf(item, sizeof(item), "%.*s", (int)n, p);
+		snprintf(item, sizeof(item), "%.*s", (int)n, it);
 		if (!first)
 			fputs(", ", out);
 		json_write_string(out, item);
 		first = false;
-		p += n;
-		if (*p == ',')
-			p++;
 	}
 	fputc(']', out);
 }

@@ -15,6 +15,12 @@
 int nodeox_util_parse_size_mb(const char *s, uint64_t *mb);
 /* Is name (len bytes) an item of the comma list `list`? Case-sensitive. */
 bool nodeox_util_list_has(const char *list, const char *name, size_t len);
+/* Walk a comma list (NULL: empty): each call gives the next non-empty item
+ * as (*item, *len) and moves *cursor past it; false at the end.
+ *   for (const char *c = list, *it; nodeox_util_list_next(&c, &it, &n);) */
+bool nodeox_util_list_next(const char **cursor, const char **item, size_t *len);
+/* Do two comma lists share an item? */
+bool nodeox_util_lists_meet(const char *a, const char *b);
 
 /* How many bytes of s come before the first byte of ops that stands outside
  * every ( ) and [ ] (strlen(s) when none): a strcspn that does not look

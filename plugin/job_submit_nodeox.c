@@ -383,6 +383,7 @@ static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id,
 {
 	char name[NODEOX_NAME_MAX];
 	const char *p = parts;
+	size_t n;
 	uint32_t limit = INFINITE;
 
 	what[0] = '\0';
@@ -390,20 +391,18 @@ static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id,
 		limit = default_part_loc->max_time;
 		snprintf(what, cap, "MaxTime of partition %s", default_part_loc->name);
 	}
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
+	for (const char *it; nodeox_util_list_next(&p, &it, &n);) {
 		part_record_t *part;
 
-		if (n && n < sizeof(name)) {
-			memcpy(name, p, n);
-			name[n] = '\0';
-			part = find_part_record(name);
-			if (part && part->max_time != INFINITE && part->max_time < limit) {
-				limit = part->max_time;
-				snprintf(what, cap, "MaxTime of partition %s", part->name);
-			}
+		if (n >= sizeof(name))
+			continue;
+		memcpy(name, it, n);
+		name[n] = '\0';
+		part = find_part_record(name);
+		if (part && part->max_time != INFINITE && part->max_time < limit) {
+			limit = part->max_time;
+			snprintf(what, cap, "MaxTime of partition %s", part->name);
 		}
-		p += n + (p[n] == ',');
 	}
 	if ((qos_name || qos_id) && assoc_mgr_qos_list) {
 		slurmdb_qos_rec_t qos;
