@@ -7,10 +7,15 @@
  * hand their nodes on a whole second late (--latency-seed), where trace
  * second 0 falls on the wall clock that backfill rounds reservations to
  * (--bf-origin, within bf_resolution), and where slurmctld's 30-second
- * time-limit checks fall (--limit-check-origin). Replica 0 is the command
- * line's own run; the others spread the two phases evenly over their range
- * (stratified, the time-limit phase in a permuted order so that the two do
- * not move together), so that 8 replicas already cover both ranges.
+ * time-limit checks fall (--limit-check-origin), and, where backfill passes
+ * come every second (bf_interval=1, as on the cluster the fidelity runs
+ * used), the sub-second phase of those passes (--bf-phase). Replica 0 is
+ * the command line's own run; the others spread the two clock phases
+ * evenly over their range (stratified, the time-limit phase in a permuted
+ * order so that the two do not move together), so that 8 replicas already
+ * cover both ranges; with bf_interval=1 the odd ones hand nodes over at the
+ * passes of a synthetic phase table (a start and a drift spread over what
+ * the real runs' logs showed) instead of by latency seed.
  *
  * Workers are forked processes, not threads: the scheduler and the policy
  * library keep per-run state in plain globals-free structs, but glib and GSL
@@ -31,10 +36,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include <glib.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
+#include "sim/bf_phase.h"
 #include "sim/replica.h"
 
 /* slurmctld checks time limits every 30 s (PERIODIC_TIMEOUT, controller.c) */
@@ -58,6 +66,19 @@ static int replica_stride(int n)
 	return best;
 }
 
+/* Measured on the 27 real runs whose slurmctld log gave the backfill
+ * passes' sub-second phase (tests/fidelity/, real-*.csv): the phase drifts by 0.6 to
+ * 5.4 ms a second (a least-squares slope per run), from any start. */
+#define REPLICA_DRIFT_LO 0.0006
+#define REPLICA_DRIFT_HI 0.0054
+
+/* The fractional part of k times an irrational: well spread for every n. */
+static double replica_spread(int k, double a)
+{
+	double x = (double)k * a;
+	return x - floor(x);
+}
+
 void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_params_t *out)
 {
 	*out = *base;
@@ -69,12 +90,33 @@ void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_para
 	out->limit_origin_s = base->limit_origin_s - (int64_t)kk * REPLICA_LIMIT_PERIOD_S / n;
 }
 
+bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_phase_t *ph,
+			int64_t sec[2], double phase[2])
+{
+	if (k <= 0 || n <= 1 || k % 2 == 0 || base->bf_phase || base->bf_interval_s != 1)
+		return false;
+	double p0 = replica_spread(k, 0.6180339887498949);
+	double drift = REPLICA_DRIFT_LO + (REPLICA_DRIFT_HI - REPLICA_DRIFT_LO) *
+		       replica_spread(k, 0.4142135623730950);
+	sec[0] = 0;
+	sec[1] = REPLICA_PHASE_SPAN_S;
+	phase[0] = p0;
+	phase[1] = p0 + drift * (double)REPLICA_PHASE_SPAN_S;
+	*ph = (sim_bf_phase_t){ .n = 2, .sec = sec, .phase = phase };
+	return true;
+}
+
 int replica_run(const replica_setting_t *s, int k, int n, report_figures_t figs[2],
 		sim_run_t *runs[2], char *err, size_t errlen)
 {
 	sim_run_t *r[2] = { NULL, NULL };
 	sim_sched_params_t p;
+	sim_bf_phase_t ph;
+	int64_t sec[2];
+	double phase[2];
 	replica_params(&s->params, k, n, &p);
+	if (replica_pass_phase(&s->params, k, n, &ph, sec, phase))
+		p.bf_phase = &ph;
 	memset(figs, 0, 2 * sizeof(*figs));
 	int rc = 0;
 	for (int i = 0; i < 2 && rc == 0; i++) {

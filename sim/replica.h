@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "plugin/policy.h"
+#include "sim/bf_phase.h"
 #include "sim/cluster.h"
 #include "sim/report.h"
 #include "sim/runtime_model.h"
@@ -38,6 +39,14 @@ typedef struct {
  * 0 (bf_origin) moved by k/n of bf_resolution, and slurmctld's 30-second
  * time-limit checks by a different k'/n of 30 s (a fixed permutation). */
 void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_params_t *out);
+/* Where passes come every second (bf_interval=1) and no --bf-phase was
+ * given, odd replicas k hand nodes on at the passes of a synthetic phase
+ * table: phase p0 + drift * second, p0 = frac(k * 0.618...), drift from 0.6
+ * to 5.4 ms a second by frac(k * 0.414...). Fills *ph over sec and phase and
+ * returns true for those, else false. */
+#define REPLICA_PHASE_SPAN_S 1000000000
+bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_phase_t *ph,
+			int64_t sec[2], double phase[2]);
 
 /* Run replica k of n of setting s: the figures of its baseline and nodeox
  * runs in figs[0] and figs[1] (zeroed for a mode not run). With runs not
