@@ -521,7 +521,7 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 	/* Already rewritten by the plugin at submission? Then the job as it
 	 * stands is the flexible request: read it rather than decide again. */
 	if (d->action != NODEOX_REWRITE && fx->tagged && rc > 0 && fit->req.per != WHY_PER_NONE &&
-	    !fit->req.type[0] && job->admin_comment && strstr(job->admin_comment, "nodeox: changed")) {
+	    !fit->req.type[0] && nodeox_record_present(job->admin_comment)) {
 		fx->applied = true;
 		_flex_applied(job, conf, fx);
 		return;

@@ -114,6 +114,8 @@ static void _text_pending(FILE *out, const why_result_t *res)
 		if (b->more_jobs)
 			fprintf(out, "      ... and %zu more\n", b->more_jobs);
 	}
+	if (p->more_blockers)
+		fprintf(out, "  ... and %zu more not listed\n", p->more_blockers);
 	_fmt_when(p->expected_start, when, sizeof(when));
 	if (p->expected_start)
 		fprintf(out, "Expected start: %s (%s)\n", when,
@@ -469,6 +471,7 @@ void why_print_json(FILE *out, const why_result_t *res)
 	_json_kv(out, "expected_start_source", p->expected_start ? p->expected_source : NULL);
 	fputs(",\n \"blockers\": ", out);
 	_json_blockers(out, p);
+	fprintf(out, ", \"more_blockers\": %zu", p->more_blockers);
 	fputs(",\n \"request\": {\"gpus_per\": ", out);
 	json_write_string(out, _per_name(r->per));
 	fputs(", \"gpu_type\": ", out);

@@ -1,6 +1,6 @@
 /*
  * job_submit_nodeox.c: the job_submit/nodeox Slurm plugin, thin glue between
- * slurmctld and the policy library (plugin/policy.h).
+ * slurmctld and the policy library (policy/policy.h).
  *
  * For each submission (sbatch, salloc, srun allocations, --test-only, each
  * component of a heterogeneous job, a whole job array at once) and for each
@@ -64,8 +64,8 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "plugin/policy.h"
-#include "plugin/policy_record.h"
+#include "common/util.h"
+#include "policy/policy.h"
 #include "plugin/slurm_compat.h"
 
 const char plugin_name[] = "nodeox: broaden typed GPU requests of flexible jobs";
@@ -681,7 +681,7 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.user = job_ptr->user_name;
 #undef NX_PICK
 	if (!validate_operator(submit_uid) ||
-	    (job_ptr->admin_comment && strstr(job_ptr->admin_comment, "nodeox: changed")))
+	    nodeox_record_present(job_ptr->admin_comment))
 		job.time_limit = NODEOX_TIME_NONE; /* not raisable, or scaled already */
 	else if (job_desc->time_limit != NO_VAL)
 		job.time_limit = job_desc->time_limit;

@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#include "plugin/policy_tres.h"
+#include "policy/policy.h"
 #include "sim/cluster.h"
 #include "sim/trace.h"
 
@@ -224,7 +224,7 @@ static int cluster_type_index(cparse_t *p, const char *name)
 }
 
 /* Gres=gpu:a100:8,mps:100 -> type index (or -1 for untyped) and count, read
- * by the policy library's node GRES reader (plugin/policy_tres.h) as
+ * by the policy library's node GRES reader (policy/policy.h) as
  * slurmctld reads it: "gpu:a100" is one a100, counts take k/m/g suffixes. */
 static int cluster_parse_gres(cparse_t *p, const char *gres, int *type, uint32_t *count)
 {

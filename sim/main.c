@@ -22,7 +22,7 @@
 
 #include <glib.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "sim/bf_phase.h"
 #include "sim/cluster.h"
 #include "sim/price.h"

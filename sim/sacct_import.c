@@ -7,8 +7,7 @@
  * state, so the functions can be unit-tested one by one (tests/traces/).
  */
 #include "sim/sacct_import.h"
-#include "plugin/policy_record.h"
-#include "plugin/policy_tres.h"
+#include "policy/policy.h"
 #include "sim/csv_write.h"
 #include "sim/slurm_time.h"
 
@@ -291,7 +290,7 @@ static int glue_guess(const sacct_header_t *h, char **f, int n)
 	int extra = n - h->ncols, k;
 
 	for (k = extra; k >= 0; k--)
-		if (strstr(f[ai + (ai > ci ? k : 0)], "nodeox: changed"))
+		if (nodeox_record_present(f[ai + (ai > ci ? k : 0)]))
 			return k;
 	return extra;
 }

@@ -5,7 +5,7 @@
  * header (columns found by name), sacct's time and time-limit formats, the GPU
  * entries of ReqTRES/AllocTRES, one line into one job (with the original
  * request of a job job_submit/nodeox rewrote, read back from its AdminComment
- * by plugin/policy_record.c), and the CSV writer.
+ * by policy/policy_record.c), and the CSV writer.
  * The command itself (sacct_import_main.c) reads a file with these and sorts.
  * Plain C, no glib: the same code could run anywhere sacct output lands.
  */
@@ -108,7 +108,7 @@ int sacct_parse_timelimit(const char *s, int64_t *secs);
 
 /*
  * GPU entries of a TRES string ("cpu=8,gres/gpu:a100=4,gres/gpu=4,mem=64G"),
- * read by the policy library's parser (plugin/policy_tres.h); each must have
+ * read by the policy library's parser (policy/policy.h); each must have
  * sacct's "=COUNT". Returns 0, or -1 with err naming the bad entry.
  */
 int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen);

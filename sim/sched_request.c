@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy_internal.h"
+#include "policy/policy.h"
 #include "sim/sched_internal.h"
 
 /* ------------------------------------------------------------ eligibility */

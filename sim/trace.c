@@ -16,6 +16,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/util.h"
 #include "sim/slurm_time.h"
 #include "sim/trace.h"
 

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 
 #define SIM_TIME_NONE INT64_MAX     /* no time limit given / unlimited */
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "tests/fuzz/fuzz_check.h"
 
 /* A broken promise: say which (and the decision), then abort for the fuzzer. */

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 
 static double bench_now(void)
 {

@@ -1,5 +1,5 @@
 /*
- * test_decide.c: cmocka tests of nodeox_policy_decide (plugin/policy_decide.c)
+ * test_decide.c: cmocka tests of nodeox_policy_decide (policy/policy_decide.c)
  * on job_desc-like inputs: every GPU request form (22.05 "gres:gpu:T:N",
  * 23.11+ "gres/gpu:T:N" and "gres/gpu:T=N", bare "gpu:T:N"; per job, node,
  * task, socket), lists with other entries, the constraint and prefer built,
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 
 static const char *base_conf =
 	"GpuType=a100 Memory=80G Speed=1.0\n"

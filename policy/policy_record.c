@@ -1,6 +1,6 @@
 /*
  * policy_record.c: the reader of job_submit/nodeox's AdminComment record
- * (policy_record.h), beside its writer, decide_admin_comment in
+ * (policy.h), beside its writer, decide_admin_comment in
  * policy_decide.c, so the format lives in one library. Read by
  * nodeox-sacct-import (the original request of a rewritten job) and by the
  * plugin itself (what it changed, when an update replaces its constraint).
@@ -16,14 +16,12 @@
  * The comment is user-influenced text of any length: nothing here is
  * unbounded, nothing is guessed, a malformed record is an error.
  */
-#include "plugin/policy_record.h"
-#include "plugin/policy_tres.h"
+#include "policy/policy_internal.h"
 
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
-#define RECORD_MARK "nodeox: changed"
 
 static const char *const form_names[NODEOX_NFORMS] = { "job", "node", "task", "socket" };
 
@@ -311,6 +309,11 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 	return 0;
 }
 
+bool nodeox_record_present(const char *admin_comment)
+{
+	return admin_comment && strstr(admin_comment, NODEOX_RECORD_MARK) != NULL;
+}
+
 int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *err, size_t errlen)
 {
 	const char *p = admin_comment;
@@ -322,8 +325,8 @@ int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *e
 	last_tl.time_limit_min = -1;
 	last_tl.time_limit_to_min = -1;
 	err[0] = '\0';
-	while (p && (p = strstr(p, RECORD_MARK))) {
-		const char *body = p + sizeof(RECORD_MARK) - 1, *end;
+	while (p && (p = strstr(p, NODEOX_RECORD_MARK))) {
+		const char *body = p + sizeof(NODEOX_RECORD_MARK) - 1, *end;
 		int rc;
 
 		/* the mark starts the comment or follows "; " (the glue's separator) */

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plugin/policy_internal.h"
+#include "policy/policy_internal.h"
 
 #define TAG_WORD "nodeox:flex"
 

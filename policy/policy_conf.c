@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plugin/policy_internal.h"
+#include "policy/policy_internal.h"
 
 #define CONF_FILE_MAX (1 << 20)   /* a policy file is small; refuse more */
 #define CONF_LINE_MAX 4096

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plugin/policy_internal.h"
+#include "policy/policy_internal.h"
 
 enum { F_JOB, F_NODE, F_TASK, F_SOCKET, F_N };
 static const char *const decide_field_names[F_N] = {
@@ -700,7 +700,7 @@ static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *
 	nodeox_buf_init(&rec, out->admin_comment, sizeof(out->admin_comment));
 	nodeox_buf_init(&cut, cutbuf, sizeof(cutbuf));
 	nodeox_buf_puts(&rec, out->dryrun ? "nodeox dryrun: would change v=1" :
-			"nodeox: changed v=1");
+			NODEOX_RECORD_MARK " v=1");
 	decide_record_put(&rec, limit, &cut, "type", type, NULL);
 	decide_record_put(&rec, limit, &cut, "gpus", gpus, NULL);
 	decide_record_put(&rec, limit, &cut, "tag", tagtxt, NULL);

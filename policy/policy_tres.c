@@ -1,6 +1,6 @@
 /*
  * policy_tres.c: the one reader of GPU entries in Slurm's TRES and GRES
- * strings (grammar and forms in plugin/policy_tres.h), and the rewrite that
+ * strings (grammar and forms in policy.h), and the rewrite that
  * removes their types. Only gpu entries are touched and everything else is
  * copied byte for byte. Each entry keeps its spelling (22.05 "gres:gpu:T:N",
  * 23.11+ "gres/gpu:T:N" or "gres/gpu:T=N", and the bare "gpu:T:N" of
@@ -12,7 +12,7 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "plugin/policy_internal.h"
+#include "policy/policy_internal.h"
 
 /* The prefix of each spelling; the count separator is "=" for SLASH_EQ. */
 static const char *const tres_prefix[] = {

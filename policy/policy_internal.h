@@ -1,15 +1,14 @@
 /*
  * policy_internal.h: helpers shared by the files of the policy library only
- * (bounded string building, name checks), and the GPU entries of TRES strings
- * (policy_tres.h, which the simulator, `nodeox why` and the sacct importer
- * include themselves). Not part of the API in policy.h.
+ * (bounded string building, name checks, quoting). Not part of the API in
+ * policy.h; no file outside policy/ includes it.
  */
 #ifndef NODEOX_POLICY_INTERNAL_H
 #define NODEOX_POLICY_INTERNAL_H
 
 #include <stdarg.h>
-#include "plugin/policy.h"
-#include "plugin/policy_tres.h"
+#include "common/util.h"
+#include "policy/policy.h"
 
 /* A fixed-size output buffer that remembers whether anything was cut off. */
 typedef struct {

@@ -1,8 +1,10 @@
 /*
  * policy.h: the nodeox policy library, the one place where nodeox decides.
  *
- * Both job_submit/nodeox (inside slurmctld) and nodeox-sim link this library,
- * so a simulated decision and a real one are the same code. It is pure C:
+ * libnodeox_policy, linked by job_submit/nodeox (inside slurmctld), nodeox-sim,
+ * `nodeox why`, nodeox-sacct-import and the runtime (rt_alloc.c), so a
+ * simulated decision and a real one are the same code; this is its one public
+ * header (policy_internal.h is for its own files). It is pure C:
  * no Slurm, no glib, no global state, no allocation on the decision path
  * (results go into caller-owned fixed-size buffers), bounded work per call.
  * Only nodeox_conf_parse_* allocate (plain malloc), and nodeox_conf_free
@@ -12,12 +14,13 @@
  *   policy_conf.c    nodeox.conf parser            (nodeox_conf_*)
  *   policy_tag.c     the --comment tag parser      (nodeox_tag_*)
  *   policy_tres.c    GPU entries in TRES and node GRES strings
- *                    (nodeox_tres_*, policy_tres.h; also read by the
- *                    simulator, `nodeox why` and the sacct importer)
+ *                    (nodeox_tres_*; also read by the simulator, `nodeox
+ *                    why`, the sacct importer and the runtime)
  *   policy_decide.c  the broadening decision       (nodeox_policy_*)
- *   policy_util.c    sizes, lists, bounded strings (nodeox_util_*)
+ *   policy_util.c    name checks, quoting, bounded strings (internal)
  *   policy_record.c  reads back the admin_comment record that
- *                    policy_decide.c writes (nodeox_record_*, policy_record.h)
+ *                    policy_decide.c writes (nodeox_record_*)
+ * Sizes ("80G") and comma lists are general helpers: common/util.h.
  */
 #ifndef NODEOX_POLICY_H
 #define NODEOX_POLICY_H
@@ -195,10 +198,141 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
 /* "PASS", "KEEP", "REWRITE", "REJECT". */
 const char *nodeox_action_name(nodeox_action_t action);
 
-/* Helpers shared by plugin, simulator and CLI. */
-/* Parse "80G", "40960M", "1T", "512" (MB). Returns 0, or -1 on a bad size. */
-int nodeox_util_parse_size_mb(const char *s, uint64_t *mb);
-/* Is name (len bytes) an item of the comma list `list`? Case-sensitive. */
-bool nodeox_util_list_has(const char *list, const char *name, size_t len);
+/*
+ * GPU entries of TRES and GRES strings (policy_tres.c): the one reader of
+ * GPU entries in Slurm's TRES and GRES strings, for every part of nodeox: the
+ * broadening decision (inside slurmctld), nodeox-sim, `nodeox why`,
+ * nodeox-sacct-import and the runtime. No glib, no allocation, no abort on any input; work is
+ * bounded by NODEOX_STR_MAX.
+ *
+ * Two forms, one grammar for the part after the name (Slurm 22.05's
+ * _get_next_gres in src/common/gres.c):
+ *   GPU[:TYPE][:COUNT]   "gpu" (one GPU), "gpu:4", "gpu:a100" (one a100),
+ *                        "gpu:a100:4"; "gpu:", "gpu::4" and "gpu:a100:" are
+ *                        malformed. A lone field is a count when it reads
+ *                        as one ("4", "2k"), else a type.
+ *   COUNT                digits with Slurm's optional suffix (suffix_mult:
+ *                        k, m, g, t, p and kib.. = powers of 1024, kb.. =
+ *                        powers of 1000; any case), after what strtoull
+ *                        skips (blanks, a '+').
+ * - Job TRES (job_desc tres_per_job/node/task/socket, sacct ReqTRES/AllocTRES,
+ *   nodeox-sim traces): a comma list; GPU entries are spelled "gres:gpu:..."
+ *   (22.05), "gres/gpu:..." or "gres/gpu:TYPE=N" / "gres/gpu=N" (23.11+,
+ *   sacct), or bare "gpu:..." (simulator traces). nodeox_tres_scan.
+ * - Node GRES (slurmctld's node Gres and GresUsed, slurm.conf Gres=): a comma
+ *   list of "gpu:a100:4(S:0-1)", "gpu:a100:2(IDX:0,2)" (commas inside the
+ *   parentheses do not split), "gpu:(null):3(IDX:0-2)" for an untyped GPU in
+ *   use; no "gres" prefix, no '='. nodeox_tres_scan_node.
+ * Other entries (cpu=, mem=, gres/gpumem=, gres:mps:100, ...) are skipped.
+ */
+
+/* How a GPU entry is spelled, kept when it is rewritten. */
+typedef enum {
+	NODEOX_TRES_BARE = 0,   /* gpu:a100:4        (simulator traces, node GRES) */
+	NODEOX_TRES_COLON,      /* gres:gpu:a100:4   (Slurm 22.05)       */
+	NODEOX_TRES_SLASH,      /* gres/gpu:a100:4   (Slurm 23.11+)      */
+	NODEOX_TRES_SLASH_EQ,   /* gres/gpu:a100=4   (Slurm 23.11+, sacct) */
+} nodeox_tres_form_t;
+
+/* What is wrong with a GPU entry (Slurm would refuse it). */
+typedef enum {
+	NODEOX_TRES_OK = 0,
+	NODEOX_TRES_NO_TYPE,       /* "gpu::4": empty type */
+	NODEOX_TRES_NO_COUNT,      /* "gpu:a100:", "gpu:", "gres/gpu=": nothing where the count goes */
+	NODEOX_TRES_BAD_COUNT,     /* "gpu:a100:4x": the count is not a number */
+	NODEOX_TRES_BIG_COUNT,     /* over NODEOX_TRES_COUNT_MAX */
+} nodeox_tres_problem_t;
+
+#define NODEOX_TRES_COUNT_MAX 0xffffffffull  /* larger counts are refused */
+#define NODEOX_TRES_MAX_GPU 8    /* gpu entries the decision looks at in one field */
+
+/* One gpu entry of a TRES or GRES string; offsets into that string. */
+typedef struct {
+	size_t start, end;          /* the whole entry (node: with its "(...)") */
+	size_t type_off, type_len;  /* type_len 0: untyped */
+	size_t cnt_off, cnt_len;    /* cnt_len 0: no count given (means 1) */
+	nodeox_tres_form_t form;
+	uint64_t count;             /* parsed count: 1 if none given, 0 if malformed */
+	nodeox_tres_problem_t problem;
+} nodeox_tres_gpu_t;
+
+/* Find the gpu entries of a job TRES list s (NULL ok). Returns how many there
+ * are (the first max of them stored in out, malformed ones included, with
+ * their problem set), or -1 if s is NODEOX_STR_MAX bytes or longer. */
+int nodeox_tres_scan(const char *s, nodeox_tres_gpu_t *out, int max);
+/* The same for a node GRES list ("gpu:a100:4(S:0-1),mps:100"). */
+int nodeox_tres_scan_node(const char *s, nodeox_tres_gpu_t *out, int max);
+/* A count s[0..n) as Slurm reads one: 0, or -1 (not a number) or -2 (over
+ * NODEOX_TRES_COUNT_MAX). */
+int nodeox_tres_count_parse(const char *s, size_t n, uint64_t *out);
+/* "count is not a number" and the like, for messages; "" for NODEOX_TRES_OK. */
+const char *nodeox_tres_problem_text(nodeox_tres_problem_t p);
+/* Copy an entry's type into dst (cap bytes, "" if untyped). Returns 0, or -1
+ * (dst holds a cut copy) if it does not fit. */
+int nodeox_tres_type_copy(const char *s, const nodeox_tres_gpu_t *e, char *dst, size_t cap);
+/* Write s with the type removed from each of its n gpu entries into dst.
+ * Returns 0, or -1 if dst is too small. */
+int nodeox_tres_untype(const char *s, const nodeox_tres_gpu_t *e, int n, char *dst,
+		       size_t cap);
+
+/*
+ * The admin_comment record (policy_record.c): read job_submit/nodeox's record
+ * back out of a job's AdminComment (format v=1 in nodeox.conf(5), ADMIN
+ * COMMENT RECORD; written by decide_admin_comment in policy_decide.c).
+ *
+ * The record holds what the user asked before the plugin broadened the job:
+ * the GPU type, the count form, the tag and the unscaled time limit, and
+ * what the plugin set: the scaled limit and the constraint. The importer
+ * puts the former back so that a trace is the workload as submitted; the
+ * plugin reads the latter when an update replaces its constraint.
+ */
+
+#define NODEOX_RECORD_TYPE_MAX 64
+#define NODEOX_RECORD_TAG_MAX  1024
+#define NODEOX_RECORD_COUNT_MAX 1000000  /* GPUs a count is taken for when totalling */
+
+/* Count forms, as the record's gpus= names them. */
+typedef enum {
+	NODEOX_FORM_JOB = 0,     /* --gpus */
+	NODEOX_FORM_NODE,        /* --gres, --gpus-per-node */
+	NODEOX_FORM_TASK,        /* --gpus-per-task */
+	NODEOX_FORM_SOCKET,      /* --gpus-per-socket */
+	NODEOX_NFORMS
+} nodeox_form_t;
+
+typedef struct {
+	int version;                    /* v= of the record used; 0: none found */
+	int legacy;                     /* a record from before v=1 (no v= word) */
+	char type[NODEOX_RECORD_TYPE_MAX];  /* "" if not recorded */
+	int64_t count[NODEOX_NFORMS];    /* GPUs of the type per form, -1 = not used */
+	char tag[NODEOX_RECORD_TAG_MAX]; /* canonical nodeox:flex tag, "" if not recorded */
+	int64_t time_limit_min;         /* unscaled limit in minutes, -1 = not scaled */
+	int64_t time_limit_to_min;      /* the limit nodeox set (same record), -1 = none */
+	char features_to[1024];         /* the constraint nodeox set (decoded), "" = none */
+	int cut;                        /* some keys were left out (cut=) */
+} nodeox_record_t;
+
+/* What every record in admin_comment starts with: the one home of the
+ * marker the plugin writes and the readers (the plugin's job_modify, the
+ * sacct importer) look for. */
+#define NODEOX_RECORD_MARK "nodeox: changed"
+/* Does admin_comment hold a record of job_submit/nodeox (NULL: no)? */
+bool nodeox_record_present(const char *admin_comment);
+/*
+ * Find the nodeox records in admin_comment (anywhere: after an admin's own
+ * text too) and read them: the last record gives type, counts and tag, the
+ * last one with time_limit= the original limit. Returns 0 when there is no
+ * record, 1 with *rec filled, 2 for a record of a version this reader does
+ * not know (rec->version set, nothing else), -1 with err naming the bad word.
+ */
+int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *err,
+		       size_t errlen);
+
+/* Decode %XX in src[0..n) into dst (cap bytes). Returns 0, or -1 on a bad
+ * escape, a decoded NUL or no room. */
+int nodeox_record_decode(const char *src, size_t n, char *dst, size_t cap);
+
+/* The name of form f in gpus= ("job", "node", ...). */
+const char *nodeox_form_name(nodeox_form_t f);
 
 #endif

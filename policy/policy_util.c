@@ -1,72 +1,14 @@
 /*
- * policy_util.c: small helpers of the policy library: sizes ("80G"), comma
- * lists, name checks, and a bounded output buffer. Every string the library
+ * policy_util.c: small helpers of the policy library: name checks, quoting
+ * user input for messages, and a bounded output buffer. Every string the library
  * builds goes through nodeox_buf_t, so no result can overrun its field and an
  * overflow is noticed instead of silently cutting a constraint in half.
  */
 #include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy_internal.h"
-
-int nodeox_util_parse_size_mb(const char *s, uint64_t *mb)
-{
-	char *end;
-	unsigned long long v;
-	uint64_t mult = 1;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || end == s)
-		return -1;
-	switch (toupper((unsigned char)*end)) {
-	case '\0':
-		break;
-	case 'M':
-		end++;
-		break;
-	case 'G':
-		mult = 1024;
-		end++;
-		break;
-	case 'T':
-		mult = 1024 * 1024;
-		end++;
-		break;
-	default:
-		return -1;
-	}
-	if (toupper((unsigned char)*end) == 'B') /* accept 80GB, 40960MB */
-		end++;
-	if (*end != '\0' || v > UINT64_MAX / mult)
-		return -1;
-	*mb = (uint64_t)v * mult;
-	return 0;
-}
-
-bool nodeox_util_list_has(const char *list, const char *name, size_t len)
-{
-	const char *p = list;
-
-	if (!list || !name || !len)
-		return false;
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-
-		if (n == len && !memcmp(p, name, len))
-			return true;
-		if (!e)
-			break;
-		p = e + 1;
-	}
-	return false;
-}
+#include "policy/policy_internal.h"
 
 bool nodeox_util_eq(const char *s, size_t n, const char *word)
 {
