@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "sim/bf_phase.h"
 #include "sim/cluster.h"
 #include "sim/report.h"
