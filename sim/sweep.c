@@ -23,7 +23,9 @@
 #include "sim/sweep.h"
 #include "sim/whatif.h"
 
-#define SWEEP_MAX_SETTINGS 10000
+#define SWEEP_MAX_SETTINGS 1000
+/* settings x replicas: each holds two runs' figures (about 2.6 kB) */
+#define SWEEP_MAX_RUNS 20000
 
 static bool sweep_is_flex(const char *key)
 {
@@ -70,6 +72,12 @@ static char *sweep_unquote(const char *v)
 
 static int sweep_parse(const char *spec, sweep_plan_t *p, char *err, size_t errlen)
 {
+	for (const char *c = spec; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f) {
+			snprintf(err, errlen, "--sweep: SPEC holds a control character (byte %zu)",
+				 (size_t)(c - spec) + 1);
+			return -1;
+		}
 	GPtrArray *items = sweep_split(spec, ';', err, errlen);
 	if (!items)
 		return -1;
@@ -122,9 +130,9 @@ static int sweep_parse(const char *spec, sweep_plan_t *p, char *err, size_t errl
 			if (!*g_strstrip(val)) {
 				snprintf(err, errlen, "--sweep: %s: an empty value in '%s'", key, it);
 				rc = -1;
-			} else if (strchr(val, '\n') || (!sweep_is_flex(key) && strchr(val, '#'))) {
-				snprintf(err, errlen, "--sweep: %s=%s: a value cannot hold a newline or '#'",
-					 key, val);
+			} else if (!sweep_is_flex(key) && strchr(val, '#')) {
+				snprintf(err, errlen, "--sweep: %s=%s: a value cannot hold '#' (a "
+					 "comment in nodeox.conf)", key, val);
 				rc = -1;
 			} else if (sweep_is_flex(key)) {
 				errno = 0;
@@ -253,6 +261,11 @@ int sweep_plan(const sweep_inputs_t *in, const char *spec, sweep_plan_t **out, c
 	*out = p;
 	if (sweep_parse(spec, p, err, errlen) < 0)
 		return -1;
+	if ((long)p->n * in->replicas > SWEEP_MAX_RUNS) {
+		snprintf(err, errlen, "--sweep: %d settings x %d replicas is more than %d runs on "
+			 "one machine (fewer values or replicas)", p->n, in->replicas, SWEEP_MAX_RUNS);
+		return -1;
+	}
 	char *text = NULL;
 	GError *e = NULL;
 	if (!g_file_get_contents(in->policy_path, &text, NULL, &e)) {

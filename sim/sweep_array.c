@@ -101,6 +101,15 @@ int sweep_array_write(const char *dir, const sweep_inputs_t *in, const char *spe
 	sweep_plan_t *p = NULL;
 	int rc = sweep_plan(in, spec, &p, err, errlen);
 	char *abs = g_canonicalize_filename(dir, NULL);
+	/* the path goes into #SBATCH --output=, which sbatch splits at spaces
+	 * and where % starts a pattern */
+	for (const char *c = abs; rc == 0 && *c; c++)
+		if ((unsigned char)*c <= 0x20 || *c == 0x7f || *c == '%' || *c == '"' || *c == '\\') {
+			snprintf(err, errlen, "--sweep-array: %s: the directory's path must not hold "
+				 "spaces, control characters, %%, \" or \\ (it goes into the "
+				 "#SBATCH lines)", dir);
+			rc = -1;
+		}
 	GDir *d = rc == 0 ? g_dir_open(abs, 0, NULL) : NULL;
 	if (d) {
 		if (g_dir_read_name(d)) {

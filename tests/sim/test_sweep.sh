@@ -87,4 +87,13 @@ expect "--sweep: minspeed given twice" 'MinSpeed=0.1;minspeed=0.2'
 expect "--sweep: MinSpeed: an empty value" 'MinSpeed=0.1,'
 expect "a double quote is not closed" 'Group="train Types=a100'
 expect "--sweep: Group=solo Types=a100: Group=solo: a group needs at least two types" 'Group="solo Types=a100"'
+expect "--sweep: SPEC holds a control character" "$(printf 'MinSpeed=0.1\n;Broaden=always')"
+# sweep.sbatch takes DIR into its #SBATCH lines: no spaces there
+set +e
+"$sim" -c "$d" --sweep MinSpeed=0.1 --sweep-array "$out/a b" "$d/trace.csv" > /dev/null 2> "$out/err"
+rc=$?
+set -e
+[ "$rc" = 1 ] && grep -q "the directory's path must not hold spaces" "$out/err" ||
+	fail "--sweep-array with a space in DIR: exit $rc: $(cat "$out/err")"
+[ ! -e "$out/a b" ] || fail "--sweep-array made a directory it refused"
 echo "PASS: sweep settings equal plain runs, Pareto front, --plot, SPEC errors"
