@@ -438,6 +438,7 @@ int main(int argc, char **argv)
 		.run_base = run_base, .run_nodeox = run_nodeox, .record_nodes = o.jobs != NULL };
 	if (o.sweep || array_run) {
 		sweep_inputs_t in = { .setting = m.s, .policy_path = ppath,
+			.class_speeds = o.class_speeds, .round_sync = o.round_sync,
 			.seed = (unsigned long)o.seed, .replicas = (int)o.replicas,
 			.trace_name = argv[1], .cluster_name = cdir, .quiet = o.quiet,
 			.json = o.json, .plot = o.plot, .gnuplot = NODEOX_GNUPLOT };

@@ -6,8 +6,10 @@
  * --flex-fraction's. A value in double quotes may hold ',', ';' and spaces
  * (Group="fast Types=a100,h100"). The settings are the cartesian product,
  * the last key varying fastest. A setting's policy is the base nodeox.conf
- * with every item of each swept key removed (a GpuType= or Group= line
- * whole) and KEY=value appended, read by the library's own parser: a value
+ * with every item of each swept key removed (for GpuType= and Group=, the
+ * line of the name the value starts with, so one group or type of several
+ * can be varied) and KEY=value appended, read by the library's own parser
+ * (and its run-time model built from its GpuType speeds): a value
  * it refuses is refused here, with its message, and a value it gains (a new
  * Broaden= mode) works here unchanged. Each setting is a compare run with
  * every replica (replica.c); the tasks (setting, replica) run in one pool.
@@ -162,20 +164,31 @@ const char *sweep_value(const sweep_plan_t *p, int s, int k)
 	return p->values[k][(s / div) % p->nvalues[k]];
 }
 
-/* Does the token (KEY=...) set a key of the sweep? */
-static bool sweep_swept(const sweep_plan_t *p, const char *tok, size_t n)
+/* The key of sweep p that token KEY=... sets, or -1. */
+static int sweep_swept(const sweep_plan_t *p, const char *tok)
 {
-	const char *eq = memchr(tok, '=', n);
-	size_t kl = eq ? (size_t)(eq - tok) : n;
+	const char *eq = strchr(tok, '=');
+	size_t kl = eq ? (size_t)(eq - tok) : strlen(tok);
 	for (int k = 0; k < p->nkeys; k++)
 		if (strlen(p->keys[k]) == kl && !g_ascii_strncasecmp(p->keys[k], tok, kl))
-			return true;
-	return false;
+			return k;
+	return -1;
 }
 
-/* The base text with the swept keys removed, one output line per input
- * line (so the parser's line numbers stay the file's). *nlines: its lines. */
-static char *sweep_strip(const sweep_plan_t *p, const char *text, int *nlines)
+/* Does a GpuType=/Group= value (NAME rest...) name the line whose first
+ * token is tok (GpuType=NAME)? */
+static bool sweep_same_name(const char *value, const char *tok)
+{
+	const char *eq = strchr(tok, '=');
+	size_t n = strcspn(value, " \t");
+	return eq && strlen(eq + 1) == n && !g_ascii_strncasecmp(eq + 1, value, n);
+}
+
+/* The base text for setting s: each swept key's items removed (of a
+ * GpuType= or Group= key, the line of the name the setting's value gives),
+ * one output line per input line, so the parser's line numbers stay the
+ * file's. *nlines: its lines. */
+static char *sweep_strip(const sweep_plan_t *p, int s, const char *text, int *nlines)
 {
 	GString *out = g_string_new(NULL);
 	gchar **lines = g_strsplit(text, "\n", -1);
@@ -191,20 +204,23 @@ static char *sweep_strip(const sweep_plan_t *p, const char *text, int *nlines)
 		gchar **tok = g_strsplit_set(g_strstrip(body), " \t\r", -1);
 		bool line_key = tok[0] && (!g_ascii_strncasecmp(tok[0], "GpuType=", 8) ||
 					   !g_ascii_strncasecmp(tok[0], "Group=", 6));
-		bool any = false;
-		for (gchar **t = tok; *t; t++)
-			any = any || (**t && sweep_swept(p, *t, strlen(*t)));
-		if (!any) {
-			g_string_append(out, *l);
-		} else if (!line_key) {
-			bool first = true;
+		int lk = line_key ? sweep_swept(p, tok[0]) : -1;
+		if (line_key) {
+			/* Speed= etc. swept: kept, and refused by the parser below */
+			if (lk < 0 || !sweep_same_name(sweep_value(p, s, lk), tok[0]))
+				g_string_append(out, *l);
+		} else {
+			bool any = false;
 			for (gchar **t = tok; *t; t++)
-				if (**t && !sweep_swept(p, *t, strlen(*t))) {
+				any = any || (**t && sweep_swept(p, *t) >= 0);
+			bool first = true;
+			for (gchar **t = tok; any && *t; t++)
+				if (**t && sweep_swept(p, *t) < 0) {
 					g_string_append_printf(out, "%s%s", first ? "" : " ", *t);
 					first = false;
 				}
-		} else if (!sweep_swept(p, tok[0], strlen(tok[0]))) {
-			g_string_append(out, *l);   /* Speed= swept: refused by the parser below */
+			if (!any)
+				g_string_append(out, *l);
 		}
 		g_string_append_c(out, '\n');
 		g_strfreev(tok);
@@ -214,11 +230,14 @@ static char *sweep_strip(const sweep_plan_t *p, const char *text, int *nlines)
 	return g_string_free(out, FALSE);
 }
 
-/* Setting s's policy: parse the stripped text with its KEY=value lines. */
-static int sweep_conf(const sweep_inputs_t *in, sweep_plan_t *p, const char *stripped,
-		      int nlines, int s, char *err, size_t errlen)
+/* Setting s's policy: parse the stripped base with its KEY=value lines. */
+static int sweep_conf(const sweep_inputs_t *in, sweep_plan_t *p, const char *base, int s,
+		      char *err, size_t errlen)
 {
+	int nlines = 0;
+	char *stripped = sweep_strip(p, s, base, &nlines);
 	GString *text = g_string_new(stripped);
+	g_free(stripped);
 	int *line_key = g_new0(int, p->nkeys + 1);
 	int nl = 0;
 	for (int k = 0; k < p->nkeys; k++)
@@ -273,14 +292,15 @@ int sweep_plan(const sweep_inputs_t *in, const char *spec, sweep_plan_t **out, c
 		g_error_free(e);
 		return -1;
 	}
-	int nlines = 0;
-	char *stripped = sweep_strip(p, text, &nlines);
-	g_free(text);
 	p->conf = g_new0(nodeox_conf_t *, p->n);
+	p->model = g_new0(sim_runtime_t, p->n);
 	p->tagged = g_new0(bool *, p->n);
 	int rc = 0;
 	for (int s = 0; s < p->n && rc == 0; s++) {
-		rc = sweep_conf(in, p, stripped, nlines, s, err, errlen);
+		rc = sweep_conf(in, p, text, s, err, errlen);
+		if (rc == 0)
+			rc = runtime_model_init(&p->model[s], in->setting.c, p->conf[s], in->class_speeds,
+						in->round_sync, err, errlen);
 		for (int k = 0; k < p->nkeys && rc == 0; k++)
 			if (sweep_is_flex(p->keys[k])) {
 				size_t nt = 0;
@@ -288,7 +308,7 @@ int sweep_plan(const sweep_inputs_t *in, const char *spec, sweep_plan_t **out, c
 					g_ascii_strtod(sweep_value(p, s, k), NULL), in->seed, &nt);
 			}
 	}
-	g_free(stripped);
+	g_free(text);
 	return rc;
 }
 
@@ -299,11 +319,13 @@ void sweep_plan_free(sweep_plan_t *p)
 	for (int s = 0; p->conf && s < p->n; s++) {
 		if (p->conf[s])
 			nodeox_conf_free(p->conf[s]);
+		runtime_model_free(&p->model[s]);
 		g_free(p->tagged[s]);
 	}
 	for (int k = 0; k < p->nkeys; k++)
 		g_strfreev(p->values[k]);
 	g_free(p->conf);
+	g_free(p->model);
 	g_free(p->tagged);
 	g_strfreev(p->keys);
 	g_free(p->values);
@@ -325,6 +347,7 @@ static int sweep_task(void *arg, int i, report_figures_t *out, char *err, size_t
 	int r = j->in->replicas, s = j->first + i / r;
 	replica_setting_t rs = j->in->setting;
 	rs.conf = j->p->conf[s];
+	rs.model = &j->p->model[s];
 	if (j->p->tagged[s])
 		rs.tagged = j->p->tagged[s];
 	rs.run_base = rs.run_nodeox = true;

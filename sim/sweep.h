@@ -16,6 +16,8 @@
 typedef struct {
 	replica_setting_t setting;
 	const char *policy_path;        /* the base nodeox.conf a setting edits */
+	const char *class_speeds;       /* --class-speeds (NULL: none) and */
+	double round_sync;              /* --round-sync, for each setting's run-time model */
 	unsigned long seed;             /* --seed, for flex=F */
 	int replicas;
 	const char *trace_name, *cluster_name;   /* as the table names them */
@@ -31,6 +33,7 @@ typedef struct {
 	char ***values;
 	int n;                          /* settings: the product of nvalues */
 	nodeox_conf_t **conf;           /* per setting */
+	sim_runtime_t *model;           /* per setting: run times at its GpuType speeds */
 	bool **tagged;                  /* per setting; NULL: the base's tags */
 } sweep_plan_t;
 

@@ -5,6 +5,7 @@
 # (written out by hand here) and --flex-fraction, replicas included; a
 # quoted value holds commas (Group=); "pareto" is true exactly for the
 # settings no other one beats on tagged gain without more untagged cost;
+# a GpuType= or Group= value replaces the line of its name only;
 # --plot draws the front; a bad SPEC exits 1 naming the key and value,
 # with the policy parser's own words for a value it refuses.
 set -eu
@@ -68,6 +69,36 @@ for i, r in enumerate(rows):
                  for o in rows)
     assert r["pareto"] == (not beaten), (i, r["pareto"])
 assert any(r["pareto"] for r in rows) and not all(r["pareto"] for r in rows)
+PY
+
+# GpuType= and Group= values replace the line of their name only: vary one
+# type's speed and which types share the group, other lines as they were
+sm="$top_srcdir/tests/sim/data/small"
+spec2='GpuType="l40s Feature=l40s Memory=48G Speed=0.7","l40s Feature=l40s Memory=48G Speed=0.35";Group="train Types=a100,l40s","train Types=a100,v100"'
+"$sim" -c "$sm" --replicas 2 --sweep "$spec2" --json "$out/sweep2.json" -q "$sm/trace.csv" \
+	2> "$out/err" || fail "sweep of GpuType and Group: $(cat "$out/err")"
+i=0
+for sp in 0.7 0.35; do
+	for g in a100,l40s a100,v100; do
+		sed -e "s/^GpuType=l40s .*/GpuType=l40s Feature=l40s Memory=48G Speed=$sp/" \
+			-e "s/^Group=train .*/Group=train Types=$g/" "$sm/nodeox.conf" > "$out/q$i.conf"
+		"$sim" -c "$sm" --replicas 2 --policy "$out/q$i.conf" --json "$out/two-$i.json" -q \
+			"$sm/trace.csv" 2>/dev/null
+		i=$((i + 1))
+	done
+done
+python3 - "$out" <<'PY' || fail "GpuType/Group settings do not match their confs written by hand"
+import json, sys
+d = sys.argv[1]
+rows = json.load(open(f"{d}/sweep2.json"))["sweep"]
+assert len(rows) == 4
+for i, r in enumerate(rows):
+    one = json.load(open(f"{d}/two-{i}.json"))
+    assert r["baseline"] == one["baseline"] and r["nodeox"] == one["nodeox"], i
+# the values reached the policy and the run times: l40s's speed matters
+# while it shares the group (0 vs 2), not once it is out of it (1 = 3)
+n = [json.dumps(r["nodeox"]) for r in rows]
+assert n[0] != n[1] and n[0] != n[2] and n[1] != n[2] and n[1] == n[3], n
 PY
 
 expect() {   # expect PATTERN SPEC: exit 1 and PATTERN on stderr
