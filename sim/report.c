@@ -203,7 +203,7 @@ static void report_row(FILE *out, const char *label, const report_fig_run_t *run
 		hi[i] = scale * report_at(runs[i].hi, off);
 		char cell[96];
 		snprintf(cell, sizeof(cell), "%.*f (%.*f..%.*f)", prec, v[i], prec, lo[i], prec, hi[i]);
-		fprintf(out, " %24s", cell);
+		fprintf(out, " %26s", cell);
 	}
 	if (nruns == 2) {
 		if (v[0] != 0)
@@ -263,7 +263,7 @@ static void report_section(FILE *out, const sim_cluster_t *c, const report_fig_r
 	char cell[96];
 	snprintf(cell, sizeof(cell), "%.0f (%.0f..%.0f)", report_at(on->med, off),
 		 report_at(on->lo, off), report_at(on->hi, off));
-	fprintf(out, "  %-26s %24s %24s\n", "ended later than baseline", "-", cell);
+	fprintf(out, "  %-26s %26s %26s\n", "ended later than baseline", "-", cell);
 }
 
 void report_cluster_summary(FILE *out, const sim_cluster_t *c)
@@ -296,7 +296,7 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_
 			"where the two ranges overlap.\n", replicas);
 	fprintf(out, "\n  %-26s", "");
 	for (int i = 0; i < nruns; i++)
-		fprintf(out, ranges ? " %24s" : " %14s", runs[i].name);
+		fprintf(out, ranges ? " %26s" : " %14s", runs[i].name);
 	if (nruns == 2)
 		fprintf(out, " %10s", "change");
 	fputc('\n', out);
