@@ -361,10 +361,14 @@ static int main_compare_own(void *arg, char *err, size_t errlen)
 
 int main(int argc, char **argv)
 {
+	/* an array directory's own copy of the trace (main_array_opts) */
+	static char *array_argv[] = { "nodeox-sim", "trace.csv", NULL };
 	main_opts_t cmd, o;
 	int urc = main_parse(&argc, &argv, &cmd);
-	if (urc)
+	if (urc) {
+		main_opts_free(&cmd);
 		return urc;
+	}
 	char err[1024];
 	int rc = 1;
 	bool array_run = cmd.merge || (cmd.sweep_array && cmd.sweep_task >= 0);
@@ -374,7 +378,7 @@ int main(int argc, char **argv)
 			main_opts_free(&cmd);
 			return 1;
 		}
-		argv = (char *[]){ "nodeox-sim", "trace.csv", NULL };
+		argv = array_argv;
 		main_opts_free(&cmd);
 	} else {
 		o = cmd;

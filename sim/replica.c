@@ -187,6 +187,7 @@ static void replica_child(int fd, int task, int nfig, replica_task_fn fn, void *
 	h.rc = fn(arg, task, figs, h.err, sizeof(h.err));
 	int bad = replica_write_all(fd, &h, sizeof(h)) ||
 		  replica_write_all(fd, figs, sizeof(*figs) * (size_t)nfig);
+	g_free(figs);
 	_exit(bad ? 3 : 0);
 }
 
