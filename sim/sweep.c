@@ -231,8 +231,8 @@ static char *sweep_strip(const sweep_plan_t *p, int s, const char *text, int *nl
 }
 
 /* Setting s's policy: parse the stripped base with its KEY=value lines. */
-static int sweep_conf(const sweep_inputs_t *in, sweep_plan_t *p, const char *base, int s,
-		      char *err, size_t errlen)
+int sweep_setting_conf(const sweep_plan_t *p, int s, const char *base, const char *name,
+		       nodeox_conf_t **out, char *err, size_t errlen)
 {
 	int nlines = 0;
 	char *stripped = sweep_strip(p, s, base, &nlines);
@@ -246,13 +246,13 @@ static int sweep_conf(const sweep_inputs_t *in, sweep_plan_t *p, const char *bas
 			line_key[nl++] = k;
 		}
 	char perr[NODEOX_ERR_MAX + 600];
-	int rc = nodeox_conf_parse_string(text->str, in->policy_path, &p->conf[s], perr,
+	int rc = nodeox_conf_parse_string(text->str, name, out, perr,
 					  sizeof(perr));
 	if (rc < 0) {
-		size_t pl = strlen(in->policy_path);
+		size_t pl = strlen(name);
 		int line = 0;
 		const char *rest = perr;
-		if (!strncmp(perr, in->policy_path, pl) && perr[pl] == ':' &&
+		if (!strncmp(perr, name, pl) && perr[pl] == ':' &&
 		    sscanf(perr + pl + 1, "%d:", &line) == 1 && line > nlines && line <= nlines + nl) {
 			rest = strchr(perr + pl + 1, ':') + 1;
 			while (*rest == ' ')
@@ -273,13 +273,18 @@ static int sweep_conf(const sweep_inputs_t *in, sweep_plan_t *p, const char *bas
 	return rc;
 }
 
+int sweep_spec_parse(const char *spec, sweep_plan_t **out, char *err, size_t errlen)
+{
+	*out = g_new0(sweep_plan_t, 1);
+	return sweep_parse(spec, *out, err, errlen);
+}
+
 int sweep_plan(const sweep_inputs_t *in, const char *spec, sweep_plan_t **out, char *err,
 	       size_t errlen)
 {
-	sweep_plan_t *p = g_new0(sweep_plan_t, 1);
-	*out = p;
-	if (sweep_parse(spec, p, err, errlen) < 0)
+	if (sweep_spec_parse(spec, out, err, errlen) < 0)
 		return -1;
+	sweep_plan_t *p = *out;
 	if ((long)p->n * in->replicas > SWEEP_MAX_RUNS) {
 		snprintf(err, errlen, "--sweep: %d settings x %d replicas is more than %d runs on "
 			 "one machine (fewer values or replicas)", p->n, in->replicas, SWEEP_MAX_RUNS);
@@ -297,7 +302,7 @@ int sweep_plan(const sweep_inputs_t *in, const char *spec, sweep_plan_t **out, c
 	p->tagged = g_new0(bool *, p->n);
 	int rc = 0;
 	for (int s = 0; s < p->n && rc == 0; s++) {
-		rc = sweep_conf(in, p, text, s, err, errlen);
+		rc = sweep_setting_conf(p, s, text, in->policy_path, &p->conf[s], err, errlen);
 		if (rc == 0)
 			rc = runtime_model_init(&p->model[s], in->setting.c, p->conf[s], in->class_speeds,
 						in->round_sync, err, errlen);

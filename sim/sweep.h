@@ -44,6 +44,13 @@ typedef struct {
 int sweep_plan(const sweep_inputs_t *in, const char *spec, sweep_plan_t **out, char *err,
 	       size_t errlen);
 void sweep_plan_free(sweep_plan_t *p);
+/* The two steps of sweep_plan that read text only (for the fuzz target
+ * tests/fuzz/fuzz_sweep.c too): SPEC into keys and values (conf, model and
+ * tagged stay NULL), and setting s's policy from the base text (named name
+ * in messages) into *out. 0, or -1 with "--sweep: ..." in err. */
+int sweep_spec_parse(const char *spec, sweep_plan_t **out, char *err, size_t errlen);
+int sweep_setting_conf(const sweep_plan_t *p, int s, const char *base, const char *name,
+		       nodeox_conf_t **out, char *err, size_t errlen);
 /* The value of key k in setting s. */
 const char *sweep_value(const sweep_plan_t *p, int s, int k);
 
