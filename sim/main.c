@@ -222,6 +222,12 @@ int main(int argc, char **argv)
 	double price[SIM_MAX_TYPES];
 	char *ppath = o.policy ? g_strdup(o.policy) : g_build_filename(cdir, "nodeox.conf", NULL);
 
+	/* The trace first: a missing one is what the user got wrong, not the
+	 * cluster the default directory would have given. */
+	if (access(argv[1], R_OK) != 0) {
+		snprintf(err, sizeof(err), "%s: %s", argv[1], strerror(errno));
+		goto fail;
+	}
 	if (cluster_read(cdir, &cl, err, sizeof(err)) < 0)
 		goto fail;
 	if (main_sched_params(&o, &cl->params, err, sizeof(err)) < 0)

@@ -5,7 +5,8 @@
 # bad prices exit 1 naming the option and the item, cost by hand on the
 # article's trace and as the sum over jobs of GPU-hours x price on the small
 # one, no cost anywhere without --price; a cluster in Slurm 24.11's style
-# (tests/sim/data/slurm2411) is read with notes, not errors.
+# (tests/sim/data/slurm2411) is read with notes, not errors; a missing trace
+# is reported as such.
 set -eu
 sim="$top_builddir/sim/nodeox-sim"
 data="$top_srcdir/tests/sim/data/small"
@@ -28,6 +29,9 @@ expect 2 "mode=bogus: expected compare, baseline or nodeox" --mode bogus "$data/
 expect 2 "flex-fraction must be between 0 and 1" --flex-fraction 1.5 "$data/trace.csv"
 expect 2 "round-sync" --round-sync 1 "$data/trace.csv"
 expect 1 "$out/none/slurm.conf" --cluster "$out/none" "$data/trace.csv"
+# a missing trace is named, not the default cluster's slurm.conf it never needed
+expect 1 "nodeox-sim: $out/MISSING.csv: No such file or directory" "$out/MISSING.csv"
+if grep -q slurm.conf "$out/stderr"; then fail "missing trace reported as: $(cat "$out/stderr")"; fi
 expect 1 "bf-window must be at least 1" --cluster "$data" --bf-window 0 "$data/trace.csv"
 
 printf 'submit,gpus,run_time,gpu_type\n0,1,60,a100\n5,many,60,a100\n9,2,zz,v100\n12,1,60,v100\n' \
