@@ -708,6 +708,24 @@ static void sched_blocked_note(sched_t *s, uint32_t j, int64_t end)
 		*b = (struct blocked_slot){ r, end, s->pass };
 }
 
+/* Can job j start now without delaying a reservation of the jobs before it
+ * (computed here as far as j needs them, as the pass below does)? Nodes in
+ * s->abuf, or 0. For a record Slurm tests for a start now only: it is not
+ * deferred and notes nothing. */
+static int sched_backfill_now(sched_t *s, uint32_t j, uint32_t *deferred, int *ndef,
+			      uint64_t *defbits)
+{
+	int na = sched_fit_now(s, j, false);
+	if (!na)
+		return 0;
+	bool blocked = s->nresv && !(na = sched_fit_now(s, j, true));
+	if (!blocked && *ndef && bits_meet(defbits, s->req[j].elig->bits, s->nwords)) {
+		*ndef = sched_reserve_deferred(s, j, deferred, *ndef, defbits);
+		blocked = s->nresv && !(na = sched_fit_now(s, j, true));
+	}
+	return blocked ? 0 : na;
+}
+
 int sched_backfill_pass(sched_t *s)
 {
 	int started = 0;
@@ -726,6 +744,16 @@ int sched_backfill_pass(sched_t *s)
 		int64_t j = sched_order_next(s, &it);
 		if (j < 0)
 			break;
+		if (sched_prefer_swap(s, (uint32_t)j)) {
+			/* the prefer record: a start now only (sched_prefer.c) */
+			int na = sched_backfill_now(s, (uint32_t)j, deferred, &ndef, defbits);
+			sched_prefer_swap(s, (uint32_t)j);
+			if (na) {
+				sched_start(s, (uint32_t)j, na);
+				started++;
+				continue;
+			}
+		}
 		const elig_t *e = s->req[j].elig;
 		int na = 0;
 		bool known = sched_blocked_known(s, (uint32_t)j);

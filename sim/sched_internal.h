@@ -11,6 +11,7 @@
  *   sched_place.c     placement: free resources, free-GPU buckets, node choice
  *   sched_backfill.c  backfill: reservations (release walks, Slurm's will-run
  *                     batches, bf_resolution) and the backfill pass
+ *   sched_prefer.c    --prefer: the job's prefer record, tried first
  */
 #ifndef SIM_SCHED_INTERNAL_H
 #define SIM_SCHED_INTERNAL_H
@@ -43,7 +44,6 @@ typedef struct {                 /* where a job may run: classes per OR term */
 				     /* Slurm's will-run test looks at */
 	int *ucls, nucls;            /* the classes of bits, ascending */
 	const char *why_not;         /* non-NULL: no node can ever serve */
-	bool prefer;                 /* classes reordered for --prefer */
 	int kmax;                    /* most GPUs a node of these classes has */
 } elig_t;
 
@@ -156,6 +156,8 @@ typedef struct {
 
 	/* jobs */
 	req_t *req;
+	req_t *preq;                 /* the --prefer record (elig NULL: none); */
+				     /* sched_prefer_swap puts it in req[j] */
 	bool *tagged;
 	uint8_t *where;              /* SCHED_FRESH, _YOUNG, _OLD while pending */
 	double *key;
@@ -359,6 +361,12 @@ void sched_start(sched_t *s, uint32_t j, int na);
 /* sched_place.c */
 void sched_bucket_move(sched_t *s, int n, int from, int to);
 int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end);
+
+/* sched_prefer.c */
+void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);
+/* Swap job j's prefer request with its request; false (nothing done) when
+ * it has none. Called again, it swaps them back. */
+bool sched_prefer_swap(sched_t *s, uint32_t j);
 
 /* sched_backfill.c */
 /* One backfill pass; returns how many jobs it started. */

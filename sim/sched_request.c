@@ -29,37 +29,15 @@ void sched_elig_free(gpointer p)
 	g_free(e);
 }
 
-/* Put the classes whose nodes have the --prefer features first (stable),
- * so placements try them first, as Slurm tries preferred nodes first. */
-static void sched_elig_prefer(const sim_cluster_t *c, elig_t *e, const char *prefer)
-{
-	sim_constraint_t k;
-	char err[NODEOX_ERR_MAX];
-	if (!prefer || constraint_parse(prefer, c, &k, err, sizeof(err)) < 0 || k.empty)
-		return;
-	e->prefer = true;
-	for (int g = 0; g < e->ngroups; g++) {
-		int *tmp = g_new(int, e->ncls[g] + 1), n = 0;
-		for (int pass = 0; pass < 2; pass++)
-			for (int i = 0; i < e->ncls[g]; i++) {
-				uint64_t f = c->nodes[c->classes[e->cls[g][i]].first].features;
-				if ((constraint_match(&k, f) >= 0) == (pass == 0))
-					tmp[n++] = e->cls[g][i];
-			}
-		memcpy(e->cls[g], tmp, sizeof(int) * (size_t)n);
-		g_free(tmp);
-	}
-}
-
 /* Classes a job of GPU type `type` (-1 any), partitions `parts` and
- * constraint `features` can use, those matching `prefer` first; interned,
- * since a trace has few distinct requests. */
+ * constraint `features` can use; interned, since a trace has few distinct
+ * requests. */
 static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
-				const char *features, const char *prefer, const char **why)
+				const char *features, const char **why)
 {
-	char key[2 * NODEOX_STR_MAX + 64];
-	snprintf(key, sizeof(key), "%d|%d|%" G_GINT64_MODIFIER "x|%s|%s", type, gpus, parts,
-		 features ? features : "", prefer ? prefer : "");
+	char key[NODEOX_STR_MAX + 64];
+	snprintf(key, sizeof(key), "%d|%d|%" G_GINT64_MODIFIER "x|%s", type, gpus, parts,
+		 features ? features : "");
 	elig_t *e = g_hash_table_lookup(s->elig_cache, key);
 	if (e) {
 		*why = e->why_not;
@@ -97,7 +75,6 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 				e->bits[cl >> 6] |= 1ull << (cl & 63);
 			}
 		}
-		sched_elig_prefer(c, e, prefer);
 		e->ucls = g_new(int, c->nclasses + 1);
 		for (int cl = 0; cl < c->nclasses; cl++)
 			if (bits_test(e->bits, cl)) {
@@ -260,6 +237,30 @@ void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why)
 		s->run->never++;
 }
 
+/* Job j's --prefer record (sched_prefer.c): its request with the prefer
+ * features as constraint. slurmctld tests a new job with them
+ * (job_allocate: set_job_features_use) and refuses one they can never
+ * serve (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE, 22.05 and 24.11 without
+ * SchedulerParameters=ignore_prefer_validation, not modelled). Returns 0,
+ * or -1 when rejected. */
+static int sched_submit_prefer(sched_t *s, uint32_t j, int type, bool gpus, const char *prefer)
+{
+	const char *why = NULL;
+	const elig_t *pe = sched_elig(s, type, gpus, s->req[j].parts, prefer, &why);
+	if (!why) {
+		sched_prefer_set(s, j, pe);
+		if (sched_capacity_ok(s, &s->preq[j]))
+			return 0;
+		why = "more resources than the nodes with its --prefer features have";
+		s->preq[j].elig = NULL;
+	}
+	char msg[NODEOX_STR_MAX + NODEOX_ERR_MAX + 128];
+	snprintf(msg, sizeof(msg), "--prefer=%s: %s (Slurm refuses it: Requested node "
+		 "configuration is not available)", prefer, why);
+	sched_reject(s, j, SIM_JOB_REJECTED, msg);
+	return -1;
+}
+
 void sched_submit(sched_t *s, uint32_t j)
 {
 	const sim_cluster_t *c = s->c;
@@ -355,7 +356,7 @@ void sched_submit(sched_t *s, uint32_t j)
 	}
 	r->req_type = job->gpu_type ? cluster_find_type(c, job->gpu_type) : -1;
 	const char *why = NULL;
-	r->elig = sched_elig(s, type, gpus > 0, parts, features, prefer, &why);
+	r->elig = sched_elig(s, type, gpus > 0, parts, features, &why);
 	if (why) {
 		sched_reject(s, j, SIM_JOB_REJECTED, why);
 		return;
@@ -410,6 +411,8 @@ void sched_submit(sched_t *s, uint32_t j)
 		sched_reject(s, j, SIM_JOB_REJECTED, "more resources than the eligible nodes have");
 		return;
 	}
+	if (prefer && sched_submit_prefer(s, j, type, gpus > 0, prefer) < 0)
+		return;
 	bool any_up = false;
 	for (int p = 0; p < c->nparts; p++)
 		any_up = any_up || ((parts >> p & 1) && c->parts[p].up);

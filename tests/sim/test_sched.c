@@ -148,6 +148,52 @@ static void test_article(void **state)
 	cluster_free(c);
 }
 
+/* --prefer as slurmctld schedules it (sim/sched_prefer.c): with
+ * PreferRequested=yes the tagged job carries --prefer=a100 beside its
+ * a100|l40s constraint, and each pass tries it as if a100 were its
+ * constraint first. Alone in the queue with 2 a100 free, the main pass's
+ * prefer record does not fit, which fails the partition (the job's second
+ * record is not tried there), so it starts on l40s only at the next backfill
+ * pass (30 s), where the model that merely ordered the nodes started it at
+ * once (10 s). With 4 a100 free, the prefer record starts it on them at once. */
+static void test_prefer(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = article_cluster();
+	char *src = data_path("article/nodeox.conf"), *text = NULL, err[512];
+	assert_true(g_file_get_contents(src, &text, NULL, NULL));
+	char *p = g_build_filename(tmpdir, "prefer.conf", NULL);
+	char *all = g_strconcat(text, "PreferRequested=yes\n", NULL);
+	assert_true(g_file_set_contents(p, all, -1, NULL));
+	nodeox_conf_t *conf = NULL;
+	if (nodeox_conf_parse_file(p, &conf, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	sim_trace_t *t = trace_from(ARTICLE_BUSY "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n", conf);
+	sim_run_t *nox = run_sched(c, t, conf, conf, NULL);
+	size_t j5 = job_at(t, 5);
+	assert_true(nox->jobs[j5].broadened);
+	assert_int_equal(nox->jobs[j5].start, 30);
+	assert_string_equal(nox->jobs[j5].types, "l40s:4");
+	assert_string_equal(nox->jobs[j5].nodes, "l2");
+	sched_run_free(nox);
+	trace_free(t);
+	/* a1 wholly free: the prefer record fits in the main pass */
+	t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
+		       "2,0,4,1,a100,3600,01:00:00,\n"
+		       "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n", conf);
+	nox = run_sched(c, t, conf, conf, NULL);
+	j5 = job_at(t, 5);
+	assert_int_equal(nox->jobs[j5].start, 10);
+	assert_string_equal(nox->jobs[j5].types, "a100:4");
+	assert_string_equal(nox->jobs[j5].nodes, "a2");
+	sched_run_free(nox);
+	trace_free(t);
+	nodeox_conf_free(conf);
+	remove(p);
+	g_free(p); g_free(all); g_free(text); g_free(src);
+	cluster_free(c);
+}
+
 static sim_cluster_t *one_type_cluster(void)
 {
 	const char *conf =
@@ -899,6 +945,7 @@ int main(void)
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
 		cmocka_unit_test(test_policy_identity),
+		cmocka_unit_test(test_prefer),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
