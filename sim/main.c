@@ -49,6 +49,8 @@ typedef struct {
 	double weight_age, weight_size;
 	char *max_age;
 	char **price;              /* --price items, NULL when none given */
+	gint64 cpus_per_gpu;       /* --cpus-per-gpu, -1 when not given */
+	char *mem_per_gpu;         /* --mem-per-gpu */
 } main_opts_t;
 
 static void main_progress(void *arg, const char *what, size_t done, size_t total)
@@ -118,7 +120,7 @@ int main(int argc, char **argv)
 	main_opts_t o = { .mode = NULL, .flex_fraction = -1, .round_sync = 0.05, .seed = 1,
 		.bf_window = -1, .bf_resolution = -1, .bf_origin = -1, .limit_origin = G_MININT64, .bf_max_job_test = -1, .bf_interval = -1,
 		.queue_depth = -1, .weight_age = -1, .weight_size = -1, .end_latency = 0.9,
-		.end_overhead = -1 };
+		.end_overhead = -1, .cpus_per_gpu = -1 };
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o.cluster,
 		  "Directory with slurm.conf and gres.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
@@ -167,6 +169,12 @@ int main(int argc, char **argv)
 		{ "price", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o.price,
 		  "Price per GPU-hour by GPU type, e.g. a100=2.9,l40s=1.1 (every type; "
 		  "adds cost to the table and JSON)", "TYPE=COST,..." },
+		{ "cpus-per-gpu", 0, 0, G_OPTION_ARG_INT64, &o.cpus_per_gpu,
+		  "Rows with neither cpus nor cpus_per_gpu asked sbatch --cpus-per-gpu N "
+		  "(default: Slurm's defaults, one CPU per task)", "N" },
+		{ "mem-per-gpu", 0, 0, G_OPTION_ARG_STRING, &o.mem_per_gpu,
+		  "Rows with neither mem nor mem_per_gpu asked sbatch --mem-per-gpu SIZE "
+		  "(e.g. 40G; default: the partition's or cluster's DefMem*)", "SIZE" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o.quiet, "No table on stdout", NULL },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL }
 	};
@@ -195,6 +203,13 @@ int main(int argc, char **argv)
 		return main_usage(ctx, "%s", "--round-sync must be in [0, 1)");
 	if (o.seed < 0)
 		return main_usage(ctx, "%s", "--seed must not be negative");
+	if (o.cpus_per_gpu != -1 && !(o.cpus_per_gpu >= 1 && o.cpus_per_gpu <= 65536))
+		return main_usage(ctx, "%s", "--cpus-per-gpu must be 1 to 65536");
+	uint64_t mem_per_gpu = 0;
+	if (o.mem_per_gpu && (nodeox_util_parse_size_mb(o.mem_per_gpu, &mem_per_gpu) < 0 ||
+			      mem_per_gpu == 0))
+		return main_usage(ctx, "--mem-per-gpu=%s: expected a size such as 40G or 4096M",
+				  o.mem_per_gpu);
 	g_option_context_free(ctx);
 
 	char err[1024];
@@ -243,7 +258,9 @@ int main(int argc, char **argv)
 		if (nodeox_conf_parse_file(ppath, &conf, err, sizeof(err)) < 0)
 			goto fail;
 	}
-	sim_trace_opts_t topts = { .skip_bad = o.skip_bad, .conf = conf, .warn = stderr };
+	sim_trace_opts_t topts = { .skip_bad = o.skip_bad, .conf = conf, .warn = stderr,
+				   .cpus_per_gpu = o.cpus_per_gpu > 0 ? (uint32_t)o.cpus_per_gpu : 0,
+				   .mem_per_gpu_mb = mem_per_gpu };
 	if (trace_read(argv[1], &topts, &tr, err, sizeof(err)) < 0)
 		goto fail;
 	if (runtime_model_init(&model, cl, conf, o.class_speeds, o.round_sync, err, sizeof(err)) < 0)
@@ -303,6 +320,6 @@ fail:
 	g_free(ppath);
 	g_free(o.cluster); g_free(o.policy); g_free(o.json); g_free(o.jobs); g_free(o.plot);
 	g_free(o.mode); g_free(o.class_speeds); g_free(o.max_age); g_strfreev(o.price);
-	g_free(o.bf_phase);
+	g_free(o.bf_phase); g_free(o.mem_per_gpu);
 	return rc;
 }

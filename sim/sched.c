@@ -48,7 +48,8 @@
 /* Slurm 22.05's job size factor (priority_multifactor.c,
  * set_priority_factors, without PriorityFlags=SMALL_RELATIVE_TO_TIME): the
  * mean of the job's share of the cluster's nodes (its minimum node count) and
- * of its CPUs (the CPUs it asked for), or of what it leaves with
+ * of its CPUs (what slurmctld counts while it pends: tasks x CPUs per task,
+ * not what it is allocated; sched_request.c), or of what it leaves with
  * PriorityFavorSmall. GPUs do not count. */
 static double sched_size_factor(const sched_t *s, uint32_t j)
 {
@@ -57,8 +58,7 @@ static double sched_size_factor(const sched_t *s, uint32_t j)
 	if (p->weight_job_size == 0 || s->c->nnodes == 0 || s->c->total_cpus == 0)
 		return 0;
 	double nodes = r->nodes ? r->nodes : 1;
-	double cpus = r->nodes ? (double)r->cpus_per_node * r->nodes
-			       : (double)r->cpus_per_gpu * r->gpus;
+	double cpus = r->size_cpus;
 	double fn = nodes / s->c->nnodes, fc = cpus / (double)s->c->total_cpus;
 	double f = p->favor_small ? ((1 - fn) + (1 - fc)) / 2 : (fn + fc) / 2;
 	if (f < 0)

@@ -36,7 +36,8 @@ static inline bool sched_same_request(const req_t *a, const req_t *b)
 {
 	return a->kind == b->kind && a->elig == b->elig && a->nodes == b->nodes && a->gpus_per_node == b->gpus_per_node &&
 	       a->cpus_per_node == b->cpus_per_node && a->mem_per_node == b->mem_per_node && a->gpus == b->gpus &&
-	       a->cpus_per_gpu == b->cpus_per_gpu && a->mem_per_gpu == b->mem_per_gpu;
+	       a->cpus_per_gpu == b->cpus_per_gpu && a->mem_per_gpu == b->mem_per_gpu &&
+	       a->spread_mem_node == b->spread_mem_node;
 }
 
 /* Add what node n (class cl) now offers search srch's job to its fit state. */
@@ -388,9 +389,7 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 			int64_t take = MIN(sched_spread_take(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]), rem);
 			if (take <= 0 || rem == 0)
 				continue;
-			s->abuf[found++] = (alloc_t){ n, c->nodes[n].cls, (uint32_t)take,
-						      (uint32_t)(take * r->cpus_per_gpu),
-						      (uint64_t)take * r->mem_per_gpu };
+			s->abuf[found++] = sched_spread_alloc(r, n, c->nodes[n].cls, take);
 			rem -= take;
 		}
 		if (r->nodes) {

@@ -58,8 +58,10 @@ typedef struct {                 /* a job's request as scheduled */
 	uint64_t mem_per_node;
 	uint32_t gpus;               /* total */
 	uint64_t parts;              /* partitions asked for */
-	uint32_t cpus_per_gpu;       /* per GPU, when spreading */
+	uint32_t cpus_per_gpu;       /* per GPU, when spreading (0: one CPU per node) */
 	uint64_t mem_per_gpu;
+	uint64_t spread_mem_node;    /* spreading: memory on each node used */
+	uint32_t size_cpus;          /* CPUs the job-size priority factor counts */
 	int req_type;                /* cluster type the run time was measured on */
 	uint32_t kind;               /* hash of what sched_same_request compares */
 } req_t;
@@ -246,7 +248,7 @@ static inline uint32_t sched_request_kind(const req_t *r)
 {
 	uint64_t h = (uint64_t)(uintptr_t)r->elig;
 	const uint64_t f[] = { r->nodes, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
-			       r->gpus, r->cpus_per_gpu, r->mem_per_gpu };
+			       r->gpus, r->cpus_per_gpu, r->mem_per_gpu, r->spread_mem_node };
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		h = (h ^ f[i]) * 0x9e3779b97f4a7c15ull;
 	return (uint32_t)(h >> 32);
@@ -262,9 +264,21 @@ static inline int64_t sched_spread_take(const req_t *r, int64_t g, int64_t cpu, 
 {
 	if (r->cpus_per_gpu)
 		g = MIN(g, cpu / (int64_t)r->cpus_per_gpu);
+	else if (cpu < 1)
+		g = 0;
 	if (r->mem_per_gpu)
 		g = MIN(g, m / (int64_t)r->mem_per_gpu);
+	if (m < (int64_t)r->spread_mem_node)
+		g = 0;
 	return g > 0 ? g : 0;
+}
+
+/* What a spreading job takes on node n (class cls) with `take` GPUs there. */
+static inline alloc_t sched_spread_alloc(const req_t *r, int n, int cls, int64_t take)
+{
+	return (alloc_t){ n, cls, (uint32_t)take,
+			  r->cpus_per_gpu ? (uint32_t)(take * r->cpus_per_gpu) : 1,
+			  (uint64_t)take * r->mem_per_gpu + r->spread_mem_node };
 }
 
 static inline bool sched_node_fits(const req_t *r, int64_t g, int64_t cpu, int64_t m)

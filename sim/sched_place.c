@@ -93,8 +93,7 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 	if (p->single ? take < p->rem : take == 0)
 		return false;
 	take = MIN(take, p->rem);
-	s->abuf[p->found++] = (alloc_t){ n, s->c->nodes[n].cls, (uint32_t)take,
-					 (uint32_t)(take * r->cpus_per_gpu), (uint64_t)take * r->mem_per_gpu };
+	s->abuf[p->found++] = sched_spread_alloc(r, n, s->c->nodes[n].cls, take);
 	p->rem -= take;
 	return p->rem == 0;
 }

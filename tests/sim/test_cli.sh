@@ -33,6 +33,8 @@ expect 1 "$out/none/slurm.conf" --cluster "$out/none" "$data/trace.csv"
 expect 1 "nodeox-sim: $out/MISSING.csv: No such file or directory" "$out/MISSING.csv"
 if grep -q slurm.conf "$out/stderr"; then fail "missing trace reported as: $(cat "$out/stderr")"; fi
 expect 1 "bf-window must be at least 1" --cluster "$data" --bf-window 0 "$data/trace.csv"
+expect 2 "cpus-per-gpu must be 1 to 65536" --cluster "$data" --cpus-per-gpu 0 "$data/trace.csv"
+expect 2 "mem-per-gpu=lots: expected a size" --cluster "$data" --mem-per-gpu lots "$data/trace.csv"
 
 printf 'submit,gpus,run_time,gpu_type\n0,1,60,a100\n5,many,60,a100\n9,2,zz,v100\n12,1,60,v100\n' \
 	> "$out/bad.csv"

@@ -92,6 +92,15 @@ static sim_cluster_t *cluster_from(const char *conf)
 	return c;
 }
 
+/* A cluster from slurm.conf text in three pieces. */
+static sim_cluster_t *cluster_cat(const char *a, const char *b, const char *c3)
+{
+	char *text = g_strconcat(a, b, c3, NULL);
+	sim_cluster_t *c = cluster_from(text);
+	g_free(text);
+	return c;
+}
+
 /* Index of the job with this id. */
 static size_t job_at(const sim_trace_t *t, uint32_t id)
 {
@@ -400,7 +409,11 @@ static void test_partition_time_limit(void **state)
 	cluster_free(c);
 }
 
-/* Both nodes busy until 100; X (1 GPU) submitted before Y (8 GPUs, both nodes). */
+/* Both nodes busy until 100; X (1 GPU) submitted before Y (8 GPUs, both nodes:
+ * -N 2). Y asked as --gpus=8 (no nodes, no cpus) is one task of one CPU on
+ * at least one node, which is all slurmctld's job-size factor counts while
+ * it pends (sbatch's min_cpus; priority_multifactor.c): the same size as X,
+ * so X stays first. */
 static void test_priority(void **state)
 {
 	(void)state;
@@ -410,6 +423,17 @@ static void test_priority(void **state)
 				    "2,1,1,500,500\n"
 				    "3,2,8,100,100\n", NULL);
 	sim_sched_opts_t o = { .params = c->params };
+	o.params.weight_job_size = 1000;
+	sim_run_t *same = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(same->jobs[job_at(t, 2)].start, 100);
+	assert_int_equal(same->jobs[job_at(t, 3)].start, 600);
+	sched_run_free(same);
+	trace_free(t);
+	t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+		       "1,0,8,2,100,100\n"
+		       "2,1,1,,500,500\n"
+		       "3,2,8,2,100,100\n", NULL);
+	o.params.weight_job_size = 0;
 	sim_run_t *fifo = run_sched(c, t, NULL, NULL, &o);         /* weights 0: FIFO */
 	assert_int_equal(fifo->jobs[job_at(t, 2)].start, 100);
 	assert_int_equal(fifo->jobs[job_at(t, 3)].start, 600);
@@ -433,6 +457,85 @@ static void test_priority(void **state)
 	sched_run_free(fifo);
 	sched_run_free(size);
 	sched_run_free(age);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* What a trace leaves out is what sbatch would have asked (doc/traces.md,
+ * "Defaults"; sim/sched_request.c): one node n1 of 4 GPUs, 4 CPUs and 4000 MB. */
+static void test_defaults(void **state)
+{
+	(void)state;
+	const char *node = "NodeName=n1 CPUs=4 RealMemory=4000 Gres=gpu:4\n";
+	/* one CPU per task (-N 1: one task), not one per GPU: on 3 CPUs, two
+	 * 2-GPU jobs run at once... */
+	sim_cluster_t *c = cluster_cat("", "NodeName=n1 CPUs=3 RealMemory=4000 Gres=gpu:4\n",
+				       "PartitionName=p Nodes=ALL Default=YES\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,2,1,100,100\n2,0,2,1,100,100\n"
+				    "3,200,4,1,100,100\n4,200,1,1,100,100\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 0);
+	/* ... and a 4-GPU job leaves 2 CPUs, but no GPU, to the next */
+	assert_int_equal(r->jobs[job_at(t, 4)].start, 300);
+	sched_run_free(r);
+	trace_free(t);
+	/* --cpus-per-gpu=2 (column cpus_per_gpu): 2 GPUs take all 4 CPUs, and
+	 * the 1-GPU job waits with 2 GPUs free */
+	cluster_free(c);
+	c = cluster_cat("", node, "PartitionName=p Nodes=ALL Default=YES\n");
+	t = trace_from("job_id,submit,gpus,nodes,cpus_per_gpu,run_time,time_limit\n"
+		       "1,0,2,1,2,100,100\n2,0,1,1,,100,100\n", NULL);
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+	/* DefMemPerCPU=2000 where memory is counted: two 2-CPU jobs (-c 2, 4000
+	 * MB each) on the 4000 MB node run one after the other */
+	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=2000\n", node,
+			 "PartitionName=p Nodes=ALL Default=YES\n");
+	t = trace_from("job_id,submit,gpus,nodes,cpus,run_time,time_limit\n"
+		       "1,0,1,1,2,100,100\n2,0,1,1,2,100,100\n", NULL);
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	sched_run_free(r);
+	/* the partition's DefMemPerNode replaces the cluster's DefMemPerCPU */
+	cluster_free(c);
+	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=2000\n", node,
+			 "PartitionName=p Nodes=ALL Default=YES DefMemPerNode=1000\n");
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 0);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+	/* without SelectTypeParameters naming memory (22.05's default) memory is
+	 * not allocated; DefMemPerGPU=3000 where it is: 1 GPU each, one at a time */
+	c = cluster_cat("DefMemPerGPU=3000\n", node,
+			 "PartitionName=p Nodes=ALL Default=YES\n");
+	t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+		       "1,0,1,1,100,100\n2,0,1,1,100,100\n", NULL);
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 0);
+	sched_run_free(r);
+	cluster_free(c);
+	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nDefMemPerGPU=3000\n", node,
+			 "PartitionName=p Nodes=ALL Default=YES\n");
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	sched_run_free(r);
+	trace_free(t);
+	/* MaxMemPerNode: a larger --mem is refused at submission */
+	cluster_free(c);
+	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nMaxMemPerNode=2000\n", node,
+			 "PartitionName=p Nodes=ALL Default=YES\n");
+	t = trace_from("job_id,submit,gpus,nodes,mem,run_time,time_limit\n"
+		       "1,0,1,1,3000M,100,100\n2,0,1,1,2000M,100,100\n", NULL);
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 1)].status, SIM_JOB_REJECTED);
+	assert_non_null(strstr(r->jobs[job_at(t, 1)].reason, "MaxMemPerNode"));
+	assert_int_equal(r->jobs[job_at(t, 2)].status, SIM_JOB_DONE);
+	sched_run_free(r);
 	trace_free(t);
 	cluster_free(c);
 }
@@ -946,6 +1049,7 @@ int main(void)
 		cmocka_unit_test(test_runtime_model),
 		cmocka_unit_test(test_policy_identity),
 		cmocka_unit_test(test_prefer),
+		cmocka_unit_test(test_defaults),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
