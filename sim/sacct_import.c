@@ -573,6 +573,14 @@ void sacct_write_header(FILE *out)
 	      "time_limit,comment,state,alloc_gpu_type,alloc_cpus,alloc_mem\n", out);
 }
 
+/* A count with its unit, empty when not known (<= 0), then `after`. */
+static void write_count(FILE *out, int64_t v, const char *unit, const char *after)
+{
+	if (v > 0)
+		fprintf(out, "%lld%s", (long long)v, unit);
+	fputs(after, out);
+}
+
 void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 {
 	csv_write_field(out, job->job_id);
@@ -585,14 +593,9 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	fputc(',', out);
 	csv_write_field(out, job->req_type);
 	fprintf(out, ",%lld,", (long long)job->gpus);
-	if (job->nodes > 0)
-		fprintf(out, "%lld", (long long)job->nodes);
-	fputc(',', out);
-	if (job->cpus > 0)
-		fprintf(out, "%lld", (long long)job->cpus);
-	fputc(',', out);
-	if (job->mem_mb > 0)
-		fprintf(out, "%lldM", (long long)job->mem_mb);
+	write_count(out, job->nodes, "", ",");
+	write_count(out, job->cpus, "", ",");
+	write_count(out, job->mem_mb, "M", "");
 	fprintf(out, ",%lld,", (long long)job->run_time);
 	if (job->time_limit >= 0)
 		fprintf(out, "%lld", (long long)job->time_limit);
@@ -603,10 +606,6 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	fputc(',', out);
 	csv_write_field(out, job->alloc_type);
 	fputc(',', out);
-	if (job->alloc_cpus > 0)
-		fprintf(out, "%lld", (long long)job->alloc_cpus);
-	fputc(',', out);
-	if (job->alloc_mem_mb > 0)
-		fprintf(out, "%lldM", (long long)job->alloc_mem_mb);
-	fputc('\n', out);
+	write_count(out, job->alloc_cpus, "", ",");
+	write_count(out, job->alloc_mem_mb, "M", "\n");
 }

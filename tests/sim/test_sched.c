@@ -461,6 +461,31 @@ static void test_priority(void **state)
 	cluster_free(c);
 }
 
+/* When the second of two 1-node jobs (one GPU, or two where column col is
+ * given, 100 s each, both submitted at 0) starts, on n1 (4 GPUs, 4 CPUs,
+ * 4000 MB) with slurm.conf lines pre and defs and partition options popt;
+ * the first job has col=val. */
+static int64_t second_start(const char *pre, const char *defs, const char *col, const char *val,
+			    const char *popt)
+{
+	char *conf = g_strdup_printf("%s%sNodeName=n1 CPUs=4 RealMemory=4000 Gres=gpu:4\n"
+				     "PartitionName=p Nodes=ALL Default=YES%s\n", pre, defs, popt);
+	char *text = g_strdup_printf("job_id,submit,gpus,nodes,%s,run_time,time_limit\n"
+				     "1,0,%d,1,%s,100,100\n2,0,1,1,%s,100,100\n", col,
+				     !strcmp(col, "cpus_per_gpu") ? 2 : 1, val,
+				     !strcmp(col, "cpus") ? val : "");
+	sim_cluster_t *c = cluster_from(conf);
+	sim_trace_t *t = trace_from(text, NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	int64_t start = r->jobs[job_at(t, 2)].start;
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+	g_free(conf);
+	g_free(text);
+	return start;
+}
+
 /* What a trace leaves out is what sbatch would have asked (doc/traces.md,
  * "Defaults"; sim/sched_request.c): one node n1 of 4 GPUs, 4 CPUs and 4000 MB. */
 static void test_defaults(void **state)
@@ -480,53 +505,22 @@ static void test_defaults(void **state)
 	assert_int_equal(r->jobs[job_at(t, 4)].start, 300);
 	sched_run_free(r);
 	trace_free(t);
+	cluster_free(c);
 	/* --cpus-per-gpu=2 (column cpus_per_gpu): 2 GPUs take all 4 CPUs, and
 	 * the 1-GPU job waits with 2 GPUs free */
-	cluster_free(c);
-	c = cluster_cat("", node, "PartitionName=p Nodes=ALL Default=YES\n");
-	t = trace_from("job_id,submit,gpus,nodes,cpus_per_gpu,run_time,time_limit\n"
-		       "1,0,2,1,2,100,100\n2,0,1,1,,100,100\n", NULL);
-	r = run_sched(c, t, NULL, NULL, NULL);
-	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
-	sched_run_free(r);
-	trace_free(t);
-	cluster_free(c);
+	assert_int_equal(second_start("", "", "cpus_per_gpu", "2", ""), 100);
 	/* DefMemPerCPU=2000 where memory is counted: two 2-CPU jobs (-c 2, 4000
-	 * MB each) on the 4000 MB node run one after the other */
-	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=2000\n", node,
-			 "PartitionName=p Nodes=ALL Default=YES\n");
-	t = trace_from("job_id,submit,gpus,nodes,cpus,run_time,time_limit\n"
-		       "1,0,1,1,2,100,100\n2,0,1,1,2,100,100\n", NULL);
-	r = run_sched(c, t, NULL, NULL, NULL);
-	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
-	sched_run_free(r);
-	/* the partition's DefMemPerNode replaces the cluster's DefMemPerCPU */
-	cluster_free(c);
-	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nDefMemPerCPU=2000\n", node,
-			 "PartitionName=p Nodes=ALL Default=YES DefMemPerNode=1000\n");
-	r = run_sched(c, t, NULL, NULL, NULL);
-	assert_int_equal(r->jobs[job_at(t, 2)].start, 0);
-	sched_run_free(r);
-	trace_free(t);
-	cluster_free(c);
-	/* without SelectTypeParameters naming memory (22.05's default) memory is
-	 * not allocated; DefMemPerGPU=3000 where it is: 1 GPU each, one at a time */
-	c = cluster_cat("DefMemPerGPU=3000\n", node,
-			 "PartitionName=p Nodes=ALL Default=YES\n");
-	t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
-		       "1,0,1,1,100,100\n2,0,1,1,100,100\n", NULL);
-	r = run_sched(c, t, NULL, NULL, NULL);
-	assert_int_equal(r->jobs[job_at(t, 2)].start, 0);
-	sched_run_free(r);
-	cluster_free(c);
-	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nDefMemPerGPU=3000\n", node,
-			 "PartitionName=p Nodes=ALL Default=YES\n");
-	r = run_sched(c, t, NULL, NULL, NULL);
-	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
-	sched_run_free(r);
-	trace_free(t);
+	 * MB each) on the 4000 MB node run one after the other; the partition's
+	 * DefMemPerNode=1000 replaces the cluster's DefMemPerCPU */
+	const char *mem = "SelectTypeParameters=CR_Core_Memory\n";
+	assert_int_equal(second_start(mem, "DefMemPerCPU=2000\n", "cpus", "2", ""), 100);
+	assert_int_equal(second_start(mem, "DefMemPerCPU=2000\n", "cpus", "2", " DefMemPerNode=1000"), 0);
+	/* DefMemPerGPU=3000 where memory is counted: 1 GPU each, one at a time;
+	 * without SelectTypeParameters naming memory (22.05's default) no
+	 * memory is allocated */
+	assert_int_equal(second_start(mem, "DefMemPerGPU=3000\n", "cpus", "1", ""), 100);
+	assert_int_equal(second_start("", "DefMemPerGPU=3000\n", "cpus", "1", ""), 0);
 	/* MaxMemPerNode: a larger --mem is refused at submission */
-	cluster_free(c);
 	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nMaxMemPerNode=2000\n", node,
 			 "PartitionName=p Nodes=ALL Default=YES\n");
 	t = trace_from("job_id,submit,gpus,nodes,mem,run_time,time_limit\n"
