@@ -569,8 +569,8 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 
 void sacct_write_header(FILE *out)
 {
-	fputs("job_id,submit,user,account,partition,gpu_type,gpus,nodes,cpus,mem,run_time,"
-	      "time_limit,comment,state,alloc_gpu_type,alloc_cpus,alloc_mem\n", out);
+	fputs("job_id,submit,user,account,partition,gpu_type,gpus,nodes,run_time,time_limit,"
+	      "comment,state,alloc_gpu_type,cpus,mem,alloc_cpus,alloc_mem\n", out);
 }
 
 /* A count with its unit, empty when not known (<= 0), then `after`. */
@@ -593,9 +593,7 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	fputc(',', out);
 	csv_write_field(out, job->req_type);
 	fprintf(out, ",%lld,", (long long)job->gpus);
-	write_count(out, job->nodes, "", ",");
-	write_count(out, job->cpus, "", ",");
-	write_count(out, job->mem_mb, "M", "");
+	write_count(out, job->nodes, "", "");
 	fprintf(out, ",%lld,", (long long)job->run_time);
 	if (job->time_limit >= 0)
 		fprintf(out, "%lld", (long long)job->time_limit);
@@ -606,6 +604,8 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	fputc(',', out);
 	csv_write_field(out, job->alloc_type);
 	fputc(',', out);
+	write_count(out, job->cpus, "", ",");
+	write_count(out, job->mem_mb, "M", ",");
 	write_count(out, job->alloc_cpus, "", ",");
 	write_count(out, job->alloc_mem_mb, "M", "\n");
 }
