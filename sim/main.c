@@ -22,6 +22,7 @@
 
 #include <glib.h>
 
+#include "common/util.h"
 #include "policy/policy.h"
 #include "sim/bf_phase.h"
 #include "sim/cluster.h"
@@ -59,6 +60,9 @@ typedef struct {
 	gint64 replicas;
 	char *sweep, *sweep_array, *merge;
 	gint64 sweep_task;
+	gint64 cpus_per_gpu;       /* --cpus-per-gpu, -1 when not given */
+	char *mem_per_gpu;         /* --mem-per-gpu */
+	uint64_t mem_per_gpu_mb;   /* its value */
 } main_opts_t;
 /* Every option that changes what a sweep computes is also in main_store_args
  * (the options an array task of --sweep-array runs with). */
@@ -140,6 +144,10 @@ static void main_store_args(const main_opts_t *o, GPtrArray *a)
 	ARG("--seed=%" G_GINT64_FORMAT, o->seed);
 	if (o->skip_bad)
 		ARG("--skip-bad");
+	if (o->cpus_per_gpu > 0)
+		ARG("--cpus-per-gpu=%" G_GINT64_FORMAT, o->cpus_per_gpu);
+	if (o->mem_per_gpu)
+		ARG("--mem-per-gpu=%s", o->mem_per_gpu);
 	if (o->class_speeds)
 		ARG("--class-speeds=class-speeds.csv");
 	ARG("--round-sync=%.17g", o->round_sync);
@@ -173,6 +181,7 @@ static void main_opts_free(main_opts_t *o)
 	g_free(o->cluster); g_free(o->policy); g_free(o->json); g_free(o->jobs); g_free(o->plot);
 	g_free(o->mode); g_free(o->class_speeds); g_free(o->max_age); g_strfreev(o->price);
 	g_free(o->bf_phase); g_free(o->sweep); g_free(o->sweep_array); g_free(o->merge);
+	g_free(o->mem_per_gpu);
 }
 
 /* Parse argv into o (argv is consumed: on return argv[1] is the trace).
@@ -182,7 +191,7 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 	*o = (main_opts_t){ .mode = NULL, .flex_fraction = -1, .round_sync = 0.05, .seed = 1,
 		.bf_window = -1, .bf_resolution = -1, .bf_origin = -1, .limit_origin = G_MININT64, .bf_max_job_test = -1, .bf_interval = -1,
 		.queue_depth = -1, .weight_age = -1, .weight_size = -1, .end_latency = 0.9,
-		.end_overhead = -1, .replicas = 8, .sweep_task = -1 };
+		.end_overhead = -1, .replicas = 8, .sweep_task = -1, .cpus_per_gpu = -1 };
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o->cluster,
 		  "Directory with slurm.conf and gres.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
@@ -248,6 +257,12 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		  "Combine the results of a --sweep-array DIR: the local sweep's table and JSON "
 		  "(also written to DIR/sweep.json)", "DIR" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "No table on stdout", NULL },
+		{ "cpus-per-gpu", 0, 0, G_OPTION_ARG_INT64, &o->cpus_per_gpu,
+		  "Rows with neither cpus nor cpus_per_gpu asked sbatch --cpus-per-gpu N "
+		  "(default: Slurm's defaults, one CPU per task)", "N" },
+		{ "mem-per-gpu", 0, 0, G_OPTION_ARG_STRING, &o->mem_per_gpu,
+		  "Rows with neither mem nor mem_per_gpu asked sbatch --mem-per-gpu SIZE "
+		  "(e.g. 40G; default: the partition's or cluster's DefMem*)", "SIZE" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL }
 	};
 	GOptionContext *ctx = g_option_context_new("TRACE.csv - replay a trace with and without nodeox");
@@ -287,6 +302,12 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		return main_usage(ctx, "%s", "--sweep compares: no --mode");
 	if ((o->sweep || array_run) && o->jobs)
 		return main_usage(ctx, "%s", "--jobs is for one run, not a sweep");
+	if (o->cpus_per_gpu != -1 && !(o->cpus_per_gpu >= 1 && o->cpus_per_gpu <= 65536))
+		return main_usage(ctx, "%s", "--cpus-per-gpu must be 1 to 65536");
+	if (o->mem_per_gpu && (nodeox_util_parse_size_mb(o->mem_per_gpu, &o->mem_per_gpu_mb) < 0 ||
+			       o->mem_per_gpu_mb == 0))
+		return main_usage(ctx, "--mem-per-gpu=%s: expected a size such as 40G or 4096M",
+				  o->mem_per_gpu);
 	g_option_context_free(ctx);
 	return 0;
 }
@@ -409,6 +430,12 @@ int main(int argc, char **argv)
 	double price[SIM_MAX_TYPES];
 	char *ppath = o.policy ? g_strdup(o.policy) : g_build_filename(cdir, "nodeox.conf", NULL);
 
+	/* The trace first: a missing one is what the user got wrong, not the
+	 * cluster the default directory would have given. */
+	if (access(argv[1], R_OK) != 0) {
+		snprintf(err, sizeof(err), "%s: %s", argv[1], strerror(errno));
+		goto fail;
+	}
 	if (cluster_read(cdir, &cl, err, sizeof(err)) < 0)
 		goto fail;
 	if (main_sched_params(&o, &cl->params, err, sizeof(err)) < 0)
@@ -424,7 +451,9 @@ int main(int argc, char **argv)
 		if (nodeox_conf_parse_file(ppath, &conf, err, sizeof(err)) < 0)
 			goto fail;
 	}
-	sim_trace_opts_t topts = { .skip_bad = o.skip_bad, .conf = conf, .warn = stderr };
+	sim_trace_opts_t topts = { .skip_bad = o.skip_bad, .conf = conf, .warn = stderr,
+				   .cpus_per_gpu = o.cpus_per_gpu > 0 ? (uint32_t)o.cpus_per_gpu : 0,
+				   .mem_per_gpu_mb = o.mem_per_gpu_mb };
 	if (trace_read(argv[1], &topts, &tr, err, sizeof(err)) < 0)
 		goto fail;
 	if (runtime_model_init(&model, cl, conf, o.class_speeds, o.round_sync, err, sizeof(err)) < 0)

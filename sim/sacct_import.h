@@ -63,6 +63,10 @@ typedef struct {
 	char alloc_type[SACCT_TYPE_MAX]; /* type it got, "" if unknown */
 	int64_t gpus;
 	int64_t nodes;                   /* 0 if not known */
+	int64_t cpus, mem_mb;            /* ReqTRES cpu=, mem=: what it asked (the
+					  * defaults slurmctld filled in included);
+					  * -1 if absent */
+	int64_t alloc_cpus, alloc_mem_mb;/* AllocTRES cpu=, mem=: what it got; -1 */
 	time_t submit;
 	int64_t run_time;                /* End - Start, seconds */
 	int64_t time_limit;              /* seconds, -1 = none (UNLIMITED, Partition_Limit) */
@@ -112,6 +116,10 @@ int sacct_parse_timelimit(const char *s, int64_t *secs);
  * sacct's "=COUNT". Returns 0, or -1 with err naming the bad entry.
  */
 int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen);
+/* The count of TRES `name` ("cpu", or "mem" in MB: sacct writes mem=N with a
+ * K/M/G/T suffix) in a TRES string, -1 when it has none; -2 when it is not a
+ * number. */
+int64_t sacct_parse_tres_count(const char *tres, const char *name);
 
 /*
  * Parse one data line (modified in place). A line with more delimiters than

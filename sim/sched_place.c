@@ -93,8 +93,7 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 	if (p->single ? take < p->rem : take == 0)
 		return false;
 	take = MIN(take, p->rem);
-	s->abuf[p->found++] = (alloc_t){ n, s->c->nodes[n].cls, (uint32_t)take,
-					 (uint32_t)(take * r->cpus_per_gpu), (uint64_t)take * r->mem_per_gpu };
+	s->abuf[p->found++] = sched_spread_alloc(r, n, s->c->nodes[n].cls, take);
 	p->rem -= take;
 	return p->rem == 0;
 }
@@ -364,7 +363,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 				continue;
 			}
 			int kmin = r->nodes ? (int)r->gpus_per_node : pass == 0 ? (int)r->gpus : 1;
-			if (r->nodes == 1 && !e->prefer) {
+			if (r->nodes == 1) {
 				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, mode, end);
 				if (n >= 0) {
 					s->abuf[0] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node,
@@ -373,7 +372,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 				}
 				continue;
 			}
-			if ((r->nodes || pass == 0) && e->ncls[grp] > 1 && !e->prefer) {
+			if ((r->nodes || pass == 0) && e->ncls[grp] > 1) {
 				/* several classes (e.g. a100|l40s): the fullest node that
 				 * fits over all of them, as select/cons_tres's best fit
 				 * looks at every usable node, not class by class */
@@ -429,7 +428,7 @@ int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 		int nodes = 0;
 		for (int i = 0; na && i < e->ncls[grp]; i++)
 			nodes += s->c->classes[e->cls[grp][i]].nnodes;
-		if (na && mode != AV_SCRATCH && r->nodes && !e->prefer && nodes <= SCHED_EXACT_NODES) {
+		if (na && mode != AV_SCRATCH && r->nodes && nodes <= SCHED_EXACT_NODES) {
 			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], mode, end);
 			if (nr)
 				na = nr;

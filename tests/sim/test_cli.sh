@@ -6,7 +6,8 @@
 # article's trace and as the sum over jobs of GPU-hours x price on the small
 # one, no cost anywhere without --price (each of one run: --replicas 1;
 # tests/sim/test_replicas.sh has the replicas' table and JSON); a cluster in Slurm 24.11's style
-# (tests/sim/data/slurm2411) is read with notes, not errors.
+# (tests/sim/data/slurm2411) is read with notes, not errors; a missing trace
+# is reported as such.
 set -eu
 sim="$top_builddir/sim/nodeox-sim"
 data="$top_srcdir/tests/sim/data/small"
@@ -29,7 +30,12 @@ expect 2 "mode=bogus: expected compare, baseline or nodeox" --mode bogus "$data/
 expect 2 "flex-fraction must be between 0 and 1" --flex-fraction 1.5 "$data/trace.csv"
 expect 2 "round-sync" --round-sync 1 "$data/trace.csv"
 expect 1 "$out/none/slurm.conf" --cluster "$out/none" "$data/trace.csv"
+# a missing trace is named, not the default cluster's slurm.conf it never needed
+expect 1 "nodeox-sim: $out/MISSING.csv: No such file or directory" "$out/MISSING.csv"
+if grep -q slurm.conf "$out/stderr"; then fail "missing trace reported as: $(cat "$out/stderr")"; fi
 expect 1 "bf-window must be at least 1" --cluster "$data" --bf-window 0 "$data/trace.csv"
+expect 2 "cpus-per-gpu must be 1 to 65536" --cluster "$data" --cpus-per-gpu 0 "$data/trace.csv"
+expect 2 "mem-per-gpu=lots: expected a size" --cluster "$data" --mem-per-gpu lots "$data/trace.csv"
 
 printf 'submit,gpus,run_time,gpu_type\n0,1,60,a100\n5,many,60,a100\n9,2,zz,v100\n12,1,60,v100\n' \
 	> "$out/bad.csv"

@@ -1,8 +1,10 @@
 #!/bin/sh
 # tests/sim/test_replicas.sh: --replicas. --replicas 1 prints and writes what
 # nodeox-sim printed before replicas existed, byte for byte (the table up to
-# its "Checked against" footer, and --json, against files recorded with the
-# binary of commit 66dda77 in tests/sim/data/replicas1/); the default 8
+# its "Checked against" footer, and --json, against files in
+# tests/sim/data/replicas1/ recorded with the single-run binary before
+# replicas existed: 66dda77's, then for small.* issue 25's (branch i25, the
+# trace defaults sbatch gives; the small trace names no cpus)); the default 8
 # replicas are the documented runs (replica k: --latency-seed k, --bf-origin
 # k*60/8, --limit-check-origin -((3k mod 8)*30/8), and with bf_interval=1
 # the odd ones a --bf-phase table): each --json figure is
