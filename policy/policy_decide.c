@@ -837,7 +837,9 @@ static void decide_faster_why(const nodeox_conf_t *conf, int req, nodeox_decisio
 	decide_when(bf, sizeof(bf), e->broad_finish);
 	nodeox_buf_init(&b, line, sizeof(line));
 	nodeox_buf_printf(&b, "; broadened: %s ", conf->types[req].name);
-	if (e->kept_start < 0) {
+	if (e->kept_start < 0 && e->horizon <= 0) {
+		nodeox_buf_puts(&b, "not expected free");
+	} else if (e->kept_start < 0) {
 		decide_when(kf, sizeof(kf), e->horizon);
 		nodeox_buf_printf(&b, "expected free %s at the earliest", kf);
 	} else {

@@ -71,16 +71,39 @@ static bool est_fits(const est_side_t *sd, const nodeox_shape_t *shape)
 	return sd->sum > 0 && sd->fit >= shape->nodes && (!shape->total || sd->sum >= shape->total);
 }
 
+/* The last few node strings classified (a gres type, or the features of an
+ * untyped node) and their answers: a cluster has few distinct ones, so the
+ * string tests run once per distinct string, not once per node. */
+#define EST_MEMO 8
+typedef struct {
+	const char *key[EST_MEMO];
+	bool typed[EST_MEMO];
+	int type[EST_MEMO];
+	int n, next;
+} est_memo_t;
+
 /* Which of the eligible types the node holds (conf index), or -1. */
 static int est_node_type(const nodeox_conf_t *conf, const nodeox_node_t *nd, const int *elig,
-			 int nelig)
+			 int nelig, est_memo_t *mo)
 {
-	int k;
+	bool typed = nd->gpu_type && *nd->gpu_type;
+	const char *key = typed ? nd->gpu_type : nd->features ? nd->features : "";
+	int k, t = -1;
 
-	for (k = 0; k < nelig; k++)
+	for (k = 0; k < mo->n; k++)
+		if (mo->key[k] == key && mo->typed[k] == typed)
+			return mo->type[k];
+	for (k = 0; k < mo->n; k++)
+		if (mo->typed[k] == typed && !strcmp(mo->key[k], key))
+			return mo->type[k];
+	for (k = 0; k < nelig && t < 0; k++)
 		if (nodeox_node_is_type(nd, &conf->types[elig[k]]))
-			return elig[k];
-	return -1;
+			t = elig[k];
+	k = mo->n < EST_MEMO ? mo->n++ : mo->next++ % EST_MEMO;
+	mo->key[k] = key;
+	mo->typed[k] = typed;
+	mo->type[k] = t;
+	return t;
 }
 
 /* The GPUs the jobs ahead want, per type of the side (types[0..ntypes)) and
@@ -176,13 +199,34 @@ static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape
 	return hi >= 1e9 ? -1 : horizon + (int64_t)ceil(hi);
 }
 
+/*
+ * When the walk can stop: once kept is known, a broadened start after
+ * (1 - margin)(kept finish) - limit cannot win even on the fastest type;
+ * once broadened is known, a kept start after broadened finish / (1 - margin)
+ * - limit cannot stop it from winning. Integer seconds, rounded so as to
+ * walk on rather than stop early.
+ */
+static void est_stop(const est_side_t *k, const est_side_t *b, const nodeox_estimate_t *est,
+		     double m, int64_t limit_s, int64_t *stop)
+{
+	double s = 9e18;
+
+	if (k->start >= 0 && b->start < 0)
+		s = floor((1.0 - m) * (double)(k->start + limit_s)) - (double)limit_s + 1;
+	else if (b->start >= 0 && k->start < 0)
+		s = ceil((double)est->broad_finish / (1.0 - m)) - (double)limit_s;
+	*stop = s >= 9e18 ? INT64_MAX : (int64_t)s;
+}
+
 void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
 			  const nodeox_cluster_t *cl, int req, const int *elig, int nelig,
 			  const nodeox_shape_t *shape, int64_t limit_s, nodeox_estimate_t *est)
 {
 	est_side_t k = { .start = -1 }, b = { .start = -1 };
+	est_memo_t memo = { .n = 0 };
 	const char *last_parts = NULL;
 	bool last_in = false, slower = false;
+	int64_t stop = INT64_MAX;
 	double m = conf->when_faster_margin;
 	uint32_t *cls;
 	size_t i;
@@ -207,12 +251,14 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
 		cls[i] = EST_NONE;
 		if (!nd->usable)
 			continue;
-		/* nodes of one partition share its name's pointer (plugin) */
-		if (nd->partitions != last_parts || !last_parts) {
-			last_parts = nd->partitions;
+		/* nodes of one partition share its name (and in the plugin its
+		 * pointer): test the partitions again only when they change */
+		if (!last_parts || (nd->partitions != last_parts &&
+				    strcmp(nd->partitions ? nd->partitions : "", last_parts))) {
+			last_parts = nd->partitions ? nd->partitions : "";
 			last_in = nodeox_node_in_parts(nd, job->partition);
 		}
-		if (!last_in || (t = est_node_type(conf, nd, elig, nelig)) < 0)
+		if (!last_in || (t = est_node_type(conf, nd, elig, nelig, &memo)) < 0)
 			continue;
 		cls[i] = (uint32_t)t;
 		if (nd->gpus_idle) {
@@ -227,6 +273,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
 		b.start = 0;
 		est_broad_found(conf, cl, cls, &b, shape, req, 0, limit_s, est);
 	}
+	est_stop(&k, &b, est, m, limit_s, &stop);
 	for (i = 0; i < cl->nrunning && (k.start < 0 || b.start < 0); i++) {
 		const nodeox_running_t *r = &cl->running[i];
 		int64_t t = r->end > 0 ? r->end : 0;
@@ -235,9 +282,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
 		 * broadened finish from now on misses the margin; broadened
 		 * wins once kept could not finish in time any more */
 		est->horizon = t;
-		if (k.start >= 0 && (double)(t + limit_s) > (1.0 - m) * (double)(k.start + limit_s))
-			break;
-		if (b.start >= 0 && (double)(t + limit_s) * (1.0 - m) >= (double)est->broad_finish)
+		if (t > stop)
 			break;
 		if (r->node >= cl->nnodes || cls[r->node] == EST_NONE || !r->gpus)
 			continue;
@@ -248,11 +293,14 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
 		/* all the GPUs coming back at t count before the fit is tested */
 		if (i + 1 < cl->nrunning && cl->running[i + 1].end <= r->end)
 			continue;
-		if (k.start < 0 && est_fits(&k, shape))
+		if (k.start < 0 && est_fits(&k, shape)) {
 			k.start = t;
+			est_stop(&k, &b, est, m, limit_s, &stop);
+		}
 		if (b.start < 0 && est_fits(&b, shape)) {
 			b.start = t;
 			est_broad_found(conf, cl, cls, &b, shape, req, t, limit_s, est);
+			est_stop(&k, &b, est, m, limit_s, &stop);
 		}
 	}
 	if (i == cl->nrunning && (k.start < 0 || b.start < 0)) {

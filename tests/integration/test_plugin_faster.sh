@@ -11,11 +11,14 @@
 #     broadened (50 min on l40s against 60 on a100) and runs on an l40s node;
 #   - two untagged l40s jobs pending ahead take the l40s GPUs as they free:
 #     kept again.
-# The user's line and the slurmctld log line say which and why.
+# The user's line and the slurmctld log line say which and why; `nodeox why`
+# (where it is built) shows the same estimate, from the live queue.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib/cluster.sh"
+. "$(dirname "$0")/../why/why_lib.sh"
 
 cluster_init
+WHY_OUT="$CLUSTER_DIR/why.json"
 cluster_use_plugin
 cluster_default_topology
 cluster_nodeox_conf_article Broaden=when-faster
@@ -36,6 +39,13 @@ check_eq "$(job_field "$k" TimeLimit)" 00:30:00 "kept: time limit as asked"
 sleep 3
 check_eq "$(job_state "$k")" PENDING "kept: pends although l40s GPUs are idle"
 check_match "$(cluster_ctld_log | grep "job_submit/nodeox: submit uid=" | grep -c 'KEEP: kept: a100 expected free')" '^1$' "kept: slurmctld log has the decision"
+if [ -x "$WHY_BIN" ] && command -v python3 >/dev/null 2>&1; then
+why_run "$k"
+check_match "$(jq_py 'j["flex"]["policy_reason"]')" '^kept: a100 expected free in about [23] min' "nodeox why: the same decision from the live queue"
+check_match "$(jq_py 'j["flex"]["estimate"]["kept_start_s"]')" '^1[0-9][0-9]$' "nodeox why: a100 expected back in about 3 minutes"
+check_eq "$(jq_py 'j["flex"]["estimate"]["broadened_finish_s"]')" 3000 "nodeox why: broadened finish 50 min (l40s idle now)"
+check_eq "$(jq_py 'j["flex"]["estimate"]["broaden"]')" false "nodeox why: keep"
+fi
 scancel "$f1"
 check_true "kept: starts once a1 frees" wait_for_state "$k" RUNNING 30
 check_eq "$(job_field "$k" NodeList)" a1 "kept: runs on a1 (a100)"
