@@ -29,13 +29,6 @@ static int state_name_cmp(const void *a, const void *b)
 	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-static int state_running_cmp(const void *a, const void *b)
-{
-	const nodeox_running_t *x = a, *y = b;
-
-	return (x->end > y->end) - (x->end < y->end);
-}
-
 /* GPUs of a TRES list and the type of its first typed entry (type[0] = 0
  * if none); per-node and per-socket counts times nodes, per-task times
  * tasks. Typed entries are counted when there are any: tres_alloc_str
@@ -63,23 +56,6 @@ static uint64_t state_gpus(const char *const *field, int nfield, const uint64_t 
 		}
 	}
 	return typed ? typed : untyped;
-}
-
-/* Do two comma lists of partitions share one (NULL: yes, not known)? */
-static bool state_parts_meet(const char *a, const char *b)
-{
-	const char *p = a;
-
-	if (!a || !b)
-		return true;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		if (n && nodeox_util_list_has(b, p, n))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
 }
 
 /* The policy node of that name holding that GPU type (the first one of the
@@ -157,7 +133,8 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 				p += n + (p[n] == ',');
 			}
 		} else if (q->phase == WHY_PHASE_PENDING && q->priority && q->job_id != job->job_id &&
-			   state_parts_meet(q->partition, job->partition)) {
+			   (!q->partition || !job->partition ||
+			    nodeox_util_lists_meet(q->partition, job->partition))) {
 			const char *f[4] = { q->tres_per_job, q->tres_per_node, q->tres_per_task,
 					     q->tres_per_socket };
 			uint64_t nn = q->num_nodes ? q->num_nodes : 1;
@@ -180,7 +157,7 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 		}
 	}
 	free(idx);
-	qsort(st->running, nr, sizeof(*st->running), state_running_cmp);
+	nodeox_running_sort(st->running, nr);
 	out->running = st->running;
 	out->nrunning = nr;
 	out->ahead = st->ahead;

@@ -65,3 +65,19 @@ bool nodeox_util_list_has(const char *list, const char *name, size_t len)
 	}
 	return false;
 }
+
+bool nodeox_util_lists_meet(const char *a, const char *b)
+{
+	const char *p = a;
+
+	if (!a || !b)
+		return false;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n && nodeox_util_list_has(b, p, n))
+			return true;
+		p += n + (p[n] == ',');
+	}
+	return false;
+}

@@ -13,5 +13,8 @@
 int nodeox_util_parse_size_mb(const char *s, uint64_t *mb);
 /* Is name (len bytes) an item of the comma list `list`? Case-sensitive. */
 bool nodeox_util_list_has(const char *list, const char *name, size_t len);
+/* Do the comma lists a and b (NULL: empty) share an item? Empty items match
+ * nothing. */
+bool nodeox_util_lists_meet(const char *a, const char *b);
 
 #endif

@@ -305,31 +305,6 @@ static int _gres_is_gpu(void *x, void *key)
 	return gs && gs->gres_name && !xstrcmp(gs->gres_name, "gpu");
 }
 
-static int _running_cmp(const void *a, const void *b)
-{
-	const nodeox_running_t *x = a, *y = b;
-
-	return x->end < y->end ? -1 : x->end > y->end;
-}
-
-/* Does the pending job's partition list share a partition with parts (NULL:
- * the default one, matched by name)? */
-static bool _parts_meet(const char *theirs, const char *parts)
-{
-	const char *p = theirs;
-
-	if (!parts || !theirs)
-		return true;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		if (n && nodeox_util_list_has(parts, p, n))
-			return true;
-		p += n + (p[n] == ',');
-	}
-	return false;
-}
-
 /* Add a pending job's GPUs to the demand ahead, under its GPU type ("" for
  * an untyped request: one nodeox broadened, or any GPU). */
 static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr)
@@ -448,13 +423,14 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 			}
 		} else if (IS_JOB_PENDING(job_ptr) && job_ptr->priority &&
 			   job_ptr->job_id != job->job_id &&
-			   _parts_meet(job_ptr->partition, job->partition)) {
+			   (!job_ptr->partition || !job->partition ||
+			    nodeox_util_lists_meet(job_ptr->partition, job->partition))) {
 			_demand_add(st, cl, job_ptr);
 		}
 	}
 	list_iterator_destroy(it);
 	cl->running = st->running;
-	qsort(st->running, cl->nrunning, sizeof(*st->running), _running_cmp);
+	nodeox_running_sort(st->running, cl->nrunning);
 }
 
 static void _cluster_state_free(nodeox_state_buf_t *st)

@@ -162,6 +162,10 @@ typedef struct {
 	int64_t end;                    /* seconds from now; <= 0: overdue, free now */
 } nodeox_running_t;
 
+/* Sort running jobs by end, ascending: the order nodeox_cluster_t.running
+ * must have (every feeder calls this). */
+void nodeox_running_sort(nodeox_running_t *running, size_t n);
+
 /* Broaden=when-faster: GPUs that pending jobs ahead of this one want, by type. */
 typedef struct {
 	const char *type;               /* gres type; "" = untyped (any type serves it) */

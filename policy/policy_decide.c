@@ -195,21 +195,7 @@ static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_deci
 
 bool nodeox_node_in_parts(const nodeox_node_t *nd, const char *parts)
 {
-	const char *p = parts;
-
-	if (decide_empty(parts))
-		return true;
-	while (*p) {
-		const char *c = strchr(p, ',');
-		size_t n = c ? (size_t)(c - p) : strlen(p);
-
-		if (nodeox_util_list_has(nd->partitions, p, n))
-			return true;
-		if (!c)
-			break;
-		p = c + 1;
-	}
-	return false;
+	return decide_empty(parts) || nodeox_util_lists_meet(parts, nd->partitions);
 }
 
 static bool decide_node_has_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t)

@@ -23,9 +23,23 @@
  * most one over the running jobs; the per-node state lives in cl->scratch.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "policy/policy_internal.h"
+
+static int est_running_cmp(const void *a, const void *b)
+{
+	const nodeox_running_t *x = a, *y = b;
+
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+void nodeox_running_sort(nodeox_running_t *running, size_t n)
+{
+	if (running && n > 1)
+		qsort(running, n, sizeof(*running), est_running_cmp);
+}
 
 /* One side of the comparison: free GPUs on its nodes and how they fit. */
 typedef struct {

@@ -166,13 +166,6 @@ void sched_policy_nodes_free(nodeox_node_t *nodes)
 	g_free(nodes);
 }
 
-/* Running jobs' allocations in order of expected end. */
-static int sched_running_cmp(const void *a, const void *b)
-{
-	const nodeox_running_t *x = a, *y = b;
-	return x->end < y->end ? -1 : x->end > y->end;
-}
-
 /*
  * Broaden=when-faster's state, filled from the scheduler's as job_submit/nodeox
  * fills it from slurmctld's (plugin/job_submit_nodeox.c, _cluster_state):
@@ -204,7 +197,7 @@ void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 			ps->running[nr++] = (nodeox_running_t){ (uint32_t)e->node, e->gpus,
 								 e->end - s->now };
 		}
-	qsort(ps->running, nr, sizeof(*ps->running), sched_running_cmp);
+	nodeox_running_sort(ps->running, nr);
 	if (job->partition) {
 		gchar **names = g_strsplit(job->partition, ",", -1);
 		for (gchar **n = names; *n; n++) {

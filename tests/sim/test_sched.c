@@ -832,10 +832,8 @@ static void test_when_faster(void **state)
 	sim_cluster_t *c = article_cluster();
 	nodeox_conf_t *conf = NULL;
 	char err[256];
-	assert_int_equal(nodeox_conf_parse_string(
-		"Broaden=when-faster\nScaleTimeLimit=yes\n"
-		"GpuType=a100 Feature=a100 Memory=80G Speed=1.0\n"
-		"GpuType=l40s Feature=l40s Memory=48G Speed=0.6\n"
+	assert_int_equal(nodeox_conf_parse_string("Broaden=when-faster\n"
+		"GpuType=a100 Memory=80G Speed=1.0\nGpuType=l40s Memory=48G Speed=0.6\n"
 		"Group=ampere Types=a100,l40s\n", "when-faster.conf", &conf, err, sizeof(err)), 0);
 	sim_trace_t *t = trace_from(
 		"job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
