@@ -7,6 +7,7 @@
  *   why_pending.c  Slurm's pending reason -> blockers in the job's terms (pure)
  *   why_never.c    can the job ever run in its partitions as configured (pure)
  *   why_analyze.c  plain structs + nodeox.conf -> the GPU view (pure)
+ *   why_state.c    the queue -> Broaden=when-faster's state for the policy (pure)
  *   why_print.c    why_result_t -> text for people, or JSON
  * Helpers: why_gres.c parses GRES/TRES strings and node lists, why_feature.c
  * evaluates a --constraint expression against a node's features.

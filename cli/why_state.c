@@ -153,7 +153,8 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 				st->ahead[k] = (nodeox_demand_t){ st->ahead_type[k], 0 };
 				out->nahead++;
 			}
-			st->ahead[k].gpus += gpus;
+			st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX :
+				st->ahead[k].gpus + gpus;
 		}
 	}
 	free(idx);

@@ -16,6 +16,8 @@
  *   3. for a tagged job only, snapshots the node table (features, partitions,
  *      GPU type and idle count, usable or not) into a nodeox_cluster_t
  *      without taking locks: slurmctld already holds them around job_submit;
+ *      with Broaden=when-faster also job_list (running jobs' GPUs per node
+ *      and end times, pending jobs' GPUs by type; _cluster_state, bounded);
  *   4. calls nodeox_policy_decide and writes the changed fields back with
  *      Slurm's allocator, logs one info() line and tells the user one line.
  *
@@ -38,7 +40,8 @@
  *
  * Nothing here may crash, block or leak inside slurmctld: every string from
  * the user is passed as an argument, never as a format, and escaped before it
- * reaches a log line; work is one pass over the node table.
+ * reaches a log line; work is one pass over the node table (when-faster:
+ * and one over at most NODEOX_MAX_JOBS_SCANNED job records).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -329,7 +332,7 @@ static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record
 		for (i = 0; i < n && i < NODEOX_TRES_MAX_GPU; i++) {
 			uint64_t c = e[i].count * (f == 1 || f == 3 ? nodes : f == 2 ? tasks : 1);
 
-			gpus += c;
+			gpus = c > UINT64_MAX - gpus ? UINT64_MAX : gpus + c; /* counts < 2^32 */
 			if (!type[0] && e[i].type_len)
 				nodeox_tres_type_copy(field[f], &e[i], type, sizeof(type));
 		}
@@ -347,7 +350,8 @@ static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record
 		st->ahead[k].gpus = 0;
 		cl->nahead++;
 	}
-	st->ahead[k].gpus += gpus;
+	st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX :
+		st->ahead[k].gpus + gpus;
 }
 
 /* A running job's GPUs on each of its nodes in the snapshot. Returns false

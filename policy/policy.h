@@ -17,6 +17,8 @@
  *                    (nodeox_tres_*; also read by the simulator, `nodeox
  *                    why`, the sacct importer and the runtime)
  *   policy_decide.c  the broadening decision       (nodeox_policy_*)
+ *   policy_estimate.c Broaden=when-faster's two finishes (internal;
+ *                    nodeox_running_sort for its feeders)
  *   policy_util.c    name checks, quoting, bounded strings (internal)
  *   policy_record.c  reads back the admin_comment record that
  *                    policy_decide.c writes (nodeox_record_*)

@@ -6,10 +6,13 @@
  *   -> the requested type's groups -> filter the other types (MinSpeed, tag
  *   mem= and types=, present on a usable node of the job's partitions)
  *   -> Broaden=when-blocked: can the requested type serve the job now?
+ *   -> Broaden=when-faster: is it expected to finish sooner broadened
+ *      (policy_estimate.c)? KEEP says when each would finish
  *   -> build the new fields (untyped TRES, constraint, prefer, time limit,
  *   admin_comment: a versioned key=value record, see decide_admin_comment).
  * Work is bounded by the conf sizes, the fixed string lengths and one pass
- * over the nodes; nothing is allocated.
+ * over the nodes (when-faster: and at most one over the running jobs the
+ * caller hands over); nothing is allocated.
  */
 #include <ctype.h>
 #include <math.h>
