@@ -9,6 +9,8 @@
  *   why_analyze.c  plain structs + nodeox.conf -> the GPU view (pure)
  *   why_state.c    the queue -> Broaden=when-faster's state for the policy (pure)
  *   why_print.c    why_result_t -> text for people, or JSON
+ * Calls run one way: why_pending.c asks why_never.c, and both add blockers
+ * through why_blockers.c (the list, its overflow count and the kinds' names).
  * Helpers: why_gres.c parses GRES/TRES strings and node lists, why_feature.c
  * evaluates a --constraint expression against a node's features.
  *
@@ -25,6 +27,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "common/util.h"
 #include "policy/policy.h"
 
 #define WHY_MAX_NODE_GPUS 8     /* GPU types on one node */
@@ -331,6 +334,8 @@ typedef struct {
 typedef struct {
 	why_blocker_t blockers[WHY_MAX_BLOCKERS];
 	size_t nblockers;
+	size_t more_blockers;       /* found past the list's end: counted, not shown */
+	why_blocker_t spill;        /* where those were filled (why_blockers.c) */
 	time_t expected_start;      /* 0 = unknown */
 	const char *expected_source; /* "backfill", "begin_time", "reservation" */
 	bool never_runs;            /* no partition of the job can ever run it */
@@ -389,10 +394,17 @@ why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,
 /* The blockers of a pending job, from Slurm's reason first, then what the
  * cluster shows (res->fit, res->flex must be filled). Fills res->pend. */
 void why_pending_explain(const why_cluster_t *cl, why_result_t *res);
+
+/* why_blockers.c: the blocker list */
 /* "held_user", ... (the JSON words). */
 const char *why_blk_name(why_blk_kind_t kind);
-/* Add a blocker to p (the last slot is reused when full); returns it. */
-why_blocker_t *why_pending_add(why_pending_t *p, why_blk_kind_t kind, bool never);
+/* Add a blocker to p and return it for the caller to fill; past
+ * WHY_MAX_BLOCKERS it is counted in p->more_blockers and not kept. */
+why_blocker_t *why_blockers_add(why_pending_t *p, why_blk_kind_t kind, bool never);
+/* How many were added (kept or not); rewind drops those added after the
+ * count a caller took. */
+size_t why_blockers_count(const why_pending_t *p);
+void why_blockers_rewind(why_pending_t *p, size_t count);
 
 /* why_never.c */
 /* Can the job run in one of its partitions as configured (whatever node

@@ -160,22 +160,8 @@ static why_cause_t _state_cause(why_node_state_t st)
 
 static bool _in_partition(const why_job_t *job, const why_node_t *node)
 {
-	const char *p = job->partition;
-	char name[NODEOX_NAME_MAX];
-
-	if (!p || !*p)
-		return true;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		snprintf(name, sizeof(name), "%.*s", (int)n, p);
-		if (why_list_has(node->partitions, name))
-			return true;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return false;
+	return !job->partition || !*job->partition ||
+	       nodeox_util_lists_meet(job->partition, node->partitions);
 }
 
 why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,
@@ -527,7 +513,7 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 	/* Already rewritten by the plugin at submission? Then the job as it
 	 * stands is the flexible request: read it rather than decide again. */
 	if (d->action != NODEOX_REWRITE && fx->tagged && rc > 0 && fit->req.per != WHY_PER_NONE &&
-	    !fit->req.type[0] && job->admin_comment && strstr(job->admin_comment, "nodeox: changed")) {
+	    !fit->req.type[0] && nodeox_record_present(job->admin_comment)) {
 		fx->applied = true;
 		_flex_applied(job, conf, fx);
 		return;

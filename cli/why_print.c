@@ -114,6 +114,8 @@ static void _text_pending(FILE *out, const why_result_t *res)
 		if (b->more_jobs)
 			fprintf(out, "      ... and %zu more\n", b->more_jobs);
 	}
+	if (p->more_blockers)
+		fprintf(out, "  ... and %zu more not listed\n", p->more_blockers);
 	_fmt_when(p->expected_start, when, sizeof(when));
 	if (p->expected_start)
 		fprintf(out, "Expected start: %s (%s)\n", when,
@@ -308,22 +310,19 @@ static void _json_kv(FILE *out, const char *key, const char *val)
 /* A comma list as a JSON array of strings. */
 static void _json_list(FILE *out, const char *list)
 {
-	const char *p = list ? list : "";
+	const char *it;
+	size_t n;
 	bool first = true;
 
 	fputc('[', out);
-	while (*p) {
-		size_t n = strcspn(p, ",");
+	for (const char *c = list; nodeox_util_list_next(&c, &it, &n);) {
 		char item[NODEOX_NAME_MAX + 8];
 
-		snprintf(item, sizeof(item), "%.*s", (int)n, p);
+		snprintf(item, sizeof(item), "%.*s", (int)n, it);
 		if (!first)
 			fputs(", ", out);
 		json_write_string(out, item);
 		first = false;
-		p += n;
-		if (*p == ',')
-			p++;
 	}
 	fputc(']', out);
 }
@@ -505,6 +504,7 @@ void why_print_json(FILE *out, const why_result_t *res)
 	_json_kv(out, "expected_start_source", p->expected_start ? p->expected_source : NULL);
 	fputs(",\n \"blockers\": ", out);
 	_json_blockers(out, p);
+	fprintf(out, ", \"more_blockers\": %zu", p->more_blockers);
 	fputs(",\n \"request\": {\"gpus_per\": ", out);
 	json_write_string(out, _per_name(r->per));
 	fputs(", \"gpu_type\": ", out);

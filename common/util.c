@@ -1,7 +1,8 @@
 /*
  * util.c: general text helpers that every part of nodeox reads the same way:
  * sizes as nodeox.conf, the tag and traces spell them ("80G", "40960M"), and
- * membership in a comma list (node features, partitions). No allocation.
+ * comma lists (node features, partitions, licenses) walked and searched the
+ * same way everywhere, and a constraint's top-level terms. No allocation.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -47,37 +48,60 @@ int nodeox_util_parse_size_mb(const char *s, uint64_t *mb)
 	return 0;
 }
 
+bool nodeox_util_list_next(const char **cursor, const char **item, size_t *len)
+{
+	const char *p = *cursor;
+
+	if (!p)
+		return false;
+	while (*p == ',')
+		p++;
+	if (!*p) {
+		*cursor = p;
+		return false;
+	}
+	*item = p;
+	*len = strcspn(p, ",");
+	*cursor = p + *len;
+	return true;
+}
+
 bool nodeox_util_list_has(const char *list, const char *name, size_t len)
 {
-	const char *p = list;
+	const char *it;
+	size_t n;
 
-	if (!list || !name || !len)
+	if (!name || !len)
 		return false;
-	while (*p) {
-		const char *e = strchr(p, ',');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-
-		if (n == len && !memcmp(p, name, len))
+	for (const char *c = list; nodeox_util_list_next(&c, &it, &n);)
+		if (n == len && !memcmp(it, name, len))
 			return true;
-		if (!e)
-			break;
-		p = e + 1;
-	}
 	return false;
 }
 
 bool nodeox_util_lists_meet(const char *a, const char *b)
 {
-	const char *p = a;
+	const char *it;
+	size_t n;
 
-	if (!a || !b)
-		return false;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		if (n && nodeox_util_list_has(b, p, n))
+	for (const char *c = a; nodeox_util_list_next(&c, &it, &n);)
+		if (nodeox_util_list_has(b, it, n))
 			return true;
-		p += n + (p[n] == ',');
-	}
 	return false;
+}
+
+size_t nodeox_util_top_span(const char *s, const char *ops)
+{
+	int depth = 0;
+	size_t i;
+
+	for (i = 0; s[i]; i++) {
+		if (s[i] == '(' || s[i] == '[')
+			depth++;
+		else if ((s[i] == ')' || s[i] == ']') && depth)
+			depth--;
+		else if (!depth && strchr(ops, s[i]))
+			break;
+	}
+	return i;
 }

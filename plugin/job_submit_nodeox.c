@@ -551,6 +551,7 @@ static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id,
 {
 	char name[NODEOX_NAME_MAX];
 	const char *p = parts;
+	size_t n;
 	uint32_t limit = INFINITE;
 
 	what[0] = '\0';
@@ -558,20 +559,18 @@ static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id,
 		limit = default_part_loc->max_time;
 		snprintf(what, cap, "MaxTime of partition %s", default_part_loc->name);
 	}
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
+	for (const char *it; nodeox_util_list_next(&p, &it, &n);) {
 		part_record_t *part;
 
-		if (n && n < sizeof(name)) {
-			memcpy(name, p, n);
-			name[n] = '\0';
-			part = find_part_record(name);
-			if (part && part->max_time != INFINITE && part->max_time < limit) {
-				limit = part->max_time;
-				snprintf(what, cap, "MaxTime of partition %s", part->name);
-			}
+		if (n >= sizeof(name))
+			continue;
+		memcpy(name, it, n);
+		name[n] = '\0';
+		part = find_part_record(name);
+		if (part && part->max_time != INFINITE && part->max_time < limit) {
+			limit = part->max_time;
+			snprintf(what, cap, "MaxTime of partition %s", part->name);
 		}
-		p += n + (p[n] == ',');
 	}
 	if ((qos_name || qos_id) && assoc_mgr_qos_list) {
 		slurmdb_qos_rec_t qos;
@@ -775,17 +774,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
  */
 static const char *_type_term(const char *features)
 {
-	const char *term = features, *p;
-	int depth = 0;
+	const char *term = features;
 
-	for (p = features; *p; p++) {
-		if (*p == '(' || *p == '[')
-			depth++;
-		else if ((*p == ')' || *p == ']') && depth)
-			depth--;
-		else if (*p == '&' && !depth)
-			term = p + 1;
-	}
+	for (const char *p = features; *(p += nodeox_util_top_span(p, "&"));)
+		term = ++p;
 	return term;
 }
 
@@ -861,7 +853,7 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.user = job_ptr->user_name;
 #undef NX_PICK
 	if (!validate_operator(submit_uid) ||
-	    (job_ptr->admin_comment && strstr(job_ptr->admin_comment, "nodeox: changed")))
+	    nodeox_record_present(job_ptr->admin_comment))
 		job.time_limit = NODEOX_TIME_NONE; /* not raisable, or scaled already */
 	else if (job_desc->time_limit != NO_VAL)
 		job.time_limit = job_desc->time_limit;

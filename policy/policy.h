@@ -379,6 +379,12 @@ typedef struct {
 	int cut;                        /* some keys were left out (cut=) */
 } nodeox_record_t;
 
+/* What every record in admin_comment starts with: the one home of the
+ * marker the plugin writes and the readers (the plugin's job_modify, the
+ * sacct importer) look for. */
+#define NODEOX_RECORD_MARK "nodeox: changed"
+/* Does admin_comment hold a record of job_submit/nodeox (NULL: no)? */
+bool nodeox_record_present(const char *admin_comment);
 /*
  * Find the nodeox records in admin_comment (anywhere: after an admin's own
  * text too) and read them: the last record gives type, counts and tag, the

@@ -353,17 +353,7 @@ static bool decide_eligible(const nodeox_conf_t *conf, const nodeox_job_t *job,
 /* Is there a '|' outside parentheses and brackets? Then it needs wrapping. */
 static bool decide_top_or(const char *s)
 {
-	int depth = 0;
-
-	for (; *s; s++) {
-		if (*s == '(' || *s == '[')
-			depth++;
-		else if ((*s == ')' || *s == ']') && depth)
-			depth--;
-		else if (*s == '|' && !depth)
-			return true;
-	}
-	return false;
+	return s[nodeox_util_top_span(s, "|")] != '\0';
 }
 
 /* Is s[0..n) "f1|f2|..." (optionally in one () or []) of GPU type features only? */
@@ -403,29 +393,23 @@ static void decide_strip_gpu_terms(const nodeox_conf_t *conf, const char *user, 
 				   size_t cap)
 {
 	nodeox_buf_t b;
-	size_t st = 0, i, n = strlen(user);
-	int depth = 0;
 
 	nodeox_buf_init(&b, dst, cap);
 	if (decide_top_or(user)) { /* one term, or too complex to split */
-		if (!decide_gpu_term(conf, user, n))
+		if (!decide_gpu_term(conf, user, strlen(user)))
 			nodeox_buf_puts(&b, user);
 		return;
 	}
-	for (i = 0; i <= n; i++) {
-		char c = user[i];
+	for (const char *t = user;; t++) {
+		size_t n = nodeox_util_top_span(t, "&,");
 
-		if (c == '(' || c == '[')
-			depth++;
-		else if ((c == ')' || c == ']') && depth)
-			depth--;
-		if (c && (depth || (c != '&' && c != ',')))
-			continue;
-		if (i > st && !decide_gpu_term(conf, user + st, i - st)) {
+		if (n && !decide_gpu_term(conf, t, n)) {
 			nodeox_buf_puts(&b, b.len ? "&" : "");
-			nodeox_buf_putn(&b, user + st, i - st);
+			nodeox_buf_putn(&b, t, n);
 		}
-		st = i + 1;
+		t += n;
+		if (!*t)
+			break;
 	}
 }
 
@@ -689,7 +673,7 @@ static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *
 	nodeox_buf_init(&rec, out->admin_comment, sizeof(out->admin_comment));
 	nodeox_buf_init(&cut, cutbuf, sizeof(cutbuf));
 	nodeox_buf_puts(&rec, out->dryrun ? "nodeox dryrun: would change v=1" :
-			"nodeox: changed v=1");
+			NODEOX_RECORD_MARK " v=1");
 	decide_record_put(&rec, limit, &cut, "type", type, NULL);
 	decide_record_put(&rec, limit, &cut, "gpus", gpus, NULL);
 	decide_record_put(&rec, limit, &cut, "tag", tagtxt, NULL);

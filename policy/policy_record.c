@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#define RECORD_MARK "nodeox: changed"
 
 static const char *const form_names[NODEOX_NFORMS] = { "job", "node", "task", "socket" };
 
@@ -310,6 +309,11 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 	return 0;
 }
 
+bool nodeox_record_present(const char *admin_comment)
+{
+	return admin_comment && strstr(admin_comment, NODEOX_RECORD_MARK) != NULL;
+}
+
 int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *err, size_t errlen)
 {
 	const char *p = admin_comment;
@@ -321,8 +325,8 @@ int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *e
 	last_tl.time_limit_min = -1;
 	last_tl.time_limit_to_min = -1;
 	err[0] = '\0';
-	while (p && (p = strstr(p, RECORD_MARK))) {
-		const char *body = p + sizeof(RECORD_MARK) - 1, *end;
+	while (p && (p = strstr(p, NODEOX_RECORD_MARK))) {
+		const char *body = p + sizeof(NODEOX_RECORD_MARK) - 1, *end;
 		int rc;
 
 		/* the mark starts the comment or follows "; " (the glue's separator) */

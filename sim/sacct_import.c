@@ -290,7 +290,7 @@ static int glue_guess(const sacct_header_t *h, char **f, int n)
 	int extra = n - h->ncols, k;
 
 	for (k = extra; k >= 0; k--)
-		if (strstr(f[ai + (ai > ci ? k : 0)], "nodeox: changed"))
+		if (nodeox_record_present(f[ai + (ai > ci ? k : 0)]))
 			return k;
 	return extra;
 }

@@ -199,19 +199,6 @@ static void test_parse_size(void **state)
 	assert_int_equal(nodeox_util_parse_size_mb(NULL, &mb), -1);
 }
 
-/* common/util.c's comma-list intersection (partitions of a job and a node). */
-static void test_lists_meet(void **state)
-{
-	(void)state;
-	assert_true(nodeox_util_lists_meet("gpu", "gpu"));
-	assert_true(nodeox_util_lists_meet("short,gpu", "long,gpu"));
-	assert_false(nodeox_util_lists_meet("gp", "gpu"));
-	assert_false(nodeox_util_lists_meet("gpu,", "short"));
-	assert_false(nodeox_util_lists_meet(",,", ",,"));
-	assert_false(nodeox_util_lists_meet(NULL, "gpu"));
-	assert_false(nodeox_util_lists_meet("gpu", NULL));
-}
-
 int main(void)
 {
 	const char *src = getenv("top_srcdir");
@@ -223,7 +210,6 @@ int main(void)
 		cmocka_unit_test(test_string_errors),
 		cmocka_unit_test(test_long_line_and_limits),
 		cmocka_unit_test(test_parse_size),
-		cmocka_unit_test(test_lists_meet),
 	};
 
 	snprintf(conf_dir, sizeof(conf_dir), "%s/tests/policy/conf", src ? src : ".");

@@ -216,6 +216,11 @@ static void test_record_roundtrip(void **state)
 	assert_null(strpbrk(d->admin_comment, "|;\n"));
 	snprintf(ac, sizeof(ac), "moved by ops | ticket 12; %s", d->admin_comment);
 	assert_int_equal(nodeox_record_parse(ac, &rec, err, sizeof(err)), 1);
+	/* the marker the plugin writes is the one its readers look for */
+	assert_true(nodeox_record_present(d->admin_comment));
+	assert_true(nodeox_record_present(ac));
+	assert_false(nodeox_record_present("moved by ops | ticket 12"));
+	assert_false(nodeox_record_present(NULL));
 	assert_int_equal(rec.version, 1);
 	assert_false(rec.legacy);
 	assert_string_equal(rec.type, "a100");

@@ -852,6 +852,54 @@ static void test_never_partitions(void **state)
 	why_result_free(&res);
 }
 
+/* More blockers than the list holds: the first ones found stay, the rest
+ * are counted, and the text says so (the list used to overwrite its last
+ * slot with each further one). */
+static void test_blockers_overflow(void **state)
+{
+	why_job_t job = _job(NULL, NULL);
+	why_result_t res;
+	char parts[512] = "", want[64];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	for (int i = 1; i <= WHY_MAX_BLOCKERS + 4; i++) {
+		size_t l = strlen(parts);
+
+		snprintf(parts + l, sizeof(parts) - l, "%snone%02d", i > 1 ? "," : "", i);
+	}
+	job.partition = parts;
+	job.reason = "PartitionConfig";
+	_pending(&job, NULL, 0, &res);
+	assert_true(res.pend.never_runs);
+	assert_int_equal(res.pend.nblockers, WHY_MAX_BLOCKERS);
+	assert_int_equal(res.pend.more_blockers, 4);
+	assert_int_equal(why_blockers_count(&res.pend), WHY_MAX_BLOCKERS + 4);
+	snprintf(want, sizeof(want), "none%02d", WHY_MAX_BLOCKERS);
+	assert_string_equal(res.pend.blockers[WHY_MAX_BLOCKERS - 1].job_value, want);
+	assert_string_equal(res.pend.blockers[0].job_value, "none01");
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	why_print_text(out, &res);
+	fclose(out);
+	assert_non_null(strstr(text, "... and 4 more not listed"));
+	free(text);
+	text = NULL;
+	out = open_memstream(&text, &len);
+	why_print_json(out, &res);
+	fclose(out);
+	assert_non_null(strstr(text, "\"more_blockers\": 4"));
+	free(text);
+	why_result_free(&res);
+
+	/* rewinding below the list's end drops the count too */
+	why_blockers_rewind(&res.pend, 3);
+	assert_int_equal(res.pend.nblockers, 3);
+	assert_int_equal(res.pend.more_blockers, 0);
+}
+
 static void test_pending_other_reasons(void **state)
 {
 	const why_qjob_t q[] = {
@@ -927,6 +975,7 @@ int main(void)
 		cmocka_unit_test(test_pending_dependency),
 		cmocka_unit_test(test_never_partitions),
 		cmocka_unit_test(test_pending_other_reasons),
+		cmocka_unit_test(test_blockers_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
