@@ -52,14 +52,17 @@ typedef struct {
 	uint64_t given[NODEOX_MAX_TYPES];   /* GPUs of each type it was given: idle
 					     * ones and those coming back */
 	int64_t start;             /* when it fits, -1 until then */
+	uint64_t can_hold;         /* nodes big enough for shape->per_node at all */
 } est_side_t;
 
 #define EST_NONE 0xffffffffu   /* scratch class: the node serves neither side */
 
-/* Node i, of type t, gets `gpus` GPUs back (or starts with them): pay the
- * side's demand ahead for that type first, then its untyped demand, then
- * count what is left. */
-static void est_give(est_side_t *sd, const nodeox_shape_t *shape, size_t i, int t, uint64_t gpus)
+/* Node i, of type t and `total` GPUs, gets `gpus` GPUs back (or starts with
+ * them): pay the side's demand ahead for that type first, then its untyped
+ * demand, then count what is left, never more than the node has (a feeder's
+ * state may hold more, e.g. a job's GPUs spread evenly over its nodes). */
+static void est_give(est_side_t *sd, const nodeox_shape_t *shape, size_t i, int t, uint64_t gpus,
+		     uint32_t total)
 {
 	uint64_t old = sd->free[i], now, pay;
 
@@ -71,8 +74,8 @@ static void est_give(est_side_t *sd, const nodeox_shape_t *shape, size_t i, int 
 	sd->debt_any -= pay;
 	gpus -= pay;
 	now = old + gpus;
-	if (now > UINT32_MAX)
-		now = UINT32_MAX;
+	if (now > total)
+		now = total;
 	sd->free[i] = (uint32_t)now;
 	sd->sum += now - old;
 	sd->sum_t[t] += now - old;
@@ -180,7 +183,8 @@ static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *c
  * it did so far (given over horizon seconds), first to the demand ahead for
  * that type, and the job starts once what is left over all its types covers
  * its need and the untyped demand (found by bisection: the cover grows with
- * time). -1 when nothing came back to measure a rate by.
+ * time). -1 when nothing came back to measure a rate by, or when fewer
+ * nodes than the job needs could ever hold its per-node count.
  */
 static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape,
 			       const int *types, int ntypes, int64_t horizon)
@@ -193,7 +197,7 @@ static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape
 	need += (double)sd->debt_any;
 	for (k = 0; k < ntypes; k++)
 		any += (double)sd->given[types[k]];
-	if (horizon <= 0 || any <= 0)
+	if (horizon <= 0 || any <= 0 || sd->can_hold < shape->nodes)
 		return -1;
 	for (it = 0; it < 48 && hi - lo > 0.5; it++) {
 		double mid = (lo + hi) / 2, cover = 0;
@@ -275,10 +279,14 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
 		if (!last_in || (t = est_node_type(conf, nd, elig, nelig, &memo)) < 0)
 			continue;
 		cls[i] = (uint32_t)t;
+		if (nd->gpus_total >= shape->per_node) {
+			k.can_hold += t == req;
+			b.can_hold++;
+		}
 		if (nd->gpus_idle) {
 			if (t == req)
-				est_give(&k, shape, i, t, nd->gpus_idle);
-			est_give(&b, shape, i, t, nd->gpus_idle);
+				est_give(&k, shape, i, t, nd->gpus_idle, nd->gpus_total);
+			est_give(&b, shape, i, t, nd->gpus_idle, nd->gpus_total);
 		}
 	}
 	if (est_fits(&k, shape))
@@ -301,9 +309,10 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
 		if (r->node >= cl->nnodes || cls[r->node] == EST_NONE || !r->gpus)
 			continue;
 		if (cls[r->node] == (uint32_t)req && k.start < 0)
-			est_give(&k, shape, r->node, req, r->gpus);
+			est_give(&k, shape, r->node, req, r->gpus, cl->nodes[r->node].gpus_total);
 		if (b.start < 0)
-			est_give(&b, shape, r->node, (int)cls[r->node], r->gpus);
+			est_give(&b, shape, r->node, (int)cls[r->node], r->gpus,
+				 cl->nodes[r->node].gpus_total);
 		/* all the GPUs coming back at t count before the fit is tested */
 		if (i + 1 < cl->nrunning && cl->running[i + 1].end <= r->end)
 			continue;

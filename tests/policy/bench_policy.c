@@ -7,8 +7,8 @@
  * second), a full parse of nodeox.conf (open, fstat, read: on change only),
  * and Broaden=when-faster at 1000 nodes (10 GPUs each, all busy) and 10,000
  * running 1-GPU jobs ending over two hours, with 300 GPUs of demand ahead:
- * a decision that the walk settles, and one whose walk runs through every
- * running job (no node can ever hold the job: nothing fits, extrapolated).
+ * a 4-GPU job, and a 30-node job of 10 GPUs a node whose walk reads nearly
+ * every running job.
  * Prints ns/call of this process's CPU time (CLOCK_PROCESS_CPUTIME_ID, so
  * that other work on a shared machine does not count); measures, asserts
  * nothing.
@@ -98,28 +98,29 @@ int main(int argc, char **argv)
 		}
 	}
 	{
-		/* Broaden=when-faster: 10,000 1-GPU jobs on 1000 10-GPU nodes, ends
-		 * spread over two hours (a fixed LCG, sorted by construction) */
+		/* Broaden=when-faster: 10,000 1-GPU jobs on 1000 10-GPU nodes, ten
+		 * on each (7919 is prime to 1000), ends spread over two hours,
+		 * sorted by construction */
 		nodeox_job_t wide = tagged;
-		unsigned lcg = 1;
 
 		for (i = 0; i < 1000; i++) {
 			busy[i] = nodes[i];
 			busy[i].gpus_total = 10;
 			busy[i].gpus_idle = 0;
 		}
-		for (i = 0; i < 10000; i++) {
-			lcg = lcg * 1103515245u + 12345u;
-			running[i] = (nodeox_running_t){ (uint32_t)((lcg >> 8) % 1000), 1,
+		for (i = 0; i < 10000; i++)
+			running[i] = (nodeox_running_t){ (uint32_t)(i * 7919 % 1000), 1,
 							 (int64_t)i * 7200 / 10000 };
-		}
 		if (nodeox_conf_parse_file(path, &wb, err, sizeof(err)) == 0) {
 			wb->broaden = NODEOX_BROADEN_WHEN_FASTER;
 			bench_decide("tagged job, when-faster, 1000 nodes, 10000 running", wb, &tagged,
 				     &state, 20000);
-			wide.tres_per_node = "gres:gpu:a100:12"; /* no node holds 12 */
-			bench_decide("  the same, walk through every running job", wb, &wide, &state,
-				     5000);
+			/* 10 per node on 30 nodes: the jobs ahead keep every a100
+			 * back until the walk has read nearly all running jobs */
+			wide.tres_per_node = "gres:gpu:a100:10";
+			wide.min_nodes = 30;
+			bench_decide("  the same, 30 nodes of 10: walk through nearly all", wb, &wide,
+				     &state, 5000);
 			nodeox_conf_free(wb);
 		}
 	}
