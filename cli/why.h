@@ -7,6 +7,7 @@
  *   why_pending.c  Slurm's pending reason -> blockers in the job's terms (pure)
  *   why_never.c    can the job ever run in its partitions as configured (pure)
  *   why_analyze.c  plain structs + nodeox.conf -> the GPU view (pure)
+ *   why_state.c    the queue -> Broaden=when-faster's state for the policy (pure)
  *   why_print.c    why_result_t -> text for people, or JSON
  * Calls run one way: why_pending.c asks why_never.c, and both add blockers
  * through why_blockers.c (the list, its overflow count and the kinds' names).
@@ -135,9 +136,14 @@ typedef struct {
 	const char *nodes;          /* allocated, expanded comma list, may be NULL */
 	const char *licenses;
 	uint32_t priority;
-	uint32_t num_nodes, num_cpus;
+	uint32_t num_nodes, num_cpus, num_tasks;
 	time_t start_time, end_time;
 	int exit_status;
+	/* GPUs, for Broaden=when-faster's state (why_state.c): what a running
+	 * job holds ("gres/gpu:a100=4", over all its nodes) and what a pending
+	 * one asks (Slurm's tres_per_* strings) */
+	const char *tres_alloc;
+	const char *tres_per_job, *tres_per_node, *tres_per_task, *tres_per_socket;
 } why_qjob_t;
 
 /* A reservation. */
@@ -350,9 +356,27 @@ int why_request_read(const why_job_t *job, why_request_t *req, char *err, size_t
 void why_fit_compute(const why_job_t *job, const why_request_t *req,
 		     const why_node_t *nodes, size_t nnodes, why_fit_t *fit);
 /* Everything: the request as it stands, and under conf (may be NULL) as if
- * tagged flexible. conf_path/conf_error say where conf came from or why not. */
+ * tagged flexible. conf_path/conf_error say where conf came from or why not.
+ * state (may be NULL): the queue, for Broaden=when-faster's estimate. */
 int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
-		const nodeox_conf_t *conf, why_result_t *res, char *err, size_t errlen);
+		const why_cluster_t *state, const nodeox_conf_t *conf, why_result_t *res,
+		char *err, size_t errlen);
+
+/* why_state.c: Broaden=when-faster's state from the live queue, as
+ * job_submit/nodeox reads it from slurmctld: every running job's GPUs on each
+ * of its nodes (its allocated GPUs spread evenly over its nodes) with its
+ * expected end, and the GPUs each pending, not held job of the job's
+ * partitions wants, by type. nodes are the policy's nodes (one per node and
+ * GPU type, _flex_cluster). Returns 0, or -1 out of memory. */
+typedef struct {
+	nodeox_running_t *running;
+	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
+	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
+	uint32_t *scratch;
+} why_state_t;
+int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes,
+		   size_t nnodes, why_state_t *st, nodeox_cluster_t *out);
+void why_state_free(why_state_t *st);
 void why_fit_free(why_fit_t *fit);
 void why_result_free(why_result_t *res);
 /* "node_down", "gpu_type", ... (the JSON words) and a phrase for people. */

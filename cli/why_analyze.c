@@ -469,8 +469,10 @@ static void _flex_applied(const why_job_t *job, const nodeox_conf_t *conf, why_f
 }
 
 static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
-			  const nodeox_conf_t *conf, const why_fit_t *fit, why_flex_t *fx)
+			  const why_cluster_t *state, const nodeox_conf_t *conf,
+			  const why_fit_t *fit, why_flex_t *fx)
 {
+	why_state_t st = { 0 };
 	nodeox_tag_t tag;
 	nodeox_job_t pj = { 0 };
 	nodeox_cluster_t cl = { 0 };
@@ -501,7 +503,11 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 	pj.num_tasks = job->num_tasks;
 	pn = _flex_cluster(nodes, nnodes, &cl.nnodes);
 	cl.nodes = pn;
+	if (pn && state && conf->broaden == NODEOX_BROADEN_WHEN_FASTER &&
+	    why_state_fill(state, job, pn, cl.nnodes, &st, &cl) < 0)
+		cl.scratch = NULL; /* out of memory: decided without the estimate, as it says */
 	nodeox_policy_decide(conf, &pj, pn ? &cl : NULL, d);
+	why_state_free(&st);
 	free(pn);
 
 	/* Already rewritten by the plugin at submission? Then the job as it
@@ -543,7 +549,8 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 }
 
 int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
-		const nodeox_conf_t *conf, why_result_t *res, char *err, size_t errlen)
+		const why_cluster_t *state, const nodeox_conf_t *conf, why_result_t *res,
+		char *err, size_t errlen)
 {
 	why_request_t req;
 
@@ -557,6 +564,6 @@ int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
 		return -1;
 	}
 	if (conf)
-		_flex_compute(job, nodes, nnodes, conf, &res->fit, &res->flex);
+		_flex_compute(job, nodes, nnodes, state, conf, &res->fit, &res->flex);
 	return 0;
 }

@@ -17,6 +17,8 @@
  *                    (nodeox_tres_*; also read by the simulator, `nodeox
  *                    why`, the sacct importer and the runtime)
  *   policy_decide.c  the broadening decision       (nodeox_policy_*)
+ *   policy_estimate.c Broaden=when-faster's two finishes (internal;
+ *                    nodeox_running_sort for its feeders)
  *   policy_util.c    name checks, quoting, bounded strings (internal)
  *   policy_record.c  reads back the admin_comment record that
  *                    policy_decide.c writes (nodeox_record_*)
@@ -42,7 +44,15 @@
 #define NODEOX_TIME_INFINITE 0xffffffffu
 
 typedef enum { NODEOX_MODE_ENFORCE = 0, NODEOX_MODE_DRYRUN, NODEOX_MODE_OFF } nodeox_mode_t;
-typedef enum { NODEOX_BROADEN_ALWAYS = 0, NODEOX_BROADEN_WHEN_BLOCKED } nodeox_broaden_t;
+typedef enum {
+	NODEOX_BROADEN_ALWAYS = 0,
+	NODEOX_BROADEN_WHEN_BLOCKED,
+	NODEOX_BROADEN_WHEN_FASTER,
+} nodeox_broaden_t;
+
+/* WhenFasterMargin= default: broaden only for an estimated finish at least
+ * 10% sooner (doc/nodeox.conf.5 says why). */
+#define NODEOX_WHEN_FASTER_MARGIN 0.10
 
 /* One `GpuType=` line. */
 typedef struct {
@@ -72,6 +82,7 @@ typedef struct {
 	nodeox_mode_t mode;             /* Mode=, default enforce */
 	nodeox_broaden_t broaden;       /* Broaden=, default always */
 	double min_speed;               /* MinSpeed=, default 0 (no floor) */
+	double when_faster_margin;      /* WhenFasterMargin=, default NODEOX_WHEN_FASTER_MARGIN */
 	bool scale_time_limit;          /* ScaleTimeLimit=, default yes */
 	bool prefer_requested;          /* PreferRequested=, default no */
 	nodeox_namelist_t partitions;   /* Partitions=: empty = all */
@@ -145,10 +156,65 @@ typedef struct {
 	bool usable;                    /* up, not drained/down/reserved-away */
 } nodeox_node_t;
 
+/* Broaden=when-faster: GPUs a running job holds on one node, and when they are
+ * expected back (its start plus its time limit, as slurmctld's end_time). */
+typedef struct {
+	uint32_t node;                  /* index into nodeox_cluster_t.nodes */
+	uint32_t gpus;
+	int64_t end;                    /* seconds from now; <= 0: overdue, free now */
+} nodeox_running_t;
+
+/* Sort running jobs by end, ascending: the order nodeox_cluster_t.running
+ * must have (every feeder calls this). */
+void nodeox_running_sort(nodeox_running_t *running, size_t n);
+
+/* Broaden=when-faster: GPUs that pending jobs ahead of this one want, by type. */
+typedef struct {
+	const char *type;               /* gres type; "" = untyped (any type serves it) */
+	uint64_t gpus;
+} nodeox_demand_t;
+
+/* Scratch the estimate needs per node (uint32_t entries), given by the caller
+ * so that the decision allocates nothing. */
+#define NODEOX_ESTIMATE_SCRATCH(nnodes) (3 * (size_t)(nnodes))
+
+/*
+ * The cluster as the decision sees it. nodes alone serve Broaden=always and
+ * when-blocked; Broaden=when-faster also reads running (sorted by end,
+ * ascending), ahead and scratch (NODEOX_ESTIMATE_SCRATCH(nnodes) entries).
+ * A feeder that stopped at a cap of its own sets state_cut; the decision then
+ * makes no estimate (it decides as when-blocked and says so).
+ */
 typedef struct {
 	const nodeox_node_t *nodes;
 	size_t nnodes;
+	const nodeox_running_t *running;
+	size_t nrunning;
+	const nodeox_demand_t *ahead;
+	size_t nahead;
+	uint32_t *scratch;
+	bool state_cut;
 } nodeox_cluster_t;
+
+/* The two finishes Broaden=when-faster compares, in seconds from now. */
+typedef struct {
+	bool made;                      /* an estimate was made (else the fields are 0) */
+	int64_t kept_start;             /* enough GPUs of the requested type; -1: not
+					 * within the running jobs known */
+	int64_t kept_finish;            /* kept_start + the time limit; -1 as above */
+	int64_t broad_start;            /* the same on the eligible types; -1 as above */
+	int64_t broad_finish;           /* broad_start + limit x factor; -1 as above */
+	double broad_factor;            /* speed(requested)/speed(slowest type that
+					 * could serve it at broad_start), >= 1 */
+	int broad_slowest;              /* that type (conf index), -1 if none */
+	int64_t horizon;                /* how far the walk over the running jobs
+					 * looked (it stops once the answer is
+					 * known); a side not fitting by then is -1 */
+	bool extrapolated;              /* the running jobs known were not enough for a
+					 * side: its start is extrapolated from the rate
+					 * its GPUs came back */
+	bool broaden;                   /* the broadened finish is earlier by the margin */
+} nodeox_estimate_t;
 
 typedef enum {
 	NODEOX_PASS = 0,   /* not tagged, or mode off: job untouched, nothing to say */
@@ -181,11 +247,12 @@ typedef struct {
 	bool time_capped;               /* scaling was cut (or skipped) at job->time_cap */
 	uint32_t time_scaled;           /* the limit scaling alone would have given */
 	char admin_comment[NODEOX_STR_MAX]; /* original request and the change */
+	nodeox_estimate_t estimate;     /* Broaden=when-faster: what it acted on */
 } nodeox_decision_t;
 
 /*
  * Decide what to do with job. cluster may be NULL (then Broaden=when-blocked
- * acts as always, and no feature filtering is done). With a cluster, types
+ * and when-faster act as always, and no feature filtering is done). With a cluster, types
  * whose feature no usable node in the job's partitions has are left out, and
  * nodes are matched to the job by job->partition (NULL: every node).
  * The new constraint is the user's (minus terms naming only GPU type

@@ -43,10 +43,10 @@ typedef struct {
 } conf_parser_t;
 
 enum { K_MODE, K_BROADEN, K_MINSPEED, K_SCALE, K_PREFER, K_PARTS, K_ALLOWACC, K_DENYACC,
-       K_ALLOWUSR, K_DENYUSR, K_NGLOBAL };
+       K_ALLOWUSR, K_DENYUSR, K_MARGIN, K_NGLOBAL };
 static const char *const conf_global_keys[K_NGLOBAL] = {
 	"Mode", "Broaden", "MinSpeed", "ScaleTimeLimit", "PreferRequested", "Partitions",
-	"AllowAccounts", "DenyAccounts", "AllowUsers", "DenyUsers",
+	"AllowAccounts", "DenyAccounts", "AllowUsers", "DenyUsers", "WhenFasterMargin",
 };
 
 __attribute__((format(printf, 2, 3)))
@@ -184,12 +184,17 @@ static int conf_global(conf_parser_t *p, const conf_tok_t *t)
 			c->broaden = NODEOX_BROADEN_ALWAYS;
 		else if (nodeox_util_eq(t->val, t->vlen, "when-blocked"))
 			c->broaden = NODEOX_BROADEN_WHEN_BLOCKED;
+		else if (nodeox_util_eq(t->val, t->vlen, "when-faster"))
+			c->broaden = NODEOX_BROADEN_WHEN_FASTER;
 		else
-			return conf_fail(p, "Broaden=%s: expected always or when-blocked",
-					 conf_q(q, sizeof(q), t->val, t->vlen));
+			return conf_fail(p, "Broaden=%s: expected always, when-blocked or "
+					 "when-faster", conf_q(q, sizeof(q), t->val, t->vlen));
 		return 0;
 	case K_MINSPEED:
 		return conf_double(p, t, 0.0, 1.0, false, "a number from 0 to 1", &c->min_speed);
+	case K_MARGIN:
+		return conf_double(p, t, 0.0, 0.9, false, "a fraction from 0 to 0.9",
+				   &c->when_faster_margin);
 	case K_SCALE:
 		return conf_bool(p, t, &c->scale_time_limit);
 	case K_PREFER:
@@ -419,6 +424,7 @@ int nodeox_conf_parse_string(const char *text, const char *name, nodeox_conf_t *
 	snprintf(p->conf->path, sizeof(p->conf->path), "%s", p->name);
 	p->conf->mode = NODEOX_MODE_ENFORCE;
 	p->conf->broaden = NODEOX_BROADEN_ALWAYS;
+	p->conf->when_faster_margin = NODEOX_WHEN_FASTER_MARGIN;
 	p->conf->scale_time_limit = true;
 	while (text && *s) {
 		const char *nl = strchr(s, '\n');

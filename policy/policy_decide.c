@@ -6,10 +6,13 @@
  *   -> the requested type's groups -> filter the other types (MinSpeed, tag
  *   mem= and types=, present on a usable node of the job's partitions)
  *   -> Broaden=when-blocked: can the requested type serve the job now?
+ *   -> Broaden=when-faster: is it expected to finish sooner broadened
+ *      (policy_estimate.c)? KEEP says when each would finish
  *   -> build the new fields (untyped TRES, constraint, prefer, time limit,
  *   admin_comment: a versioned key=value record, see decide_admin_comment).
  * Work is bounded by the conf sizes, the fixed string lengths and one pass
- * over the nodes; nothing is allocated.
+ * over the nodes (when-faster: and at most one over the running jobs the
+ * caller hands over); nothing is allocated.
  */
 #include <ctype.h>
 #include <math.h>
@@ -193,29 +196,23 @@ static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_deci
 	return true;
 }
 
-/* Is one of the job's partitions among the node's (NULL job list: any)? */
-static bool decide_node_in_parts(const nodeox_node_t *nd, const char *parts)
+bool nodeox_node_in_parts(const nodeox_node_t *nd, const char *parts)
 {
-	const char *p = parts;
-
-	if (decide_empty(parts))
-		return true;
-	while (*p) {
-		const char *c = strchr(p, ',');
-		size_t n = c ? (size_t)(c - p) : strlen(p);
-
-		if (nodeox_util_list_has(nd->partitions, p, n))
-			return true;
-		if (!c)
-			break;
-		p = c + 1;
-	}
-	return false;
+	return decide_empty(parts) || nodeox_util_lists_meet(parts, nd->partitions);
 }
 
 static bool decide_node_has_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t)
 {
 	return nodeox_util_list_has(nd->features, t->feature, strlen(t->feature));
+}
+
+/* The type's the narrower and cheaper test of the two: a node reporting a
+ * gres type is of that type; an untyped one by its feature. */
+bool nodeox_node_is_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t)
+{
+	if (nd->gpu_type && *nd->gpu_type)
+		return nodeox_util_eq(nd->gpu_type, strlen(nd->gpu_type), t->name);
+	return decide_node_has_type(nd, t);
 }
 
 /* Does a usable node in the job's partitions carry type t's feature? */
@@ -228,60 +225,52 @@ static bool decide_type_present(const nodeox_cluster_t *cl, const nodeox_job_t *
 		const nodeox_node_t *nd = &cl->nodes[i];
 
 		if (nd->usable && decide_node_has_type(nd, t) &&
-		    decide_node_in_parts(nd, job->partition))
+		    nodeox_node_in_parts(nd, job->partition))
 			return true;
 	}
 	return false;
+}
+
+/* What the job needs at once, from its GPU request (nodeox_shape_t). */
+static void decide_shape(const nodeox_job_t *job, const decide_req_t *r, nodeox_shape_t *sh)
+{
+	uint64_t sum[F_N] = { 0 }, node_need;
+	int f, j;
+
+	for (f = 0; f < F_N; f++)
+		for (j = 0; j < r->n[f]; j++)
+			sum[f] += r->e[f][j].count;
+	node_need = sum[F_NODE] > sum[F_SOCKET] ? sum[F_NODE] : sum[F_SOCKET];
+	if (sum[F_TASK] > node_need)
+		node_need = sum[F_TASK];
+	sh->nodes = job->min_nodes ? job->min_nodes : 1;
+	sh->per_node = node_need ? node_need : 1;
+	sh->total = sum[F_TASK] * (uint64_t)(job->num_tasks ? job->num_tasks : 1);
+	if (sum[F_JOB] > sh->total)
+		sh->total = sum[F_JOB];
 }
 
 /* Broaden=when-blocked: enough idle GPUs of the requested type right now?
  * Counts idle GPUs on usable nodes of the job's partitions that carry the
  * type's feature (or report the type as their gres type). */
 static bool decide_can_serve(const nodeox_cluster_t *cl, const nodeox_job_t *job,
-			     const nodeox_gpu_type_t *t, const decide_req_t *r)
+			     const nodeox_gpu_type_t *t, const nodeox_shape_t *sh)
 {
-	uint64_t per_node = 0, per_job = 0, per_task = 0, per_socket = 0, idle_sum = 0;
-	uint64_t nodes_fit = 0, need_nodes = job->min_nodes ? job->min_nodes : 1;
-	uint64_t tasks = job->num_tasks ? job->num_tasks : 1;
-	uint64_t node_need;
+	uint64_t idle_sum = 0, nodes_fit = 0;
 	size_t i;
-	int j;
 
-	for (j = 0; j < r->n[F_JOB]; j++)
-		per_job += r->e[F_JOB][j].count;
-	for (j = 0; j < r->n[F_NODE]; j++)
-		per_node += r->e[F_NODE][j].count;
-	for (j = 0; j < r->n[F_TASK]; j++)
-		per_task += r->e[F_TASK][j].count;
-	for (j = 0; j < r->n[F_SOCKET]; j++)
-		per_socket += r->e[F_SOCKET][j].count;
-	node_need = per_node > per_socket ? per_node : per_socket;
-	if (per_task > node_need)
-		node_need = per_task;
 	for (i = 0; i < cl->nnodes; i++) {
 		const nodeox_node_t *nd = &cl->nodes[i];
-		bool typed = nd->gpu_type && *nd->gpu_type;
 
-		/* cheapest first: the string tests are what this loop costs,
-		 * the type's the narrower and cheaper of the two */
-		if (!nd->usable || !nd->gpus_idle)
-			continue;
-		if (typed ? !nodeox_util_eq(nd->gpu_type, strlen(nd->gpu_type), t->name)
-			  : !decide_node_has_type(nd, t))
-			continue;
-		if (!decide_node_in_parts(nd, job->partition))
+		/* cheapest first: the string tests are what this loop costs */
+		if (!nd->usable || !nd->gpus_idle || !nodeox_node_is_type(nd, t) ||
+		    !nodeox_node_in_parts(nd, job->partition))
 			continue;
 		idle_sum += nd->gpus_idle;
-		if (nd->gpus_idle >= (node_need ? node_need : 1))
+		if (nd->gpus_idle >= sh->per_node)
 			nodes_fit++;
 	}
-	if (nodes_fit < need_nodes)
-		return false;
-	if (per_job && idle_sum < per_job)
-		return false;
-	if (per_task && idle_sum < per_task * tasks)
-		return false;
-	return idle_sum > 0;
+	return nodes_fit >= sh->nodes && idle_sum >= sh->total && idle_sum > 0;
 }
 
 /* Why type c (a group mate of req) is not eligible, or NULL if it is. */
@@ -730,11 +719,124 @@ static void decide_reason(const nodeox_conf_t *conf, const nodeox_job_t *job,
 			 out->dryrun ? "dryrun, not applied: " : "", q, out->neligible);
 }
 
+/* "now", "in under a minute", "in about 4 min": a time t seconds from now. */
+static void decide_when(char *dst, size_t cap, int64_t t)
+{
+	if (t <= 0)
+		snprintf(dst, cap, "now");
+	else if (t < 60)
+		snprintf(dst, cap, "in under a minute");
+	else
+		snprintf(dst, cap, "in about %lld min", (long long)((t + 30) / 60));
+}
+
+/* The eligible types as "a100|l40s". */
+static void decide_type_list(const nodeox_conf_t *conf, const nodeox_decision_t *out,
+			     nodeox_buf_t *b)
+{
+	int i;
+
+	for (i = 0; i < out->neligible; i++)
+		nodeox_buf_printf(b, "%s%s", i ? "|" : "", conf->types[out->eligible[i]].name);
+}
+
+/*
+ * Broaden=when-faster: estimate both finishes (policy_estimate.c) and KEEP
+ * with the reason when kept is sooner, or not later by WhenFasterMargin.
+ * Returns true to go on broadening. Without what an estimate needs (the
+ * caller's state, or a time limit) *fallback names why, and the job is
+ * decided as Broaden=when-blocked would.
+ */
+static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job,
+			  const nodeox_cluster_t *cl, int req, const nodeox_shape_t *shape,
+			  nodeox_decision_t *out, const char **fallback)
+{
+	nodeox_estimate_t *e = &out->estimate;
+	uint32_t lim = job->time_limit;
+	char ks[40], kf[40], bf[40], types[NODEOX_ERR_MAX];
+	nodeox_buf_t tb;
+
+	if (lim == NODEOX_TIME_NONE || lim == NODEOX_TIME_INFINITE || !lim)
+		lim = job->time_cap;
+	if (!lim) {
+		*fallback = "when-faster, as when-blocked: the job has no time limit to estimate with";
+		return true;
+	}
+	nodeox_estimate_make(conf, job, cl, req, out->eligible, out->neligible, shape,
+			     (int64_t)lim * 60, e);
+	if (!e->made) {
+		*fallback = cl->state_cut ?
+			"when-faster, as when-blocked: too many jobs in the cluster to estimate" :
+			"when-faster, as when-blocked: no cluster state to estimate with";
+		return true;
+	}
+	if (e->broaden)
+		return true;
+	nodeox_buf_init(&tb, types, sizeof(types));
+	decide_type_list(conf, out, &tb);
+	decide_when(ks, sizeof(ks), e->kept_start);
+	decide_when(kf, sizeof(kf), e->kept_finish);
+	if (e->kept_start < 0 && e->broad_start < 0)
+		decide_keep(out, "kept: the jobs ahead want more GPUs than the running jobs "
+			    "give back, on %s as on %s: no sooner finish broadened "
+			    "(Broaden=when-faster)", conf->types[req].name, types);
+	else if (e->broad_start < 0)
+		decide_keep(out, "kept: %s expected free %s, finishing there is sooner (%s; "
+			    "%s not expected sooner; Broaden=when-faster)",
+			    conf->types[req].name, ks, kf, types);
+	else if (e->broad_finish < e->kept_finish) {
+		decide_when(bf, sizeof(bf), e->broad_finish);
+		decide_keep(out, "kept: %s expected free %s, finishing %s; broadened to %s it "
+			    "would finish %s, less than WhenFasterMargin=%g sooner "
+			    "(Broaden=when-faster)", conf->types[req].name, ks, kf, types, bf,
+			    conf->when_faster_margin);
+	} else {
+		decide_when(bf, sizeof(bf), e->broad_finish);
+		decide_keep(out, "kept: %s expected free %s, finishing there is sooner (%s; "
+			    "broadened to %s: %s; Broaden=when-faster)", conf->types[req].name,
+			    ks, kf, types, bf);
+	}
+	return false;
+}
+
+/* Broadened by the estimate: say why, after what was changed. */
+static void decide_faster_why(const nodeox_conf_t *conf, int req, nodeox_decision_t *out)
+{
+	const nodeox_estimate_t *e = &out->estimate;
+	char line[NODEOX_ERR_MAX], bs[40], bf[40], kf[40];
+	nodeox_buf_t b;
+
+	decide_when(bs, sizeof(bs), e->broad_start);
+	decide_when(bf, sizeof(bf), e->broad_finish);
+	nodeox_buf_init(&b, line, sizeof(line));
+	nodeox_buf_printf(&b, "; broadened: %s ", conf->types[req].name);
+	if (e->kept_start < 0 && e->horizon <= 0) {
+		nodeox_buf_puts(&b, "not expected free");
+	} else if (e->kept_start < 0) {
+		decide_when(kf, sizeof(kf), e->horizon);
+		nodeox_buf_printf(&b, "expected free %s at the earliest", kf);
+	} else {
+		decide_when(kf, sizeof(kf), e->kept_start);
+		nodeox_buf_printf(&b, "expected free %s", kf);
+	}
+	nodeox_buf_printf(&b, ", %s free %s: finishing %s", e->broad_slowest >= 0 ?
+			  conf->types[e->broad_slowest].name : "another type", bs, bf);
+	if (e->kept_finish >= 0) {
+		decide_when(kf, sizeof(kf), e->kept_finish);
+		nodeox_buf_printf(&b, " against %s as asked", kf);
+	}
+	nodeox_buf_puts(&b, " (Broaden=when-faster)");
+	if (!b.overflow && strlen(out->reason) + b.len < sizeof(out->reason))
+		memcpy(out->reason + strlen(out->reason), line, b.len + 1);
+}
+
 void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
 			  const nodeox_cluster_t *cluster, nodeox_decision_t *out)
 {
 	decide_req_t r;
 	nodeox_tag_t tag;
+	nodeox_shape_t shape;
+	const char *fallback = NULL;
 	char name[NODEOX_NAME_MAX], q[64];
 	int f, req, rc;
 
@@ -771,10 +873,14 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	out->requested_type = req;
 	if (!decide_eligible(conf, job, cluster, &tag, req, out))
 		return;
-	if (conf->broaden == NODEOX_BROADEN_WHEN_BLOCKED && cluster &&
-	    out->eligible[0] == req && decide_can_serve(cluster, job, &conf->types[req], &r)) {
-		decide_keep(out, "not broadened: %s can serve the job now (Broaden=when-blocked)",
-			    conf->types[req].name);
+	decide_shape(job, &r, &shape);
+	if (conf->broaden == NODEOX_BROADEN_WHEN_FASTER && cluster && out->eligible[0] == req &&
+	    !decide_faster(conf, job, cluster, req, &shape, out, &fallback))
+		return;
+	if ((conf->broaden == NODEOX_BROADEN_WHEN_BLOCKED || fallback) && cluster &&
+	    out->eligible[0] == req && decide_can_serve(cluster, job, &conf->types[req], &shape)) {
+		decide_keep(out, "not broadened: %s can serve the job now (Broaden=%s)",
+			    conf->types[req].name, fallback ? fallback : "when-blocked");
 		return;
 	}
 	for (f = 0; f < F_N; f++) {
@@ -802,6 +908,8 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	out->dryrun = conf->mode == NODEOX_MODE_DRYRUN;
 	decide_admin_comment(conf, job, &tag, &r, out);
 	decide_reason(conf, job, &r, out);
+	if (out->estimate.made)
+		decide_faster_why(conf, req, out);
 }
 
 const char *nodeox_action_name(nodeox_action_t action)

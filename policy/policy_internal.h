@@ -34,4 +34,30 @@ bool nodeox_util_eq(const char *s, size_t n, const char *word);
  * 1..NODEOX_NAME_MAX-1 bytes of [A-Za-z0-9_.@-]. */
 bool nodeox_util_name_ok(const char *s, size_t n);
 
+/* What a job needs at once, read from its GPU request (policy_decide.c) and
+ * used by Broaden=when-blocked and when-faster alike: `nodes` nodes with at
+ * least `per_node` free GPUs each, and `total` free GPUs over the nodes used
+ * (0: per_node alone decides). */
+typedef struct {
+	uint64_t nodes;
+	uint64_t per_node;
+	uint64_t total;
+} nodeox_shape_t;
+
+/* Is one of the job's partitions (comma list; NULL or "": any) among the
+ * node's? Does the node hold GPU type t (its gres type, or when untyped its
+ * feature)? (policy_decide.c) */
+bool nodeox_node_in_parts(const nodeox_node_t *nd, const char *parts);
+bool nodeox_node_is_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t);
+
+/* Broaden=when-faster's estimate (policy_estimate.c): when the job could
+ * start on its requested type req and on the eligible types elig[0..nelig),
+ * from cl's free GPUs, running jobs and demand ahead, and the two finishes
+ * for a time limit of limit_s seconds. Fills est; est->made false when cl
+ * holds no state to estimate from. Bounded by one pass over the nodes and one
+ * over the running jobs; allocates nothing (cl->scratch). */
+void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
+			  const nodeox_cluster_t *cl, int req, const int *elig, int nelig,
+			  const nodeox_shape_t *shape, int64_t limit_s, nodeox_estimate_t *est);
+
 #endif

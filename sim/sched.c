@@ -603,6 +603,7 @@ static void sched_state_free(sched_t *s)
 	g_free(s->free_g); g_free(s->free_c); g_free(s->free_m); g_free(s->class_free_g);
 	sched_policy_nodes_free(s->pol_nodes);
 	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
+	g_free(s->pol_state.running); g_free(s->pol_state.scratch);
 	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
 	g_free(s->bpos);
 	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {

@@ -155,6 +155,12 @@ typedef struct {
 	nodeox_node_t *pol_compact;  /* one idle-less copy per class + the idle nodes */
 	int *pol_pos, *pol_node;     /* node -> compact slot (-1), slot -> node */
 	nodeox_cluster_t pol_view;   /* over pol_compact: same decisions, less to scan */
+	struct pol_state {           /* Broaden=when-faster's state (sched_policy_state) */
+		nodeox_running_t *running;
+		size_t cap;
+		nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
+		uint32_t *scratch;
+	} pol_state;
 
 	/* jobs */
 	req_t *req;
@@ -357,6 +363,10 @@ static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_
 void sched_elig_free(gpointer p);
 void sched_submit(sched_t *s, uint32_t j);
 void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
+/* Broaden=when-faster: fill cl with the scheduler's state as the policy
+ * reads it (every node, running jobs' GPUs by expected end, the GPUs pending
+ * jobs want), for job j's decision (sched_request.c). */
+void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl);
 
 /* sched.c */
 void sched_pending_add(sched_t *s, uint32_t j);

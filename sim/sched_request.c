@@ -145,6 +145,74 @@ void sched_policy_nodes_free(nodeox_node_t *nodes)
 	g_free(nodes);
 }
 
+/*
+ * Broaden=when-faster's state, filled from the scheduler's as job_submit/nodeox
+ * fills it from slurmctld's (plugin/job_submit_nodeox.c, _cluster_state):
+ * every node with its free GPUs (pol_nodes), every running job's GPUs per
+ * node with its expected end (the per-class release lists: start plus
+ * limit), and the GPUs each pending GPU job of the job's partitions wants,
+ * under its type ("" for a broadened one): a new submission is behind all
+ * of them. The one place the simulator feeds the estimate.
+ */
+void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
+{
+	const sim_cluster_t *c = s->c;
+	const sim_job_t *job = &s->t->jobs[j];
+	struct pol_state *ps = &s->pol_state;
+	uint64_t parts = 0;
+	size_t nr = 0, nahead = 0;
+
+	if (!ps->scratch)
+		ps->scratch = g_new0(uint32_t, NODEOX_ESTIMATE_SCRATCH(c->nnodes ? c->nnodes : 1));
+	for (int k = 0; k < c->nclasses; k++)
+		for (size_t q = 0; q < s->rel[k].n; q++) {
+			const release_t *e = &s->rel[k].e[q];
+			if (e->dead || !e->gpus)
+				continue;
+			if (nr == ps->cap) {
+				ps->cap = ps->cap ? 2 * ps->cap : 1024;
+				ps->running = g_renew(nodeox_running_t, ps->running, ps->cap);
+			}
+			ps->running[nr++] = (nodeox_running_t){ (uint32_t)e->node, e->gpus,
+								 e->end - s->now };
+		}
+	nodeox_running_sort(ps->running, nr);
+	if (job->partition) {
+		gchar **names = g_strsplit(job->partition, ",", -1);
+		for (gchar **n = names; *n; n++) {
+			int p = cluster_find_partition(c, *n);
+			parts |= p >= 0 ? 1ull << p : 0;
+		}
+		g_strfreev(names);
+	} else if (c->default_part >= 0) {
+		parts = 1ull << c->default_part;
+	}
+	const prio_list_t *lists[] = { &s->fresh, &s->young, &s->old };
+	for (int l = 0; l < 3; l++) {
+		prio_pos_t pos = { 0, 0 };
+		const prio_ent_t *e;
+		for (; (e = prio_list_at(lists[l], &pos)); pos.p++) {
+			const req_t *r = &s->req[e->job];
+			const char *type = s->run->jobs[e->job].broadened || !s->t->jobs[e->job].gpu_type
+				? "" : s->t->jobs[e->job].gpu_type;
+			size_t k;
+			if (!r->gpus || (parts && !(r->parts & parts)))
+				continue;
+			for (k = 0; k < nahead && g_ascii_strcasecmp(ps->ahead[k].type, type); k++)
+				;
+			if (k == nahead) {
+				if (nahead == G_N_ELEMENTS(ps->ahead))
+					continue;
+				ps->ahead[nahead++] = (nodeox_demand_t){ type, 0 };
+			}
+			ps->ahead[k].gpus += r->gpus;
+		}
+	}
+	*cl = (nodeox_cluster_t){ .nodes = s->pol_nodes, .nnodes = (size_t)c->nnodes,
+				  .running = ps->running, .nrunning = nr,
+				  .ahead = ps->ahead, .nahead = nahead, .scratch = ps->scratch };
+}
+
 /* The smallest MaxTime (minutes) of the job's partitions; 0 when none has one. */
 static uint32_t sched_time_cap(const sim_cluster_t *c, const char *parts)
 {
@@ -367,10 +435,16 @@ void sched_submit(sched_t *s, uint32_t j)
 		nodeox_decision_t d;
 		const char *comment = job->comment && strstr(job->comment, "nodeox:flex")
 			? job->comment : "nodeox:flex";
+		nodeox_cluster_t state;
+		const nodeox_cluster_t *view = &s->pol_view;
 		sched_policy_job(s->c, job, comment, tres, sizeof(tres), &pj);
-		nodeox_policy_decide(s->o->policy, &pj, &s->pol_view, &d);
+		if (s->o->policy->broaden == NODEOX_BROADEN_WHEN_FASTER) {
+			sched_policy_state(s, j, &state);
+			view = &state;
+		}
+		nodeox_policy_decide(s->o->policy, &pj, view, &d);
 		if (s->o->on_decide) {
-			nodeox_cluster_t all = { s->pol_nodes, (size_t)c->nnodes };
+			nodeox_cluster_t all = { .nodes = s->pol_nodes, .nnodes = (size_t)c->nnodes };
 			s->o->on_decide(s->o->decide_arg, j, &pj, &all, &d);
 		}
 		if (d.action == NODEOX_REJECT) {

@@ -963,6 +963,45 @@ static void check_decision(void *arg, uint32_t job, const nodeox_job_t *pj,
 
 /* Many tagged jobs under Broaden=when-blocked: decisions depend on the
  * cluster's state at submission, which the simulator hands over compacted. */
+/* Broaden=when-faster through the simulator's feed (sched_policy_state): a1's
+ * a100 come back at 180 s (a 3-minute limit), a2's after an hour, l1 and l2
+ * idle. A 30-minute a100 job at 5 s is kept (a100 at 180 s + 30 min against
+ * 50 min on l40s) and starts on an a100 node; one at 10 s, with the first
+ * pending ahead for a1's GPUs, is broadened and starts on l40s at the next
+ * pass. */
+static void test_when_faster(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = article_cluster();
+	nodeox_conf_t *conf = NULL;
+	char err[256];
+	assert_int_equal(nodeox_conf_parse_string("Broaden=when-faster\n"
+		"GpuType=a100 Memory=80G Speed=1.0\nGpuType=l40s Memory=48G Speed=0.6\n"
+		"Group=ampere Types=a100,l40s\n", "when-faster.conf", &conf, err, sizeof(err)), 0);
+	sim_trace_t *t = trace_from(
+		"job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
+		"1,0,4,1,a100,180,00:03:00,\n"
+		"2,0,4,1,a100,3600,01:00:00,\n"
+		"3,5,4,1,a100,600,00:30:00,nodeox:flex\n"
+		"4,10,4,1,a100,600,00:30:00,nodeox:flex\n", conf);
+	sim_run_t *r = run_sched(c, t, conf, conf, NULL);
+	const sim_result_t *k = &r->jobs[job_at(t, 3)], *b = &r->jobs[job_at(t, 4)];
+	assert_false(k->broadened);
+	if (!k->reason || !strstr(k->reason, "kept: a100 expected free in about 3 min"))
+		fail_msg("job 3: %s", k->reason ? k->reason : "(no reason)");
+	assert_true(k->start >= 180);
+	assert_int_equal(k->nodes[0], 'a');
+	assert_true(b->broadened);
+	if (!b->reason || !strstr(b->reason, "broadened: a100 expected free in about"))
+		fail_msg("job 4: %s", b->reason ? b->reason : "(no reason)");
+	assert_true(b->start >= 10 && b->start < 180); /* at the next pass, not after a1 */
+	assert_int_equal(b->nodes[0], 'l');
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+	nodeox_conf_free(conf);
+}
+
 static void test_policy_identity(void **state)
 {
 	(void)state;
@@ -1044,6 +1083,7 @@ int main(void)
 		cmocka_unit_test(test_policy_identity),
 		cmocka_unit_test(test_prefer),
 		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_when_faster),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

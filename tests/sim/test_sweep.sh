@@ -109,7 +109,7 @@ expect() {   # expect PATTERN SPEC: exit 1 and PATTERN on stderr
 	[ "$rc" = 1 ] || fail "--sweep '$2': exit $rc, want 1"
 	grep -q -- "$1" "$out/err" || fail "--sweep '$2': stderr lacks '$1': $(cat "$out/err")"
 }
-expect "--sweep: Broaden=sometimes: Broaden=sometimes: expected always or" 'Broaden=always,sometimes'
+expect "--sweep: Broaden=sometimes: Broaden=sometimes: expected always, when-blocked or when-faster" 'Broaden=always,sometimes'
 expect "--sweep: Frobnicate=1: unknown key 'Frobnicate'" 'MinSpeed=0.5;Frobnicate=1'
 expect "--sweep: MinSpeed=2: " 'MinSpeed=2'
 expect "--sweep: flex=1.5: expected a fraction" 'flex=0.5,1.5'

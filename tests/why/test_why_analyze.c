@@ -109,7 +109,7 @@ static void _analyze(const why_job_t *job, const why_node_t *nodes, size_t n,
 {
 	char err[256];
 
-	if (why_analyze(job, nodes, n, conf, res, err, sizeof(err)) < 0)
+	if (why_analyze(job, nodes, n, NULL, conf, res, err, sizeof(err)) < 0)
 		fail_msg("why_analyze: %s", err);
 	_assert_sum(&res->fit);
 	if (res->flex.analysed)
@@ -229,6 +229,54 @@ static void test_article(void **state)
 	assert_true(res.flex.fit.could_start);
 	assert_float_equal(res.flex.run_time_factor, 1.0 / 0.6, 1e-9);
 	assert_int_equal(res.flex.decision.time_limit, 100);
+	why_result_free(&res);
+	nodeox_conf_free(conf);
+}
+
+/* Broaden=when-faster from the queue: a1's a100 come back in 3 minutes (a
+ * running job's end), l1's l40s are idle: kept; with a1 busy for an hour and
+ * an a100 job pending ahead, broadened. The estimate is what nodeox why shows. */
+static void test_when_faster_state(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 4), _node("l1", "l40s", 4, 0) };
+	why_job_t job = _job("gres:gpu:a100:4", NULL);
+	why_qjob_t q[2] = { 0 };
+	why_cluster_t cl = { .jobs = q, .njobs = 1, .now = 1000 };
+	char text[4096];
+	nodeox_conf_t *conf = _conf("GpuType=a100 Memory=80G Speed=1.0\n"
+				    "GpuType=l40s Memory=48G Speed=0.6\n"
+				    "Group=train Types=a100,l40s\nBroaden=when-faster\n");
+	why_result_t res;
+	char err[256];
+	FILE *f;
+
+	(void)state;
+	job.time_limit = 30;
+	q[0] = (why_qjob_t){ .job_id = 7, .phase = WHY_PHASE_ACTIVE, .nodes = "a1", .num_nodes = 1,
+			     .end_time = 1000 + 180, .tres_alloc = "cpu=1,gres/gpu=4,gres/gpu:a100=4" };
+	assert_int_equal(why_analyze(&job, nodes, 2, &cl, conf, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.flex.decision.action, NODEOX_KEEP);
+	assert_true(res.flex.decision.estimate.made);
+	assert_int_equal(res.flex.decision.estimate.kept_start, 180);
+	assert_int_equal(res.flex.decision.estimate.broad_start, 0);
+	assert_int_equal(res.flex.decision.estimate.broad_finish, 3000);
+	assert_non_null(strstr(res.flex.decision.reason, "kept: a100 expected free in about 3 min"));
+	f = fmemopen(text, sizeof(text), "w");
+	why_print_text(f, &res);
+	fclose(f);
+	if (!strstr(text, "estimate (Broaden=when-faster): as asked: start in 180 s, finish in "
+		    "1980 s; broadened: start in 0 s, finish in 3000 s (limit x1.67) -> keep"))
+		fail_msg("text: %s", text);
+	why_result_free(&res);
+
+	q[0].end_time = 1000 + 3600;
+	q[1] = (why_qjob_t){ .job_id = 8, .phase = WHY_PHASE_PENDING, .priority = 10,
+			     .num_nodes = 1, .tres_per_node = "gres:gpu:a100:4" };
+	cl.njobs = 2;
+	assert_int_equal(why_analyze(&job, nodes, 2, &cl, conf, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.flex.decision.action, NODEOX_REWRITE);
+	assert_true(res.flex.decision.estimate.broaden);
+	assert_int_equal(res.flex.decision.estimate.broad_start, 0);
 	why_result_free(&res);
 	nodeox_conf_free(conf);
 }
@@ -483,7 +531,7 @@ static void test_bad_tres(void **state)
 	why_result_t res;
 	char err[256];
 
-	assert_int_equal(why_analyze(&job, nodes, 1, NULL, &res, err, sizeof(err)), -1);
+	assert_int_equal(why_analyze(&job, nodes, 1, NULL, NULL, &res, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "job 42"));
 	assert_non_null(strstr(err, "TresPerJob"));
 }
@@ -909,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_gres_job),
 		cmocka_unit_test(test_feature),
 		cmocka_unit_test(test_article),
+		cmocka_unit_test(test_when_faster_state),
 		cmocka_unit_test(test_per_node_count),
 		cmocka_unit_test(test_per_task),
 		cmocka_unit_test(test_cpus_memory),
