@@ -1,7 +1,8 @@
 #!/bin/sh
 # test_torch_gpt.sh: a nanoGPT-style transformer written in plain PyTorch
-# (tests/torch/gpt.py: byte-level, 2 layers, 64 channels, 4 heads, context
-# 64) through nodeox.torch, as the three jobs a user runs:
+# (doc/examples/finetune_gpt.py, the documented example: byte-level, 2
+# layers, 64 channels, 4 heads, context 64, 137k parameters) through
+# nodeox.torch, as the three jobs a user runs:
 #   pretrain   2 ranks, synchronous, AdamW, on dict-gcide's text: the
 #              validation loss must fall well below the untrained model's
 #              (ln 256 = 5.55 nats per byte) and the state_dict is saved;
@@ -19,18 +20,21 @@ RT_NEEDS="fortunes gcide"
 [ -d /usr/share/games/fortunes ] || { echo "SKIP: no /usr/share/games/fortunes (Debian package fortunes)"; exit 77; }
 [ -f /usr/share/dictd/gcide.dict.dz ] || { echo "SKIP: no /usr/share/dictd/gcide.dict.dz (Debian package dict-gcide)"; exit 77; }
 RT_TIMEOUT=300
-tr_mpi 2 gpt.py --phase pretrain --model "$RT_WORK/pre.pt" --steps 200 >"$RT_WORK/pre.out" 2>&1 ||
+TR_DIR=$top_srcdir/doc/examples
+tr_mpi 2 finetune_gpt.py --data /usr/share/dictd/gcide.dict.dz --mode sync --save "$RT_WORK/pre.pt" \
+    --steps 200 >"$RT_WORK/pre.out" 2>&1 ||
     { cat "$RT_WORK/pre.out"; echo "FAIL: pretraining"; exit 1; }
 cat "$RT_WORK/pre.out"
-tr_mpi 4 gpt.py --phase finetune --model "$RT_WORK/pre.pt" --steps 100 --speeds 1,1,0.5,0.5 \
+tr_mpi 4 finetune_gpt.py --data /usr/share/games/fortunes --init "$RT_WORK/pre.pt" --check-eval \
+    --steps 100 --speeds 1,1,0.5,0.5 \
     >"$RT_WORK/ft.out" 2>&1 || { cat "$RT_WORK/ft.out"; echo "FAIL: fine-tuning"; exit 1; }
 cat "$RT_WORK/ft.out"
-cat "$RT_WORK/pre.out" "$RT_WORK/ft.out" | sed -n 's/^gpt: //p' > "$RT_WORK/results"
+cat "$RT_WORK/pre.out" "$RT_WORK/ft.out" | sed -n 's/^finetune_gpt: //p' > "$RT_WORK/results"
 "$TR_PY" - "$RT_WORK/results" <<'PY' || exit 1
 import json, sys
 r = {x["what"] + "/" + x["corpus"]: x for x in map(json.loads, open(sys.argv[1]))}
-init, pre = r["initial/gcide"], r["pretrained/gcide"]
-before, after = r["pretrained/fortunes"], r["finetuned/fortunes"]
+init, pre = r["before/gcide.dict.dz"], r["after/gcide.dict.dz"]
+before, after = r["before/fortunes"], r["after/fortunes"]
 ok = True
 def check(cond, what):
     global ok
