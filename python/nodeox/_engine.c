@@ -33,6 +33,8 @@ static uint64_t _engine_data_pos(nodeox_workload_t *w) { (void)w; return model_p
 static void _engine_data_seek(nodeox_workload_t *w, uint64_t pos) { (void)w; model_pos = pos; }
 static void _engine_destroy(nodeox_workload_t *w) { (void)w; }
 
+/* started: 1 needs a model attached, 2 also a round in progress (a step
+ * after total_steps would end the process in the engine: say it here). */
 static int _engine_need(int started)
 {
     if (engine == NULL) {
@@ -42,6 +44,16 @@ static int _engine_need(int started)
     if (started && model.params == NULL) {
         PyErr_SetString(PyExc_RuntimeError, "nodeox.torch: no model attached (create nxt.Rounds first)");
         return -1;
+    }
+    if (started == 2) {
+        nodeox_rt_progress_t p;
+        nodeox_rt_progress(engine, &p);
+        if (!p.in_round) {
+            PyErr_Format(PyExc_RuntimeError,
+                         "nodeox.torch: step() after training ended (global step %ld reached total_steps)",
+                         p.global_step);
+            return -1;
+        }
     }
     return 0;
 }
@@ -218,7 +230,7 @@ static PyObject *engine_attach(PyObject *self, PyObject *args, PyObject *kw)
 
 static PyObject *engine_grads(PyObject *self, PyObject *noargs)
 {
-    if (_engine_need(1) != 0) return NULL;
+    if (_engine_need(2) != 0) return NULL;
     Py_BEGIN_ALLOW_THREADS
     nodeox_rt_step_grads(engine, &model);
     Py_END_ALLOW_THREADS
@@ -229,7 +241,7 @@ static PyObject *engine_end(PyObject *self, PyObject *args)
 {
     double loss = 0;
     if (!PyArg_ParseTuple(args, "|d", &loss)) return NULL;
-    if (_engine_need(1) != 0) return NULL;
+    if (_engine_need(2) != 0) return NULL;
     int r;
     model_pos += (uint64_t)model.batch_size;
     Py_BEGIN_ALLOW_THREADS

@@ -31,14 +31,8 @@ PY
 RT_TIMEOUT=90
 rc=0
 tr_mpi 4 train_mlp.py $common --steps 1000 --hang-at 1:3 >"$RT_WORK/hang.out" 2>&1 || rc=$?
-cat "$RT_WORK/hang.out"
-[ $rc -ne 0 ] || { echo "FAIL: exited 0 with a hung rank"; exit 1; }
-[ $rc -ne 124 ] || { echo "FAIL: still running after 90 s with a hung rank"; exit 1; }
-grep -q "all-gather at .* past the deadline" "$RT_WORK/hang.out" || { echo "FAIL: no watchdog message"; exit 1; }
-grep -q "exiting with code 4" "$RT_WORK/hang.out" || { echo "FAIL: watchdog exit code"; exit 1; }
+rt_check_lost "$RT_WORK/hang.out" $rc hang
 rc=0
 tr_mpi 4 train_mlp.py $common --steps 1000 --kill-at 2:3 >"$RT_WORK/kill.out" 2>&1 || rc=$?
-cat "$RT_WORK/kill.out"
-[ $rc -ne 0 ] || { echo "FAIL: exited 0 with a killed rank"; exit 1; }
-[ $rc -ne 124 ] || { echo "FAIL: still running after 90 s with a killed rank"; exit 1; }
+rt_check_lost "$RT_WORK/kill.out" $rc kill
 echo PASS

@@ -15,13 +15,7 @@ RT_DATA="${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}"
 ls "$top_builddir"/python/build/nodeox/_engine*.so >/dev/null 2>&1 || { echo "SKIP: nodeox.torch not built"; exit 77; }
 [ -f "$RT_DATA/train-images-idx3-ubyte.gz" ] ||
 	{ echo "SKIP: no Fashion-MNIST in $RT_DATA (Debian package dataset-fashion-mnist)"; exit 77; }
-. "$top_srcdir/tests/integration/lib/cluster.sh"
-cluster_init
-[ -f "$CLUSTER_SLURM_PLUGINDIR/mpi_pmix.so" ] ||
-	cluster_skip "Slurm's mpi/pmix plugin is not installed ($CLUSTER_SLURM_PLUGINDIR/mpi_pmix.so)"
-mkdir -p "$CLUSTER_DIR/pmix"
-echo "PMIxCliTmpDirBase=$CLUSTER_DIR/pmix" > "$CLUSTER_DIR/mpi.conf"
-cluster_start
+. "$top_srcdir/tests/runtime/srun-env.sh"
 
 work=$CLUSTER_DIR/torch
 mkdir -p "$work"
