@@ -149,8 +149,8 @@ static PyObject *engine_attach(PyObject *self, PyObject *args, PyObject *kw)
     unsigned long long p_addr = 0, g_addr = 0, n = 0, shard = 1;
     const char *mode = "rounds", *combine = "fednova", *plan = "speed", *ckdir = NULL, *name = "torch";
     int H = 10, batch = 1, ck_every = 0, resume = 0, verbose = 0;
-    long long sync_warmup = 0, total = 0, warmup = 0;
-    double outer_lr = 0.7, outer_mom = 0.9, round_ms = 0, lr_min = 1.0;
+    long long sync_warmup = 60, total = 0, warmup = 0; /* defaults: nodeox/torch.py's */
+    double outer_lr = 0.3, outer_mom = 0.7, round_ms = 0, lr_min = 1.0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "KKK|ssiddsdLLLdiKzippz", names, &p_addr, &g_addr, &n,
                                      &mode, &combine, &H, &outer_lr, &outer_mom, &plan, &round_ms,
                                      &sync_warmup, &total, &warmup, &lr_min, &batch, &shard, &ckdir,

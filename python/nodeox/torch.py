@@ -3,7 +3,7 @@
     import nodeox.torch as nxt
     ctx = nxt.init(emulate_speeds=None, emulate_base_ms=20.0)  # MPI up
     tr = nxt.Rounds(model, optimizer, mode="rounds", local_steps=10,
-                    combine="fednova", outer_lr=0.7, outer_momentum=0.9)
+                    combine="fednova", outer_lr=0.3, outer_momentum=0.7)
     while tr.global_step < 1500:
         optimizer.zero_grad(); loss = loss_fn(model(x), y); loss.backward()
         updated = tr.step(loss)    # inner step; True at a round end
@@ -124,8 +124,10 @@ class Rounds:
     "time" with round_ms). combine: "fednova", "mean" or "samples"
     (batch_size, shard_size: this worker's batch and shard, for the
     samples and FedNova weights; equal by default). outer_lr,
-    outer_momentum: the outer Nesterov SGD. sync_warmup: synchronous steps
-    before the first round. total_steps: when given, the engine's schedule
+    outer_momentum: the outer Nesterov SGD (default 0.3 / 0.7, nodeox-run's
+    MLP recipe: DiLoCo's 0.7 / 0.9 is made for rounds of hundreds of AdamW
+    steps and overshoots with rounds of 10). sync_warmup: synchronous steps
+    before the first round (default 60; 0 starts in rounds). total_steps: when given, the engine's schedule
     (linear warm-up over warmup_steps, cosine to lr_min_ratio at
     total_steps, over the global step counter) scales every param group's
     lr, and the last round ends at total_steps; without it the lr is left
@@ -135,7 +137,7 @@ class Rounds:
     (rank-R.round-N.inner.pt); resume=True continues from the last one."""
 
     def __init__(self, model, optimizer, mode="rounds", local_steps=10, combine="fednova",
-                 outer_lr=0.7, outer_momentum=0.9, plan="speed", round_ms=0.0, sync_warmup=0,
+                 outer_lr=0.3, outer_momentum=0.7, plan="speed", round_ms=0.0, sync_warmup=60,
                  total_steps=None, warmup_steps=0, lr_min_ratio=0.1, batch_size=1, shard_size=1,
                  checkpoint_dir=None, checkpoint_every=1, resume=False, verbose=False):
         if _ctx is None:

@@ -13,7 +13,7 @@
 # nothing.
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 . "$top_srcdir/tests/torch/torch-env.sh"
-RT_TIMEOUT=240
+RT_TIMEOUT=600
 common="--max-train 4000 --steps 80 --seed 3"
 init="$RT_WORK/init.model"
 "$TR_PY" -c "

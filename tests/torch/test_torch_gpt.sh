@@ -19,7 +19,7 @@ RT_NEEDS="fortunes gcide"
 . "$top_srcdir/tests/torch/torch-env.sh"
 [ -d /usr/share/games/fortunes ] || { echo "SKIP: no /usr/share/games/fortunes (Debian package fortunes)"; exit 77; }
 [ -f /usr/share/dictd/gcide.dict.dz ] || { echo "SKIP: no /usr/share/dictd/gcide.dict.dz (Debian package dict-gcide)"; exit 77; }
-RT_TIMEOUT=300
+RT_TIMEOUT=600
 TR_DIR=$top_srcdir/doc/examples
 tr_mpi 2 finetune_gpt.py --data /usr/share/dictd/gcide.dict.dz --mode sync --save "$RT_WORK/pre.pt" \
     --steps 200 >"$RT_WORK/pre.out" 2>&1 ||

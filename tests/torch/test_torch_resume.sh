@@ -10,8 +10,9 @@
 # counters, the optimizer state or the data position would differ.
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 . "$top_srcdir/tests/torch/torch-env.sh"
-RT_TIMEOUT=180
-common="--hidden 32 --max-train 4000 --steps 100 --speeds 1,1,0.5,0.5 --base-ms 8 --schedule --warmup-steps 20"
+RT_TIMEOUT=600
+common="--hidden 32 --max-train 4000 --steps 100 --speeds 1,1,0.5,0.5 --base-ms 8 --schedule --warmup-steps 20
+        --sync-warmup 0"
 tr_mpi 4 train_mlp.py $common --json "$RT_WORK/full.json" >"$RT_WORK/full.out" 2>&1 ||
     { cat "$RT_WORK/full.out"; echo "FAIL: uninterrupted run"; exit 1; }
 if tr_mpi 4 train_mlp.py $common --checkpoint-dir "$RT_WORK/ck" --every 2 --kill-at 1:5 \

@@ -23,7 +23,7 @@ chown "$CLUSTER_USER" "$work"
 cluster_as "$CLUSTER_USER" env PYTHONPATH="$top_builddir/python/build" OMP_NUM_THREADS=1 \
 	OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none \
 	timeout 240 srun -N 1 -n 4 --mpi=pmix --gres=gpu:a100:4 --kill-on-bad-exit=1 --chdir="$work" \
-	"$TR_PY" "$top_srcdir/tests/torch/train_mlp.py" --hidden 32 --max-train 4000 --steps 60 \
+	"$TR_PY" "$top_srcdir/tests/torch/train_mlp.py" --hidden 32 --max-train 4000 --steps 60 --sync-warmup 0 \
 	--speeds 1,1,0.5,0.5 --base-ms 8 --json "$work/s.json" > "$work/out" 2>&1
 rc=$?
 cat "$work/out"
