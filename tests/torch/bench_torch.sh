@@ -22,16 +22,20 @@ recipe="--hidden 256 --batch 64 --lr 0.05 --momentum 0.9 --schedule --warmup-ste
 echo "bench-torch: $(date -u +%Y-%m-%dT%H:%MZ), $steps global steps, speeds 1,1,0.5,0.5, base 20 ms${BENCH_ROUNDS_OPTS:+, rounds with $BENCH_ROUNDS_OPTS}"
 echo "| seed | kind | sync: critical s to 0.85 | rounds: critical s to 0.85 | speed-up | sync final acc | rounds final acc | rounds - sync |"
 echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
-# Every run at once: under emulation the numbers (step counts, critical
-# path, accuracies) do not depend on the host's load, only the wall time does.
+# BENCH_PARALLEL seeds at once (default 2: 16 ranks, about 5 GB): under
+# emulation the numbers (step counts, critical path, accuracies) do not
+# depend on the host's load, only the wall time does.
 run() {
     tr_mpi 4 train_mlp.py --mode "$1" $recipe ${2:+$BENCH_ROUNDS_OPTS} --seed "$3" --init-seed "$3" \
         --json "$RT_WORK/$1-$3.json" >"$RT_WORK/$1-$3.out" 2>&1 ||
         { cat "$RT_WORK/$1-$3.out"; echo "bench-torch: $1 seed $3 failed"; }
 }
+n=0
 for seed in ${BENCH_TUNING-1 2} ${BENCH_SEEDS-3 4 5}; do
     run sync "" "$seed" &
     run rounds r "$seed" &
+    n=$((n + 1))
+    [ $((n % ${BENCH_PARALLEL:-2})) -ne 0 ] || wait
 done
 wait
 row() {

@@ -38,15 +38,20 @@ def _idx(name, limit=0):
     return t.reshape(rows, per) if dims > 1 else t.reshape(rows)
 
 
+def norm(x):
+    """uint8 pixels -> float32, standardized as runtime/workload_mlp.c does."""
+    return ((x.float() * (1.0 / 255.0) - 0.2860) * (1.0 / 0.3530)).contiguous()
+
+
 def load(max_train=0):
-    """(train_x float32 [n, 784] normalized, train_y int64, test_x, test_y)."""
-    def norm(x):
-        return ((x.float() * (1.0 / 255.0) - 0.2860) * (1.0 / 0.3530)).contiguous()
+    """(train_x uint8 [n, 784], train_y int64, test_x uint8, test_y): pixels
+    stay bytes (60k x 784 floats would be 188 MB in every rank); norm()
+    converts a batch."""
     tx = _idx("train-images-idx3-ubyte", max_train)
     ty = _idx("train-labels-idx1-ubyte", max_train).long()
     ex = _idx("t10k-images-idx3-ubyte")
     ey = _idx("t10k-labels-idx1-ubyte").long()
-    return norm(tx), ty, norm(ex), ey
+    return tx, ty, ex, ey
 
 
 def _splitmix(s):
@@ -135,5 +140,9 @@ def flat_params(model):
 
 
 def accuracy(model, x, y):
+    """Test accuracy on uint8 images x, 1000 at a time."""
+    correct = 0
     with torch.no_grad():
-        return (model(x).argmax(1) == y).float().mean().item()
+        for i in range(0, x.shape[0], 1000):
+            correct += (model(norm(x[i:i + 1000])).argmax(1) == y[i:i + 1000]).sum().item()
+    return correct / x.shape[0]

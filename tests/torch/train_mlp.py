@@ -111,7 +111,7 @@ def main():
                 time.sleep(1)
         idx = stream.next(a.batch)
         opt.zero_grad()
-        loss = loss_fn(model(tx[idx]), ty[idx])
+        loss = loss_fn(model(fmnist.norm(tx[idx])), ty[idx])
         loss.backward()
         if a.nan_at and a.nan_at == (ctx.rank, rnd) and tr.progress()["step_in_round"] == 0:
             with torch.no_grad():  # this worker's update of the round becomes NaN
