@@ -73,7 +73,7 @@ def engine_part(cpu):
     info = _engine.init("cpu" if cpu else "cuda", None, 20.0)
     print("engine:", info)
     _engine.attach(p.value, g.value, n, mode="rounds", combine="fednova", local_steps=H,
-                   outer_lr=0.7, outer_momentum=0.9, total_steps=H * rounds)
+                   outer_lr=0.7, outer_momentum=0.9, sync_warmup=0, total_steps=H * rounds)
     while True:
         _engine.grads()
         rt.cudaMemcpy(ctypes.c_void_p(addr), p, nbytes, d2h)
