@@ -195,6 +195,10 @@ nodeox-sacct-import --help > "$t/sacct.out" 2>&1 && ok "nodeox-sacct-import --he
 	bad "nodeox-sacct-import --help: $(head -n 3 "$t/sacct.out")"
 nodeox-run --help > "$t/run.out" 2>&1 && ok "nodeox-run (MPI) --help exits 0" ||
 	bad "nodeox-run --help: $(head -n 3 "$t/run.out")"
+# python3-nodeox without its recommended python3-torch: the C engine's
+# extension loads in Debian's python3 (nodeox.torch itself needs torch)
+py=$(python3 -c 'import nodeox._engine as e; print(e.__file__)' 2>&1) &&
+	ok "python3-nodeox: nodeox._engine loads ($py)" || bad "python3 -c 'import nodeox._engine': $py"
 for f in /usr/share/man/man5/nodeox.conf.5.gz /usr/share/man/man1/nodeox.1.gz \
 	/usr/share/man/man1/nodeox-sim.1.gz /usr/share/man/man1/nodeox-sacct-import.1.gz \
 	/usr/share/man/man1/nodeox-run.1.gz /usr/share/doc/nodeox-plugin/examples/nodeox.conf \
