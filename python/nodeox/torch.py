@@ -6,7 +6,8 @@
                     combine="fednova", outer_lr=0.3, outer_momentum=0.7)
     while tr.global_step < 1500:
         optimizer.zero_grad(); loss = loss_fn(model(x), y); loss.backward()
-        updated = tr.step(loss)    # inner step; True at a round end
+        updated = tr.step(loss)    # inner step; True when the global weights
+                                   # were just updated (every step in sync)
     print(tr.summary())            # every rank calls it (a collective)
     nxt.finalize()
 
@@ -191,14 +192,19 @@ class Rounds:
             checkpoint_dir=checkpoint_dir, checkpoint_every=int(checkpoint_every),
             resume=bool(resume), verbose=bool(verbose), name="torch-%d" % n)
         self.resumed = bool(resumed)
+        self.round_ended = False
         if self.resumed:
             self._load_inner()
 
     # ------------------------------------------------------------ the step
     def step(self, loss=None):
         """The inner step, after backward. Returns True when the global
-        weights were just updated (a round end; every interval end in sync
-        mode, i.e. every local_steps steps)."""
+        weights were just updated: at every step whose gradients were
+        all-reduced (every step in sync mode, and the synchronous warm-up of
+        rounds mode) and at every round end. round_ended says whether this
+        step closed a round (in sync mode: an interval of local_steps steps,
+        over which the engine counts global_step), e.g. to evaluate at round
+        ends."""
         for p, g in self._views:  # backward may have replaced a .grad (set_to_none)
             if p.grad is not g:
                 if p.grad is None:
@@ -206,6 +212,7 @@ class Rounds:
                 else:
                     g.copy_(p.grad)
                 p.grad = g
+        synced = _engine.progress()["allreduce"]  # of the interval this step is in
         factor = _engine.grads()  # synchronous intervals: all-reduced in place
         if self._schedule:
             for group, base in zip(self.optimizer.param_groups, self._base_lr):
@@ -217,7 +224,8 @@ class Rounds:
         if r >= 1 and not _engine.progress()["last_finite"]:
             # the state that produced a non-finite update would produce it again
             self.optimizer.state = collections.defaultdict(dict)
-        return r >= 1
+        self.round_ended = r >= 1
+        return self.round_ended or bool(synced)
 
     @contextlib.contextmanager
     def pause(self):

@@ -10,7 +10,8 @@
 # and nodeox's kernels sum in different orders). The step counts per
 # worker must be identical. Fails if the bridge dropped the outer step,
 # combined with other weights, planned other rounds or all-reduced
-# nothing.
+# nothing. step() returns True at every step in sync and at round ends in
+# rounds; round_ended marks the rounds (intervals) closed.
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 . "$top_srcdir/tests/torch/torch-env.sh"
 RT_TIMEOUT=600
@@ -51,6 +52,15 @@ print("%s: nodeox-run steps %s, bridge steps %s; weights moved %.4f from init; "
 ok = cj["steps"] == pj["local_steps"] and cj["rounds"] == pj["rounds"] and moved > 0.1
 ok = ok and diff < 2e-4 and rel < 1e-4
 print("PASS" if ok else "FAIL: %s: the bridge's weights differ from nodeox-run's" % mode)
+# step() is True when the global weights were just updated: every step in
+# sync (gradients all-reduced), at round ends only in rounds (no warm-up here)
+steps0 = pj["local_steps"][0] if isinstance(pj["local_steps"], list) else pj["local_steps"]
+want = steps0 if mode == "sync" else pj["rounds"]
+print("%s: step() True %d times, rounds closed %d (rank 0, %d steps, %d rounds)" % (
+      mode, pj["updates_rank0"], pj["round_ends_rank0"], steps0, pj["rounds"]))
+if pj["updates_rank0"] != want or pj["round_ends_rank0"] != pj["rounds"]:
+    print("FAIL: %s: step()'s return or round_ended is not what the API says" % mode)
+    ok = False
 sys.exit(0 if ok else 1)
 PY
 done

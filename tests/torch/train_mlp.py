@@ -99,6 +99,7 @@ def main():
         print("train_mlp: resumed at round %d, global step %d" % (tr.round, tr.global_step), flush=True)
     loss_fn = torch.nn.CrossEntropyLoss()
     evals, reached = [], None
+    updates = round_ends = 0  # step() returning True, and rounds closed (this rank)
     t0 = time.time()
     while tr.global_step < a.steps:
         rnd = tr.round + 1
@@ -119,7 +120,9 @@ def main():
         # every eval_every rounds until the target is reached, then 10x rarer
         # (the final accuracy is measured at the end in any case)
         every = a.eval_every * (1 if reached is None else 10)
-        if tr.step(loss.item()) and a.eval_every and tr.round % every == 0:
+        updates += tr.step(loss.item())
+        round_ends += tr.round_ended
+        if tr.round_ended and a.eval_every and tr.round % every == 0:
             with tr.pause():
                 if ctx.rank == 0:
                     acc = fmnist.accuracy(model, ex, ey)
@@ -129,6 +132,7 @@ def main():
     s = tr.summary()
     final = fmnist.accuracy(model, ex, ey) if ctx.rank == 0 else None
     if ctx.rank == 0:
+        s.update(updates_rank0=updates, round_ends_rank0=round_ends)
         s.update(test_accuracy=final, critical_to_target_s=reached, target=a.target,
                  wall_s=time.time() - t0, evals=evals, world=ctx.world)
         print("train_mlp: %s" % json.dumps({k: v for k, v in s.items() if k != "evals"}), flush=True)
