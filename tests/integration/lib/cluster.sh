@@ -605,13 +605,13 @@ cluster_restart_ctld()
 	cluster_fail "slurmctld not answering after restart"
 }
 
-# cluster_start_timeout: seconds to allow the nodes to come up: 60, and a
-# quarter second more per node above 100 (256 slurmd take about 30 s to
-# register on a loaded 2-core machine).
+# cluster_start_timeout: seconds to allow the nodes to come up: 60, and half
+# a second more per node above 50 (160 slurmd took 18 s to register at a
+# load average of 7 on the 2-core machine, 53 s at 41).
 cluster_start_timeout()
 {
 	local n=${#CLUSTER_NODES[@]}
-	echo $((60 + (n > 100 ? (n - 100) / 4 : 0)))
+	echo $((60 + (n > 50 ? (n - 50) / 2 : 0)))
 }
 
 # cluster_wait_ready [TIMEOUT]: wait until every node of the cluster is idle
