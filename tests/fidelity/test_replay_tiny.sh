@@ -47,7 +47,13 @@ delay = [float(r["script_start"]) - int(r["t0"]) - int(r["start"]) - float(r["st
 print(f"script_start column: {len(delay)} of {len(rows)} started jobs, launch delay "
       f"{min(delay, default=0):.3f}-{max(delay, default=0):.3f} s")
 slow = len(delay) < len(rows) or any(not 0 <= d < 10 for d in delay)
-sys.exit(1 if bad or late or nofrac or not nbf or not rows or slow else 0)
+# when slurmctld logged each completed job's end (end_time): its start plus
+# about its run time (the simulator's --end-overhead is the median excess)
+done = [r for r in rows if r["state"] == "COMPLETED"]
+noend = [r["job_id"] for r in done if not r.get("end_time") or
+         not 0 <= float(r["end_time"]) - int(r["t0"]) - int(r["end"]) < 2]
+print(f"end_time column: {len(done) - len(noend)} of {len(done)} completed jobs")
+sys.exit(1 if bad or late or nofrac or not nbf or not rows or slow or noend else 0)
 PY
 echo "----- nodeox-sim against it"
 NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_WAIT_TOL=0.25 FIDELITY_WAIT_ABS=10 \
