@@ -39,7 +39,21 @@ nofrac = [r["job_id"] for r in rows
           if r.get("started_by") not in ("backfill", "main") or not 0 <= float(r.get("start_frac") or -1) < 1]
 nbf = sum(r.get("started_by") == "backfill" for r in rows)
 print(f"start_frac/started_by columns: {len(rows) - len(nofrac)} of {len(rows)} started jobs, {nbf} by backfill")
-sys.exit(1 if bad or late or nofrac or not nbf or not rows else 0)
+# when each job's script began (script_start): after slurmctld started the
+# job, within seconds (the launch delay; the script subtracts its own set-up
+# beyond 0.1 s from its sleep)
+delay = [float(r["script_start"]) - int(r["t0"]) - int(r["start"]) - float(r["start_frac"])
+         for r in rows if r.get("script_start") and r.get("start_frac")]
+print(f"script_start column: {len(delay)} of {len(rows)} started jobs, launch delay "
+      f"{min(delay, default=0):.3f}-{max(delay, default=0):.3f} s")
+slow = len(delay) < len(rows) or any(not 0 <= d < 10 for d in delay)
+# when slurmctld logged each completed job's end (end_time): its start plus
+# about its run time (the simulator's --end-overhead is the median excess)
+done = [r for r in rows if r["state"] == "COMPLETED"]
+noend = [r["job_id"] for r in done if not r.get("end_time") or
+         not 0 <= float(r["end_time"]) - int(r["t0"]) - int(r["end"]) < 2]
+print(f"end_time column: {len(done) - len(noend)} of {len(done)} completed jobs")
+sys.exit(1 if bad or late or nofrac or not nbf or not rows or slow or noend else 0)
 PY
 echo "----- nodeox-sim against it"
 NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_WAIT_TOL=0.25 FIDELITY_WAIT_ABS=10 \

@@ -79,7 +79,7 @@ netns_init()
 	NETNS_PREFIX=nxd${CLUSTER_PORT}-
 	# 10.254.K.0/24, K from the port block: clusters running at once differ
 	# (they could not see each other anyway: nothing is routed)
-	NETNS_SUBNET=10.254.$(((CLUSTER_PORT - 16800) / CLUSTER_PORT_SPAN % 250))
+	NETNS_SUBNET=10.254.$(((CLUSTER_PORT - CLUSTER_PORT_FIRST) / CLUSTER_PORT_BLOCK % 250))
 	NETNS_HEAD=${NETNS_PREFIX}head
 	NETNS_MADE=(); NETNS_NODE_WEIGHT=()
 	trap 'netns_on_exit' EXIT
@@ -235,11 +235,7 @@ netns_teardown()
 # their prefix. cluster.sh's own watchdog sweeps the processes too.
 netns_watch()
 {
-	if [ -n "$CLUSTER_LOCK_FD" ]; then
-		netns_watchdog "$$" {CLUSTER_LOCK_FD}>&- &
-	else
-		netns_watchdog "$$" &
-	fi
+	netns_watchdog "$$" &
 	NETNS_WATCHER=$!
 }
 
@@ -249,6 +245,7 @@ netns_watchdog()
 	local ns
 	trap '' INT TERM HUP PIPE
 	trap - EXIT
+	cluster_close_locks
 	unset NODEOX_IT_DIR    # its own sleeps are not the cluster's processes
 	exec < /dev/null > /dev/null 2>&1
 	while kill -0 "$1" 2>/dev/null; do sleep 1; done

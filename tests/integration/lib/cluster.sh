@@ -7,6 +7,8 @@
 #
 # Typical use in a test script:
 #   . "$top_srcdir/tests/integration/lib/cluster.sh"
+#   cluster_plan_size 200             # optional, before cluster_init: room for
+#                                     #   more than 29 nodes (a larger port block)
 #   cluster_init                      # skips (exit 77) when it cannot run here
 #   cluster_use_plugin                # optional: load job_submit/nodeox
 #   cluster_add_node a1 gpu=a100:4    # optional: default is the article's
@@ -18,10 +20,13 @@
 #
 # Environment knobs:
 #   NODEOX_IT_PORT    first port of the cluster's block (default: the first free
-#                     block of 32 ports from 16800 on, claimed with flock)
+#                     block of 32 ports from 16800 on, claimed with flock; a
+#                     cluster planned larger claims several blocks in a row)
 #   NODEOX_IT_TMPDIR  where the run directory is made (default ${TMPDIR:-/tmp})
 #   NODEOX_IT_KEEP=1  keep the run directory (logs, confs) after the test
 #   NODEOX_IT_DEBUG   SlurmctldDebug/SlurmdDebug level (default info)
+#   NODEOX_IT_SLURMD_DEBUG  SlurmdDebug alone (default NODEOX_IT_DEBUG; error
+#                     keeps a few hundred slurmd quiet)
 #   CLUSTER_CTLD_WRAP command words put before slurmctld (e.g. valgrind and its
 #                     options: tests/integration/check_valgrind.sh)
 #
@@ -46,7 +51,14 @@ export top_srcdir top_builddir
 
 # Where Debian's Slurm keeps its own plugins; ours are searched after these.
 CLUSTER_SLURM_PLUGINDIR=${CLUSTER_SLURM_PLUGINDIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
-CLUSTER_PORT_SPAN=32
+# Ports come in blocks of CLUSTER_PORT_BLOCK from 16800 to 18815, each with
+# its lock file; a cluster claims CLUSTER_PORT_SPAN ports, a whole number of
+# blocks in a row (one unless cluster_plan_size asked for more): slurmctld's
+# port first, one per slurmd, the last two for accounting.sh's database.
+CLUSTER_PORT_BLOCK=32
+CLUSTER_PORT_FIRST=16800
+CLUSTER_PORT_LAST=18815
+CLUSTER_PORT_SPAN=$CLUSTER_PORT_BLOCK
 
 CLUSTER_DIR=
 CLUSTER_PORT=
@@ -55,7 +67,7 @@ CLUSTER_PARTITIONS=()     # "NAME|NODES|EXTRA"
 CLUSTER_EXTRA_CONF=()     # extra slurm.conf lines
 CLUSTER_JOB_SUBMIT=       # JobSubmitPlugins value
 CLUSTER_PIDS=()           # "NAME:PID" of every daemon started, in start order
-CLUSTER_LOCK_FD=
+CLUSTER_LOCK_FDS=()       # one flock'ed fd per port block held
 CLUSTER_WATCHER=          # pid of the watchdog (cluster_watch)
 CLUSTER_STOPPED=0
 CLUSTER_USER=              # unprivileged user who submits by default
@@ -196,11 +208,7 @@ cluster_tres()
 cluster_watch()
 {
 	local parent=$$
-	if [ -n "$CLUSTER_LOCK_FD" ]; then
-		cluster_watchdog "$parent" {CLUSTER_LOCK_FD}>&- &
-	else
-		cluster_watchdog "$parent" &
-	fi
+	cluster_watchdog "$parent" &
 	CLUSTER_WATCHER=$!
 }
 
@@ -209,6 +217,7 @@ cluster_watchdog()
 {
 	trap '' INT TERM HUP PIPE
 	trap - EXIT
+	cluster_close_locks
 	unset NODEOX_IT_DIR    # its own sleeps are not the cluster's processes
 	exec < /dev/null > /dev/null 2>&1
 	while kill -0 "$1" 2>/dev/null; do sleep 1; done
@@ -217,25 +226,57 @@ cluster_watchdog()
 	exit 0
 }
 
-# cluster_claim_ports: set CLUSTER_PORT to the first port of a block of
-# CLUSTER_PORT_SPAN ports that no socket listens on, and hold an flock on
-# /tmp/nodeox-it-port.BASE.lock for the life of the test so two tests running
-# at once (make -j check) never pick the same block. NODEOX_IT_PORT forces one.
+# cluster_plan_size NODES: (before cluster_init) make room for NODES slurmd:
+# the port block grows to as many blocks as slurmctld's port, NODES node
+# ports and the two accounting ports need. Without it a cluster has one
+# block: at most 29 nodes (31 without accounting.sh).
+cluster_plan_size()
+{
+	local need=$(($1 + 3))
+	[ -z "$CLUSTER_DIR" ] || { echo "cluster_plan_size: call it before cluster_init" >&2; exit 99; }
+	CLUSTER_PORT_SPAN=$(( (need + CLUSTER_PORT_BLOCK - 1) / CLUSTER_PORT_BLOCK * CLUSTER_PORT_BLOCK ))
+	[ "$CLUSTER_PORT_SPAN" -ge "$CLUSTER_PORT_BLOCK" ] || CLUSTER_PORT_SPAN=$CLUSTER_PORT_BLOCK
+	[ $((CLUSTER_PORT_FIRST + CLUSTER_PORT_SPAN - 1)) -le "$CLUSTER_PORT_LAST" ] ||
+		{ echo "cluster_plan_size: $1 nodes need more than ports $CLUSTER_PORT_FIRST-$CLUSTER_PORT_LAST" >&2; exit 99; }
+}
+
+# cluster_claim_ports: set CLUSTER_PORT to the first port of CLUSTER_PORT_SPAN
+# ports that no socket listens on, and hold an flock on
+# /tmp/nodeox-it-port.BASE.lock of each block of them (BASE: the block's first
+# port) for the life of the test, so two tests running at once (make -j check,
+# a large replay beside them) never share a port. NODEOX_IT_PORT forces the
+# first port.
 cluster_claim_ports()
 {
-	local base busy fd lock
-	for base in ${NODEOX_IT_PORT:-$(seq 16800 "$CLUSTER_PORT_SPAN" 18800)}; do
-		lock=/tmp/nodeox-it-port.$base.lock
-		exec {fd}>>"$lock" || continue
-		if ! flock -n "$fd"; then exec {fd}>&-; continue; fi
-		busy=$(ss -Htln 2>/dev/null | awk -v lo="$base" -v hi=$((base + CLUSTER_PORT_SPAN - 1)) '
-			{ n = split($4, a, ":"); p = a[n] + 0; if (p >= lo && p <= hi) print p }')
-		if [ -n "$busy" ]; then exec {fd}>&-; continue; fi
-		CLUSTER_PORT=$base
-		CLUSTER_LOCK_FD=$fd
-		return 0
+	local base busy fd k blocks=$((CLUSTER_PORT_SPAN / CLUSTER_PORT_BLOCK))
+	for base in ${NODEOX_IT_PORT:-$(seq "$CLUSTER_PORT_FIRST" "$CLUSTER_PORT_BLOCK" \
+			$((CLUSTER_PORT_LAST + 1 - CLUSTER_PORT_SPAN)))}; do
+		CLUSTER_LOCK_FDS=()
+		for ((k = 0; k < blocks; k++)); do
+			exec {fd}>>"/tmp/nodeox-it-port.$((base + k * CLUSTER_PORT_BLOCK)).lock" || break
+			if ! flock -n "$fd"; then exec {fd}>&-; break; fi
+			CLUSTER_LOCK_FDS+=("$fd")
+		done
+		if [ ${#CLUSTER_LOCK_FDS[@]} = "$blocks" ]; then
+			busy=$(ss -Htln 2>/dev/null | awk -v lo="$base" -v hi=$((base + CLUSTER_PORT_SPAN - 1)) '
+				{ n = split($4, a, ":"); p = a[n] + 0; if (p >= lo && p <= hi) print p }')
+			if [ -z "$busy" ]; then
+				CLUSTER_PORT=$base
+				return 0
+			fi
+		fi
+		cluster_close_locks
+		CLUSTER_LOCK_FDS=()
 	done
 	return 1
+}
+
+# cluster_close_locks: close the port blocks' lock fds in this shell (the
+# first thing every daemon and watchdog does: they must not hold the blocks).
+cluster_close_locks()
+{
+	local fd
+	for fd in "${CLUSTER_LOCK_FDS[@]}"; do exec {fd}>&-; done
 }
 
 # cluster_add_node NAME [gpu=TYPE:N] [cpus=N] [sockets=N] [mem=MB] [features=F1,F2]
@@ -369,6 +410,10 @@ cluster_write_conf()
 	local d=$CLUSTER_DIR host n name type ngpu cpus sockets mem features i port
 	local plugindir=$CLUSTER_SLURM_PLUGINDIR gpuline per s first last cps gres nodegres grestypes=gpu
 	host=$(hostname -s)
+	# node ports: CLUSTER_PORT+1 on, below the block's two accounting ports
+	# where accounting.sh uses them
+	[ $((${#CLUSTER_NODES[@]} + (${ACCT_DB_PORT:+2} + 1))) -le "$CLUSTER_PORT_SPAN" ] ||
+		cluster_fail "${#CLUSTER_NODES[@]} nodes do not fit in $CLUSTER_PORT_SPAN ports: call cluster_plan_size ${#CLUSTER_NODES[@]} before cluster_init"
 	[ -z "$CLUSTER_JOB_SUBMIT" ] || plugindir="$plugindir:$(cd "$(dirname "$(cluster_plugin_path)")" && pwd)"
 	{
 		echo "# slurm.conf written by tests/integration/lib/cluster.sh"
@@ -388,7 +433,7 @@ cluster_write_conf()
 		echo "SlurmctldLogFile=$d/log/slurmctld.log"
 		echo "SlurmdLogFile=$d/log/slurmd-%n.log"
 		echo "SlurmctldDebug=${NODEOX_IT_DEBUG:-info}"
-		echo "SlurmdDebug=${NODEOX_IT_DEBUG:-info}"
+		echo "SlurmdDebug=${NODEOX_IT_SLURMD_DEBUG:-${NODEOX_IT_DEBUG:-info}}"
 		echo "PluginDir=$plugindir"
 		echo "PlugStackConfig=$d/plugstack.conf"
 		[ -z "$CLUSTER_JOB_SUBMIT" ] || echo "JobSubmitPlugins=$CLUSTER_JOB_SUBMIT"
@@ -468,16 +513,12 @@ cluster_write_conf()
 }
 
 # cluster_spawn NAME CMD...: start CMD in the background (stdin /dev/null,
-# output to log/NAME.out, our port lock not inherited) and record NAME:PID.
+# output to log/NAME.out, our port locks not inherited) and record NAME:PID.
 cluster_spawn()
 {
 	local name=$1 pid
 	shift
-	if [ -n "$CLUSTER_LOCK_FD" ]; then
-		"$@" < /dev/null > "$CLUSTER_DIR/log/$name.out" 2>&1 {CLUSTER_LOCK_FD}>&- &
-	else
-		"$@" < /dev/null > "$CLUSTER_DIR/log/$name.out" 2>&1 &
-	fi
+	( cluster_close_locks; exec "$@" ) < /dev/null > "$CLUSTER_DIR/log/$name.out" 2>&1 &
 	pid=$!
 	CLUSTER_PIDS+=("$name:$pid")
 }
@@ -541,8 +582,8 @@ cluster_start()
 		mkdir -p "$d/spool/$name"
 		cluster_spawn "slurmd-$name" slurmd -D -N "$name" -f "$d/slurm.conf"
 	done
-	cluster_wait_ready 60
-	cluster_log "cluster up: $(sinfo -h -N -o '%N:%t:%G' | sort -u | tr '\n' ' ')"
+	cluster_wait_ready "$(cluster_start_timeout)"
+	cluster_log "cluster up: $(sinfo -h -o '%D:%N:%t:%G' | tr '\n' ' ')"
 }
 
 # cluster_restart_ctld: stop slurmctld (TERM, by its recorded pid), start it
@@ -564,17 +605,28 @@ cluster_restart_ctld()
 	cluster_fail "slurmctld not answering after restart"
 }
 
+# cluster_start_timeout: seconds to allow the nodes to come up: 60, and half
+# a second more per node above 50 (160 slurmd took 18 s to register at a
+# load average of 7 on the 2-core machine, 53 s at 41).
+cluster_start_timeout()
+{
+	local n=${#CLUSTER_NODES[@]}
+	echo $((60 + (n > 50 ? (n - 50) / 2 : 0)))
+}
+
 # cluster_wait_ready [TIMEOUT]: wait until every node of the cluster is idle
 # (sinfo), at most TIMEOUT seconds (default 30); fail the test otherwise.
 cluster_wait_ready()
 {
-	local timeout=${1:-30} end states
+	local timeout=${1:-30} end states e
 	end=$((SECONDS + timeout))
 	while [ $SECONDS -lt $end ]; do
 		states=$(sinfo -h -N -o '%t' 2>/dev/null | sort -u | tr '\n' ' ')
 		[ "$states" = "idle " ] && return 0
-		for n in "${CLUSTER_NODES[@]}"; do
-			cluster_alive "slurmd-${n%%|*}" || cluster_fail "slurmd ${n%%|*} exited"
+		for e in "${CLUSTER_PIDS[@]}"; do
+			case $e in
+			slurmd-*) kill -0 "${e#*:}" 2>/dev/null || cluster_fail "slurmd ${e%:*} exited" ;;
+			esac
 		done
 		sleep 0.3
 	done
@@ -587,7 +639,7 @@ cluster_wait_ready()
 # (kept when NODEOX_IT_KEEP=1). Safe to call twice.
 cluster_stop()
 {
-	local i e pid name
+	local i e pid name batch left
 	[ "$CLUSTER_STOPPED" = 0 ] || return 0
 	CLUSTER_STOPPED=1
 	if [ -n "$CLUSTER_WATCHER" ]; then
@@ -603,16 +655,25 @@ cluster_stop()
 			sleep 0.25
 		done
 	fi
-	# Stop in reverse start order: slurmd first, munged last.
+	# Stop in reverse start order: slurmd first, munged last; the slurmd all
+	# at once (a few hundred one by one would take minutes).
 	for ((i = ${#CLUSTER_PIDS[@]} - 1; i >= 0; i--)); do
-		e=${CLUSTER_PIDS[$i]}; name=${e%%:*}; pid=${e#*:}
-		kill -TERM "$pid" 2>/dev/null || continue
-		cluster_reap "$pid" 10 || { cluster_log "$name ($pid) ignored TERM, killing"; kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
+		batch=("${CLUSTER_PIDS[$i]}")
+		while [ "$i" -gt 0 ] && [[ ${batch[0]} == slurmd-* && ${CLUSTER_PIDS[$((i - 1))]} == slurmd-* ]]; do
+			i=$((i - 1)); batch+=("${CLUSTER_PIDS[$i]}")
+		done
+		left=()
+		for e in "${batch[@]}"; do kill -TERM "${e#*:}" 2>/dev/null && left+=("$e"); done
+		for e in "${left[@]}"; do
+			name=${e%%:*}; pid=${e#*:}
+			cluster_reap "$pid" 10 || { cluster_log "$name ($pid) ignored TERM, killing"; kill -KILL "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; }
+		done
 	done
 	CLUSTER_PIDS=()
 	cluster_sweep
 	cluster_users_remove
-	if [ -n "$CLUSTER_LOCK_FD" ]; then exec {CLUSTER_LOCK_FD}>&-; CLUSTER_LOCK_FD=; fi
+	cluster_close_locks
+	CLUSTER_LOCK_FDS=()
 	if [ -n "$CLUSTER_DIR" ] && [ -d "$CLUSTER_DIR" ]; then
 		cd / || :
 		if [ "${NODEOX_IT_KEEP:-0}" = 1 ]; then
@@ -677,10 +738,11 @@ cluster_sweep()
 {
 	local env pid left=
 	[ -n "$CLUSTER_DIR" ] || return 0
-	for env in /proc/[0-9]*/environ; do
+	# one grep over every environment (a process each would take seconds
+	# beside a few hundred slurmd and job steps)
+	for env in $(grep -lzxF "NODEOX_IT_DIR=$CLUSTER_DIR" /proc/[0-9]*/environ 2>/dev/null); do
 		pid=${env#/proc/}; pid=${pid%/environ}
 		[ "$pid" != $$ ] && [ "$pid" != "$BASHPID" ] || continue
-		tr '\0' '\n' 2>/dev/null < "$env" | grep -qxF "NODEOX_IT_DIR=$CLUSTER_DIR" || continue
 		# Only processes we own outright: never our own shell's ancestors.
 		left="$left $pid"
 	done
