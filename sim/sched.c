@@ -95,7 +95,8 @@ void sched_pending_add(sched_t *s, uint32_t j)
 		s->where[j] = SCHED_YOUNG;
 		prio_list_insert(&s->young, s->key[j], j);
 	}
-	s->npending++;
+	if (++s->npending > s->run->max_pending)
+		s->run->max_pending = s->npending;
 }
 
 static prio_list_t *sched_list_of(sched_t *s, uint32_t j)
@@ -224,57 +225,27 @@ static int64_t sched_end_latency(const sched_t *s, uint32_t j)
 	return (int64_t)whole + ((double)(h & 0xffff) / 65536.0 < l - whole ? 1 : 0);
 }
 
-/* Put running job j's allocations into their classes' release lists. */
-/* Put e into list l at its place by (end, job, idx). */
-static void sched_release_insert(rellist_t *l, release_t e)
+/* Running job j goes into the list of running jobs by expected end (where
+ * backfill's will-run test walks them); an ended one leaves it. */
+static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
 {
-	size_t at = sched_release_find(l, e.end, e.job, e.idx);
+	rellist_t *l = &s->all;
+	size_t at = sched_release_find(l, run->expected_end, j);
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 256;
 		l->e = g_renew(release_t, l->e, l->cap);
 	}
 	memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
-	l->e[at] = e;
+	l->e[at] = (release_t){ .end = run->expected_end, .job = j };
 	l->n++;
 }
 
-static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
-{
-	if (s->exact)      /* one entry per job in the list of all running jobs */
-		sched_release_insert(&s->all, (release_t){ .end = run->expected_end, .job = j,
-							   .node = -1 });
-	for (int i = 0; i < run->na; i++) {
-		const alloc_t *a = &run->a[i];
-		sched_release_insert(&s->rel[a->cls],
-				     (release_t){ .end = run->expected_end, .job = j,
-						  .idx = (uint32_t)i, .node = a->node,
-						  .gpus = a->gpus, .cpus = a->cpus, .mem = a->mem });
-	}
-}
-
-/* Leave tombstones for ended job j; squeeze them out of a list when they
- * are a sixteenth of it (every walk steps over them; squeezing costs a
- * sixteen moves per end, amortised). */
 static void sched_release_drop(sched_t *s, uint32_t j, const running_t *run)
 {
-	if (s->exact) {
-		rellist_t *l = &s->all;
-		size_t at = sched_release_find(l, run->expected_end, j, 0);
-		memmove(&l->e[at], &l->e[at + 1], (l->n - at - 1) * sizeof(release_t));
-		l->n--;
-	}
-	for (int i = 0; i < run->na; i++) {
-		rellist_t *l = &s->rel[run->a[i].cls];
-		l->e[sched_release_find(l, run->expected_end, j, (uint32_t)i)].dead = 1;
-		if (++l->ndead > 16 && 16 * l->ndead > l->n) {
-			size_t k = 0;
-			for (size_t q = 0; q < l->n; q++)
-				if (!l->e[q].dead)
-					l->e[k++] = l->e[q];
-			l->n = k;
-			l->ndead = 0;
-		}
-	}
+	rellist_t *l = &s->all;
+	size_t at = sched_release_find(l, run->expected_end, j);
+	memmove(&l->e[at], &l->e[at + 1], (l->n - at - 1) * sizeof(release_t));
+	l->n--;
 }
 
 /* Keep the compact policy view: a node is in it while it has idle GPUs. */
@@ -319,7 +290,6 @@ void sched_start(sched_t *s, uint32_t j, int na)
 	const sim_job_t *job = &s->t->jobs[j];
 	req_t *r = &s->req[j];
 	running_t *run = g_new0(running_t, 1);
-	s->srch_epoch++;                /* free resources change: no resuming */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
 	if (s->sockets) {
@@ -407,7 +377,6 @@ static void sched_end(sched_t *s, uint32_t j)
 		}
 	}
 	sched_release_drop(s, j, run);
-	s->srch_epoch++;
 	g_free(run->a);
 	g_free(run->st);
 	g_free(run);
@@ -532,12 +501,6 @@ static void sched_state_init(sched_t *s)
 		s->pol_nodes[n].gpus_idle = 0;
 		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
 	}
-	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
-		search_t *srch = &s->srch[k];
-		srch->pos = g_new0(size_t, c->nclasses);
-		srch->nd = g_new0(struct search_node, nn);
-		srch->fitlist = g_new(int, nn + 1);
-	}
 	s->req = g_new0(req_t, nj);
 	s->tagged = g_new(bool, nj);
 	for (size_t j = 0; j < nj; j++)
@@ -554,9 +517,6 @@ static void sched_state_init(sched_t *s)
 	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, sched_elig_free);
 	s->resv_stamp = g_new0(uint32_t, nn);
 	s->resv_start = g_new(int64_t, nn);
-	s->resv_g = g_new(int64_t, nn);
-	s->resv_c = g_new(int64_t, nn);
-	s->resv_m = g_new(int64_t, nn);
 	s->spare_g = g_new(int64_t, nn);
 	s->spare_c = g_new(int64_t, nn);
 	s->spare_m = g_new(int64_t, nn);
@@ -568,18 +528,14 @@ static void sched_state_init(sched_t *s)
 	s->run_cpus = g_new(int64_t, nn + 1);
 	s->run_nodes = g_new(int, nn + 1);
 	s->class_pos = g_new(int, c->nclasses + 1);
-	s->rel = g_new0(rellist_t, c->nclasses);
-	s->merge_heads = g_new(struct merge_head, c->nclasses + 1);
-	s->last_end_memo = g_new0(struct last_end_memo, c->nclasses);
-	s->exact = c->nnodes <= SCHED_EXACT_NODES;
+	s->sock_cpu = g_new(int64_t, nn + 1);
+	s->sock_near = g_new(int, nn + 1);
 	sched_sockets_init(s);
-	if (s->exact) {
-		s->wr_node = g_new(bool, nn);
-		s->ivl_head = g_new(int, nn);
-		s->wr_g = g_new(int64_t, nn);
-		s->wr_c = g_new(int64_t, nn);
-		s->wr_m = g_new(int64_t, nn);
-	}
+	s->wr_node = g_new(bool, nn);
+	s->ivl_head = g_new(int, nn);
+	s->wr_g = g_new(int64_t, nn);
+	s->wr_c = g_new(int64_t, nn);
+	s->wr_m = g_new(int64_t, nn);
 }
 
 static void sched_state_free(sched_t *s)
@@ -595,28 +551,20 @@ static void sched_state_free(sched_t *s)
 	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
 	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
 	g_free(s->bpos);
-	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
-		search_t *srch = &s->srch[k];
-		g_free(srch->pos); g_free(srch->nd); g_free(srch->fitlist);
-	}
 	g_free(s->req); g_free(s->tagged); g_free(s->where); g_free(s->key);
 	g_free(s->running);
 	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);
 	prio_list_free(&s->old);
-	for (int k = 0; k < s->c->nclasses; k++)
-		g_free(s->rel[k].e);
-	g_free(s->rel);
-	g_free(s->merge_heads);
-	g_free(s->last_end_memo);
 	g_free(s->all.e);
 	g_free(s->ivl);
 	g_free(s->ivl_head);
 	g_free(s->wr_node); g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
-	g_free(s->resv_stamp); g_free(s->resv_start); g_free(s->resv_g); g_free(s->resv_c);
-	g_free(s->resv_m); g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
+	g_free(s->resv_stamp); g_free(s->resv_start);
+	g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
+	g_free(s->sock_cpu); g_free(s->sock_near);
 	g_free(s->abuf);
 	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first); g_free(s->run_weight);
 	g_free(s->sock_c); g_free(s->sock_g);

@@ -15,13 +15,6 @@
 #include "sim/runtime_model.h"
 #include "sim/trace.h"
 
-/* Up to this many nodes the model follows select/cons_tres and the
- * backfill map exactly (node runs, will-run batches over every running job,
- * whole-node reservations with an end); above, bounded approximations. The
- * exact model is the one checked against a real slurmctld (doc/simulator.md,
- * Fidelity). */
-#define SIM_EXACT_NODES 64
-
 typedef enum {
 	SIM_JOB_DONE = 0,       /* ran to the end of its run time */
 	SIM_JOB_TIMEOUT,        /* killed at its time limit */
@@ -47,6 +40,7 @@ typedef struct {
 	int64_t first_submit, last_end;
 	size_t rejected, never;
 	uint64_t main_passes, bf_passes, reservations, releases_scanned;
+	size_t max_pending;     /* most jobs pending at once */
 	GStringChunk *strings;
 } sim_run_t;
 

@@ -1,8 +1,9 @@
 /*
  * sched_backfill.c: the backfill pass of the scheduler model: reservations
  * for jobs that cannot start now (running jobs released at their expected
- * ends in Slurm's will-run batches, rounded to bf_resolution on the wall
- * clock, resumable searches shared by identical requests), and the pass that
+ * ends in Slurm's will-run batches, on the nodes no earlier reservation of
+ * the pass holds then, rounded to bf_resolution on the wall clock), and the
+ * pass that
  * starts lower-priority jobs only where they delay no reservation (requests
  * the reservations stop are remembered for the rest of the pass).
  */
@@ -22,204 +23,12 @@ static int64_t sched_floor_res(int64_t t, int64_t res, int64_t org)
 	return f - org;
 }
 
-static bool sched_fit_done(const req_t *r, const fit_t *f)
-{
-	int64_t need = r->nodes ? r->nodes : r->gpus;
-	for (int g = 0; g < r->elig->ngroups; g++)
-		if (f->have[g] >= need)
-			return true;
-	return false;
-}
-
 /* Do two requests need the same resources on the same nodes? */
 static inline bool sched_same_request(const req_t *a, const req_t *b)
 {
 	return a->kind == b->kind && a->elig == b->elig && a->nodes == b->nodes && a->gpus_per_node == b->gpus_per_node &&
 	       a->cpus_per_node == b->cpus_per_node && a->mem_per_node == b->mem_per_node && a->gpus == b->gpus &&
 	       a->cpus_per_gpu == b->cpus_per_gpu && a->mem_per_gpu == b->mem_per_gpu;
-}
-
-/* Add what node n (class cl) now offers search srch's job to its fit state. */
-static inline void sched_fit_node(search_t *srch, int n, int cl, int64_t before)
-{
-	const req_t *r = srch->req;
-	int64_t after = sched_contrib(r, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m);
-	if (after > 0 && srch->nd[n].fstamp != srch->gen) {
-		srch->nd[n].fstamp = srch->gen;
-		srch->nd[n].fpos = srch->nfit;
-		srch->fitlist[srch->nfit++] = n;
-	} else if (after > 0 && srch->nd[n].fpos < srch->lo) {
-		srch->lo = srch->nd[n].fpos;
-	}
-	if (after == before)
-		return;
-	if (r->elig->ngroups == 1) {
-		srch->fit.have[0] += after - before;
-		return;
-	}
-	for (int g = 0; g < r->elig->ngroups; g++)
-		if (bits_test(r->elig->gbits[g], cl))
-			srch->fit.have[g] += after - before;
-}
-
-/* The next live release in list c from position pos[c] (advanced past
- * tombstones), or NULL. */
-static inline const release_t *sched_release_live(const sched_t *s, size_t *pos, int c)
-{
-	const rellist_t *l = &s->rel[c];
-	size_t p = pos[c];
-	while (p < l->n && l->e[p].dead)
-		p++;
-	pos[c] = p;
-	return p < l->n ? &l->e[p] : NULL;
-}
-
-/* Put the head h of class cl's list into a merge's heads[0..n) (room for
- * one more), kept from the last release to the first by (end, job, idx):
- * the walk takes heads[n - 1], and the next release of the same list
- * mostly goes back at the end after a comparison or two, instead of a look
- * at every list. Returns n + 1. */
-static inline int sched_merge_insert(struct merge_head *heads, int n, const release_t *h, int cl)
-{
-	int at = n;
-	while (at > 0 && release_before(heads[at - 1].h, h->end, h->job, h->idx)) {
-		heads[at] = heads[at - 1];
-		at--;
-	}
-	heads[at] = (struct merge_head){ h, cl };
-	return n + 1;
-}
-
-/* Apply the release at h (class cl) to search srch's scratch and counts. */
-static inline void sched_walk_apply(sched_t *s, search_t *srch, const release_t *h, int cl)
-{
-	int n = h->node;
-	sched_scratch_load(s, srch, n);
-	int64_t before = sched_contrib(srch->req, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m);
-	srch->nd[n].g += h->gpus;
-	srch->nd[n].c += h->cpus;
-	srch->nd[n].m += (int64_t)h->mem;
-	sched_fit_node(srch, n, cl, before);
-}
-
-/* Search srch's walk when its job may use one class: that class's releases in
- * order (a job's allocations lie together) until the job fits after one of
- * them; returns that release's expected end, or -1 (none by horizon). With
- * extend, it goes on to horizon regardless, releasing at most *extend more
- * jobs, and returns the last expected end released (-1: none). */
-#define SCHED_BATCH_APPLY 4
-
-/* The last expected end at or before stop of a running job on the classes
- * e may use (-1: none). Identical requests ask for the same batch end
- * again and again: each class keeps its last answer while no job starts or
- * ends (srch_epoch). */
-static int64_t sched_last_end_by(sched_t *s, const elig_t *e, int64_t stop)
-{
-	int64_t last = -1;
-	for (int k = 0; k < e->nucls; k++) {
-		struct last_end_memo *memo = &s->last_end_memo[e->ucls[k]];
-		if (memo->epoch != s->srch_epoch || memo->stop != stop) {
-			const rellist_t *l = &s->rel[e->ucls[k]];
-			size_t at = sched_release_find(l, stop + 1, 0, 0);
-			while (at > 0 && l->e[at - 1].dead)
-				at--;
-			*memo = (struct last_end_memo){ s->srch_epoch, stop, at > 0 ? l->e[at - 1].end : -1 };
-		}
-		last = MAX(last, memo->last);
-	}
-	return last;
-}
-
-/* How many releases ahead a walk asks for the node scratch it will touch:
- * the walk is bound by those random reads, not by its arithmetic. */
-#define SCHED_WALK_PREFETCH 4
-
-static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizon, int *extend)
-{
-	const rellist_t *l = &s->rel[cl];
-	size_t p = srch->pos[cl];
-	int64_t end = -1, when = -1;
-	uint32_t job = 0;
-	bool open = false;               /* a job's allocations are being applied */
-	for (; p < l->n; p++) {
-		const release_t *h = &l->e[p];
-		if (p + SCHED_WALK_PREFETCH < l->n)   /* the scratch of a node a few releases on */
-			__builtin_prefetch(&srch->nd[l->e[p + SCHED_WALK_PREFETCH].node]);
-		if (h->dead)
-			continue;
-		if (!open || h->end != end || h->job != job) {
-			if (open && !extend && sched_fit_done(srch->req, &srch->fit))
-				break;
-			if (h->end > horizon || (extend && (*extend)-- <= 0))
-				break;      /* open: the last job released stays `end` */
-			end = h->end;
-			job = h->job;
-			open = true;
-			if (srch->first_end < 0)
-				srch->first_end = end;
-			s->run->releases_scanned++;
-		}
-		sched_walk_apply(s, srch, h, cl);
-	}
-	srch->pos[cl] = p;
-	if (open && (extend || sched_fit_done(srch->req, &srch->fit)))
-		when = end;
-	return when;
-}
-
-/* The same over several classes: their lists merged by (end, job, idx), so
- * a job's allocations come together and in their own order. */
-static int64_t sched_walk_merge(sched_t *s, search_t *srch, int64_t horizon, int *extend)
-{
-	const int *ucls = srch->req->elig->ucls;
-	int nl = srch->req->elig->nucls, nh = 0;
-	struct merge_head *heads = s->merge_heads;
-	for (int k = 0; k < nl; k++) {
-		const release_t *h = sched_release_live(s, srch->pos, ucls[k]);
-		if (h)
-			nh = sched_merge_insert(heads, nh, h, ucls[k]);
-	}
-	int64_t last = -1;
-	while (nh && heads[nh - 1].h->end <= horizon && (!extend || (*extend)-- > 0)) {
-		int64_t end = heads[nh - 1].h->end;
-		uint32_t job = heads[nh - 1].h->job;
-		if (srch->first_end < 0)
-			srch->first_end = end;
-		s->run->releases_scanned++;
-		while (nh && heads[nh - 1].h->end == end && heads[nh - 1].h->job == job) {
-			const release_t *h = heads[--nh].h;
-			int cl = heads[nh].cl;
-			const rellist_t *l = &s->rel[cl];
-			if (srch->pos[cl] + SCHED_WALK_PREFETCH < l->n)
-				__builtin_prefetch(&srch->nd[l->e[srch->pos[cl] + SCHED_WALK_PREFETCH].node]);
-			srch->pos[cl]++;
-			sched_walk_apply(s, srch, h, cl);
-			const release_t *next = sched_release_live(s, srch->pos, cl);
-			if (next)
-				nh = sched_merge_insert(heads, nh, next, cl);
-		}
-		last = end;
-		if (!extend && sched_fit_done(srch->req, &srch->fit))
-			return end;
-	}
-	return extend ? last : -1;
-}
-
-/* Slurm's will-run test (select/cons_tres _will_run_test) releases running
- * jobs in batches, not one by one: the first batch holds every job ending by
- * the first end rounded up to the next 30 s of the wall clock, plus 30 s;
- * later batches end 60, 120, 240 ... s after that rounded end. The job's
- * expected start is the end of the last job of the batch it first fits in.
- * The end of that batch for a fit found at `when`, the walk's first release
- * having been at `first`. */
-static int64_t sched_batch_end(const sched_t *s, int64_t first, int64_t when)
-{
-	int64_t org = s->o->params.bf_origin_s, w = 30;
-	int64_t delta = ((first + org) % 30 + 30) % 30;
-	int64_t base = first + (30 - delta);
-	while (base + w < when)
-		w *= 2;
-	return base + w;
 }
 
 /* A reservation of this pass holds node n from `when` on: Slurm takes a
@@ -232,7 +41,6 @@ static void sched_resv_hold(sched_t *s, int n, int64_t when)
 	if (s->resv_stamp[n] != s->pass) {
 		s->resv_stamp[n] = s->pass;
 		s->resv_start[n] = when;
-		s->resv_g[n] = s->resv_c[n] = s->resv_m[n] = 0;
 		s->spare_g[n] = s->spare_c[n] = s->spare_m[n] = 0;
 		return;
 	}
@@ -241,8 +49,6 @@ static void sched_resv_hold(sched_t *s, int n, int64_t when)
 	s->spare_c[n] = MIN(s->spare_c[n], 0);
 	s->spare_m[n] = MIN(s->spare_m[n], 0);
 }
-
-/* ------------------------------------------------ exact reservations */
 
 /* Does a reservation made in this pass hold node n at some time in [a, b]
  * (its [start, end) meets the interval)? */
@@ -404,7 +210,7 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 	return 0;
 }
 
-/* Job j's reservation on a small cluster, as Slurm's backfill makes it
+/* Job j's reservation, as Slurm's backfill makes it
  * (backfill.c, _attempt_backfill; 22.05): from start_res = now, the nodes it
  * may look at are those of its partitions and constraint that no
  * reservation of this pass holds at any time in [start_res, start_res +
@@ -415,7 +221,7 @@ static int sched_wr_place(sched_t *s, const req_t *r)
  * down to bf_resolution until its end rounded down (at least one
  * bf_resolution); after that they are free again for later jobs. Returns
  * the reservation's start, or SCHED_INF. */
-static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
+static int64_t sched_reserve(sched_t *s, uint32_t j)
 {
 	const sim_cluster_t *c = s->c;
 	const req_t *r = &s->req[j];
@@ -430,7 +236,9 @@ static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
 	int64_t first = sched_floor_res(s->now, res, org);
 	int64_t start_res = s->now;
-	for (int tries = 0; tries < 4 * SCHED_EXACT_NODES && start_res <= horizon; tries++) {
+	/* Each try starts later than the one before (at a reservation's end or
+	 * at the start the last one found), so the loop ends by the horizon. */
+	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
 		int64_t later = sched_ivl_next_end(s, start_res);
 		for (int n = 0; n < c->nnodes; n++)
@@ -483,141 +291,6 @@ static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
 	return SCHED_INF;
 }
 
-/* The live search for a request identical to r, or a new one. */
-static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
-{
-	for (int k = 0; k < s->nsrch; k++)
-		if (s->srch[k].epoch == s->srch_epoch && sched_same_request(s->srch[k].req, r)) {
-			*resumed = true;
-			return &s->srch[k];
-		}
-	search_t *srch;
-	if (s->nsrch > 0 && s->srch[0].epoch != s->srch_epoch)
-		s->nsrch = 0;                /* all from an earlier epoch: start over */
-	if (s->nsrch < SCHED_MAX_SEARCH) {
-		srch = &s->srch[s->nsrch++];
-	} else {
-		srch = &s->srch[s->srch_evict];
-		s->srch_evict = (s->srch_evict + 1) % SCHED_MAX_SEARCH;
-	}
-	srch->req = r;
-	srch->epoch = s->srch_epoch;
-	srch->gen = ++s->test;
-	srch->none = false;
-	srch->first_end = -1;
-	srch->nfit = 0;
-	srch->lo = 0;
-	memset(&srch->fit, 0, sizeof(srch->fit));
-	*resumed = false;
-	return srch;
-}
-
-/* A reservation took alloc a: every live search that has looked at its node
- * sees that much less there from now on (its fit counts follow). */
-static void sched_search_reserved(sched_t *s, const alloc_t *a)
-{
-	int n = a->node;
-	for (int k = 0; k < s->nsrch; k++) {
-		search_t *srch = &s->srch[k];
-		if (srch->epoch != s->srch_epoch || srch->nd[n].stamp != srch->gen)
-			continue;
-		int64_t before = sched_contrib(srch->req, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m);
-		srch->nd[n].g -= a->gpus;
-		srch->nd[n].c -= a->cpus;
-		srch->nd[n].m -= (int64_t)a->mem;
-		sched_fit_node(srch, n, a->cls, before);
-	}
-}
-
-/*
- * Earliest start of job j within bf_window given running jobs' expected
- * ends and earlier reservations; reserve its nodes from then on. Returns the
- * reservation's start, or SCHED_INF for none.
- *
- * Queues hold many identical requests. Within a pass (while no job starts)
- * what any job can use at any time only shrinks, so a job cannot fit before
- * an identical one reserved earlier in the pass did: its search resumes where
- * that one stopped, with every reservation made since taken out of the
- * search's counts (sched_search_reserved), instead of starting over: the same
- * start time for a fraction of the work. Nodes are chosen among those that fit
- * then, in the order the search found them.
- */
-static int64_t sched_reserve(sched_t *s, uint32_t j)
-{
-	if (s->exact)
-		return sched_reserve_exact(s, j);
-	const req_t *r = &s->req[j];
-	const elig_t *e = r->elig;
-	bool resumed;
-	search_t *srch = sched_search_get(s, r, &resumed);
-	s->cur = srch;
-	if (resumed) {
-		if (srch->none)
-			return SCHED_INF;        /* the same found nothing within bf_window */
-	} else {
-		srch->when = s->now;
-		for (int k = 0; k < e->nucls; k++)
-			srch->pos[e->ucls[k]] = 0;
-		/* Nodes with fewer free GPUs than the job needs per node (or none,
-		 * for a spreading job) cannot count now: start above those buckets. */
-		int kmin = r->nodes ? (int)r->gpus_per_node : (r->gpus ? 1 : 0);
-		for (int w = 0; w < (int)s->nwords; w++)
-			for (uint64_t b = e->bits[w]; b; b &= b - 1) {
-				int cl = w * 64 + __builtin_ctzll(b);
-				int kmax = sched_class_gpus(s, cl);
-				for (int k = kmin; k <= kmax; k++) {
-					int nb;
-					const int *bn = sched_bucket(s, cl, k, &nb);
-					for (int q = 0; q < nb; q++) {
-						sched_scratch_load(s, srch, bn[q]);
-						sched_fit_node(srch, bn[q], cl, 0);
-					}
-				}
-			}
-	}
-	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
-	if (!sched_fit_done(r, &srch->fit)) {
-		/* release running jobs in expected-end order until the job fits */
-		int64_t when = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], horizon, NULL)
-					     : sched_walk_merge(s, srch, horizon, NULL);
-		if (when < 0) {
-			srch->none = true;          /* not within bf_window: no reservation */
-			return SCHED_INF;
-		}
-		/* The rest of Slurm's batch goes too; its last expected end is the
-		 * start. The scratch view takes in at most SCHED_BATCH_APPLY more
-		 * jobs of it (the nodes the reservation may choose from; all of it
-		 * on small clusters), the start time is exact. */
-		int64_t stop = MIN(sched_batch_end(s, srch->first_end, when), horizon);
-		int budget = SCHED_BATCH_APPLY;
-		int64_t more = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], stop, &budget)
-					     : sched_walk_merge(s, srch, stop, &budget);
-		when = MAX(when, more);
-		if (budget < 0)          /* stopped short of stop: look the batch's end up */
-			when = MAX(when, sched_last_end_by(s, e, stop));
-		srch->when = when;
-	}
-	/* Slurm rounds the reservation's start down to bf_resolution on the
-	 * wall clock (backfill.c: start_time / backfill_resolution *
-	 * backfill_resolution), not before the pass's own rounded start. */
-	int64_t res = s->o->params.bf_resolution_s, org = s->o->params.bf_origin_s;
-	int64_t when = sched_floor_res(srch->when, res, org), first = sched_floor_res(s->now, res, org);
-	when = MAX(when, first);
-	int na = sched_place(s, r, AV_SCRATCH, 0);
-	for (int i = 0; i < na; i++) {
-		const alloc_t *a = &s->abuf[i];
-		int n = a->node;
-		sched_resv_hold(s, n, when);
-		s->resv_g[n] += a->gpus;
-		s->resv_c[n] += a->cpus;
-		s->resv_m[n] += (int64_t)a->mem;
-		sched_search_reserved(s, a);
-	}
-	s->nresv++;
-	s->run->reservations++;
-	return when;
-}
-
 static bool bits_meet(const uint64_t *a, const uint64_t *b, size_t nwords)
 {
 	for (size_t w = 0; w < nwords; w++)
@@ -634,13 +307,11 @@ static void bits_or(uint64_t *a, const uint64_t *b, size_t nwords)
 
 /* Reserve, in priority order, for the waiting jobs that could hold nodes the
  * candidate k might take: those sharing a class with it, closed under
- * holding a class that a selected job looks at: its own classes, or on
- * small clusters (exact mode) every class its will-run test looks at
- * (wbits: a reservation there takes nodes out of that test, which changes
- * which running jobs' ends count and so the selected job's start). The rest
- * share no node with any of them, so leaving them for later changes no
- * reservation. As soon as a reservation
- * stops the candidate the rest wait too (in order), since the candidate
+ * holding a class that a selected job looks at: every class its will-run
+ * test looks at (wbits: a reservation there takes nodes out of that test,
+ * which changes which running jobs' ends count and so the selected job's
+ * start). The rest share no node with any of them, so leaving them for
+ * later changes no reservation. As soon as a reservation stops the candidate the rest wait too (in order), since the candidate
  * waits whatever they get. Returns how many stay deferred (kept in order in
  * deferred, their classes in defbits). */
 static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, int ndef,
@@ -658,7 +329,7 @@ static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, in
 			if (sel[q] || !bits_meet(d->bits, touch, s->nwords))
 				continue;
 			sel[q] = grew = true;
-			bits_or(touch, s->exact ? d->wbits : d->bits, s->nwords);
+			bits_or(touch, d->wbits, s->nwords);
 		}
 	}
 	int keep = 0;
@@ -713,7 +384,6 @@ int sched_backfill_pass(sched_t *s)
 	int started = 0;
 	s->run->bf_passes++;
 	s->pass++;
-	s->srch_epoch++;
 	s->in_backfill = true;
 	s->nresv = 0;
 	int max_test = s->o->params.bf_max_job_test;

@@ -1,7 +1,7 @@
 /*
  * sched_place.c: placement in the scheduler model: what each node offers a
- * job now (free, or beside the backfill pass's reservations, or in a
- * reservation search's scratch view), nodes kept in buckets by class and free
+ * job now (free, or beside the backfill pass's reservations), nodes kept in
+ * buckets by class and free
  * GPUs in slurm.conf order, and the choice of nodes for a request.
  */
 #include <math.h>
@@ -31,15 +31,7 @@ static void sched_avail_now(const sched_t *s, int n, int64_t end, bool resv, int
 static void sched_avail(sched_t *s, avail_mode_t mode, int n, int64_t end, int64_t *g,
 			int64_t *cpu, int64_t *m)
 {
-	if (mode == AV_SCRATCH) {
-		search_t *srch = s->cur;
-		sched_scratch_load(s, srch, n);
-		*g = srch->nd[n].g;
-		*cpu = srch->nd[n].c;
-		*m = srch->nd[n].m;
-	} else {
-		sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
-	}
+	sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
 }
 
 /* Move node n between its class's buckets, keeping each bucket in node
@@ -97,40 +89,6 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 					 (uint32_t)(take * r->cpus_per_gpu), (uint64_t)take * r->mem_per_gpu };
 	p->rem -= take;
 	return p->rem == 0;
-}
-
-/* A reservation's nodes for per-node request r, among those its search
- * found to fit (in group bits gbits; NULL: any): the r->nodes first in slurm.conf order,
- * as select/cons_tres picks among equally free nodes in its will-run test;
- * to bound the cost, each is the first in that order among the
- * SCHED_PLACE_WINDOW nodes the search found from the first that fits
- * (exact on clusters of up to that many nodes). Fills s->abuf; returns
- * r->nodes, or 0 when too few fit. */
-#define SCHED_PLACE_WINDOW 4
-static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
-{
-	search_t *srch = s->cur;
-	int found = 0, prev = -1;
-	while (found < (int)r->nodes) {
-		int best = -1, stop = srch->nfit;
-		for (int q = srch->lo; q < stop; q++) {
-			int n = srch->fitlist[q];
-			if (n <= prev || (gbits && !bits_test(gbits, s->c->nodes[n].cls)))
-				continue;
-			sched_scratch_load(s, srch, n);
-			if (!sched_node_fits(r, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m))
-				continue;
-			if (best < 0)
-				stop = MIN(stop, q + SCHED_PLACE_WINDOW);
-			if (best < 0 || n < best)
-				best = n;
-		}
-		if (best < 0)
-			return 0;
-		s->abuf[found++] = (alloc_t){ best, s->c->nodes[best].cls, r->gpus_per_node, r->cpus_per_node, r->mem_per_node };
-		prev = best;
-	}
-	return found;
 }
 
 /* select/cons_tres's choice (sched_place_runs) among the nl nodes that can
@@ -209,10 +167,8 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
 {
 	const sim_cluster_t *c = s->c;
-	int64_t cpus[SCHED_EXACT_NODES];
-	int near[SCHED_EXACT_NODES], kept = 0;
-	if (nl > SCHED_EXACT_NODES)          /* sockets are modelled in exact mode only */
-		return nl;
+	int64_t *cpus = s->sock_cpu;
+	int *near = s->sock_near, kept = 0;
 	for (int q = 0; q < nl; q++) {
 		int n = s->run_node[q];
 		cpus[q] = c->nodes[n].sockets > 1
@@ -250,8 +206,7 @@ static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
  * until the job has its nodes. So a 2-node job takes l1,l2 (a run of two)
  * over a1 and l1 when a2 between them is full, and a 1-node job the fullest
  * node of the tightest run, not the fullest node overall. Visits every node
- * of the classes with GPUs enough (merged in node order), so it is used only
- * where those classes hold at most SCHED_EXACT_NODES nodes. Fills s->abuf;
+ * of the classes with GPUs enough (merged in node order). Fills s->abuf;
  * returns r->nodes, or 0. */
 static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls,
 			    avail_mode_t mode, int64_t end)
@@ -289,9 +244,11 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 
 /* The node for one-node request r now (modes AV_FREE, AV_RESV) among
  * classes cls: select/cons_tres's best fit, the usable node with the fewest
- * free CPUs, the first in slurm.conf order on ties. To bound the cost it
- * looks at the first SCHED_PLACE_WINDOW nodes that fit, fullest in GPUs
- * first over all the classes (every node on small clusters). -1: none. */
+ * free CPUs, the first in slurm.conf order on ties, among the first
+ * SCHED_PLACE_WINDOW nodes that fit, fullest in GPUs first over all the
+ * classes: a quick answer to whether any node fits, which sched_place then
+ * replaces with select/cons_tres's own choice (sched_place_runs). -1: none. */
+#define SCHED_PLACE_WINDOW 4
 static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls, int kmax,
 			   avail_mode_t mode, int64_t end)
 {
@@ -320,49 +277,22 @@ static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls,
 }
 
 /* Nodes for job r in group grp of its eligibility; fills s->abuf, returns
- * the count or 0. Now (modes AV_FREE, AV_RESV) nodes come from the free-GPU
- * buckets, fullest fitting node first (best fit); a spreading job takes one
- * node if one can hold it, else the emptiest nodes first. In AV_SCRATCH (a
- * reservation) they come from the fit list that sched_reserve built. */
+ * the count or 0. Nodes come from the free-GPU buckets, fullest fitting node
+ * first (best fit); a spreading job takes one node if one can hold it, else
+ * the emptiest nodes first. */
 static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t mode, int64_t end)
 {
 	const sim_cluster_t *c = s->c;
 	const elig_t *e = r->elig;
 	int64_t g, cpu, m;
 	{
-		if (mode != AV_SCRATCH) {
-			int64_t sum = 0;
-			for (int i = 0; i < e->ncls[grp]; i++)
-				sum += s->class_free_g[e->cls[grp][i]];
-			if (sum < (int64_t)(r->nodes ? (uint64_t)r->nodes * r->gpus_per_node : r->gpus))
-				return 0;
-		}
+		int64_t sum = 0;
+		for (int i = 0; i < e->ncls[grp]; i++)
+			sum += s->class_free_g[e->cls[grp][i]];
+		if (sum < (int64_t)(r->nodes ? (uint64_t)r->nodes * r->gpus_per_node : r->gpus))
+			return 0;
 		for (int pass = r->nodes ? 1 : 0; pass < 2; pass++) {
 			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
-			if (mode == AV_SCRATCH) {
-				search_t *srch = s->cur;
-				while (srch->lo < srch->nfit) {   /* skip what offers nothing */
-					const struct search_node *sn = &srch->nd[srch->fitlist[srch->lo]];
-					if (sched_contrib(r, sn->g, sn->c, sn->m) > 0)
-						break;
-					srch->lo++;
-				}
-				if (r->nodes) {     /* the first nodes in slurm.conf order */
-					int na = sched_place_first(s, r, e->ngroups > 1 ? e->gbits[grp] : NULL);
-					if (na)
-						return na;
-					continue;
-				}
-				for (int q = srch->lo; q < srch->nfit; q++) {
-					int n = srch->fitlist[q];
-					if (!bits_test(e->gbits[grp], c->nodes[n].cls))
-						continue;
-					sched_avail(s, mode, n, end, &g, &cpu, &m);
-					if (sched_offer(s, &p, n, g, cpu, m))
-						return p.found;
-				}
-				continue;
-			}
 			int kmin = r->nodes ? (int)r->gpus_per_node : pass == 0 ? (int)r->gpus : 1;
 			if (r->nodes == 1 && !e->prefer) {
 				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, mode, end);
@@ -418,18 +348,13 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
  * find quickly whether a group can take the job now; when one can, a
  * per-node job's nodes are then chosen as select/cons_tres does
  * (sched_place_runs), which visits every node of the group's classes: a
- * cost paid per start, not per failed try, and only where the classes hold
- * at most SCHED_EXACT_NODES nodes (larger clusters keep the buckets' best fit:
- * doc/simulator.md). */
+ * cost paid per start, not per failed try. */
 int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 {
 	const elig_t *e = r->elig;
 	for (int grp = 0; grp < e->ngroups; grp++) {
 		int na = sched_place_group(s, r, grp, mode, end);
-		int nodes = 0;
-		for (int i = 0; na && i < e->ncls[grp]; i++)
-			nodes += s->c->classes[e->cls[grp][i]].nnodes;
-		if (na && mode != AV_SCRATCH && r->nodes && !e->prefer && nodes <= SCHED_EXACT_NODES) {
+		if (na && r->nodes && !e->prefer) {
 			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], mode, end);
 			if (nr)
 				na = nr;
