@@ -571,11 +571,61 @@ static void sched_state_free(sched_t *s)
 	g_free(s->run_cpus); g_free(s->run_nodes); g_free(s->class_pos);
 }
 
+/* The inputs a run needs to make sense, whoever filled them (slurm.conf,
+ * the command line, a test): 0, or -1 with err naming what is wrong. The
+ * limit on the times keeps now + window and the like far from overflow. */
+#define SCHED_PARAM_MAX (1ll << 30)
+static int sched_inputs_check(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o,
+			      char *err, size_t errlen)
+{
+	const sim_sched_params_t *p = &o->params;
+	const struct { const char *name, *unit; int64_t v; } lim[] = {
+		{ "bf_window", " minutes", p->bf_window_min },
+		{ "bf_resolution", " s", p->bf_resolution_s },
+		{ "bf_interval", " s", p->bf_interval_s },
+		{ "bf_max_job_test", "", p->bf_max_job_test },
+		{ "default_queue_depth", "", p->default_queue_depth },
+		{ "PriorityCalcPeriod", " s", p->calc_period_s },
+		{ "PriorityMaxAge", " s", p->max_age_s },
+	};
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].v < 1 || lim[i].v > SCHED_PARAM_MAX) {
+			snprintf(err, errlen, "scheduler parameter %s=%" G_GINT64_FORMAT "%s: out of range "
+				 "(1 to %lld)", lim[i].name, lim[i].v, lim[i].unit, SCHED_PARAM_MAX);
+			return -1;
+		}
+	if (!o->runtime) {
+		snprintf(err, errlen, "scheduler: no run-time model given");
+		return -1;
+	}
+	if (c->nparts > 64) {
+		snprintf(err, errlen, "%s: %d partitions: at most 64 are modelled",
+			 c->dir ? c->dir : "cluster", c->nparts);
+		return -1;
+	}
+	if (t->njobs >= UINT32_MAX) {
+		snprintf(err, errlen, "%s: %zu jobs: at most %u are modelled",
+			 t->path ? t->path : "trace", t->njobs,
+			 UINT32_MAX - 1);
+		return -1;
+	}
+	for (size_t j = 1; j < t->njobs; j++)
+		if (t->jobs[j].submit < t->jobs[j - 1].submit) {
+			snprintf(err, errlen, "%s: job %" G_GUINT64_FORMAT " is submitted before the job "
+				 "ahead of it (the scheduler needs jobs in submit order)",
+				 t->path ? t->path : "trace",
+				 (guint64)t->jobs[j].id);
+			return -1;
+		}
+	return 0;
+}
+
 int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o,
 	      sim_run_t **out, char *err, size_t errlen)
 {
-	(void)err;
-	(void)errlen;
+	*out = NULL;
+	if (sched_inputs_check(c, t, o, err, errlen) < 0)
+		return -1;
 	sim_run_t *run = g_new0(sim_run_t, 1);
 	run->njobs = t->njobs;
 	run->jobs = g_new0(sim_result_t, t->njobs);

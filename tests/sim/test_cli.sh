@@ -122,4 +122,8 @@ python3 "$top_srcdir/tools/gen-cluster" --nodes 80 -o "$out/big" >/dev/null || f
 	fail "80-node cluster: $(cat "$out/big.txt")"
 tr '\n' ' ' < "$out/big.txt" | grep -q "Beyond them: 80 nodes (the replays had 4; the model is the same at every size), 5 GPU types" ||
 	fail "80-node cluster: footer does not say it is beyond the replays: $(tail -3 "$out/big.txt")"
+# A scheduler input the option parser passes but the run cannot use: the
+# run's own check names it and nodeox-sim exits 1 (main's failure branch).
+expect 1 "scheduler parameter bf_window=99999999999 minutes: out of range" \
+	--cluster "$data" --bf-window 99999999999 "$data/trace.csv"
 echo "PASS: usage and input errors, --skip-bad, baseline without policy, JSON keys, --price, a 24.11 cluster, what it was checked against"

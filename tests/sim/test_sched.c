@@ -873,6 +873,41 @@ static int teardown(void **state)
 	return 0;
 }
 
+/* sched_run refuses inputs it cannot run, with an error naming the input
+ * (before issue 24 it returned 0 whatever it was given): a parameter out of
+ * range, and a trace out of submit order. */
+static void test_run_errors(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n1 CPUs=16 RealMemory=64000 Gres=gpu:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time\n1,0,1,60\n2,10,1,60\n", NULL);
+	sim_runtime_t m;
+	char err[256] = "";
+	assert_int_equal(runtime_model_init(&m, c, NULL, NULL, 0.05, err, sizeof(err)), 0);
+	sim_sched_opts_t o = { .params = c->params, .runtime = &m };
+	sim_run_t *r = (sim_run_t *)&o;
+	o.params.bf_interval_s = 0;
+	assert_int_equal(sched_run(c, t, &o, &r, err, sizeof(err)), -1);
+	assert_null(r);
+	assert_non_null(strstr(err, "bf_interval=0 s: out of range"));
+	o.params = c->params;
+	o.params.bf_window_min = (1ll << 40);
+	assert_int_equal(sched_run(c, t, &o, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "bf_window=1099511627776 minutes"));
+	o.params = c->params;
+	t->jobs[1].submit = -5;          /* behind job 1 */
+	assert_int_equal(sched_run(c, t, &o, &r, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "job 2 is submitted before the job ahead of it"));
+	t->jobs[1].submit = 10;
+	assert_int_equal(sched_run(c, t, &o, &r, err, sizeof(err)), 0);
+	assert_non_null(r);
+	sched_run_free(r);
+	runtime_model_free(&m);
+	trace_free(t);
+	cluster_free(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -899,6 +934,7 @@ int main(void)
 		cmocka_unit_test(test_rejections),
 		cmocka_unit_test(test_runtime_model),
 		cmocka_unit_test(test_policy_identity),
+		cmocka_unit_test(test_run_errors),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
