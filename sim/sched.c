@@ -236,7 +236,11 @@ static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
 		l->e = g_renew(release_t, l->e, l->cap);
 	}
 	memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
-	l->e[at] = (release_t){ .end = run->expected_end, .job = j };
+	l->e[at] = (release_t){ .end = run->expected_end, .job = j, .node = -1 };
+	if (run->na == 1)
+		l->e[at] = (release_t){ .end = run->expected_end, .job = j, .node = run->a[0].node,
+					.gpus = run->a[0].gpus, .cpus = run->a[0].cpus,
+					.mem = run->a[0].mem };
 	l->n++;
 }
 
@@ -290,6 +294,7 @@ void sched_start(sched_t *s, uint32_t j, int na)
 	const sim_job_t *job = &s->t->jobs[j];
 	req_t *r = &s->req[j];
 	running_t *run = g_new0(running_t, 1);
+	s->wr_epoch++;                  /* free resources change: no remembered answers */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
 	if (s->sockets) {
@@ -377,6 +382,7 @@ static void sched_end(sched_t *s, uint32_t j)
 		}
 	}
 	sched_release_drop(s, j, run);
+	s->wr_epoch++;
 	g_free(run->a);
 	g_free(run->st);
 	g_free(run);
@@ -531,7 +537,9 @@ static void sched_state_init(sched_t *s)
 	s->sock_cpu = g_new(int64_t, nn + 1);
 	s->sock_near = g_new(int, nn + 1);
 	sched_sockets_init(s);
-	s->wr_node = g_new(bool, nn);
+	s->nnwords = (nn + 63) / 64;
+	s->wr_bits = g_new(uint64_t, s->nnwords + 1);
+	s->wr_cnt = g_new(uint64_t, s->nnwords + 1);
 	s->ivl_head = g_new(int, nn);
 	s->wr_g = g_new(int64_t, nn);
 	s->wr_c = g_new(int64_t, nn);
@@ -559,7 +567,15 @@ static void sched_state_free(sched_t *s)
 	g_free(s->all.e);
 	g_free(s->ivl);
 	g_free(s->ivl_head);
-	g_free(s->wr_node); g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
+	g_free(s->ivl_ends); g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
+	g_free(s->wr_bits);
+	g_free(s->wr_cnt);
+	if (s->wr_memo)
+		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
+			g_free(s->wr_memo[k].nodes);
+			g_free(s->wr_memo[k].a);
+		}
+	g_free(s->wr_memo);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
 	g_free(s->resv_stamp); g_free(s->resv_start);

@@ -65,25 +65,81 @@ static bool sched_ivl_busy(const sched_t *s, int n, int64_t a, int64_t b)
  * let it start earlier (TRY_LATER). */
 static int64_t sched_ivl_next_end(const sched_t *s, int64_t t)
 {
-	int64_t next = SCHED_INF;
-	for (size_t i = 0; i < s->nivl; i++)
-		if (s->ivl[i].end > t && s->ivl[i].end < next)
-			next = s->ivl[i].end;
-	return next;
+	size_t lo = 0, hi = s->nivl;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->ivl_ends[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nivl ? s->ivl_ends[lo] : SCHED_INF;
 }
+
+/* The nodes a will-run test for e looks at from start_res until end_time
+ * (s->wr_bits): the usable nodes of its partitions and constraint that no
+ * reservation of this pass holds at any time in between. */
+static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time)
+{
+	const sim_cluster_t *c = s->c;
+	size_t bytes = s->nnwords * sizeof(uint64_t);
+	if (!e->wnodes) {
+		e->wnodes = g_malloc0(bytes);
+		e->bnodes = g_malloc0(bytes);
+		for (int n = 0; n < c->nnodes; n++) {
+			if (c->nodes[n].usable && bits_test(e->wbits, c->nodes[n].cls))
+				e->wnodes[n >> 6] |= 1ull << (n & 63);
+			if (bits_test(e->bits, c->nodes[n].cls))
+				e->bnodes[n >> 6] |= 1ull << (n & 63);
+		}
+	}
+	memcpy(s->wr_bits, e->wnodes, bytes);
+	for (size_t i = 0; i < s->nivl; i++)
+		if (s->ivl[i].start <= end_time && s->ivl[i].end > start_res)
+			s->wr_bits[s->ivl[i].node >> 6] &= ~(1ull << (s->ivl[i].node & 63));
+	for (size_t w = 0; w < s->nnwords; w++)
+		s->wr_cnt[w] = s->wr_bits[w] & e->bnodes[w];
+}
+
+/* Call f(n) for each node n in bitmap b of nw words, ascending. */
+#define SCHED_FOR_BITS(b, nw, n, body)                                          \
+	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
+		for (uint64_t m_ = (b)[w_]; m_; m_ &= m_ - 1) {                 \
+			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
+			body;                                                   \
+		}
 
 /* What node n of the will-run scratch view gives request r (0 unless the
  * test looks at it), added to have[] of each group its class is in. */
 static void sched_wr_count(const sched_t *s, const req_t *r, int n, int sign, int64_t *have)
 {
 	const elig_t *e = r->elig;
-	int cl = s->c->nodes[n].cls;
-	if (!s->wr_node[n] || !bits_test(e->bits, cl))
+	if (!bits_test(s->wr_cnt, n))
 		return;
 	int64_t v = sched_contrib(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]) * sign;
+	if (e->ngroups == 1) {
+		have[0] += v;
+		return;
+	}
+	int cl = s->c->nodes[n].cls;
 	for (int g = 0; g < e->ngroups; g++)
 		if (bits_test(e->gbits[g], cl))
 			have[g] += v;
+}
+
+/* Release g GPUs, cpu CPUs and m memory on node n into the will-run scratch
+ * view, where the test counts n for r (s->wr_cnt; the placement reads no
+ * other node's scratch). */
+static inline void sched_wr_release(sched_t *s, const req_t *r, int n, uint32_t g, uint32_t cpu,
+				    uint64_t m, int64_t *have)
+{
+	if (!bits_test(s->wr_cnt, n))
+		return;
+	sched_wr_count(s, r, n, -1, have);
+	s->wr_g[n] += g;
+	s->wr_c[n] += cpu;
+	s->wr_m[n] += (int64_t)m;
+	sched_wr_count(s, r, n, 1, have);
 }
 
 /* Does request r fit, given what each group's nodes give (have[])? */
@@ -97,7 +153,7 @@ static bool sched_wr_fits(const req_t *r, const int64_t *have)
 }
 
 /* Slurm's will-run test (select/cons_common _will_run_test, 22.05) on the
- * nodes in s->wr_node: the job's start if it fits now (s->now), else the end
+ * nodes in s->wr_bits: the job's start if it fits now (s->now), else the end
  * of the last job of the first batch of releases it fits after, -1 if none;
  * leaves the scratch view as of then. The batches: every running job of
  * the cluster in expected-end order; those on none of the nodes are
@@ -110,14 +166,13 @@ static bool sched_wr_fits(const req_t *r, const int64_t *have)
  * doubles until it covers that job. */
 static int64_t sched_will_run(sched_t *s, const req_t *r)
 {
-	const sim_cluster_t *c = s->c;
 	int64_t have[SIM_MAX_TERMS] = { 0 };
-	for (int n = 0; n < c->nnodes; n++) {
+	SCHED_FOR_BITS(s->wr_cnt, s->nnwords, n, {    /* only these are read */
 		s->wr_g[n] = s->free_g[n];
 		s->wr_c[n] = s->free_c[n];
 		s->wr_m[n] = s->free_m[n];
 		sched_wr_count(s, r, n, 1, have);
-	}
+	});
 	if (sched_wr_fits(r, have))
 		return s->now;
 	const rellist_t *l = &s->all;
@@ -132,23 +187,25 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 				break;
 			}
 			const release_t *h = &l->e[i++];
-			const running_t *run = s->running[h->job];
-			bool usable = false;
-			for (int k = 0; k < run->na && !usable; k++)
-				usable = s->wr_node[run->a[k].node];
-			if (!usable)
-				continue;
+			if (h->node >= 0) {     /* one node: all the entry needs */
+				if (!bits_test(s->wr_bits, h->node))
+					continue;
+				sched_wr_release(s, r, h->node, h->gpus, h->cpus, h->mem, have);
+			} else {
+				const running_t *run = s->running[h->job];
+				bool usable = false;
+				for (int k = 0; k < run->na && !usable; k++)
+					usable = bits_test(s->wr_bits, run->a[k].node);
+				if (!usable)
+					continue;
+				for (int k = 0; k < run->na; k++) {
+					const alloc_t *a = &run->a[k];
+					sched_wr_release(s, r, a->node, a->gpus, a->cpus, a->mem, have);
+				}
+			}
 			if (base < 0)
 				base = h->end + (30 - ((h->end + org) % 30 + 30) % 30);
 			last = h;
-			for (int k = 0; k < run->na; k++) {
-				const alloc_t *a = &run->a[k];
-				sched_wr_count(s, r, a->node, -1, have);
-				s->wr_g[a->node] += a->gpus;
-				s->wr_c[a->node] += a->cpus;
-				s->wr_m[a->node] += (int64_t)a->mem;
-				sched_wr_count(s, r, a->node, 1, have);
-			}
 			s->run->releases_scanned++;
 			next = i < l->n ? &l->e[i] : NULL;
 			if (!next) {
@@ -180,7 +237,7 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 		int nl = 0, found = 0;
 		int64_t rem = r->gpus;
 		for (int n = 0; n < c->nnodes; n++) {
-			if (!s->wr_node[n] || !bits_test(e->gbits[g], c->nodes[n].cls))
+			if (!bits_test(s->wr_bits, n) || !bits_test(e->gbits[g], c->nodes[n].cls))
 				continue;
 			if (r->nodes) {
 				if (sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n])) {
@@ -208,6 +265,61 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 		}
 	}
 	return 0;
+}
+
+/* The will-run answer for request r on the nodes in s->wr_bits, remembered
+ * per request shape and node set while no job starts or ends (wr_epoch): a
+ * deep queue asks the same question again and again within a pass, for jobs
+ * of one shape and for one job's tries from later start times. *fresh: the
+ * test was just run, so its scratch view is in s->wr_g/c/m. */
+static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
+{
+	uint64_t h = r->kind * 0x9e3779b97f4a7c15ull;
+	for (size_t w = 0; w < s->nnwords; w++)
+		h = (h ^ s->wr_bits[w]) * 0x100000001b3ull;
+	h ^= h >> 29;
+	if (!s->wr_memo)
+		s->wr_memo = g_new0(wr_memo_t, SCHED_WR_SLOTS);
+	wr_memo_t *m = &s->wr_memo[h & (SCHED_WR_SLOTS - 1)];
+	size_t bytes = s->nnwords * sizeof(uint64_t);
+	if (m->epoch == s->wr_epoch && m->hash == h && sched_same_request(m->req, r) &&
+	    !memcmp(m->nodes, s->wr_bits, bytes)) {
+		s->run->releases_scanned += m->scanned;
+		*fresh = false;
+		return m;
+	}
+	if (!m->nodes)
+		m->nodes = g_new(uint64_t, s->nnwords);
+	memcpy(m->nodes, s->wr_bits, bytes);
+	uint64_t before = s->run->releases_scanned;
+	m->when = sched_will_run(s, r);
+	m->scanned = s->run->releases_scanned - before;
+	m->epoch = s->wr_epoch;
+	m->hash = h;
+	m->req = r;
+	m->placed = false;
+	*fresh = true;
+	return m;
+}
+
+/* sched_wr_place's answer for the test m remembers (run again, uncounted,
+ * when only its start was remembered). */
+static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fresh)
+{
+	if (!m->placed) {
+		if (!fresh) {
+			uint64_t before = s->run->releases_scanned;
+			sched_will_run(s, r);
+			s->run->releases_scanned = before;
+		}
+		m->na = sched_wr_place(s, r);
+		m->a = g_renew(alloc_t, m->a, MAX(m->na, 1));
+		memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
+		m->placed = true;
+		return m->na;
+	}
+	memcpy(s->abuf, m->a, sizeof(alloc_t) * m->na);
+	return m->na;
 }
 
 /* Job j's reservation, as Slurm's backfill makes it
@@ -241,10 +353,10 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
 		int64_t later = sched_ivl_next_end(s, start_res);
-		for (int n = 0; n < c->nnodes; n++)
-			s->wr_node[n] = c->nodes[n].usable && bits_test(e->wbits, c->nodes[n].cls) &&
-					!sched_ivl_busy(s, n, start_res, end_time);
-		int64_t when = sched_will_run(s, r);
+		sched_wr_nodes(s, (elig_t *)e, start_res, end_time);
+		bool fresh;
+		wr_memo_t *m = sched_wr_memo(s, r, &fresh);
+		int64_t when = m->when;
 		if (when < 0) {
 			if (later == SCHED_INF)
 				break;
@@ -258,7 +370,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		}
 		if (start > horizon)
 			break;
-		int na = sched_wr_place(s, r);
+		int na = sched_wr_memo_place(s, r, m, fresh);
 		if (!na)
 			break;
 		int64_t sr = MAX(sched_floor_res(start, res, org), first);
@@ -279,9 +391,16 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			if (s->nivl == s->capivl) {
 				s->capivl = s->capivl ? 2 * s->capivl : 64;
 				s->ivl = g_renew(struct resv_ivl, s->ivl, s->capivl);
+				s->ivl_ends = g_renew(int64_t, s->ivl_ends, s->capivl);
 			}
 			s->ivl[s->nivl] = (struct resv_ivl){ n, s->ivl_head[n], sr, er };
-			s->ivl_head[n] = (int)s->nivl++;
+			s->ivl_head[n] = (int)s->nivl;
+			size_t at = s->nivl++;      /* its end, in order */
+			while (at > 0 && s->ivl_ends[at - 1] > er) {
+				s->ivl_ends[at] = s->ivl_ends[at - 1];
+				at--;
+			}
+			s->ivl_ends[at] = er;
 			sched_resv_hold(s, n, sr);
 		}
 		s->nresv++;
@@ -384,6 +503,7 @@ int sched_backfill_pass(sched_t *s)
 	int started = 0;
 	s->run->bf_passes++;
 	s->pass++;
+	s->wr_epoch++;
 	s->in_backfill = true;
 	s->nresv = 0;
 	int max_test = s->o->params.bf_max_job_test;

@@ -39,6 +39,9 @@ typedef struct {                 /* where a job may run: classes per OR term */
 	uint64_t *wbits;             /* classes in its partitions matching its */
 				     /* constraint, whatever their GPUs: the nodes */
 				     /* Slurm's will-run test looks at */
+	uint64_t *wnodes;            /* the usable nodes of wbits' classes, and */
+	uint64_t *bnodes;            /* those of bits' (node bitmaps, made by */
+				     /* sched_backfill.c on first use) */
 	int *ucls, nucls;            /* the classes of bits, ascending */
 	const char *why_not;         /* non-NULL: no node can ever serve */
 	bool prefer;                 /* classes reordered for --prefer */
@@ -84,6 +87,9 @@ typedef struct {                 /* a running job */
 typedef struct {                 /* a running job in release order */
 	int64_t end;                 /* its expected end */
 	uint32_t job;
+	int32_t node;                /* its only node, -1: several (see s->running) */
+	uint32_t gpus, cpus;         /* what it holds there (node >= 0) */
+	uint64_t mem;
 } release_t;
 
 typedef struct {                 /* running jobs by (end, job) */
@@ -92,6 +98,19 @@ typedef struct {                 /* running jobs by (end, job) */
 } rellist_t;
 
 #define SCHED_BLOCKED_SLOTS 64   /* requests remembered as stopped per pass (a power of 2) */
+#define SCHED_WR_SLOTS 4096      /* will-run answers remembered (a power of 2) */
+
+typedef struct {                 /* one remembered will-run answer (sched_backfill.c) */
+	uint64_t epoch;              /* valid while == sched_t.wr_epoch */
+	uint64_t hash;               /* of the request's kind and the node set */
+	const req_t *req;            /* a request of the shape asked (sched_same_request) */
+	uint64_t *nodes;             /* the nodes the test looked at (a bitmap) */
+	int64_t when;                /* its answer */
+	uint64_t scanned;            /* releases it applied (for releases_scanned) */
+	bool placed;                 /* na and a hold sched_wr_place's answer */
+	int na;
+	alloc_t *a;
+} wr_memo_t;
 
 typedef struct {
 	const sim_cluster_t *c;
@@ -135,9 +154,14 @@ typedef struct {
 		int64_t start, end;
 	} *ivl;
 	int *ivl_head;               /* per node: its last reservation, -1 none */
+	int64_t *ivl_ends;           /* the reservations' ends, ascending */
 	size_t nivl, capivl;
 	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
-	bool *wr_node;               /* nodes a will-run test looks at */
+	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
+	uint64_t *wr_cnt;            /* those of them the job may use */
+	size_t nnwords;
+	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
+	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
 	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
 	sim_queue_t events;
 	GHashTable *elig_cache;      /* key string -> elig_t* */

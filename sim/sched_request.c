@@ -25,6 +25,8 @@ void sched_elig_free(gpointer p)
 	}
 	g_free(e->bits);
 	g_free(e->wbits);
+	g_free(e->wnodes);
+	g_free(e->bnodes);
 	g_free(e->ucls);
 	g_free(e);
 }
