@@ -536,6 +536,9 @@ static void sched_state_init(sched_t *s)
 	s->class_pos = g_new(int, c->nclasses + 1);
 	s->sock_cpu = g_new(int64_t, nn + 1);
 	s->sock_near = g_new(int, nn + 1);
+	s->cand = g_new0(uint64_t, (nn + 63) / 64 + 1);
+	s->wr_held = g_new(int, nn);
+	s->wr_held_stamp = g_new0(uint32_t, nn);
 	sched_sockets_init(s);
 	s->nnwords = (nn + 63) / 64;
 	s->wr_bits = g_new(uint64_t, s->nnwords + 1);
@@ -567,7 +570,8 @@ static void sched_state_free(sched_t *s)
 	g_free(s->all.e);
 	g_free(s->ivl);
 	g_free(s->ivl_head);
-	g_free(s->ivl_ends); g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
+	g_free(s->ivl_ends); g_free(s->ivl_by_start); g_free(s->ivl_by_end);
+	g_free(s->wr_held); g_free(s->wr_held_stamp); g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
 	g_free(s->wr_bits);
 	g_free(s->wr_cnt);
 	if (s->wr_memo)
@@ -580,7 +584,7 @@ static void sched_state_free(sched_t *s)
 	g_hash_table_destroy(s->elig_cache);
 	g_free(s->resv_stamp); g_free(s->resv_start);
 	g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
-	g_free(s->sock_cpu); g_free(s->sock_near);
+	g_free(s->sock_cpu); g_free(s->sock_near); g_free(s->cand);
 	g_free(s->abuf);
 	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first); g_free(s->run_weight);
 	g_free(s->sock_c); g_free(s->sock_g);

@@ -76,10 +76,68 @@ static int64_t sched_ivl_next_end(const sched_t *s, int64_t t)
 	return lo < s->nivl ? s->ivl_ends[lo] : SCHED_INF;
 }
 
+static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
+{
+	for (size_t w = 0; w < s->nnwords; w++)
+		s->wr_cnt[w] = s->wr_bits[w] & e->bnodes[w];
+}
+
+/* Reservation i holds its node for one more (sign 1) or one fewer try
+ * interval's worth: the node leaves or rejoins the test's nodes. */
+static void sched_wr_hold(sched_t *s, const elig_t *e, int i, int sign)
+{
+	int n = s->ivl[i].node;
+	if (s->wr_held_stamp[n] != s->wr_try) {
+		s->wr_held_stamp[n] = s->wr_try;
+		s->wr_held[n] = 0;
+	}
+	s->wr_held[n] += sign;
+	if (s->wr_held[n] == 0 && bits_test(e->wnodes, n))
+		s->wr_bits[n >> 6] |= 1ull << (n & 63);
+	else if (s->wr_held[n] > 0)
+		s->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+}
+
+/* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
+ * how many reservations start (end) by t. */
+static size_t sched_ivl_count_by(const sched_t *s, const int *order, bool by_start, int64_t t)
+{
+	size_t lo = 0, hi = s->nivl;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct resv_ivl *v = &s->ivl[order[mid]];
+		if ((by_start ? v->start : v->end) <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A reservation's next try, from a later start_res (and end_time no
+ * earlier): instead of sched_wr_nodes again, the reservations that begin
+ * to meet the interval (start in (old end_time, end_time], end after
+ * start_res) hold their nodes, and those that stop meeting it (end in
+ * (old start_res, start_res], counted before) give them back. *ps and *pe
+ * count the reservations starting by end_time and ending by start_res. */
+static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end, int64_t start_res,
+				   int64_t end_time, size_t *ps, size_t *pe)
+{
+	for (; *ps < s->nivl && s->ivl[s->ivl_by_start[*ps]].start <= end_time; ++*ps)
+		if (s->ivl[s->ivl_by_start[*ps]].end > start_res)
+			sched_wr_hold(s, e, s->ivl_by_start[*ps], 1);
+	for (; *pe < s->nivl && s->ivl[s->ivl_by_end[*pe]].end <= start_res; ++*pe)
+		if (s->ivl[s->ivl_by_end[*pe]].start <= old_end)
+			sched_wr_hold(s, e, s->ivl_by_end[*pe], -1);
+	sched_wr_nodes_done(s, e);
+}
+
 /* The nodes a will-run test for e looks at from start_res until end_time
  * (s->wr_bits): the usable nodes of its partitions and constraint that no
- * reservation of this pass holds at any time in between. */
-static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time)
+ * reservation of this pass holds at any time in between. Also sets up
+ * sched_wr_nodes_advance for the later tries of the same reservation. */
+static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time,
+			   size_t *ps, size_t *pe)
 {
 	const sim_cluster_t *c = s->c;
 	size_t bytes = s->nnwords * sizeof(uint64_t);
@@ -94,11 +152,13 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 		}
 	}
 	memcpy(s->wr_bits, e->wnodes, bytes);
+	s->wr_try++;
 	for (size_t i = 0; i < s->nivl; i++)
 		if (s->ivl[i].start <= end_time && s->ivl[i].end > start_res)
-			s->wr_bits[s->ivl[i].node >> 6] &= ~(1ull << (s->ivl[i].node & 63));
-	for (size_t w = 0; w < s->nnwords; w++)
-		s->wr_cnt[w] = s->wr_bits[w] & e->bnodes[w];
+			sched_wr_hold(s, e, (int)i, 1);
+	*ps = sched_ivl_count_by(s, s->ivl_by_start, true, end_time);
+	*pe = sched_ivl_count_by(s, s->ivl_by_end, false, start_res);
+	sched_wr_nodes_done(s, e);
 }
 
 /* Call f(n) for each node n in bitmap b of nw words, ascending. */
@@ -350,10 +410,18 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	int64_t start_res = s->now;
 	/* Each try starts later than the one before (at a reservation's end or
 	 * at the start the last one found), so the loop ends by the horizon. */
+	bool swept = false;              /* the node set is set up for updates */
+	size_t ps = 0, pe = 0;
+	int64_t old_end = 0;
 	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
 		int64_t later = sched_ivl_next_end(s, start_res);
-		sched_wr_nodes(s, (elig_t *)e, start_res, end_time);
+		if (!swept)
+			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
+		else
+			sched_wr_nodes_advance(s, e, old_end, start_res, end_time, &ps, &pe);
+		swept = true;
+		old_end = end_time;
 		bool fresh;
 		wr_memo_t *m = sched_wr_memo(s, r, &fresh);
 		int64_t when = m->when;
@@ -392,15 +460,26 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 				s->capivl = s->capivl ? 2 * s->capivl : 64;
 				s->ivl = g_renew(struct resv_ivl, s->ivl, s->capivl);
 				s->ivl_ends = g_renew(int64_t, s->ivl_ends, s->capivl);
+				s->ivl_by_start = g_renew(int, s->ivl_by_start, s->capivl);
+				s->ivl_by_end = g_renew(int, s->ivl_by_end, s->capivl);
 			}
 			s->ivl[s->nivl] = (struct resv_ivl){ n, s->ivl_head[n], sr, er };
 			s->ivl_head[n] = (int)s->nivl;
-			size_t at = s->nivl++;      /* its end, in order */
+			size_t at = s->nivl;        /* its end, in order */
 			while (at > 0 && s->ivl_ends[at - 1] > er) {
 				s->ivl_ends[at] = s->ivl_ends[at - 1];
+				s->ivl_by_end[at] = s->ivl_by_end[at - 1];
 				at--;
 			}
 			s->ivl_ends[at] = er;
+			s->ivl_by_end[at] = (int)s->nivl;
+			at = s->nivl;               /* its start, in order */
+			while (at > 0 && s->ivl[s->ivl_by_start[at - 1]].start > sr) {
+				s->ivl_by_start[at] = s->ivl_by_start[at - 1];
+				at--;
+			}
+			s->ivl_by_start[at] = (int)s->nivl;
+			s->nivl++;
 			sched_resv_hold(s, n, sr);
 		}
 		s->nresv++;

@@ -155,6 +155,11 @@ typedef struct {
 	} *ivl;
 	int *ivl_head;               /* per node: its last reservation, -1 none */
 	int64_t *ivl_ends;           /* the reservations' ends, ascending */
+	int *ivl_by_start;           /* the reservations by start, and by end (the */
+	int *ivl_by_end;             /* order of ivl_ends), for sched_wr_nodes_advance */
+	int *wr_held;                /* per node: reservations meeting the try's interval */
+	uint32_t *wr_held_stamp;     /* wr_held[n] is valid when == wr_try */
+	uint32_t wr_try;
 	size_t nivl, capivl;
 	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
 	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
@@ -189,6 +194,8 @@ typedef struct {
 	int64_t *run_cpu, *run_cpus; /* their CPUs; per run: first, CPUs, nodes */
 	int64_t *sock_cpu;           /* scratch for sched_runs_sockets: CPUs, */
 	int *sock_near;              /* co-located GPUs per candidate */
+	uint64_t *cand;              /* scratch for sched_place_runs: nodes with GPUs */
+				     /* enough (a bitmap of nnwords, clear between calls) */
 	uint64_t *run_weight;        /* their scheduling weights (sched_runs_choose) */
 	int *run_nodes, *class_pos;
 	uint32_t gpus_by_type[SIM_MAX_TYPES];

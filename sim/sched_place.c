@@ -214,6 +214,44 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 	const sim_cluster_t *c = s->c;
 	int nl = 0;
 	int64_t g, cpu, m;
+	if (r->gpus_per_node > 0) {
+		/* Only nodes with GPUs enough free can take the job: from the
+		 * free-GPU buckets, then in node order (the same candidates,
+		 * in the same order, as the merge below, without the visit to
+		 * every full node). */
+		uint64_t *cand = s->cand;   /* a node bitmap, all clear between calls */
+		size_t lo = s->nnwords, hi = 0;
+		for (int i = 0; i < ncls; i++) {
+			int cl = cls[i], kmax = sched_class_gpus(s, cl);
+			if (s->class_free_g[cl] < (int64_t)r->gpus_per_node)
+				continue;
+			for (int k = (int)r->gpus_per_node; k <= kmax; k++) {
+				int nb;
+				const int *bn = sched_bucket(s, cl, k, &nb);
+				for (int q = 0; q < nb; q++) {
+					size_t w = (size_t)bn[q] >> 6;
+					cand[w] |= 1ull << (bn[q] & 63);
+					lo = MIN(lo, w);
+					hi = MAX(hi, w + 1);
+				}
+			}
+		}
+		for (size_t w = lo; w < hi; w++)
+			for (uint64_t b = cand[w]; b; b &= b - 1) {
+				int n = (int)(w * 64 + (size_t)__builtin_ctzll(b));
+				sched_avail(s, mode, n, end, &g, &cpu, &m);
+				if (!sched_node_fits(r, g, cpu, m))
+					continue;
+				s->run_node[nl] = n;
+				s->run_cpu[nl] = cpu;
+				s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight, r->gpus_per_node);
+			}
+		if (hi > lo)
+			memset(&cand[lo], 0, (hi - lo) * sizeof(uint64_t));
+		if (s->sockets)
+			nl = sched_runs_sockets(s, r, nl);
+		return sched_runs_choose(s, r, nl);
+	}
 	for (int i = 0; i < ncls; i++)
 		s->class_pos[i] = s->class_free_g[cls[i]] >= (int64_t)r->gpus_per_node &&
 			(int64_t)sched_class_gpus(s, cls[i]) >= (int64_t)r->gpus_per_node
