@@ -252,22 +252,25 @@ int main(int argc, char **argv)
 	}
 	bool progress = isatty(STDERR_FILENO);
 	report_run_t rr[2];
+	sim_sched_opts_t so[2];
 	int nr = 0;
 	for (int i = 0; i < 2; i++) {
 		if ((i == 0 && !run_base) || (i == 1 && !run_nodeox))
 			continue;
-		sim_sched_opts_t so = {
+		so[nr++] = (sim_sched_opts_t){
 			.params = cl->params, .policy = i ? conf : NULL, .runtime = &model,
 			.tagged = tagged, .record_nodes = o.jobs != NULL,
 			.progress = progress ? main_progress : NULL,
 			.label = i ? "nodeox" : "baseline",
 		};
-		if (sched_run(cl, tr, &so, &runs[i], err, sizeof(err)) < 0)
-			goto fail;
-		rr[nr].name = so.label;
-		rr[nr].run = runs[i];
-		nr++;
 	}
+	int failed = sched_run_all(cl, tr, so, nr, runs, err, sizeof(err));
+	for (int k = 0; k < nr; k++) {
+		rr[k].name = so[k].label;
+		rr[k].run = runs[k];
+	}
+	if (failed < 0)
+		goto fail;
 	if (!o.quiet)
 		report_table(stdout, cl, tr, rr, nr, o.price ? price : NULL);
 	if (o.json && report_json(o.json, cl, rr, nr, o.price ? price : NULL, err, sizeof(err)) < 0)

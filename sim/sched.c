@@ -742,3 +742,51 @@ void sched_run_free(sim_run_t *r)
 	g_free(r);
 }
 
+
+/* ------------------------------------------------------------ several runs */
+
+typedef struct {
+	const sim_cluster_t *c;
+	const sim_trace_t *t;
+	const sim_sched_opts_t *o;
+	sim_run_t *out;
+	int rc;
+	char err[1024];
+} sched_job_t;
+
+static gpointer sched_thread(gpointer arg)
+{
+	sched_job_t *w = arg;
+	w->rc = sched_run(w->c, w->t, w->o, &w->out, w->err, sizeof(w->err));
+	return NULL;
+}
+
+/* Runs share nothing they write (each has its own state, strings and
+ * results; the cluster, trace, policy and run-time model are read only),
+ * so they run at once, one thread each: compare mode's two policies take
+ * the time of the slower one on a machine with two cores. */
+int sched_run_all(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o, int n,
+		  sim_run_t **out, char *err, size_t errlen)
+{
+	sched_job_t *w = g_new0(sched_job_t, n);
+	GThread **th = g_new0(GThread *, n);
+	for (int i = 0; i < n; i++) {
+		w[i] = (sched_job_t){ .c = c, .t = t, .o = &o[i] };
+		th[i] = n > 1 ? g_thread_new("nodeox-sim", sched_thread, &w[i]) : NULL;
+		if (!th[i])
+			sched_thread(&w[i]);
+	}
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		if (th[i])
+			g_thread_join(th[i]);
+		out[i] = w[i].out;
+		if (w[i].rc < 0 && rc == 0) {
+			g_strlcpy(err, w[i].err, errlen);
+			rc = -1;
+		}
+	}
+	g_free(th);
+	g_free(w);
+	return rc;
+}

@@ -64,6 +64,11 @@ typedef struct {
 int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o,
 	      sim_run_t **out, char *err, size_t errlen);
 void sched_run_free(sim_run_t *r);
+/* n runs of trace on cluster, one per o[i], at once (threads); out[i] as
+ * sched_run gives it (NULL where it failed). Returns 0, or -1 with err
+ * from the first that failed. */
+int sched_run_all(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o, int n,
+		  sim_run_t **out, char *err, size_t errlen);
 /* The policy's view of the cluster with every node idle (for what-if tagging
  * and for tests); free with sched_policy_nodes_free. */
 nodeox_node_t *sched_policy_nodes(const sim_cluster_t *c);
