@@ -322,6 +322,15 @@ static void report_checked(FILE *out, const sim_cluster_t *c, const sim_trace_t 
 			    p->default_queue_depth);
 	if (weights)
 		report_item(beyond, &fb, "node Weight");
+	const struct { const char *name; int v; } lim[] = {
+		{ "bf_max_job_part", p->bf_max_job_part }, { "bf_max_job_user", p->bf_max_job_user },
+		{ "bf_max_job_user_part", p->bf_max_job_user_part },
+		{ "partition_job_depth", p->partition_job_depth },
+		{ "sched_max_job_start", p->sched_max_job_start },
+	};
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].v)
+			report_item(beyond, &fb, "%s=%d", lim[i].name, lim[i].v);
 	GString *all = g_string_new(NULL);
 	g_string_append_printf(all, "This run, in the replays: %s.", fi ? "none of its features" : in->str);
 	if (!fb)

@@ -408,6 +408,15 @@ int sched_fit_now(sched_t *s, uint32_t j, bool with_resv)
 	return na;
 }
 
+/* The partition job j is counted in by the per-partition limits: its
+ * first (Slurm queues a job of several partitions once per partition;
+ * the model once, under the first). */
+int sched_job_part(const sched_t *s, uint32_t j)
+{
+	uint64_t parts = s->req[j].parts;
+	return parts ? __builtin_ctzll(parts) : 0;
+}
+
 /* Are all the nodes elig may use in a partition that failed this pass?
  * Slurm's main pass takes a failed job's partition's nodes away from every
  * later job (job_scheduler.c: bit_and_not(avail_node_bitmap,
@@ -427,10 +436,24 @@ static void sched_main_pass(sched_t *s)
 		: ((1ull << s->c->nparts) - 1);
 	prio_iter_t it;
 	sched_order_begin(s, &it);
-	int depth = s->o->params.default_queue_depth;
-	for (int tested = 0; tested < depth; tested++) {
+	const sim_sched_params_t *p = &s->o->params;
+	int depth = p->default_queue_depth, started = 0;
+	if (p->partition_job_depth)
+		memset(s->part_tested, 0, sizeof(int) * (size_t)MAX(s->c->nparts, 1));
+	for (int tested = 0;;) {
 		int64_t j = sched_order_next(s, &it);
 		if (j < 0)
+			break;
+		/* Slurm 22.05 and 24.11 (job_scheduler.c _schedule) in this
+		 * order: sched_max_job_start ends the pass; a partition past
+		 * partition_job_depth skips the job without counting it
+		 * towards default_queue_depth; that depth ends the pass. */
+		if (p->sched_max_job_start && started >= p->sched_max_job_start)
+			break;
+		if (p->partition_job_depth &&
+		    s->part_tested[sched_job_part(s, (uint32_t)j)]++ >= p->partition_job_depth)
+			continue;
+		if (tested++ >= depth)
 			break;
 		uint64_t jp = s->req[j].parts;
 		if (!(jp & ~failed_parts))
@@ -440,6 +463,7 @@ static void sched_main_pass(sched_t *s)
 		int na = sched_fit_now(s, (uint32_t)j, false);
 		if (na) {
 			sched_start(s, (uint32_t)j, na);
+			started++;
 		} else {
 			failed_parts |= jp;
 			if ((failed_parts & all_parts) == all_parts)
@@ -537,6 +561,24 @@ static void sched_state_init(sched_t *s)
 	s->sock_cpu = g_new(int64_t, nn + 1);
 	s->sock_near = g_new(int, nn + 1);
 	s->cand = g_new0(uint64_t, (nn + 63) / 64 + 1);
+	s->part_tested = g_new0(int, MAX(c->nparts, 1));
+	/* users, numbered in order of first appearance (for bf_max_job_user*) */
+	s->uid = g_new(int, nj ? nj : 1);
+	GHashTable *users = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t j = 0; j < nj; j++) {
+		const char *u = s->t->jobs[j].user ? s->t->jobs[j].user : "";
+		gpointer v;
+		if (!g_hash_table_lookup_extended(users, u, NULL, &v)) {
+			v = GINT_TO_POINTER(s->nusers++);
+			g_hash_table_insert(users, (gpointer)u, v);
+		}
+		s->uid[j] = GPOINTER_TO_INT(v);
+	}
+	g_hash_table_destroy(users);
+	s->bf_user = g_new0(struct bf_count, MAX(s->nusers, 1));
+	s->bf_part = g_new0(struct bf_count, MAX(c->nparts, 1));
+	if (s->o->params.bf_max_job_user_part)
+		s->bf_user_part = g_new0(struct bf_count, (size_t)MAX(s->nusers, 1) * MAX(c->nparts, 1));
 	s->wr_held = g_new(int, nn);
 	s->wr_held_stamp = g_new0(uint32_t, nn);
 	sched_sockets_init(s);
@@ -585,6 +627,8 @@ static void sched_state_free(sched_t *s)
 	g_free(s->resv_stamp); g_free(s->resv_start);
 	g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
 	g_free(s->sock_cpu); g_free(s->sock_near); g_free(s->cand);
+	g_free(s->part_tested); g_free(s->uid);
+	g_free(s->bf_user); g_free(s->bf_part); g_free(s->bf_user_part);
 	g_free(s->abuf);
 	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first); g_free(s->run_weight);
 	g_free(s->sock_c); g_free(s->sock_g);

@@ -577,6 +577,36 @@ static void sched_blocked_note(sched_t *s, uint32_t j, int64_t end)
 		*b = (struct blocked_slot){ r, end, s->pass };
 }
 
+/* Has job j's user, partition, or user in that partition had its
+ * bf_max_job_user, bf_max_job_part or bf_max_job_user_part jobs tested in
+ * this pass? Otherwise it counts towards each (Slurm 22.05 and 24.11,
+ * backfill.c _job_exceeds_max_bf_param: checked user and partition
+ * first, then partition, then user; a job over one limit counts towards
+ * none, and not towards bf_max_job_test either). */
+static bool sched_bf_limited(sched_t *s, uint32_t j)
+{
+	const sim_sched_params_t *p = &s->o->params;
+	int part = sched_job_part(s, j), u = s->uid[j];
+	struct bf_count *c[3] = {
+		p->bf_max_job_user_part ? &s->bf_user_part[(size_t)u * MAX(s->c->nparts, 1) + part] : NULL,
+		p->bf_max_job_part ? &s->bf_part[part] : NULL,
+		p->bf_max_job_user ? &s->bf_user[u] : NULL,
+	};
+	const int lim[3] = { p->bf_max_job_user_part, p->bf_max_job_part, p->bf_max_job_user };
+	for (int k = 0; k < 3; k++) {
+		if (!c[k])
+			continue;
+		if (c[k]->pass != s->pass)
+			*c[k] = (struct bf_count){ s->pass, 0 };
+		if (c[k]->n >= lim[k])
+			return true;
+	}
+	for (int k = 0; k < 3; k++)
+		if (c[k])
+			c[k]->n++;
+	return false;
+}
+
 int sched_backfill_pass(sched_t *s)
 {
 	int started = 0;
@@ -591,10 +621,15 @@ int sched_backfill_pass(sched_t *s)
 	uint64_t *defbits = g_new0(uint64_t, s->nwords);
 	prio_iter_t it;
 	sched_order_begin(s, &it);
-	for (int tested = 0; tested < max_test; tested++) {
+	const sim_sched_params_t *p = &s->o->params;
+	bool limits = p->bf_max_job_part || p->bf_max_job_user || p->bf_max_job_user_part;
+	for (int tested = 0; tested < max_test;) {
 		int64_t j = sched_order_next(s, &it);
 		if (j < 0)
 			break;
+		if (limits && sched_bf_limited(s, (uint32_t)j))
+			continue;
+		tested++;
 		const elig_t *e = s->req[j].elig;
 		int na = 0;
 		bool known = sched_blocked_known(s, (uint32_t)j);

@@ -194,6 +194,12 @@ typedef struct {
 	int64_t *run_cpu, *run_cpus; /* their CPUs; per run: first, CPUs, nodes */
 	int64_t *sock_cpu;           /* scratch for sched_runs_sockets: CPUs, */
 	int *sock_near;              /* co-located GPUs per candidate */
+	int *part_tested;            /* main pass: jobs tested per partition */
+	int *uid, nusers;            /* per job: its user, numbered from 0 */
+	struct bf_count {            /* a backfill pass's jobs tested per user, */
+		uint32_t pass;       /* partition, user and partition (valid */
+		int n;               /* while pass == sched_t.pass) */
+	} *bf_user, *bf_part, *bf_user_part;
 	uint64_t *cand;              /* scratch for sched_place_runs: nodes with GPUs */
 				     /* enough (a bitmap of nnwords, clear between calls) */
 	uint64_t *run_weight;        /* their scheduling weights (sched_runs_choose) */
@@ -306,6 +312,7 @@ void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
 
 /* sched.c */
 void sched_pending_add(sched_t *s, uint32_t j);
+int sched_job_part(const sched_t *s, uint32_t j);
 void sched_order_begin(sched_t *s, prio_iter_t *it);
 int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
 /* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */
