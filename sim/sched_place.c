@@ -194,6 +194,20 @@ static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
 	return out;
 }
 
+/* Node n as a candidate of sched_place_runs: appended to s->run_node (with
+ * its CPUs and weight) if it can take r now; returns the new count. */
+static int sched_runs_offer(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end, int n, int nl)
+{
+	int64_t g, cpu, m;
+	sched_avail(s, mode, n, end, &g, &cpu, &m);
+	if (!sched_node_fits(r, g, cpu, m))
+		return nl;
+	s->run_node[nl] = n;
+	s->run_cpu[nl] = cpu;
+	s->run_weight[nl] = sched_run_weight(s->c->nodes[n].weight, r->gpus_per_node);
+	return nl + 1;
+}
+
 /* Nodes for per-node request r now (modes AV_FREE, AV_RESV) among classes
  * cls, as select/cons_tres's _eval_nodes (22.05, job_test.c) picks them
  * without node weights or topology: the nodes that can take the job form
@@ -213,7 +227,6 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 {
 	const sim_cluster_t *c = s->c;
 	int nl = 0;
-	int64_t g, cpu, m;
 	if (r->gpus_per_node > 0) {
 		/* Only nodes with GPUs enough free can take the job: from the
 		 * free-GPU buckets, then in node order (the same candidates,
@@ -237,43 +250,27 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 			}
 		}
 		for (size_t w = lo; w < hi; w++)
-			for (uint64_t b = cand[w]; b; b &= b - 1) {
-				int n = (int)(w * 64 + (size_t)__builtin_ctzll(b));
-				sched_avail(s, mode, n, end, &g, &cpu, &m);
-				if (!sched_node_fits(r, g, cpu, m))
-					continue;
-				s->run_node[nl] = n;
-				s->run_cpu[nl] = cpu;
-				s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight, r->gpus_per_node);
-			}
+			for (uint64_t b = cand[w]; b; b &= b - 1)
+				nl = sched_runs_offer(s, r, mode, end, (int)(w * 64 + (size_t)__builtin_ctzll(b)), nl);
 		if (hi > lo)
 			memset(&cand[lo], 0, (hi - lo) * sizeof(uint64_t));
-		if (s->sockets)
-			nl = sched_runs_sockets(s, r, nl);
-		return sched_runs_choose(s, r, nl);
-	}
-	for (int i = 0; i < ncls; i++)
-		s->class_pos[i] = s->class_free_g[cls[i]] >= (int64_t)r->gpus_per_node &&
-			(int64_t)sched_class_gpus(s, cls[i]) >= (int64_t)r->gpus_per_node
-			? 0 : c->classes[cls[i]].nnodes;
-	for (;;) {                       /* merge the classes' node lists in node order */
-		int pick = -1, n = INT32_MAX;
-		for (int i = 0; i < ncls; i++) {
-			const sim_class_t *cl = &c->classes[cls[i]];
-			if (s->class_pos[i] < cl->nnodes && cl->nodes[s->class_pos[i]] < n) {
-				n = cl->nodes[s->class_pos[i]];
-				pick = i;
+	} else {
+		for (int i = 0; i < ncls; i++)
+			s->class_pos[i] = 0;
+		for (;;) {               /* merge the classes' node lists in node order */
+			int pick = -1, n = INT32_MAX;
+			for (int i = 0; i < ncls; i++) {
+				const sim_class_t *cl = &c->classes[cls[i]];
+				if (s->class_pos[i] < cl->nnodes && cl->nodes[s->class_pos[i]] < n) {
+					n = cl->nodes[s->class_pos[i]];
+					pick = i;
+				}
 			}
+			if (pick < 0)
+				break;
+			s->class_pos[pick]++;
+			nl = sched_runs_offer(s, r, mode, end, n, nl);
 		}
-		if (pick < 0)
-			break;
-		s->class_pos[pick]++;
-		sched_avail(s, mode, n, end, &g, &cpu, &m);
-		if (!sched_node_fits(r, g, cpu, m))
-			continue;
-		s->run_node[nl] = n;
-		s->run_cpu[nl] = cpu;
-		s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight, r->gpus_per_node);
 	}
 	if (s->sockets)
 		nl = sched_runs_sockets(s, r, nl);
