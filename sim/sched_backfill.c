@@ -187,6 +187,18 @@ static void sched_wr_count(const sched_t *s, const req_t *r, int n, int sign, in
 			have[g] += v;
 }
 
+/* Node n's scratch for the current will-run test: loaded with its free
+ * resources on first use. */
+static inline void sched_wr_load(sched_t *s, int n)
+{
+	if (s->wr_stamp[n] == s->wr_call)
+		return;
+	s->wr_stamp[n] = s->wr_call;
+	s->wr_g[n] = s->free_g[n];
+	s->wr_c[n] = s->free_c[n];
+	s->wr_m[n] = s->free_m[n];
+}
+
 /* Release g GPUs, cpu CPUs and m memory on node n into the will-run scratch
  * view, where the test counts n for r (s->wr_cnt; the placement reads no
  * other node's scratch). */
@@ -195,6 +207,7 @@ static inline void sched_wr_release(sched_t *s, const req_t *r, int n, uint32_t 
 {
 	if (!bits_test(s->wr_cnt, n))
 		return;
+	sched_wr_load(s, n);
 	sched_wr_count(s, r, n, -1, have);
 	s->wr_g[n] += g;
 	s->wr_c[n] += cpu;
@@ -227,12 +240,32 @@ static bool sched_wr_fits(const req_t *r, const int64_t *have)
 static int64_t sched_will_run(sched_t *s, const req_t *r)
 {
 	int64_t have[SIM_MAX_TERMS] = { 0 };
-	SCHED_FOR_BITS(s->wr_cnt, s->nnwords, n, {    /* only these are read */
-		s->wr_g[n] = s->free_g[n];
-		s->wr_c[n] = s->free_c[n];
-		s->wr_m[n] = s->free_m[n];
-		sched_wr_count(s, r, n, 1, have);
-	});
+	if (++s->wr_call == 0) {         /* stamps wrapped: start them over */
+		memset(s->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
+		s->wr_call = 1;
+	}
+	const elig_t *e = r->elig;
+	int kmin = r->nodes ? (int)r->gpus_per_node : 1;
+	if (kmin > 0 && r->gpus > 0) {
+		/* only nodes with GPUs enough free offer the job anything now */
+		for (int k = 0; k < e->nucls; k++) {
+			int cl = e->ucls[k], kmax = sched_class_gpus(s, cl);
+			for (int q = kmin; q <= kmax; q++) {
+				int nb;
+				const int *bn = sched_bucket(s, cl, q, &nb);
+				for (int i = 0; i < nb; i++)
+					if (bits_test(s->wr_cnt, bn[i])) {
+						sched_wr_load(s, bn[i]);
+						sched_wr_count(s, r, bn[i], 1, have);
+					}
+			}
+		}
+	} else {
+		SCHED_FOR_BITS(s->wr_cnt, s->nnwords, n, {
+			sched_wr_load(s, n);
+			sched_wr_count(s, r, n, 1, have);
+		});
+	}
 	if (sched_wr_fits(r, have))
 		return s->now;
 	const rellist_t *l = &s->all;
@@ -296,26 +329,31 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 	for (int g = 0; g < e->ngroups; g++) {
 		int nl = 0, found = 0;
 		int64_t rem = r->gpus;
-		for (int n = 0; n < c->nnodes; n++) {
-			if (!bits_test(s->wr_bits, n) || !bits_test(e->gbits[g], c->nodes[n].cls))
-				continue;
-			if (r->nodes) {
-				if (sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n])) {
-					s->run_node[nl] = n;
-					s->run_cpu[nl] = s->wr_c[n];
-					s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight,
-									       r->gpus_per_node);
+		/* the test's nodes of group g, ascending: within wr_cnt, since
+		 * the group's classes are among the request's */
+		for (size_t w = 0; w < s->nnwords; w++)
+			for (uint64_t mb = s->wr_cnt[w]; mb; mb &= mb - 1) {
+				int n = (int)(w * 64 + (size_t)__builtin_ctzll(mb));
+				if (!bits_test(e->gbits[g], c->nodes[n].cls))
+					continue;
+				sched_wr_load(s, n);
+				if (r->nodes) {
+					if (sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n])) {
+						s->run_node[nl] = n;
+						s->run_cpu[nl] = s->wr_c[n];
+						s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight,
+										       r->gpus_per_node);
+					}
+					continue;
 				}
-				continue;
+				int64_t take = MIN(sched_spread_take(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]), rem);
+				if (take <= 0 || rem == 0)
+					continue;
+				s->abuf[found++] = (alloc_t){ n, c->nodes[n].cls, (uint32_t)take,
+							      (uint32_t)(take * r->cpus_per_gpu),
+							      (uint64_t)take * r->mem_per_gpu };
+				rem -= take;
 			}
-			int64_t take = MIN(sched_spread_take(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]), rem);
-			if (take <= 0 || rem == 0)
-				continue;
-			s->abuf[found++] = (alloc_t){ n, c->nodes[n].cls, (uint32_t)take,
-						      (uint32_t)(take * r->cpus_per_gpu),
-						      (uint64_t)take * r->mem_per_gpu };
-			rem -= take;
-		}
 		if (r->nodes) {
 			int na = sched_runs_choose(s, r, nl);
 			if (na)

@@ -164,6 +164,8 @@ typedef struct {
 	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
 	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
 	uint64_t *wr_cnt;            /* those of them the job may use */
+	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
+				     /* wr_stamp[n] == wr_call (sched_wr_load) */
 	size_t nnwords;
 	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
 	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
