@@ -29,11 +29,12 @@
  * by class (GPU type, shape, features, partitions) and, within a class, kept
  * in buckets by free GPUs, so a placement visits only nodes that can serve
  * it; a job that failed to fit is not re-tried until some job has ended (a
- * release epoch); running jobs' allocations sit in one flat array per class
- * by expected end, which backfill walks, merging the classes a job may use;
- * reservations are computed lazily, only when a lower-priority job could
- * start now on classes they might use, and identical requests in one pass
- * resume one search. Where this differs from Slurm is in doc/simulator.md.
+ * release epoch); running jobs sit in one array by expected end, which
+ * Slurm's will-run test walks over a node bitmap (sched_backfill.c); its
+ * answers are remembered per request shape and node set until a job starts
+ * or ends; reservations are computed lazily, only when a lower-priority job
+ * could start now on classes they might use. The same model runs at every
+ * cluster size. Where this differs from Slurm is in doc/simulator.md.
  */
 #include <math.h>
 #include <stdio.h>
