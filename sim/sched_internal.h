@@ -2,8 +2,9 @@
  * sched_internal.h: what the scheduler model's files share (sim/sched.c and
  * the files it is split into; none of this is seen outside sim/sched*.c):
  * the scheduler's state, a job's request as scheduled, running jobs and
- * their allocations by expected end, remembered will-run answers, the small inline
- * helpers the hot loops use, and the functions one file calls in another.
+ * their allocations by expected end, remembered will-run answers, the
+ * small inline helpers the hot loops use, and the functions one file calls
+ * in another.
  *
  *   sched.c           the run: events, priority order, main pass, start/end
  *   sched_request.c   submission: the policy's decision turned into a request,
