@@ -7,7 +7,10 @@
  *   why_pending.c  Slurm's pending reason -> blockers in the job's terms (pure)
  *   why_never.c    can the job ever run in its partitions as configured (pure)
  *   why_analyze.c  plain structs + nodeox.conf -> the GPU view (pure)
+ *   why_state.c    the queue -> Broaden=when-faster's state for the policy (pure)
  *   why_print.c    why_result_t -> text for people, or JSON
+ * Calls run one way: why_pending.c asks why_never.c, and both add blockers
+ * through why_blockers.c (the list, its overflow count and the kinds' names).
  * Helpers: why_gres.c parses GRES/TRES strings and node lists, why_feature.c
  * evaluates a --constraint expression against a node's features.
  *
@@ -24,7 +27,8 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "plugin/policy.h"
+#include "common/util.h"
+#include "policy/policy.h"
 
 #define WHY_MAX_NODE_GPUS 8     /* GPU types on one node */
 #define WHY_NAME_MAX      64
@@ -132,9 +136,14 @@ typedef struct {
 	const char *nodes;          /* allocated, expanded comma list, may be NULL */
 	const char *licenses;
 	uint32_t priority;
-	uint32_t num_nodes, num_cpus;
+	uint32_t num_nodes, num_cpus, num_tasks;
 	time_t start_time, end_time;
 	int exit_status;
+	/* GPUs, for Broaden=when-faster's state (why_state.c): what a running
+	 * job holds ("gres/gpu:a100=4", over all its nodes) and what a pending
+	 * one asks (Slurm's tres_per_* strings) */
+	const char *tres_alloc;
+	const char *tres_per_job, *tres_per_node, *tres_per_task, *tres_per_socket;
 } why_qjob_t;
 
 /* A reservation. */
@@ -325,6 +334,8 @@ typedef struct {
 typedef struct {
 	why_blocker_t blockers[WHY_MAX_BLOCKERS];
 	size_t nblockers;
+	size_t more_blockers;       /* found past the list's end: counted, not shown */
+	why_blocker_t spill;        /* where those were filled (why_blockers.c) */
 	time_t expected_start;      /* 0 = unknown */
 	const char *expected_source; /* "backfill", "begin_time", "reservation" */
 	bool never_runs;            /* no partition of the job can ever run it */
@@ -345,9 +356,27 @@ int why_request_read(const why_job_t *job, why_request_t *req, char *err, size_t
 void why_fit_compute(const why_job_t *job, const why_request_t *req,
 		     const why_node_t *nodes, size_t nnodes, why_fit_t *fit);
 /* Everything: the request as it stands, and under conf (may be NULL) as if
- * tagged flexible. conf_path/conf_error say where conf came from or why not. */
+ * tagged flexible. conf_path/conf_error say where conf came from or why not.
+ * state (may be NULL): the queue, for Broaden=when-faster's estimate. */
 int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
-		const nodeox_conf_t *conf, why_result_t *res, char *err, size_t errlen);
+		const why_cluster_t *state, const nodeox_conf_t *conf, why_result_t *res,
+		char *err, size_t errlen);
+
+/* why_state.c: Broaden=when-faster's state from the live queue, as
+ * job_submit/nodeox reads it from slurmctld: every running job's GPUs on each
+ * of its nodes (its allocated GPUs spread evenly over its nodes) with its
+ * expected end, and the GPUs each pending, not held job of the job's
+ * partitions wants, by type. nodes are the policy's nodes (one per node and
+ * GPU type, _flex_cluster). Returns 0, or -1 out of memory. */
+typedef struct {
+	nodeox_running_t *running;
+	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
+	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
+	uint32_t *scratch;
+} why_state_t;
+int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes,
+		   size_t nnodes, why_state_t *st, nodeox_cluster_t *out);
+void why_state_free(why_state_t *st);
 void why_fit_free(why_fit_t *fit);
 void why_result_free(why_result_t *res);
 /* "node_down", "gpu_type", ... (the JSON words) and a phrase for people. */
@@ -365,10 +394,17 @@ why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,
 /* The blockers of a pending job, from Slurm's reason first, then what the
  * cluster shows (res->fit, res->flex must be filled). Fills res->pend. */
 void why_pending_explain(const why_cluster_t *cl, why_result_t *res);
+
+/* why_blockers.c: the blocker list */
 /* "held_user", ... (the JSON words). */
 const char *why_blk_name(why_blk_kind_t kind);
-/* Add a blocker to p (the last slot is reused when full); returns it. */
-why_blocker_t *why_pending_add(why_pending_t *p, why_blk_kind_t kind, bool never);
+/* Add a blocker to p and return it for the caller to fill; past
+ * WHY_MAX_BLOCKERS it is counted in p->more_blockers and not kept. */
+why_blocker_t *why_blockers_add(why_pending_t *p, why_blk_kind_t kind, bool never);
+/* How many were added (kept or not); rewind drops those added after the
+ * count a caller took. */
+size_t why_blockers_count(const why_pending_t *p);
+void why_blockers_rewind(why_pending_t *p, size_t count);
 
 /* why_never.c */
 /* Can the job run in one of its partitions as configured (whatever node

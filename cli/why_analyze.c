@@ -160,22 +160,8 @@ static why_cause_t _state_cause(why_node_state_t st)
 
 static bool _in_partition(const why_job_t *job, const why_node_t *node)
 {
-	const char *p = job->partition;
-	char name[NODEOX_NAME_MAX];
-
-	if (!p || !*p)
-		return true;
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		snprintf(name, sizeof(name), "%.*s", (int)n, p);
-		if (why_list_has(node->partitions, name))
-			return true;
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	return false;
+	return !job->partition || !*job->partition ||
+	       nodeox_util_lists_meet(job->partition, node->partitions);
 }
 
 why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,
@@ -483,8 +469,10 @@ static void _flex_applied(const why_job_t *job, const nodeox_conf_t *conf, why_f
 }
 
 static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
-			  const nodeox_conf_t *conf, const why_fit_t *fit, why_flex_t *fx)
+			  const why_cluster_t *state, const nodeox_conf_t *conf,
+			  const why_fit_t *fit, why_flex_t *fx)
 {
+	why_state_t st = { 0 };
 	nodeox_tag_t tag;
 	nodeox_job_t pj = { 0 };
 	nodeox_cluster_t cl = { 0 };
@@ -515,13 +503,17 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 	pj.num_tasks = job->num_tasks;
 	pn = _flex_cluster(nodes, nnodes, &cl.nnodes);
 	cl.nodes = pn;
+	if (pn && state && conf->broaden == NODEOX_BROADEN_WHEN_FASTER &&
+	    why_state_fill(state, job, pn, cl.nnodes, &st, &cl) < 0)
+		cl.scratch = NULL; /* out of memory: decided without the estimate, as it says */
 	nodeox_policy_decide(conf, &pj, pn ? &cl : NULL, d);
+	why_state_free(&st);
 	free(pn);
 
 	/* Already rewritten by the plugin at submission? Then the job as it
 	 * stands is the flexible request: read it rather than decide again. */
 	if (d->action != NODEOX_REWRITE && fx->tagged && rc > 0 && fit->req.per != WHY_PER_NONE &&
-	    !fit->req.type[0] && job->admin_comment && strstr(job->admin_comment, "nodeox: changed")) {
+	    !fit->req.type[0] && nodeox_record_present(job->admin_comment)) {
 		fx->applied = true;
 		_flex_applied(job, conf, fx);
 		return;
@@ -557,7 +549,8 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 }
 
 int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
-		const nodeox_conf_t *conf, why_result_t *res, char *err, size_t errlen)
+		const why_cluster_t *state, const nodeox_conf_t *conf, why_result_t *res,
+		char *err, size_t errlen)
 {
 	why_request_t req;
 
@@ -571,6 +564,6 @@ int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
 		return -1;
 	}
 	if (conf)
-		_flex_compute(job, nodes, nnodes, conf, &res->fit, &res->flex);
+		_flex_compute(job, nodes, nnodes, state, conf, &res->fit, &res->flex);
 	return 0;
 }

@@ -183,7 +183,7 @@ int why_cmd_run(int argc, char **argv)
 		return fflush(stdout) != 0 ? WHY_EXIT_ERROR : rc;
 	}
 	nodes = why_load_nodes(ld, &nnodes);
-	if (why_analyze(job, nodes, nnodes, conf, &res, err, sizeof(err)) < 0) {
+	if (why_analyze(job, nodes, nnodes, why_load_cluster(ld), conf, &res, err, sizeof(err)) < 0) {
 		fprintf(stderr, "nodeox why: %s\n", err);
 		rc = WHY_EXIT_ERROR;
 	} else {

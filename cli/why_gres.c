@@ -4,13 +4,14 @@
  * A node's GRES as slurmctld reports it ("gpu:a100:4(S:0-1)", in use
  * "gpu:a100:2(IDX:0,2)": commas may hide inside the parentheses), a job's
  * TRES request ("gres:gpu:a100:4" in 22.05, "gres/gpu:a100=4" from 23.11),
- * both read by the policy library's parser (plugin/policy_tres.h), and plain
+ * both read by the policy library's parser (policy/policy.h), and plain
  * comma lists (partitions, features, node names).
  */
 #include <string.h>
 
 #include "cli/why.h"
-#include "plugin/policy_tres.h"
+#include "common/util.h"
+#include "policy/policy.h"
 
 /* A node has at most WHY_MAX_NODE_GPUS types; GresUsed is read up to this. */
 #define WHY_GRES_USED_MAX 32

@@ -331,6 +331,12 @@ static int _load_queue(why_load_t *ld)
 		q->priority = j->priority;
 		q->num_nodes = _val32(j->num_nodes);
 		q->num_cpus = _val32(j->num_cpus);
+		q->num_tasks = _val32(j->num_tasks);
+		q->tres_alloc = j->tres_alloc_str;
+		q->tres_per_job = j->tres_per_job;
+		q->tres_per_node = j->tres_per_node;
+		q->tres_per_task = j->tres_per_task;
+		q->tres_per_socket = j->tres_per_socket;
 		q->start_time = j->start_time;
 		q->end_time = j->end_time;
 		q->exit_status = _exit_status(j->exit_code);

@@ -62,7 +62,7 @@ static bool _part_limits(const why_job_t *job, const why_request_t *req,
 	    (job->time_limit == NODEOX_TIME_INFINITE || job->time_limit > pt->max_time)) {
 		_fmt_minutes(job->time_limit, a, sizeof(a));
 		_fmt_minutes(pt->max_time, b, sizeof(b));
-		k = why_pending_add(p, WHY_BLK_PART_TIME, true);
+		k = why_blockers_add(p, WHY_BLK_PART_TIME, true);
 		snprintf(k->detail, sizeof(k->detail),
 			 "its time limit (%s min) is over partition %s's MaxTime (%s min): "
 			 "lower it (scontrol update jobid=%u timelimit=%s) or use another partition",
@@ -73,7 +73,7 @@ static bool _part_limits(const why_job_t *job, const why_request_t *req,
 	if (pt->max_nodes && req->nodes > pt->max_nodes) {
 		snprintf(a, sizeof(a), "%u", req->nodes);
 		snprintf(b, sizeof(b), "%u", pt->max_nodes);
-		k = why_pending_add(p, WHY_BLK_PART_NODES, true);
+		k = why_blockers_add(p, WHY_BLK_PART_NODES, true);
 		snprintf(k->detail, sizeof(k->detail),
 			 "it asks for %u nodes; partition %s allows at most %u per job (MaxNodes)",
 			 req->nodes, pt->name, pt->max_nodes);
@@ -83,7 +83,7 @@ static bool _part_limits(const why_job_t *job, const why_request_t *req,
 	if (pt->min_nodes > 1 && job->max_nodes && job->max_nodes < pt->min_nodes) {
 		snprintf(a, sizeof(a), "%u", job->max_nodes);
 		snprintf(b, sizeof(b), "%u", pt->min_nodes);
-		k = why_pending_add(p, WHY_BLK_PART_NODES, true);
+		k = why_blockers_add(p, WHY_BLK_PART_NODES, true);
 		snprintf(k->detail, sizeof(k->detail),
 			 "it allows at most %u nodes; partition %s wants at least %u per job (MinNodes)",
 			 job->max_nodes, pt->name, pt->min_nodes);
@@ -93,7 +93,7 @@ static bool _part_limits(const why_job_t *job, const why_request_t *req,
 	if (req->nodes > nnodes) {
 		snprintf(a, sizeof(a), "%u", req->nodes);
 		snprintf(b, sizeof(b), "%u", nnodes);
-		k = why_pending_add(p, WHY_BLK_PART_NODES, true);
+		k = why_blockers_add(p, WHY_BLK_PART_NODES, true);
 		snprintf(k->detail, sizeof(k->detail), "it asks for %u nodes; partition %s has %u",
 			 req->nodes, pt->name, nnodes);
 		_values(k, "nodes", a, b);
@@ -102,7 +102,7 @@ static bool _part_limits(const why_job_t *job, const why_request_t *req,
 	if (pt->max_cpus_per_node && req->cpus_per_node > pt->max_cpus_per_node) {
 		snprintf(a, sizeof(a), "%u", req->cpus_per_node);
 		snprintf(b, sizeof(b), "%u", pt->max_cpus_per_node);
-		k = why_pending_add(p, WHY_BLK_PART_CPUS, true);
+		k = why_blockers_add(p, WHY_BLK_PART_CPUS, true);
 		snprintf(k->detail, sizeof(k->detail),
 			 "it needs %u CPUs on a node; partition %s allows %u per node (MaxCPUsPerNode)",
 			 req->cpus_per_node, pt->name, pt->max_cpus_per_node);
@@ -112,7 +112,7 @@ static bool _part_limits(const why_job_t *job, const why_request_t *req,
 	if (pt->max_mem_per_node_mb && req->mem_per_node_mb > pt->max_mem_per_node_mb) {
 		snprintf(a, sizeof(a), "%llu", (unsigned long long)req->mem_per_node_mb);
 		snprintf(b, sizeof(b), "%llu", (unsigned long long)pt->max_mem_per_node_mb);
-		k = why_pending_add(p, WHY_BLK_PART_MEMORY, true);
+		k = why_blockers_add(p, WHY_BLK_PART_MEMORY, true);
 		snprintf(k->detail, sizeof(k->detail),
 			 "it needs %s MB on a node; partition %s allows %s MB per node (MaxMemPerNode)",
 			 a, pt->name, b);
@@ -168,7 +168,7 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 	if (cpu_ok < req->nodes) {
 		snprintf(a, sizeof(a), "%u", req->cpus_per_node);
 		snprintf(b, sizeof(b), "%u", cpus_max);
-		k = why_pending_add(p, WHY_BLK_PART_CPUS, true);
+		k = why_blockers_add(p, WHY_BLK_PART_CPUS, true);
 		snprintf(k->detail, sizeof(k->detail),
 			 "it needs %u CPUs on a node; the nodes of partition %s have at most %u",
 			 req->cpus_per_node, pt->name, cpus_max);
@@ -176,7 +176,7 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 	} else if (mem_ok < req->nodes) {
 		snprintf(a, sizeof(a), "%llu", (unsigned long long)req->mem_per_node_mb);
 		snprintf(b, sizeof(b), "%llu", (unsigned long long)mem_max);
-		k = why_pending_add(p, WHY_BLK_PART_MEMORY, true);
+		k = why_blockers_add(p, WHY_BLK_PART_MEMORY, true);
 		snprintf(k->detail, sizeof(k->detail),
 			 "it needs %s MB on a node; the nodes of partition %s have at most %s MB",
 			 a, pt->name, b);
@@ -184,7 +184,7 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 	} else if (feat_ok < req->nodes && gpu_ok >= req->nodes) {
 		snprintf(a, sizeof(a), "%u", req->nodes);
 		snprintf(b, sizeof(b), "%u", feat_ok);
-		k = why_pending_add(p, WHY_BLK_PART_FEATURE, true);
+		k = why_blockers_add(p, WHY_BLK_PART_FEATURE, true);
 		snprintf(k->detail, sizeof(k->detail),
 			 "its constraint %s is met by %u node%s of partition %s; it needs %u",
 			 job->features, feat_ok, feat_ok == 1 ? "" : "s", pt->name, req->nodes);
@@ -194,7 +194,7 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 
 		snprintf(a, sizeof(a), "%u", gpu_ok < req->nodes ? req->per_node_min : req->total);
 		snprintf(b, sizeof(b), "%u", gpu_ok < req->nodes ? gpus_max : gpus_sum);
-		k = why_pending_add(p, WHY_BLK_PART_GPUS, true);
+		k = why_blockers_add(p, WHY_BLK_PART_GPUS, true);
 		if (gpu_ok < req->nodes)
 			snprintf(k->detail, sizeof(k->detail),
 				 "it needs %u %s%sGPUs on a node; the nodes of partition %s have at most %u",
@@ -207,7 +207,7 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 	} else {
 		snprintf(a, sizeof(a), "%u", req->nodes);
 		snprintf(b, sizeof(b), "%u", ok);
-		k = why_pending_add(p, WHY_BLK_PART_NODES, true);
+		k = why_blockers_add(p, WHY_BLK_PART_NODES, true);
 		snprintf(k->detail, sizeof(k->detail),
 			 "it needs %u nodes that each have its CPUs, memory, GPUs and features; "
 			 "partition %s has %u such node%s", req->nodes, pt->name, ok, ok == 1 ? "" : "s");
@@ -219,24 +219,19 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 int why_never_check(const why_job_t *job, const why_request_t *req,
 		    const why_cluster_t *cl, why_pending_t *p)
 {
-	const char *s = job->partition ? job->partition : "";
+	const char *s = job->partition, *it;
+	size_t n;
 	int can = 0, tried = 0;
 
-	while (*s) {
-		size_t n = strcspn(s, ",");
+	while (nodeox_util_list_next(&s, &it, &n)) {
 		char name[NODEOX_NAME_MAX];
 		const why_part_t *pt;
 
-		snprintf(name, sizeof(name), "%.*s", (int)n, s);
-		s += n;
-		if (*s == ',')
-			s++;
-		if (!name[0])
-			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)n, it);
 		tried++;
 		pt = _part_find(cl, name);
 		if (!pt) {
-			why_blocker_t *k = why_pending_add(p, WHY_BLK_PART_UNKNOWN, true);
+			why_blocker_t *k = why_blockers_add(p, WHY_BLK_PART_UNKNOWN, true);
 
 			snprintf(k->detail, sizeof(k->detail), "partition %s does not exist", name);
 			_values(k, "partition", name, "");

@@ -18,52 +18,6 @@
 
 #include "cli/why.h"
 
-static const char *const _blk_names[WHY_BLK_COUNT] = {
-	[WHY_BLK_HELD_USER] = "held_user",
-	[WHY_BLK_HELD_ADMIN] = "held_admin",
-	[WHY_BLK_DEPENDENCY] = "dependency",
-	[WHY_BLK_BEGIN_TIME] = "begin_time",
-	[WHY_BLK_JOBS_AHEAD] = "jobs_ahead",
-	[WHY_BLK_BUSY] = "busy",
-	[WHY_BLK_PART_TIME] = "partition_time_limit",
-	[WHY_BLK_PART_NODES] = "partition_node_limit",
-	[WHY_BLK_PART_CPUS] = "partition_cpus",
-	[WHY_BLK_PART_MEMORY] = "partition_memory",
-	[WHY_BLK_PART_GPUS] = "partition_gpus",
-	[WHY_BLK_PART_FEATURE] = "partition_features",
-	[WHY_BLK_PART_STATE] = "partition_state",
-	[WHY_BLK_PART_UNKNOWN] = "partition_unknown",
-	[WHY_BLK_QOS] = "qos_limit",
-	[WHY_BLK_ASSOC] = "assoc_limit",
-	[WHY_BLK_RESERVATION] = "reservation",
-	[WHY_BLK_NODES_RESERVED] = "nodes_reserved",
-	[WHY_BLK_LICENSES] = "licenses",
-	[WHY_BLK_NODES_UNAVAILABLE] = "nodes_unavailable",
-	[WHY_BLK_CPUS] = "cpus",
-	[WHY_BLK_MEMORY] = "memory",
-	[WHY_BLK_GPUS] = "gpus",
-	[WHY_BLK_OTHER] = "other",
-};
-
-const char *why_blk_name(why_blk_kind_t kind)
-{
-	return kind < WHY_BLK_COUNT ? _blk_names[kind] : "other";
-}
-
-why_blocker_t *why_pending_add(why_pending_t *p, why_blk_kind_t kind, bool never)
-{
-	why_blocker_t *b;
-
-	if (p->nblockers < WHY_MAX_BLOCKERS)
-		b = &p->blockers[p->nblockers++];
-	else
-		b = &p->blockers[WHY_MAX_BLOCKERS - 1];
-	memset(b, 0, sizeof(*b));
-	b->kind = kind;
-	b->never = never;
-	return b;
-}
-
 static bool _starts(const char *s, const char *prefix)
 {
 	return s && strncmp(s, prefix, strlen(prefix)) == 0;
@@ -94,20 +48,7 @@ static void _job_add(why_blocker_t *b, const why_qjob_t *q)
 /* Does the other job share a partition with ours? */
 static bool _shares_partition(const why_job_t *job, const char *parts)
 {
-	const char *s = job->partition ? job->partition : "";
-
-	while (*s) {
-		size_t n = strcspn(s, ",");
-		char name[NODEOX_NAME_MAX];
-
-		snprintf(name, sizeof(name), "%.*s", (int)n, s);
-		if (why_list_has(parts, name))
-			return true;
-		s += n;
-		if (*s == ',')
-			s++;
-	}
-	return false;
+	return nodeox_util_lists_meet(job->partition, parts);
 }
 
 static bool _node_in_job_parts(const why_job_t *job, const why_node_t *n)
@@ -136,12 +77,12 @@ static void _held(const why_job_t *job, why_pending_t *p)
 	why_blocker_t *b;
 
 	if (_is(job->reason, "JobHeldUser")) {
-		b = why_pending_add(p, WHY_BLK_HELD_USER, false);
+		b = why_blockers_add(p, WHY_BLK_HELD_USER, false);
 		snprintf(b->detail, sizeof(b->detail),
 			 "held by its user (sbatch -H or scontrol hold): it will not start until "
 			 "released (scontrol release %u)", job->job_id);
 	} else if (_is(job->reason, "JobHeldAdmin")) {
-		b = why_pending_add(p, WHY_BLK_HELD_ADMIN, false);
+		b = why_blockers_add(p, WHY_BLK_HELD_ADMIN, false);
 		snprintf(b->detail, sizeof(b->detail),
 			 "held by an administrator%s%s: it will not start until an administrator "
 			 "releases it (scontrol release %u); its user cannot",
@@ -230,7 +171,7 @@ static void _dep_item(const why_job_t *job, const why_cluster_t *cl, const char 
 	snprintf(type, sizeof(type), "%.*s", (int)tl, item);
 	if (paren)
 		snprintf(state, sizeof(state), "%.*s", (int)strcspn(paren + 1, ")"), paren + 1);
-	b = why_pending_add(p, WHY_BLK_DEPENDENCY, false);
+	b = why_blockers_add(p, WHY_BLK_DEPENDENCY, false);
 	snprintf(b->item, sizeof(b->item), "%s", type);
 	if (_is(type, "singleton")) {
 		snprintf(b->job_value, sizeof(b->job_value), "singleton");
@@ -290,7 +231,7 @@ static void _dependency(const why_job_t *job, const why_cluster_t *cl, why_pendi
 	if (!_is(job->reason, "Dependency") && !_is(job->reason, "DependencyNeverSatisfied"))
 		return;
 	if (!s || !*s || _is(s, "(null)")) {
-		why_blocker_t *b = why_pending_add(p, WHY_BLK_DEPENDENCY, false);
+		why_blocker_t *b = why_blockers_add(p, WHY_BLK_DEPENDENCY, false);
 
 		snprintf(b->detail, sizeof(b->detail), "waits for a dependency slurmctld did not list");
 		return;
@@ -322,7 +263,7 @@ static void _begin(const why_job_t *job, why_pending_t *p)
 	if (!_is(job->reason, "BeginTime"))
 		return;
 	_fmt_when(job->begin_time, when, sizeof(when));
-	b = why_pending_add(p, WHY_BLK_BEGIN_TIME, false);
+	b = why_blockers_add(p, WHY_BLK_BEGIN_TIME, false);
 	snprintf(b->detail, sizeof(b->detail),
 		 "it may not start before %s (sbatch --begin); scontrol update jobid=%u "
 		 "starttime=now lifts that", when, job->job_id);
@@ -398,7 +339,7 @@ static why_blocker_t *_collect(const why_job_t *job, const why_cluster_t *cl,
 			list[n++] = &cl->jobs[i];
 	if (n) {
 		qsort(list, n, sizeof(*list), cmp);
-		b = why_pending_add(p, kind, false);
+		b = why_blockers_add(p, kind, false);
 		for (size_t i = 0; i < n; i++)
 			_job_add(b, list[i]);
 	}
@@ -461,7 +402,7 @@ static void _partition_state(const why_job_t *job, const why_cluster_t *cl, why_
 
 		if (pt->up || !why_list_has(job->partition, pt->name))
 			continue;
-		b = why_pending_add(p, WHY_BLK_PART_STATE, false);
+		b = why_blockers_add(p, WHY_BLK_PART_STATE, false);
 		snprintf(b->detail, sizeof(b->detail),
 			 "partition %s is %s: it starts no job until an administrator sets it UP "
 			 "(scontrol update partition=%s state=up)", pt->name,
@@ -585,7 +526,7 @@ static void _qos_assoc(const why_job_t *job, const why_cluster_t *cl, why_pendin
 	if (!qos && !assoc)
 		return;
 	_limit_name(job->reason, qos ? "QOS" : "Assoc", name, sizeof(name));
-	b = why_pending_add(p, qos ? WHY_BLK_QOS : WHY_BLK_ASSOC,
+	b = why_blockers_add(p, qos ? WHY_BLK_QOS : WHY_BLK_ASSOC,
 			    strstr(name, "PerJob") != NULL || _starts(name, "Min"));
 	snprintf(b->item, sizeof(b->item), "%.47s", name);
 	if (qos)
@@ -644,7 +585,7 @@ static void _reservation(const why_job_t *job, const why_cluster_t *cl, why_pend
 		return;
 	if (!job->reservation || !*job->reservation)
 		return;
-	b = why_pending_add(p, WHY_BLK_RESERVATION, false);
+	b = why_blockers_add(p, WHY_BLK_RESERVATION, false);
 	snprintf(b->item, sizeof(b->item), "reservation");
 	snprintf(b->job_value, sizeof(b->job_value), "%s", job->reservation);
 	if (!r) {
@@ -689,7 +630,7 @@ static void _nodes_reserved(const why_job_t *job, const why_cluster_t *cl, why_p
 			continue;
 		_fmt_when(r->start_time, when, sizeof(when));
 		_fmt_when(r->end_time, end, sizeof(end));
-		b = why_pending_add(p, WHY_BLK_NODES_RESERVED, false);
+		b = why_blockers_add(p, WHY_BLK_NODES_RESERVED, false);
 		snprintf(b->detail, sizeof(b->detail),
 			 "reservation %s%s holds %s from %s to %s, and the job is not in it%s",
 			 r->name, r->maint ? " (maintenance)" : "", r->nodes, when, end,
@@ -705,20 +646,17 @@ static void _nodes_reserved(const why_job_t *job, const why_cluster_t *cl, why_p
 static void _licenses(const why_job_t *job, const why_cluster_t *cl, why_pending_t *p)
 {
 	const char *s = job->licenses;
+	size_t n;
 
 	if (!_is(job->reason, "Licenses") || !s)
 		return;
-	while (*s) {
-		size_t n = strcspn(s, ",");
+	for (const char *it; nodeox_util_list_next(&s, &it, &n);) {
 		char item[128], *sep;
 		uint32_t want = 1;
 		const why_license_t *lic = NULL;
 		why_blocker_t *b;
 
-		snprintf(item, sizeof(item), "%.*s", (int)n, s);
-		s += n;
-		if (*s)
-			s++;
+		snprintf(item, sizeof(item), "%.*s", (int)n, it);
 		if ((sep = strpbrk(item, ":=")) != NULL) {
 			*sep = '\0';
 			want = (uint32_t)strtoul(sep + 1, NULL, 10);
@@ -727,7 +665,7 @@ static void _licenses(const why_job_t *job, const why_cluster_t *cl, why_pending
 			if (cl->lics[i].name && strcmp(cl->lics[i].name, item) == 0)
 				lic = &cl->lics[i];
 		if (!lic) {
-			b = why_pending_add(p, WHY_BLK_LICENSES, true);
+			b = why_blockers_add(p, WHY_BLK_LICENSES, true);
 			snprintf(b->detail, sizeof(b->detail), "it needs license %s, which slurmctld does "
 				 "not know", item);
 			snprintf(b->item, sizeof(b->item), "%.47s", item);
@@ -736,7 +674,7 @@ static void _licenses(const why_job_t *job, const why_cluster_t *cl, why_pending
 		}
 		if (lic->in_use + lic->reserved + want <= lic->total)
 			continue;
-		b = why_pending_add(p, WHY_BLK_LICENSES, want > lic->total);
+		b = why_blockers_add(p, WHY_BLK_LICENSES, want > lic->total);
 		snprintf(b->item, sizeof(b->item), "%.47s", item);
 		snprintf(b->job_value, sizeof(b->job_value), "%u", want);
 		snprintf(b->limit_value, sizeof(b->limit_value), "%u", lic->total);
@@ -767,7 +705,7 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 	const why_request_t *req = &fit->req;
 	why_blocker_t *down = NULL, *cpus = NULL, *mem = NULL;
 	uint32_t ok = 0, ndown = 0, ncpus = 0, nmem = 0;
-	size_t mark = p->nblockers;
+	size_t mark = why_blockers_count(p);
 	char detail[160];
 
 	for (size_t i = 0; i < cl->nnodes; i++) {
@@ -785,7 +723,7 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 		}
 		if (c <= WHY_CAUSE_NODE_UNAVAILABLE) {
 			if (!down)
-				down = why_pending_add(p, WHY_BLK_NODES_UNAVAILABLE, false);
+				down = why_blockers_add(p, WHY_BLK_NODES_UNAVAILABLE, false);
 			why_list_add(down->limit_value, sizeof(down->limit_value), n->name);
 			ndown++;
 			if (strlen(down->detail) < 300) {
@@ -798,7 +736,7 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 			why_blocker_t **bp = c == WHY_CAUSE_CPUS ? &cpus : &mem;
 
 			if (!*bp)
-				*bp = why_pending_add(p, c == WHY_CAUSE_CPUS ? WHY_BLK_CPUS : WHY_BLK_MEMORY,
+				*bp = why_blockers_add(p, c == WHY_CAUSE_CPUS ? WHY_BLK_CPUS : WHY_BLK_MEMORY,
 						      false);
 			*(c == WHY_CAUSE_CPUS ? &ncpus : &nmem) += 1;
 			if (strlen((*bp)->detail) < 300) {
@@ -813,7 +751,7 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 		/* Enough nodes could take it now: what was found does not block.
 		 * (For a GPU job the GPU view decides: the nodes counted here
 		 * may lack the GPUs, so what is down or full still counts.) */
-		p->nblockers = mark;
+		why_blockers_rewind(p, mark);
 		return;
 	}
 	if (down) {
@@ -854,7 +792,7 @@ static void _gpus_now(const why_result_t *res, why_pending_t *p)
 
 	if (f->req.per == WHY_PER_NONE || f->could_start)
 		return;
-	b = why_pending_add(p, WHY_BLK_GPUS, false);
+	b = why_blockers_add(p, WHY_BLK_GPUS, false);
 	snprintf(b->detail, sizeof(b->detail), "%s (the GPU view below says which idle GPUs "
 		 "it cannot use and why)", f->shortfall);
 	snprintf(b->item, sizeof(b->item), "gpus");
@@ -885,9 +823,11 @@ void why_pending_explain(const why_cluster_t *cl, why_result_t *res)
 	memset(&never, 0, sizeof(never));
 	why_never_check(job, &res->fit.req, cl, &never);
 	p->never_runs = never.never_runs;
-	if (never.never_runs || _starts(job->reason, "Partition"))
+	if (never.never_runs || _starts(job->reason, "Partition")) {
 		for (size_t i = 0; i < never.nblockers; i++)
-			*why_pending_add(p, never.blockers[i].kind, true) = never.blockers[i];
+			*why_blockers_add(p, never.blockers[i].kind, true) = never.blockers[i];
+		p->more_blockers += never.more_blockers;
+	}
 
 	_held(job, p);
 	_dependency(job, cl, p);
@@ -903,15 +843,15 @@ void why_pending_explain(const why_cluster_t *cl, why_result_t *res)
 		if (_is(job->reason, "Priority") || _is(job->reason, "Resources"))
 			_ahead(job, cl, p);
 		/* the running jobs matter when something on the nodes is short */
-		mark = p->nblockers;
+		mark = why_blockers_count(p);
 		_nodes_reserved(job, cl, p);
 		_nodes_now(job, &res->fit, cl, p);
 		_gpus_now(res, p);
-		if (p->nblockers > mark || _is(job->reason, "Resources"))
+		if (why_blockers_count(p) > mark || _is(job->reason, "Resources"))
 			_busy(job, cl, p);
 	}
 	if (p->nblockers == 0) {
-		why_blocker_t *b = why_pending_add(p, WHY_BLK_OTHER, false);
+		why_blocker_t *b = why_blockers_add(p, WHY_BLK_OTHER, false);
 
 		if (_is(job->reason, "None"))
 			snprintf(b->detail, sizeof(b->detail),

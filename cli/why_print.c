@@ -114,6 +114,8 @@ static void _text_pending(FILE *out, const why_result_t *res)
 		if (b->more_jobs)
 			fprintf(out, "      ... and %zu more\n", b->more_jobs);
 	}
+	if (p->more_blockers)
+		fprintf(out, "  ... and %zu more not listed\n", p->more_blockers);
 	_fmt_when(p->expected_start, when, sizeof(when));
 	if (p->expected_start)
 		fprintf(out, "Expected start: %s (%s)\n", when,
@@ -194,6 +196,30 @@ static void _text_fit(FILE *out, const why_fit_t *f, const char *indent)
 		fprintf(out, "%sBlocked: %s.\n", indent, f->shortfall);
 }
 
+/* Seconds from now as the estimate line shows them. */
+static void _text_secs(FILE *out, const char *what, int64_t start, int64_t finish)
+{
+	if (start < 0) {
+		fprintf(out, "%s: not within the running jobs' limits", what);
+		return;
+	}
+	fprintf(out, "%s: start in %lld s, finish in %lld s", what, (long long)start,
+		(long long)finish);
+}
+
+/* Broaden=when-faster: the two finishes the decision compared. */
+static void _text_estimate(FILE *out, const nodeox_estimate_t *e)
+{
+	fputs("  estimate (Broaden=when-faster): ", out);
+	_text_secs(out, "as asked", e->kept_start, e->kept_finish);
+	fputs("; ", out);
+	_text_secs(out, "broadened", e->broad_start, e->broad_finish);
+	if (e->broad_start >= 0)
+		fprintf(out, " (limit x%.2f)", e->broad_factor);
+	fprintf(out, "%s -> %s\n", e->extrapolated ? " (extrapolated past the running jobs)" : "",
+		e->broaden ? "broaden" : "keep");
+}
+
 static void _text_flex(FILE *out, const why_result_t *res)
 {
 	const why_flex_t *fx = &res->flex;
@@ -229,6 +255,8 @@ static void _text_flex(FILE *out, const why_result_t *res)
 		fx->tagged ? "Tagged nodeox:flex" : "Not tagged. Tagged --comment=nodeox:flex",
 		fx->tagged ? "says" : "would say", nodeox_action_name(d->action),
 		d->dryrun ? " (Mode=dryrun: reported, not applied)" : "", d->reason);
+	if (d->estimate.made)
+		_text_estimate(out, &d->estimate);
 	if (d->action != NODEOX_REWRITE || !fx->analysed)
 		return;
 	fprintf(out, "  eligible types:");
@@ -282,22 +310,19 @@ static void _json_kv(FILE *out, const char *key, const char *val)
 /* A comma list as a JSON array of strings. */
 static void _json_list(FILE *out, const char *list)
 {
-	const char *p = list ? list : "";
+	const char *it;
+	size_t n;
 	bool first = true;
 
 	fputc('[', out);
-	while (*p) {
-		size_t n = strcspn(p, ",");
+	for (const char *c = list; nodeox_util_list_next(&c, &it, &n);) {
 		char item[NODEOX_NAME_MAX + 8];
 
-		snprintf(item, sizeof(item), "%.*s", (int)n, p);
+		snprintf(item, sizeof(item), "%.*s", (int)n, it);
 		if (!first)
 			fputs(", ", out);
 		json_write_string(out, item);
 		first = false;
-		p += n;
-		if (*p == ',')
-			p++;
 	}
 	fputc(']', out);
 }
@@ -376,6 +401,16 @@ static void _json_flex(FILE *out, const why_result_t *res)
 		fputs("null", out);
 	fputs(", \"time_limit_min\": ", out);
 	_json_time(out, d->time_limit_set ? d->time_limit : res->job->time_limit);
+	if (d->estimate.made)
+		fprintf(out, ", \"estimate\": {\"kept_start_s\": %lld, \"kept_finish_s\": %lld, "
+			"\"broadened_start_s\": %lld, \"broadened_finish_s\": %lld, "
+			"\"broadened_factor\": %.4g, \"extrapolated\": %s, \"broaden\": %s}",
+			(long long)d->estimate.kept_start, (long long)d->estimate.kept_finish,
+			(long long)d->estimate.broad_start, (long long)d->estimate.broad_finish,
+			d->estimate.broad_factor, d->estimate.extrapolated ? "true" : "false",
+			d->estimate.broaden ? "true" : "false");
+	else
+		fputs(", \"estimate\": null", out);
 	_json_kv(out, "constraint", d->features_set ? d->features : res->job->features);
 	fputs(", \"excluded\": ", out);
 	if (fx->analysed)
@@ -469,6 +504,7 @@ void why_print_json(FILE *out, const why_result_t *res)
 	_json_kv(out, "expected_start_source", p->expected_start ? p->expected_source : NULL);
 	fputs(",\n \"blockers\": ", out);
 	_json_blockers(out, p);
+	fprintf(out, ", \"more_blockers\": %zu", p->more_blockers);
 	fputs(",\n \"request\": {\"gpus_per\": ", out);
 	json_write_string(out, _per_name(r->per));
 	fputs(", \"gpu_type\": ", out);

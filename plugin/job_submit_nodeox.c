@@ -1,6 +1,6 @@
 /*
  * job_submit_nodeox.c: the job_submit/nodeox Slurm plugin, thin glue between
- * slurmctld and the policy library (plugin/policy.h).
+ * slurmctld and the policy library (policy/policy.h).
  *
  * For each submission (sbatch, salloc, srun allocations, --test-only, each
  * component of a heterogeneous job, a whole job array at once) and for each
@@ -16,6 +16,8 @@
  *   3. for a tagged job only, snapshots the node table (features, partitions,
  *      GPU type and idle count, usable or not) into a nodeox_cluster_t
  *      without taking locks: slurmctld already holds them around job_submit;
+ *      with Broaden=when-faster also job_list (running jobs' GPUs per node
+ *      and end times, pending jobs' GPUs by type; _cluster_state, bounded);
  *   4. calls nodeox_policy_decide and writes the changed fields back with
  *      Slurm's allocator, logs one info() line and tells the user one line.
  *
@@ -38,7 +40,8 @@
  *
  * Nothing here may crash, block or leak inside slurmctld: every string from
  * the user is passed as an argument, never as a format, and escaped before it
- * reaches a log line; work is one pass over the node table.
+ * reaches a log line; work is one pass over the node table (when-faster:
+ * and one over at most NODEOX_MAX_JOBS_SCANNED job records).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,8 +67,8 @@
 #include "src/common/xstring.h"
 #include "src/slurmctld/slurmctld.h"
 
-#include "plugin/policy.h"
-#include "plugin/policy_record.h"
+#include "common/util.h"
+#include "policy/policy.h"
 #include "plugin/slurm_compat.h"
 
 const char plugin_name[] = "nodeox: broaden typed GPU requests of flexible jobs";
@@ -73,6 +76,11 @@ const char plugin_type[] = "job_submit/nodeox";
 const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 #define NODEOX_MAX_NODES 100000 /* bound on the node snapshot */
+/* Broaden=when-faster: bounds on what one decision reads of job_list. Past
+ * either, the state is marked cut and the decision makes no estimate (it
+ * decides as when-blocked and says so). */
+#define NODEOX_MAX_JOBS_SCANNED 200000 /* job records looked at */
+#define NODEOX_MAX_RUNNING 200000      /* running jobs' (job, node) GPU holdings */
 #define NODEOX_ADMIN_COMMENT_MAX (16 * NODEOX_STR_MAX) /* admin text + our record */
 
 /* The loaded policy and the identity of the file it came from. */
@@ -164,8 +172,9 @@ static void _conf_refresh(bool force)
 	info("%s: loaded %s: Mode=%s Broaden=%s, %d GPU types, %d groups", plugin_type, nx.path,
 	     conf->mode == NODEOX_MODE_ENFORCE ? "enforce" :
 	     conf->mode == NODEOX_MODE_DRYRUN ? "dryrun" : "off",
-	     conf->broaden == NODEOX_BROADEN_ALWAYS ? "always" : "when-blocked", conf->ntypes,
-	     conf->ngroups);
+	     conf->broaden == NODEOX_BROADEN_ALWAYS ? "always" :
+	     conf->broaden == NODEOX_BROADEN_WHEN_BLOCKED ? "when-blocked" : "when-faster",
+	     conf->ntypes, conf->ngroups);
 }
 
 extern int init(void)
@@ -240,9 +249,11 @@ static const char *_node_job_part(node_record_t *node_ptr, const char *job_parts
  * Snapshot the nodes of the job's partitions. The strings point into
  * slurmctld's node and partition records, valid while its locks are held,
  * i.e. for the duration of this call. Each node's `partitions` is the one
- * partition through which the job can reach it. Returns xmalloc'd nodes.
+ * partition through which the job can reach it. map (node_record_count
+ * entries, or NULL) gets each node record's index in the snapshot, -1 if
+ * left out. Returns xmalloc'd nodes.
  */
-static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes)
+static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes, int32_t *map)
 {
 	nodeox_node_t *nodes;
 	node_record_t *node_ptr;
@@ -257,10 +268,14 @@ static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes)
 		nodeox_node_t *nd = &nodes[n];
 		uint32_t st;
 
+		if (map)
+			map[i] = -1;
 		if (!(node_ptr = node_record_table_ptr[i]) || !node_ptr->name)
 			continue;
 		if (!(nd->partitions = _node_job_part(node_ptr, job_parts)))
 			continue;
+		if (map)
+			map[i] = (int32_t)n;
 		st = node_ptr->node_state;
 		nd->name = node_ptr->name;
 		nd->features = node_ptr->features_act ? node_ptr->features_act :
@@ -274,6 +289,159 @@ static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes)
 	}
 	*nnodes = n;
 	return nodes;
+}
+
+/* Broaden=when-faster's view of job_list (see _cluster_state). */
+typedef struct {
+	nodeox_running_t *running;      /* xmalloc'd, sorted by end */
+	size_t cap;                     /* entries allocated in running */
+	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
+	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
+	int32_t *map;                   /* node record index -> snapshot index */
+	uint32_t *scratch;
+} nodeox_state_buf_t;
+
+static int _gres_is_gpu(void *x, void *key)
+{
+	gres_state_t *gs = x;
+
+	return gs && gs->gres_name && !xstrcmp(gs->gres_name, "gpu");
+}
+
+/* Add a pending job's GPUs to the demand ahead, under its GPU type ("" for
+ * an untyped request: one nodeox broadened, or any GPU). */
+static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr)
+{
+	const char *field[4] = { job_ptr->tres_per_job, job_ptr->tres_per_node,
+				 job_ptr->tres_per_task, job_ptr->tres_per_socket };
+	uint32_t nodes = 1, tasks = 1;
+	nodeox_tres_gpu_t e[NODEOX_TRES_MAX_GPU];
+	char type[NODEOX_NAME_MAX] = "";
+	uint64_t gpus = 0;
+	size_t k;
+	int f, i, n;
+
+	if (job_ptr->details) {
+		if (job_ptr->details->min_nodes && job_ptr->details->min_nodes != NO_VAL)
+			nodes = job_ptr->details->min_nodes;
+		if (job_ptr->details->num_tasks && job_ptr->details->num_tasks != NO_VAL)
+			tasks = job_ptr->details->num_tasks;
+	}
+	for (f = 0; f < 4; f++) {
+		n = nodeox_tres_scan(field[f], e, NODEOX_TRES_MAX_GPU);
+		for (i = 0; i < n && i < NODEOX_TRES_MAX_GPU; i++) {
+			uint64_t c = e[i].count * (f == 1 || f == 3 ? nodes : f == 2 ? tasks : 1);
+
+			gpus = c > UINT64_MAX - gpus ? UINT64_MAX : gpus + c; /* counts < 2^32 */
+			if (!type[0] && e[i].type_len)
+				nodeox_tres_type_copy(field[f], &e[i], type, sizeof(type));
+		}
+	}
+	if (!gpus)
+		return;
+	for (k = 0; k < cl->nahead; k++)
+		if (!xstrcasecmp(st->ahead_type[k], type))
+			break;
+	if (k == cl->nahead) {
+		if (k >= NODEOX_MAX_TYPES + 1)
+			return; /* more types than nodeox.conf can name: none of ours */
+		snprintf(st->ahead_type[k], sizeof(st->ahead_type[k]), "%s", type);
+		st->ahead[k].type = st->ahead_type[k];
+		st->ahead[k].gpus = 0;
+		cl->nahead++;
+	}
+	st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX :
+		st->ahead[k].gpus + gpus;
+}
+
+/* A running job's GPUs on each of its nodes in the snapshot. Returns false
+ * when the running list is full. */
+static bool _running_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr,
+			 time_t now)
+{
+	gres_state_t *gs;
+	gres_job_state_t *js;
+	int64_t first, last, n;
+	uint32_t j = 0;
+
+	if (!job_ptr->node_bitmap || !job_ptr->gres_list_alloc ||
+	    !(gs = list_find_first(job_ptr->gres_list_alloc, _gres_is_gpu, NULL)) ||
+	    !(js = gs->gres_data) || !js->gres_cnt_node_alloc)
+		return true;
+	first = bit_ffs(job_ptr->node_bitmap);
+	last = bit_fls(job_ptr->node_bitmap);
+	for (n = first; n >= 0 && n <= last && n < node_record_count && j < js->node_cnt; n++) {
+		nodeox_running_t *r;
+
+		if (!bit_test(job_ptr->node_bitmap, n))
+			continue;
+		if (st->map[n] >= 0 && js->gres_cnt_node_alloc[j]) {
+			if (cl->nrunning >= st->cap) {
+				if (st->cap >= NODEOX_MAX_RUNNING)
+					return false;
+				st->cap = MIN(st->cap ? 2 * st->cap : 1024, NODEOX_MAX_RUNNING);
+				xrecalloc(st->running, st->cap, sizeof(*st->running));
+			}
+			r = &st->running[cl->nrunning++];
+			r->node = (uint32_t)st->map[n];
+			r->gpus = (uint32_t)MIN(js->gres_cnt_node_alloc[j], UINT32_MAX);
+			r->end = (int64_t)job_ptr->end_time - (int64_t)now;
+		}
+		j++;
+	}
+	return true;
+}
+
+/*
+ * Broaden=when-faster: read job_list for the estimate, under the locks
+ * slurmctld holds around job_submit (never taking one): every running job's
+ * GPUs per node with its expected end (end_time: start plus time limit), and
+ * the GPUs every pending, not held job of the job's partitions wants (a new
+ * submission is behind all of them in FIFO order). Bounded by
+ * NODEOX_MAX_JOBS_SCANNED records and NODEOX_MAX_RUNNING holdings; past
+ * either, cl->state_cut is set and the decision makes no estimate.
+ */
+static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const nodeox_job_t *job)
+{
+	ListIterator it;
+	job_record_t *job_ptr;
+	size_t scanned = 0;
+	time_t now = time(NULL);
+
+	st->scratch = xcalloc(NODEOX_ESTIMATE_SCRATCH(cl->nnodes ? cl->nnodes : 1),
+			      sizeof(uint32_t));
+	cl->scratch = st->scratch;
+	cl->ahead = st->ahead;
+	if (!job_list)
+		return;
+	it = list_iterator_create(job_list);
+	while ((job_ptr = list_next(it))) {
+		if (++scanned > NODEOX_MAX_JOBS_SCANNED) {
+			cl->state_cut = true;
+			break;
+		}
+		if (IS_JOB_RUNNING(job_ptr)) {
+			if (!_running_add(st, cl, job_ptr, now)) {
+				cl->state_cut = true;
+				break;
+			}
+		} else if (IS_JOB_PENDING(job_ptr) && job_ptr->priority &&
+			   job_ptr->job_id != job->job_id &&
+			   (!job_ptr->partition || !job->partition ||
+			    nodeox_util_lists_meet(job_ptr->partition, job->partition))) {
+			_demand_add(st, cl, job_ptr);
+		}
+	}
+	list_iterator_destroy(it);
+	cl->running = st->running;
+	nodeox_running_sort(st->running, cl->nrunning);
+}
+
+static void _cluster_state_free(nodeox_state_buf_t *st)
+{
+	xfree(st->running);
+	xfree(st->map);
+	xfree(st->scratch);
 }
 
 /* The account a job without --account will get (NULL if unknown). */
@@ -383,6 +551,7 @@ static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id,
 {
 	char name[NODEOX_NAME_MAX];
 	const char *p = parts;
+	size_t n;
 	uint32_t limit = INFINITE;
 
 	what[0] = '\0';
@@ -390,20 +559,18 @@ static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id,
 		limit = default_part_loc->max_time;
 		snprintf(what, cap, "MaxTime of partition %s", default_part_loc->name);
 	}
-	while (p && *p) {
-		size_t n = strcspn(p, ",");
+	for (const char *it; nodeox_util_list_next(&p, &it, &n);) {
 		part_record_t *part;
 
-		if (n && n < sizeof(name)) {
-			memcpy(name, p, n);
-			name[n] = '\0';
-			part = find_part_record(name);
-			if (part && part->max_time != INFINITE && part->max_time < limit) {
-				limit = part->max_time;
-				snprintf(what, cap, "MaxTime of partition %s", part->name);
-			}
+		if (n >= sizeof(name))
+			continue;
+		memcpy(name, it, n);
+		name[n] = '\0';
+		part = find_part_record(name);
+		if (part && part->max_time != INFINITE && part->max_time < limit) {
+			limit = part->max_time;
+			snprintf(what, cap, "MaxTime of partition %s", part->name);
 		}
-		p += n + (p[n] == ',');
 	}
 	if ((qos_name || qos_id) && assoc_mgr_qos_list) {
 		slurmdb_qos_rec_t qos;
@@ -471,6 +638,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	char capwhat[NODEOX_NAME_MAX + 32];
 	nodeox_cluster_t cluster = { 0 };
 	nodeox_node_t *nodes = NULL;
+	nodeox_state_buf_t *st;
 	nodeox_decision_t *d;
 	nodeox_tag_t tag;
 	char tagerr[NODEOX_ERR_MAX], acct[NODEOX_NAME_MAX], reqname[NODEOX_NAME_MAX] = "";
@@ -492,13 +660,24 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	}
 	if (!job->user && (nx.conf->allow_users.n || nx.conf->deny_users.n))
 		job->user = uid_to_string_cached((uid_t)uid);
-	nodes = _cluster_snapshot(job->partition, &cluster.nnodes);
+	st = xmalloc(sizeof(*st));
+	if (nx.conf->broaden == NODEOX_BROADEN_WHEN_FASTER && node_record_count > 0)
+		st->map = xcalloc(node_record_count, sizeof(*st->map));
+	nodes = _cluster_snapshot(job->partition, &cluster.nnodes, st->map);
 	cluster.nodes = nodes;
+	if (st->map)
+		_cluster_state(st, &cluster, job);
 	d = xmalloc(sizeof(*d));
 	nodeox_policy_decide(nx.conf, job, &cluster, d);
 	if (d->requested_type >= 0) /* the conf may be replaced once unlocked */
 		snprintf(reqname, sizeof(reqname), "%s", nx.conf->types[d->requested_type].name);
 	slurm_mutex_unlock(&nx.lock);
+	if (cluster.state_cut)
+		info("%s: %s uid=%u: more than %d jobs or %d running GPU holdings in "
+		     "slurmctld: no when-faster estimate", plugin_type, what, uid,
+		     NODEOX_MAX_JOBS_SCANNED, NODEOX_MAX_RUNNING);
+	_cluster_state_free(st);
+	xfree(st);
 	xfree(nodes);
 	if (d->action == NODEOX_REWRITE && !d->dryrun && upd &&
 	    _job_gres_typed(upd->job_ptr, reqname)) {
@@ -595,17 +774,10 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
  */
 static const char *_type_term(const char *features)
 {
-	const char *term = features, *p;
-	int depth = 0;
+	const char *term = features;
 
-	for (p = features; *p; p++) {
-		if (*p == '(' || *p == '[')
-			depth++;
-		else if ((*p == ')' || *p == ']') && depth)
-			depth--;
-		else if (*p == '&' && !depth)
-			term = p + 1;
-	}
+	for (const char *p = features; *(p += nodeox_util_top_span(p, "&"));)
+		term = ++p;
 	return term;
 }
 
@@ -681,7 +853,7 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.user = job_ptr->user_name;
 #undef NX_PICK
 	if (!validate_operator(submit_uid) ||
-	    (job_ptr->admin_comment && strstr(job_ptr->admin_comment, "nodeox: changed")))
+	    nodeox_record_present(job_ptr->admin_comment))
 		job.time_limit = NODEOX_TIME_NONE; /* not raisable, or scaled already */
 	else if (job_desc->time_limit != NO_VAL)
 		job.time_limit = job_desc->time_limit;

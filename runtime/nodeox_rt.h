@@ -175,6 +175,10 @@ int nodeox_rt_rank(const nodeox_rt_t *rt);
 int nodeox_rt_world(const nodeox_rt_t *rt);
 int nodeox_rt_local_rank(const nodeox_rt_t *rt);
 const nodeox_backend_t *nodeox_rt_backend(const nodeox_rt_t *rt);
+/* The engine's own copy of the configuration (the launcher's options, the
+ * Slurm allocation's speeds): a caller of the step API sets the training
+ * settings here between nodeox_rt_init and nodeox_rt_start. */
+nodeox_rt_config_t *nodeox_rt_config(nodeox_rt_t *rt);
 
 /* The batch this rank trains with when the configured one is batch: batch
  * itself, or with --batch-by-speed max(1, round(batch * s_rank / max s))
@@ -196,6 +200,66 @@ typedef struct nodeox_rt_eval_result {
     double wall_s;            /* slowest rank's evaluation time */
 } nodeox_rt_eval_result_t;
 int nodeox_rt_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_eval_result_t *res);
+
+/* ---- The step API: a model driven from outside (nodeox.torch) ----
+ * The caller owns the model, its forward and backward, and its inner
+ * optimizer; w describes its flat parameters and gradients (params, grads,
+ * nparams, be, batch_size, shard_samples, data_pos/data_seek for
+ * checkpoints; train_batch and evaluate may be NULL). The engine plans the
+ * rounds, all-reduces gradients in synchronous intervals, combines, runs the
+ * outer step on w->params in place, checkpoints, and keeps the critical
+ * path, exactly as nodeox_rt_run does (which runs the same steps):
+ *
+ *     nodeox_rt_start(rt, w, 1);              // state; rank 0's weights everywhere
+ *     for (;;) {
+ *         loss = forward_backward();           // writes w->grads
+ *         nodeox_rt_step_grads(rt, w);         // sync intervals: all-reduce
+ *         inner_step(nodeox_rt_step_lr(rt));   // the caller's optimizer
+ *         if (nodeox_rt_step_end(rt, w, loss) == 2) break;
+ *     }
+ *     nodeox_rt_result(rt, &res);             // collective
+ *
+ * nodeox_rt_step_end returns 0 in the middle of a round, 1 when the round
+ * just ended (w->params now hold the new global weights), 2 when it ended
+ * and training is over (cfg->total_steps reached, or the target). Each
+ * step's clock (emulated duration) starts when the previous step ended;
+ * wrap work between steps that is no step's (evaluation) in
+ * nodeox_rt_pause(rt, 1) .. (rt, 0). nodeox_rt_start returns 1 when it
+ * resumed from cfg->checkpoint_dir. broadcast: 1 makes every rank start
+ * from rank 0's w->params. */
+int nodeox_rt_start(nodeox_rt_t *rt, nodeox_workload_t *w, int broadcast);
+void nodeox_rt_step_grads(nodeox_rt_t *rt, nodeox_workload_t *w);
+double nodeox_rt_step_lr(const nodeox_rt_t *rt); /* the schedule's lr for the step in progress */
+int nodeox_rt_step_end(nodeox_rt_t *rt, nodeox_workload_t *w, double loss);
+void nodeox_rt_pause(nodeox_rt_t *rt, int on);
+
+typedef struct nodeox_rt_progress {
+    long round, global_step;  /* rounds completed, the global step counter */
+    long local_steps;         /* this worker's steps in completed rounds */
+    int in_round;             /* 1: a round is open */
+    int step_in_round;        /* steps this worker took in the open round */
+    int round_steps;          /* its planned steps in the open round (tau_i) */
+    int allreduce;            /* 1: the open interval all-reduces gradients */
+    int last_finite;          /* 0: this worker's last update was dropped as non-finite */
+    int checkpoint_at_round_end; /* the step in progress ends a checkpointed round */
+    int overruns;             /* steps longer than their emulated duration */
+    double lr;                /* nodeox_rt_step_lr */
+    double critical_s, train_s;
+    long dropped;             /* pseudo-gradients dropped so far, all workers */
+    const long *steps_per_worker; /* world entries: steps in completed rounds */
+} nodeox_rt_progress_t;
+void nodeox_rt_progress(const nodeox_rt_t *rt, nodeox_rt_progress_t *p);
+/* The speed known before training (--emulate-speeds, or the GPU type's
+ * Speed= in nodeox.conf from the Slurm allocation); 0: unknown. */
+double nodeox_rt_speed(const nodeox_rt_t *rt, int rank);
+/* This rank's share [first, first + count) of n items, in proportion to
+ * the speeds (known, else measured, else equal), as --evaluate splits. */
+void nodeox_rt_share(const nodeox_rt_t *rt, size_t n, size_t *first, size_t *count);
+/* In-place sum over ranks of n doubles in host memory. */
+void nodeox_rt_allreduce_host(nodeox_rt_t *rt, double *buf, size_t n);
+/* The run's figures so far (collective: bytes are summed over ranks);
+ * wall_s is left 0. */
+void nodeox_rt_result(nodeox_rt_t *rt, nodeox_rt_result_t *res);
 
 /* Stop the watchdog, free buffers, MPI_Finalize. */
 void nodeox_rt_finalize(nodeox_rt_t *rt);

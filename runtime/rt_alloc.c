@@ -25,8 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "plugin/policy.h"
-#include "plugin/policy_internal.h"
+#include "policy/policy.h"
 #include "runtime/rt_alloc.h"
 #include "runtime/rt_internal.h"
 

@@ -26,7 +26,7 @@ int nodeox_rt_batch(const nodeox_rt_t *rt, int batch)
     const nodeox_rt_config_t *c = &rt->cfg;
     if (!c->batch_by_speed || c->mode == NODEOX_MODE_EVALUATE) return batch;
     if (c->n_emulate_speeds != rt->env.world)
-        rt_engine_die(rt, NODEOX_RT_EXIT_USAGE,
+        rt_util_die(rt, NODEOX_RT_EXIT_USAGE,
                       "--batch-by-speed needs every rank's speed before training: give "
                       "--emulate-speeds, or run in a Slurm allocation whose GPU types have speeds");
     double fastest = 0;

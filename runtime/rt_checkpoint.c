@@ -41,17 +41,6 @@ typedef struct ckpt_header {
     double critical_s, critical_to_target_s;
 } ckpt_header_t;
 
-uint64_t rt_checkpoint_fnv(uint64_t h, const void *p, size_t bytes)
-{
-    const unsigned char *b = p;
-    if (h == 0) h = 1469598103934665603ULL;
-    for (size_t i = 0; i < bytes; i++) {
-        h ^= b[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 static void _ckpt_die(const nodeox_rt_t *rt, const char *path, const char *what)
 {
     fprintf(stderr, "nodeox-run: rank %d: checkpoint %s: %s%s%s\n", rt->env.rank, path, what,
@@ -66,7 +55,7 @@ static void _ckpt_put(const nodeox_rt_t *rt, FILE *f, const char *path, uint64_t
 {
     errno = 0;
     if (fwrite(p, 1, bytes, f) != bytes) _ckpt_die(rt, path, "write failed");
-    *h = rt_checkpoint_fnv(*h, p, bytes);
+    *h = rt_util_fnv(*h, p, bytes);
 }
 
 static void _ckpt_get(const nodeox_rt_t *rt, FILE *f, const char *path, uint64_t *h, void *p,
@@ -74,7 +63,7 @@ static void _ckpt_get(const nodeox_rt_t *rt, FILE *f, const char *path, uint64_t
 {
     errno = 0;
     if (fread(p, 1, bytes, f) != bytes) _ckpt_die(rt, path, "truncated");
-    *h = rt_checkpoint_fnv(*h, p, bytes);
+    *h = rt_util_fnv(*h, p, bytes);
 }
 
 /* Backend vector through a host buffer. */

@@ -22,13 +22,6 @@
 
 #include "runtime/rt_internal.h"
 
-double rt_clock_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 int rt_emulate_parse_speeds(const char *s, double *speeds, int max, char *err, size_t errlen)
 {
     int n = 0;
@@ -69,12 +62,12 @@ void rt_emulate_init(rt_emulate_t *e, const double *speeds, int n, int rank, dou
 
 void rt_emulate_step_begin(rt_emulate_t *e)
 {
-    e->t0 = rt_clock_s();
+    e->t0 = rt_util_clock_s();
 }
 
 double rt_emulate_step_end(rt_emulate_t *e)
 {
-    double took_ms = (rt_clock_s() - e->t0) * 1e3;
+    double took_ms = (rt_util_clock_s() - e->t0) * 1e3;
     if (e->step_ms <= 0) return took_ms;
     if (took_ms > e->step_ms) {
         e->overruns++;

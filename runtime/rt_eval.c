@@ -70,12 +70,12 @@ int nodeox_rt_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_eval_res
 {
     const nodeox_rt_config_t *c = &rt->cfg;
     int world = rt->env.world, rank = rt->env.rank;
-    double t0 = rt_clock_s();
+    double t0 = rt_util_clock_s();
     if (w->eval_items == 0 || w->eval_loss_sums == NULL) {
         char msg[256];
         snprintf(msg, sizeof msg, "--evaluate: workload %s has no split evaluation (use --workload gpt)",
                  w->name);
-        rt_engine_die(rt, NODEOX_RT_EXIT_USAGE, msg);
+        rt_util_die(rt, NODEOX_RT_EXIT_USAGE, msg);
     }
     rt->n = w->nparams;
     rt->metric = w->metric;
@@ -85,26 +85,26 @@ int nodeox_rt_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_eval_res
     double *sums = calloc(n, sizeof(double));
     double speeds[NODEOX_RT_MAX_WORKERS], times[NODEOX_RT_MAX_WORKERS];
     size_t count[NODEOX_RT_MAX_WORKERS], first[NODEOX_RT_MAX_WORKERS];
-    if (sums == NULL) rt_engine_die(rt, NODEOX_RT_EXIT_RESOURCES, "out of memory");
+    if (sums == NULL) rt_util_die(rt, NODEOX_RT_EXIT_RESOURCES, "out of memory");
 
     rt_fault_relax(1);
     if (c->n_emulate_speeds > 0) {
         for (int i = 0; i < world; i++) speeds[i] = c->emulate_speeds[i];
     } else { /* measure: one batch of items, then all-gather the times */
         size_t k = n < (size_t)w->batch_size ? n : (size_t)w->batch_size;
-        double s0 = rt_clock_s(), mine;
+        double s0 = rt_util_clock_s(), mine;
         w->eval_loss_sums(w, 0, k, sums);
         rt->be->sync();
-        mine = rt_clock_s() - s0;
+        mine = rt_util_clock_s() - s0;
         memset(sums, 0, k * sizeof(double));
         rt_comm_allgather(rt->comm, &mine, times, sizeof mine, __FILE__, __LINE__);
         for (int i = 0; i < world; i++) speeds[i] = times[i] > 0 ? 1.0 / times[i] : 1.0;
     }
     rt_eval_shares(n, world, speeds, count, first);
 
-    double s0 = rt_clock_s();
+    double s0 = rt_util_clock_s();
     _eval_items(rt, w, first[rank], count[rank], sums + first[rank]);
-    double mine = rt_clock_s() - s0;
+    double mine = rt_util_clock_s() - s0;
     rt_comm_allgather(rt->comm, &mine, times, sizeof mine, __FILE__, __LINE__);
     rt_comm_allreduce_host_double(rt->comm, sums, n, __FILE__, __LINE__);
     rt_fault_relax(0);
@@ -127,12 +127,12 @@ int nodeox_rt_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_eval_res
         for (int i = 0; i < world; i++) printf("%s%zu", i ? "," : " ", count[i]);
         printf(", seconds per rank");
         for (int i = 0; i < world; i++) printf("%s%.2f", i ? "," : " ", times[i]);
-        printf(", wall %.2f s\n", rt_clock_s() - t0);
+        printf(", wall %.2f s\n", rt_util_clock_s() - t0);
         fflush(stdout);
         if (c->json_path && rt_log_eval_json(rt, res, count, times, c->json_path) != 0) {
             char msg[4200];
             snprintf(msg, sizeof msg, "cannot write the --json file %s", c->json_path);
-            rt_engine_die(rt, NODEOX_RT_EXIT_OUTPUT, msg);
+            rt_util_die(rt, NODEOX_RT_EXIT_OUTPUT, msg);
         }
     }
     return 0;

@@ -64,7 +64,7 @@ static void *_fault_watch(void *arg)
             pthread_mutex_unlock(&fault.lock);
             return NULL;
         }
-        double waited = fault.armed ? rt_clock_s() - fault.armed_at : 0;
+        double waited = fault.armed ? rt_util_clock_s() - fault.armed_at : 0;
         if (fault.armed && waited > deadline) {
             fprintf(stderr,
                     "nodeox-run: rank %d: %s at %s:%d waited %.1f s, past the deadline of "
@@ -97,7 +97,7 @@ void rt_fault_arm(const char *what, const char *file, int line)
 {
     pthread_mutex_lock(&fault.lock);
     fault.armed = 1;
-    fault.armed_at = rt_clock_s();
+    fault.armed_at = rt_util_clock_s();
     fault.what = what;
     fault.file = file;
     fault.line = line;

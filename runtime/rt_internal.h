@@ -11,6 +11,13 @@
 
 #include "runtime/nodeox_rt.h"
 
+/* ------------------------------------------------------------ rt_util.c */
+/* Print "nodeox-run: rank R: msg" and exit with code. */
+void rt_util_die(const nodeox_rt_t *rt, int code, const char *msg);
+double rt_util_clock_s(void); /* CLOCK_MONOTONIC seconds */
+/* FNV-1a over bytes, continuing from h (0 starts a new hash). */
+uint64_t rt_util_fnv(uint64_t h, const void *p, size_t bytes);
+
 /* ------------------------------------------------------------ rt_env.c */
 typedef struct rt_env {
     int rank, world, local_rank;
@@ -72,11 +79,10 @@ void rt_comm_mpi_fail(int err, const char *expr, const char *file, int line);
 /* ------------------------------------------------------------ rt_emulate.c */
 typedef struct rt_emulate {
     double step_ms; /* stretched duration of one step, 0 = no emulation */
-    double t0;      /* start of the step in progress (rt_clock_s) */
+    double t0;      /* start of the step in progress (rt_util_clock_s) */
     int overruns;   /* steps whose compute took longer than step_ms */
 } rt_emulate_t;
 
-double rt_clock_s(void); /* CLOCK_MONOTONIC seconds */
 /* Parse "1,1,0.5,0.5" into speeds (at most max); -1 with err on bad input. */
 int rt_emulate_parse_speeds(const char *s, double *speeds, int max, char *err, size_t errlen);
 void rt_emulate_init(rt_emulate_t *e, const double *speeds, int n, int rank, double base_ms);
@@ -127,6 +133,17 @@ void rt_ema_update(rt_ema_t *e, const float *x, double samples);
 void rt_ema_free(rt_ema_t *e);
 
 /* ------------------------------------------------------------ engine state */
+/* The interval in progress (rt_loop.c). */
+typedef struct rt_interval {
+    int tau[NODEOX_RT_MAX_WORKERS]; /* steps per worker */
+    int T;                          /* global steps the interval advances */
+    int allreduce;                  /* 1: gradients all-reduced every step */
+    int k;                          /* this worker's steps taken so far */
+    int open;                       /* 1: planned and not yet closed */
+    double loss_sum, ms_sum;        /* over this worker's steps */
+    double t0;                      /* when it opened */
+} rt_interval_t;
+
 struct nodeox_rt {
     nodeox_rt_config_t cfg;
     rt_env_t env;
@@ -163,26 +180,16 @@ struct nodeox_rt {
     double batches[NODEOX_RT_MAX_WORKERS]; /* every worker's batch (rt_batch.c) */
     double sync_samples; /* samples of one synchronous step, all workers */
     double grad_share;   /* this worker's weight in the synchronous gradient mean */
+    rt_interval_t iv;    /* the interval in progress (rt_loop.c) */
+    int last_finite;     /* this worker's update was finite in the last interval */
+    int started;         /* nodeox_rt_start has run (state allocated) */
 };
 
-/* ------------------------------------------------------------ rt_engine.c */
-/* One inner optimizer step on w->params with w->grads at learning rate lr. */
-void rt_engine_inner_step(nodeox_rt_t *rt, nodeox_workload_t *w, double lr);
-void rt_engine_reset_inner(nodeox_rt_t *rt);
-/* Evaluate on rank 0, broadcast; returns test accuracy. The time spent is
- * not counted as training time. */
-double rt_engine_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w);
-/* After a round: observe its time, evaluate if due, log, checkpoint, hooks.
- * Returns 1 when training should stop (target reached and stop_at_target). */
-int rt_engine_end_round(nodeox_rt_t *rt, nodeox_workload_t *w, const rt_worker_info_t *all,
-                        double round_s);
-/* 1 when an evaluation result meets the target (--target-acc for an
- * accuracy, --target-loss for a loss; 0 targets are off). */
-int rt_engine_reached(const nodeox_rt_t *rt, double metric);
-/* Print "nodeox-run: rank R: msg" and exit with code. */
-void rt_engine_die(const nodeox_rt_t *rt, int code, const char *msg);
-/* Test hooks --inject-exit / --inject-hang at the start of round r. */
-void rt_engine_inject(nodeox_rt_t *rt, long r);
+/* ------------------------------------------------------------ rt_inner.c */
+/* One inner optimizer step on w->params with w->grads at learning rate lr
+ * (nodeox-run's workloads; a model driven from outside brings its own). */
+void rt_inner_step(nodeox_rt_t *rt, nodeox_workload_t *w, double lr);
+void rt_inner_reset(nodeox_rt_t *rt);
 
 /* ------------------------------------------------------------ rt_batch.c */
 /* Before training: the samples of a synchronous step and this worker's
@@ -216,10 +223,30 @@ void rt_sync_finish(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *min
                     rt_worker_info_t *all);
 
 /* ------------------------------------------------------------ rt_loop.c */
-/* The one training loop: plan an interval (rounds, or synchronous steps),
- * take this worker's steps, end it (combine, or exchange), until
- * total_steps or the target is reached. */
+/* The step machine both drivers run (see rt_loop.c's header):
+ *   rt_loop_open   plan the next interval, start the first step's clock
+ *   rt_loop_lr     learning rate of the step in progress
+ *   rt_loop_grads  after backward: in synchronous intervals the step's
+ *                  emulated end and the gradient all-reduce
+ *   rt_loop_end    after the inner step: 0 mid-interval; 1 the interval
+ *                  closed (global weights updated) and the next one opened;
+ *                  2 closed and training is over (total_steps or target). */
+void rt_loop_open(nodeox_rt_t *rt);
+double rt_loop_lr(const nodeox_rt_t *rt);
+void rt_loop_grads(nodeox_rt_t *rt, nodeox_workload_t *w);
+int rt_loop_end(nodeox_rt_t *rt, nodeox_workload_t *w, double loss);
+/* nodeox-run's loop over w->train_batch and rt_inner_step, to total_steps
+ * or the target. */
 int rt_loop_run(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* Evaluate on rank 0, broadcast; returns the metric (-1 when w has no
+ * evaluate). The time spent is not counted as training time. */
+double rt_loop_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w);
+/* 1 when an evaluation result meets the target (--target-acc for an
+ * accuracy, --target-loss for a loss; 0 targets are off). */
+int rt_loop_reached(const nodeox_rt_t *rt, double metric);
+/* 1 when round (counted from 1) is to be checkpointed; last: it is the
+ * run's last (or stops it). */
+int rt_loop_checkpoint_due(const nodeox_rt_t *rt, long round, int last);
 
 /* ------------------------------------------------------------ rt_checkpoint.c */
 /* Write this rank's state for the round just completed (tmp + rename), wait
@@ -228,7 +255,6 @@ void rt_checkpoint_save(nodeox_rt_t *rt, nodeox_workload_t *w);
 /* Load the last complete checkpoint if there is one: returns 1 when loaded,
  * 0 when none exists; exits with a message naming the file on a bad one. */
 int rt_checkpoint_load(nodeox_rt_t *rt, nodeox_workload_t *w);
-uint64_t rt_checkpoint_fnv(uint64_t h, const void *p, size_t bytes);
 
 /* ------------------------------------------------------------ rt_model.c */
 /* Model files (--save-model, --init-model): the global weights alone, with

@@ -29,7 +29,7 @@ static void _model_die(const nodeox_rt_t *rt, const char *path, const char *what
     char msg[4600];
     int e = errno;
     snprintf(msg, sizeof msg, "model file %s: %s%s%s", path, what, e ? ": " : "", e ? strerror(e) : "");
-    rt_engine_die(rt, NODEOX_RT_EXIT_CHECKPOINT, msg);
+    rt_util_die(rt, NODEOX_RT_EXIT_CHECKPOINT, msg);
 }
 
 void rt_model_save(nodeox_rt_t *rt, nodeox_workload_t *w, const char *path)
@@ -45,10 +45,10 @@ void rt_model_save(nodeox_rt_t *rt, nodeox_workload_t *w, const char *path)
     rt->be->copy_d2h(host, rt->global, rt->n * sizeof(float));
     FILE *f = fopen(tmp, "wb");
     if (f == NULL) _model_die(rt, tmp, "cannot create");
-    h = rt_checkpoint_fnv(h, MODEL_MAGIC, 8);
-    h = rt_checkpoint_fnv(h, name, sizeof name);
-    h = rt_checkpoint_fnv(h, &n, sizeof n);
-    h = rt_checkpoint_fnv(h, host, rt->n * sizeof(float));
+    h = rt_util_fnv(h, MODEL_MAGIC, 8);
+    h = rt_util_fnv(h, name, sizeof name);
+    h = rt_util_fnv(h, &n, sizeof n);
+    h = rt_util_fnv(h, host, rt->n * sizeof(float));
     int ok = fwrite(MODEL_MAGIC, 1, 8, f) == 8 && fwrite(name, 1, sizeof name, f) == sizeof name &&
              fwrite(&n, sizeof n, 1, f) == 1 && fwrite(host, sizeof(float), rt->n, f) == rt->n &&
              fwrite(&h, sizeof h, 1, f) == 1 && fflush(f) == 0 && fsync(fileno(f)) == 0;
@@ -84,10 +84,10 @@ void rt_model_load(nodeox_rt_t *rt, nodeox_workload_t *w, const char *path)
     if (fread(host, sizeof(float), w->nparams, f) != w->nparams || fread(&stored, sizeof stored, 1, f) != 1)
         _model_die(rt, path, "truncated");
     fclose(f);
-    h = rt_checkpoint_fnv(h, MODEL_MAGIC, 8);
-    h = rt_checkpoint_fnv(h, name, sizeof name);
-    h = rt_checkpoint_fnv(h, &n, sizeof n);
-    h = rt_checkpoint_fnv(h, host, w->nparams * sizeof(float));
+    h = rt_util_fnv(h, MODEL_MAGIC, 8);
+    h = rt_util_fnv(h, name, sizeof name);
+    h = rt_util_fnv(h, &n, sizeof n);
+    h = rt_util_fnv(h, host, w->nparams * sizeof(float));
     errno = 0;
     if (h != stored) _model_die(rt, path, "checksum mismatch (corrupt file)");
     rt->be->copy_h2d(w->params, host, w->nparams * sizeof(float));

@@ -140,5 +140,5 @@ void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *
         return;
     }
     /* Inner state that produced a non-finite update is poisoned: restart it. */
-    if (!mine->finite || rt->cfg.reset_inner_state) rt_engine_reset_inner(rt);
+    if (!mine->finite || rt->cfg.reset_inner_state) rt_inner_reset(rt);
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # sim/bench.sh: `make bench-sim`: replay a 1,000,000-job trace on a 1,000-node,
-# 8,000-GPU cluster in compare mode; report jobs/s and peak RSS.
+# 8,000-GPU cluster in compare mode; report jobs/s and peak RSS. One compare
+# run (--replicas 1): replicas multiply its CPU time over the cores.
 #
 # Usage: sim/bench.sh [JOBS] (default 1000000). Needs the built nodeox-sim in
 # $top_builddir/sim (or ./sim). Inputs: $NODEOX_BENCH_CLUSTER and
@@ -79,7 +80,7 @@ fi
 
 echo "bench-sim: $jobs jobs on 1000 nodes / 8000 GPUs, compare mode (baseline + nodeox); $from"
 start=$(date +%s.%N)
-/usr/bin/time -v "$sim" --cluster "$cluster" --json "$work/out.json" "$trace" \
+/usr/bin/time -v "$sim" --replicas 1 --cluster "$cluster" --json "$work/out.json" "$trace" \
 	> "$work/table.txt" 2> "$work/time.txt" || { cat "$work/time.txt" >&2; exit 1; }
 end=$(date +%s.%N)
 cat "$work/table.txt"

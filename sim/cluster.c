@@ -25,7 +25,7 @@
 
 #include <glib.h>
 
-#include "plugin/policy_tres.h"
+#include "policy/policy.h"
 #include "sim/cluster.h"
 #include "sim/trace.h"
 
@@ -227,7 +227,7 @@ static int cluster_type_index(cparse_t *p, const char *name)
 }
 
 /* Gres=gpu:a100:8,mps:100 -> type index (or -1 for untyped) and count, read
- * by the policy library's node GRES reader (plugin/policy_tres.h) as
+ * by the policy library's node GRES reader (policy/policy.h) as
  * slurmctld reads it: "gpu:a100" is one a100, counts take k/m/g suffixes. */
 static int cluster_parse_gres(cparse_t *p, const char *gres, int *type, uint32_t *count)
 {
@@ -386,6 +386,30 @@ static int cluster_time_value(cparse_t *p, const char *k, const char *v, int64_t
 	return 0;
 }
 
+/* DefMemPerCPU, DefMemPerNode, MaxMemPerCPU, MaxMemPerNode, DefMemPerGPU,
+ * DefCpuPerGPU (MB, CPUs) into d, as slurm.conf and PartitionName lines
+ * give them. Returns 1 when k is one of them, 0 when not, -1 on a bad value. */
+static int cluster_job_default(cparse_t *p, const char *k, const char *v, sim_job_defaults_t *d)
+{
+	static const char *const keys[] = { "DefMemPerCPU", "DefMemPerNode", "MaxMemPerCPU",
+					    "MaxMemPerNode", "DefMemPerGPU", "DefCpuPerGPU" };
+	size_t i = 0;
+	while (i < G_N_ELEMENTS(keys) && g_ascii_strcasecmp(k, keys[i]))
+		i++;
+	if (i == G_N_ELEMENTS(keys))
+		return 0;
+	uint64_t x;
+	if (cluster_uint(p, k, v, i == 5 ? UINT16_MAX : UINT64_MAX / 2, &x) < 0)
+		return -1;
+	switch (i) {
+	case 0: case 1: d->def_mem = x; d->def_mem_per_cpu = i == 0; break;
+	case 2: case 3: d->max_mem = x; d->max_mem_per_cpu = i == 2; break;
+	case 4: d->def_mem_per_gpu = x; break;
+	default: d->def_cpu_per_gpu = (uint32_t)x; break;
+	}
+	return 1;
+}
+
 static int cluster_partition_line(cparse_t *p, kv_t *kv, int n)
 {
 	sim_part_t part = p->pdef;
@@ -411,7 +435,11 @@ static int cluster_partition_line(cparse_t *p, kv_t *kv, int n)
 				return cluster_fail(p, "PriorityTier=%s: expected 0 to 65533", v);
 			part.tier = (int)t;
 		} else {
-			cluster_note_newer(p, k);
+			int rc = cluster_job_default(p, k, v, &part.defs);
+			if (rc < 0)
+				return -1;
+			if (rc == 0)
+				cluster_note_newer(p, k);
 		}
 	}
 	if (!g_ascii_strcasecmp(kv[0].val, "DEFAULT")) {
@@ -680,6 +708,12 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 						s->favor_small = !g_ascii_strcasecmp(v, "YES");
 					} else if (!g_ascii_strcasecmp(k, "PriorityType")) {
 						p->priority_basic = !g_ascii_strcasecmp(v, "priority/basic");
+					} else if (!g_ascii_strcasecmp(k, "SelectTypeParameters")) {
+						gchar *low = g_ascii_strdown(v, -1);
+						p->c->mem_counted = strstr(low, "memory") != NULL;
+						g_free(low);
+					} else if ((rc = cluster_job_default(p, k, v, &p->c->defs)) != 0) {
+						rc = rc < 0 ? -1 : 0;
 					} else {
 						cluster_note_newer(p, k);
 					}

@@ -40,6 +40,19 @@ typedef struct {
 	char *partitions_str;
 } sim_node_t;
 
+/* Memory and CPU defaults and limits of a partition or of the cluster
+ * (slurm.conf DefMemPerCPU, DefMemPerNode, MaxMemPerCPU, MaxMemPerNode,
+ * DefMemPerGPU, DefCpuPerGPU; MB). A partition's setting, where it has one,
+ * replaces the cluster's (sched_request.c applies them). */
+typedef struct {
+	uint64_t def_mem;         /* DefMemPerCPU or DefMemPerNode (one field in */
+	bool def_mem_per_cpu;     /* Slurm, the last given wins), 0 = not set */
+	uint64_t max_mem;         /* MaxMemPerCPU or MaxMemPerNode, 0 = not set */
+	bool max_mem_per_cpu;
+	uint64_t def_mem_per_gpu; /* DefMemPerGPU, 0 = not set */
+	uint32_t def_cpu_per_gpu; /* DefCpuPerGPU, 0 = not set */
+} sim_job_defaults_t;
+
 typedef struct {
 	char *name;
 	bool is_default;
@@ -47,6 +60,7 @@ typedef struct {
 	int64_t max_time;         /* seconds, SIM_TIME_NONE when UNLIMITED */
 	int64_t default_time;     /* seconds, SIM_TIME_NONE when not set */
 	int tier;                 /* PriorityTier (1): higher tiers are scheduled first */
+	sim_job_defaults_t defs;
 } sim_part_t;
 
 typedef struct {
@@ -107,6 +121,10 @@ typedef struct {
 	uint64_t total_gpus;
 	uint64_t total_cpus;
 	sim_sched_params_t params;
+	sim_job_defaults_t defs;  /* the cluster-wide ones */
+	bool mem_counted;         /* SelectTypeParameters names memory (CR_*_Memory):
+				   * select/cons_tres allocates it (22.05's default
+				   * does not; doc/simulator.md) */
 } sim_cluster_t;
 
 /* A node-feature constraint (--constraint or --prefer), parsed by the

@@ -7,6 +7,7 @@
  * runs always give byte-identical files.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -103,7 +104,7 @@ void report_stats(const sim_run_t *run, const sim_run_t *base, bool flex_only, i
 		if (base && report_ran(&base->jobs[j]) && r->end > base->jobs[j].end)
 			out->ended_later++;
 	}
-	out->jobs = n;
+	out->jobs = (double)n;
 	report_summary(wait, n, &out->wait_mean_s, &out->wait_p50_s, &out->wait_p95_s);
 	report_summary(rt, n, &out->run_mean_s, &out->run_p50_s, &out->run_p95_s);
 	report_summary(ta, n, &out->turnaround_mean_s, &out->turnaround_p50_s,
@@ -130,33 +131,103 @@ double report_utilization(const sim_cluster_t *c, const sim_run_t *run)
 	return span > 0 && c->total_gpus ? used / (span * (double)c->total_gpus) : 0;
 }
 
+size_t report_tagged(const sim_run_t *run)
+{
+	size_t n = 0;
+	for (size_t j = 0; j < run->njobs; j++)
+		n += run->jobs[j].tagged;
+	return n;
+}
+
+void report_figures(const sim_cluster_t *c, const sim_run_t *run, const sim_run_t *base,
+		    const double *price, report_figures_t *out)
+{
+	memset(out, 0, sizeof(*out));
+	report_stats(run, base, false, c->ntypes, &out->all);
+	report_stats(run, base, true, c->ntypes, &out->flex);
+	if (price) {
+		out->all.cost = price_cost(price, out->all.gpu_hours_type, c->ntypes,
+					   out->all.cost_type);
+		out->flex.cost = price_cost(price, out->flex.gpu_hours_type, c->ntypes,
+					    out->flex.cost_type);
+	}
+	out->utilization = report_utilization(c, run);
+	out->makespan_s = report_makespan(run);
+	out->rejected = (double)run->rejected;
+	out->never = (double)run->never;
+	out->bf_passes = (double)run->bf_passes;
+	out->reservations = (double)run->reservations;
+	out->releases_scanned = (double)run->releases_scanned;
+	out->max_pending = (double)run->max_pending;
+	double sum = 0;
+	size_t n = 0;
+	for (size_t j = 0; j < run->njobs; j++) {
+		const sim_result_t *r = &run->jobs[j];
+		if (report_ran(r) && !r->tagged) {
+			sum += (double)(r->end - r->submit);
+			n++;
+		}
+	}
+	out->untagged_turnaround_mean_s = n ? sum / (double)n : 0;
+}
+
+bool report_within_noise(double lo0, double hi0, double lo1, double hi1)
+{
+	return lo1 <= hi0 && lo0 <= hi1;
+}
+
 /* ------------------------------------------------------------ table */
 
-static void report_row(FILE *out, const char *label, const double *v, int nruns, int prec)
+/* The figure at byte offset off of a figures struct. */
+static double report_at(const report_figures_t *f, size_t off)
 {
+	double v;
+	memcpy(&v, (const char *)f + off, sizeof(v));
+	return v;
+}
+
+/* One row: the figure at offset off (times scale) of each run; with
+ * replicas, each cell the median and its range, and the change marked
+ * "within noise" where the two runs' ranges overlap. */
+static void report_row(FILE *out, const char *label, const report_fig_run_t *runs, int nruns,
+		       size_t off, double scale, int prec)
+{
+	double v[2] = { 0, 0 }, lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
+	bool ranges = runs[0].lo != NULL;
 	fprintf(out, "  %-26s", label);
-	for (int i = 0; i < nruns; i++)
-		fprintf(out, " %14.*f", prec, v[i]);
+	for (int i = 0; i < nruns; i++) {
+		v[i] = scale * report_at(runs[i].med, off);
+		if (!ranges) {
+			fprintf(out, " %14.*f", prec, v[i]);
+			continue;
+		}
+		lo[i] = scale * report_at(runs[i].lo, off);
+		hi[i] = scale * report_at(runs[i].hi, off);
+		char cell[96];
+		snprintf(cell, sizeof(cell), "%.*f (%.*f..%.*f)", prec, v[i], prec, lo[i], prec, hi[i]);
+		fprintf(out, " %26s", cell);
+	}
 	if (nruns == 2) {
 		if (v[0] != 0)
 			fprintf(out, " %+9.1f%%", 100.0 * (v[1] - v[0]) / fabs(v[0]));
 		else
 			fprintf(out, " %10s", "-");
+		if (ranges && report_within_noise(lo[0], hi[0], lo[1], hi[1]))
+			fputs("  within noise", out);
 	}
 	fputc('\n', out);
 }
 
-static void report_section(FILE *out, const sim_cluster_t *c, const report_run_t *runs,
+#define REPORT_OFF(section, field) (offsetof(report_figures_t, section) + \
+				    offsetof(report_stats_t, field))
+
+static void report_section(FILE *out, const sim_cluster_t *c, const report_fig_run_t *runs,
 			   int nruns, bool flex, const double *price)
 {
-	report_stats_t st[2];
-	for (int i = 0; i < nruns; i++)
-		report_stats(runs[i].run, i == 1 ? runs[0].run : NULL, flex, c->ntypes, &st[i]);
+	size_t base = flex ? offsetof(report_figures_t, flex) : offsetof(report_figures_t, all);
 	fprintf(out, "%s\n", flex ? "tagged jobs (nodeox:flex)" : "all jobs");
-	double v[2] = { 0, 0 };
-#define ROW(label, field, prec) do { \
-		for (int i = 0; i < nruns; i++) v[i] = (double)st[i].field; \
-		report_row(out, label, v, nruns, prec); } while (0)
+#define ROW(label, field, prec) \
+	report_row(out, label, runs, nruns, base + offsetof(report_stats_t, field), 1, prec)
 	ROW("jobs run", jobs, 0);
 	ROW("wait mean [s]", wait_mean_s, 0);
 	ROW("wait p50 [s]", wait_p50_s, 0);
@@ -171,43 +242,38 @@ static void report_section(FILE *out, const sim_cluster_t *c, const report_run_t
 	for (int t = 0; t < c->ntypes; t++) {
 		char label[96];
 		snprintf(label, sizeof(label), "GPU-hours %s", c->types[t][0] ? c->types[t] : "(untyped)");
-		for (int i = 0; i < nruns; i++)
-			v[i] = st[i].gpu_hours_type[t];
-		report_row(out, label, v, nruns, 1);
+		ROW(label, gpu_hours_type[t], 1);
 	}
 	if (price) {
-		double by[2][SIM_MAX_TYPES];
-		for (int i = 0; i < nruns; i++)
-			v[i] = price_cost(price, st[i].gpu_hours_type, c->ntypes, by[i]);
-		report_row(out, "cost", v, nruns, 2);
+		ROW("cost", cost, 2);
 		for (int t = 0; t < c->ntypes; t++) {
 			char label[96];
 			snprintf(label, sizeof(label), "cost %s", price_type_name(c, t));
-			for (int i = 0; i < nruns; i++)
-				v[i] = by[i][t];
-			report_row(out, label, v, nruns, 2);
+			ROW(label, cost_type[t], 2);
 		}
 	}
 #undef ROW
-	if (nruns == 2)
+	if (nruns != 2)
+		return;
+	const report_fig_run_t *on = &runs[1];
+	size_t off = base + offsetof(report_stats_t, ended_later);
+	if (!on->lo) {
 		fprintf(out, "  %-26s %14s %14ld\n", "ended later than baseline", "-",
-			st[1].ended_later);
+			(long)report_at(on->med, off));
+		return;
+	}
+	char cell[96];
+	snprintf(cell, sizeof(cell), "%.0f (%.0f..%.0f)", report_at(on->med, off),
+		 report_at(on->lo, off), report_at(on->hi, off));
+	fprintf(out, "  %-26s %26s %26s\n", "ended later than baseline", "-", cell);
 }
 
 static void report_checked(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
-			   const report_run_t *runs, int nruns);
+			   const report_fig_run_t *runs, int nruns);
 
-void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
-		  const report_run_t *runs, int nruns, const double *price)
+void report_cluster_summary(FILE *out, const sim_cluster_t *c)
 {
-	size_t tagged = 0;
-	for (size_t j = 0; j < runs[0].run->njobs; j++)
-		tagged += runs[0].run->jobs[j].tagged;
-	fprintf(out, "nodeox-sim: %s: %zu jobs (%zu tagged", t->path, t->njobs, tagged);
-	if (t->skipped)
-		fprintf(out, ", %zu bad rows skipped", t->skipped);
-	fprintf(out, "); cluster %s: %d nodes, %" G_GUINT64_FORMAT " GPUs (", c->dir, c->nnodes,
-		c->total_gpus);
+	fprintf(out, "%d nodes, %" G_GUINT64_FORMAT " GPUs (", c->nnodes, c->total_gpus);
 	for (int ty = 0; ty < c->ntypes; ty++) {
 		uint64_t n = 0;
 		for (int i = 0; i < c->nnodes; i++)
@@ -216,41 +282,46 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
 		fprintf(out, "%s%s %" G_GUINT64_FORMAT, ty ? ", " : "",
 			c->types[ty][0] ? c->types[ty] : "(untyped)", n);
 	}
-	fprintf(out, ")\n\n  %-26s", "");
+	fputc(')', out);
+}
+
+void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_t tagged,
+		  const report_fig_run_t *runs, int nruns, const double *price, int replicas)
+{
+	bool ranges = replicas > 1;
+	fprintf(out, "nodeox-sim: %s: %zu jobs (%zu tagged", t->path, t->njobs, tagged);
+	if (t->skipped)
+		fprintf(out, ", %zu bad rows skipped", t->skipped);
+	fprintf(out, "); cluster %s: ", c->dir);
+	report_cluster_summary(out, c);
+	fputc('\n', out);
+	if (ranges)
+		fprintf(out, "Each figure: the median of %d replicas under Slurm's timing noise "
+			"(doc/simulator.md, Replicas),\n(lowest..highest); a change is within noise "
+			"where the two ranges overlap.\n", replicas);
+	fprintf(out, "\n  %-26s", "");
 	for (int i = 0; i < nruns; i++)
-		fprintf(out, " %14s", runs[i].name);
+		fprintf(out, ranges ? " %26s" : " %14s", runs[i].name);
 	if (nruns == 2)
 		fprintf(out, " %10s", "change");
 	fputc('\n', out);
 	report_section(out, c, runs, nruns, false, price);
 	report_section(out, c, runs, nruns, true, price);
 	fprintf(out, "cluster\n");
-	double v[2] = { 0, 0 };
-	for (int i = 0; i < nruns; i++)
-		v[i] = 100.0 * report_utilization(c, runs[i].run);
-	report_row(out, "GPU utilisation [%]", v, nruns, 1);
-	for (int i = 0; i < nruns; i++)
-		v[i] = report_makespan(runs[i].run);
-	report_row(out, "makespan [s]", v, nruns, 0);
-	for (int i = 0; i < nruns; i++)
-		v[i] = (double)runs[i].run->rejected;
-	report_row(out, "rejected at submit", v, nruns, 0);
-	for (int i = 0; i < nruns; i++)
-		v[i] = (double)runs[i].run->never;
-	report_row(out, "never started", v, nruns, 0);
-	for (int i = 0; i < nruns; i++)
-		v[i] = (double)runs[i].run->bf_passes;
-	report_row(out, "backfill passes", v, nruns, 0);
-	for (int i = 0; i < nruns; i++)
-		v[i] = (double)runs[i].run->reservations;
-	report_row(out, "backfill reservations", v, nruns, 0);
-	for (int i = 0; i < nruns; i++)
-		v[i] = (double)runs[i].run->releases_scanned;
-	report_row(out, "releases scanned", v, nruns, 0);
-	fprintf(out, "\nChecked against: a real slurmctld 22.05 replaying seven short traces on a 4-node "
-		"cluster\n(doc/simulator.md, Fidelity): mean wait within 3%% of the real runs, or within "
-		"Slurm's own\nrun-to-run spread, in all 13 settings; start order to a Kendall tau of at "
-		"least 0.90.\n");
+#define ROW(label, field, scale, prec) report_row(out, label, runs, nruns, \
+						 offsetof(report_figures_t, field), scale, prec)
+	ROW("GPU utilisation [%]", utilization, 100.0, 1);
+	ROW("makespan [s]", makespan_s, 1, 0);
+	ROW("rejected at submit", rejected, 1, 0);
+	ROW("never started", never, 1, 0);
+	ROW("backfill passes", bf_passes, 1, 0);
+	ROW("backfill reservations", reservations, 1, 0);
+	ROW("releases scanned", releases_scanned, 1, 0);
+#undef ROW
+	fprintf(out, "\nChecked against: a real slurmctld 22.05 replaying seven short traces (three also "
+		"with\nPreferRequested=yes) on a 4-node cluster (doc/simulator.md, Fidelity): mean wait "
+		"within 3%%\nof the real runs, or within Slurm's own run-to-run spread, in all 16 settings; "
+		"start order\nto a Kendall tau of at least 0.90.\n");
 	report_checked(out, c, t, runs, nruns);
 }
 
@@ -280,7 +351,7 @@ static void report_item(GString *s, bool *first, const char *fmt, ...)
  * cluster's, settings' and trace's features the replays covered, and which
  * they did not (wrapped at 80 columns). */
 static void report_checked(FILE *out, const sim_cluster_t *c, const sim_trace_t *t,
-			   const report_run_t *runs, int nruns)
+			   const report_fig_run_t *runs, int nruns)
 {
 	const sim_sched_params_t *p = &c->params;
 	GString *in = g_string_new(NULL), *beyond = g_string_new(NULL);
@@ -291,7 +362,7 @@ static void report_checked(FILE *out, const sim_cluster_t *c, const sim_trace_t 
 		weights |= c->nodes[n].weight != c->nodes[0].weight;
 	size_t pending = 0;
 	for (int i = 0; i < nruns; i++)
-		pending = MAX(pending, runs[i].run->max_pending);
+		pending = MAX(pending, (size_t)(runs[i].hi ? runs[i].hi : runs[i].med)->max_pending);
 	if (c->nnodes <= REPORT_REPLAY_NODES)
 		report_item(in, &fi, "%d nodes", c->nnodes);
 	else
@@ -357,29 +428,65 @@ static void report_checked(FILE *out, const sim_cluster_t *c, const sim_trace_t 
 
 /* ------------------------------------------------------------ json */
 
-static void report_json_stats(FILE *f, const sim_cluster_t *c, const report_stats_t *s,
-			      const double *price)
+/* "key": median, and with replicas "key_lo": lowest, "key_hi": highest. */
+static void report_json_num(FILE *f, const char *key, const char *fmt, const report_fig_run_t *r,
+			    size_t off)
 {
-	fprintf(f, "{\"jobs\": %zu, \"wait_mean_s\": %.3f, \"wait_p50_s\": %.3f, "
-		"\"wait_p95_s\": %.3f, \"run_mean_s\": %.3f, \"turnaround_mean_s\": %.3f, "
-		"\"turnaround_p50_s\": %.3f, \"turnaround_p95_s\": %.3f, \"gpu_hours\": %.6f",
-		s->jobs, s->wait_mean_s, s->wait_p50_s, s->wait_p95_s, s->run_mean_s,
-		s->turnaround_mean_s, s->turnaround_p50_s, s->turnaround_p95_s, s->gpu_hours);
-	if (price) {
-		double by[SIM_MAX_TYPES];
-		fprintf(f, ", \"cost\": %.6f, \"cost_by_type\": {",
-			price_cost(price, s->gpu_hours_type, c->ntypes, by));
-		for (int t = 0; t < c->ntypes; t++) {
-			fputs(t ? ", " : "", f);
-			json_write_string(f, price_type_name(c, t));
-			fprintf(f, ": %.6f", by[t]);
-		}
-		fputc('}', f);
+	fprintf(f, "\"%s\": ", key);
+	fprintf(f, fmt, report_at(r->med, off));
+	if (!r->lo)
+		return;
+	fprintf(f, ", \"%s_lo\": ", key);
+	fprintf(f, fmt, report_at(r->lo, off));
+	fprintf(f, ", \"%s_hi\": ", key);
+	fprintf(f, fmt, report_at(r->hi, off));
+}
+
+static void report_json_costs(FILE *f, const sim_cluster_t *c, const char *key,
+			      const report_figures_t *fig, size_t base)
+{
+	fprintf(f, ", \"%s\": {", key);
+	for (int t = 0; t < c->ntypes; t++) {
+		fputs(t ? ", " : "", f);
+		json_write_string(f, price_type_name(c, t));
+		fprintf(f, ": %.6f", report_at(fig, base + offsetof(report_stats_t, cost_type[t])));
 	}
 	fputc('}', f);
 }
 
-static FILE *report_open(const char *path, char *err, size_t errlen)
+static void report_json_stats(FILE *f, const sim_cluster_t *c, const report_fig_run_t *r,
+			      bool flex, const double *price)
+{
+	size_t base = flex ? offsetof(report_figures_t, flex) : offsetof(report_figures_t, all);
+	static const struct { const char *key, *fmt; size_t off; } keys[] = {
+		{ "jobs", "%.0f", offsetof(report_stats_t, jobs) },
+		{ "wait_mean_s", "%.3f", offsetof(report_stats_t, wait_mean_s) },
+		{ "wait_p50_s", "%.3f", offsetof(report_stats_t, wait_p50_s) },
+		{ "wait_p95_s", "%.3f", offsetof(report_stats_t, wait_p95_s) },
+		{ "run_mean_s", "%.3f", offsetof(report_stats_t, run_mean_s) },
+		{ "turnaround_mean_s", "%.3f", offsetof(report_stats_t, turnaround_mean_s) },
+		{ "turnaround_p50_s", "%.3f", offsetof(report_stats_t, turnaround_p50_s) },
+		{ "turnaround_p95_s", "%.3f", offsetof(report_stats_t, turnaround_p95_s) },
+		{ "gpu_hours", "%.6f", offsetof(report_stats_t, gpu_hours) },
+	};
+	fputc('{', f);
+	for (size_t k = 0; k < G_N_ELEMENTS(keys); k++) {
+		fputs(k ? ", " : "", f);
+		report_json_num(f, keys[k].key, keys[k].fmt, r, base + keys[k].off);
+	}
+	if (price) {
+		fputs(", ", f);
+		report_json_num(f, "cost", "%.6f", r, base + offsetof(report_stats_t, cost));
+		report_json_costs(f, c, "cost_by_type", r->med, base);
+		if (r->lo) {
+			report_json_costs(f, c, "cost_by_type_lo", r->lo, base);
+			report_json_costs(f, c, "cost_by_type_hi", r->hi, base);
+		}
+	}
+	fputc('}', f);
+}
+
+FILE *report_open(const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
@@ -387,7 +494,7 @@ static FILE *report_open(const char *path, char *err, size_t errlen)
 	return f;
 }
 
-static int report_close(FILE *f, const char *path, char *err, size_t errlen)
+int report_close(FILE *f, const char *path, char *err, size_t errlen)
 {
 	if (ferror(f) | (fclose(f) != 0)) {
 		snprintf(err, errlen, "%s: write failed: %s", path, strerror(errno));
@@ -396,23 +503,32 @@ static int report_close(FILE *f, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int report_json(const char *path, const sim_cluster_t *c, const report_run_t *runs, int nruns,
-		const double *price, char *err, size_t errlen)
+void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *run,
+		     const double *price, int indent)
+{
+	fprintf(f, "{\n%*s\"all\": ", indent + 2, "");
+	report_json_stats(f, c, run, false, price);
+	fprintf(f, ",\n%*s\"flex\": ", indent + 2, "");
+	report_json_stats(f, c, run, true, price);
+	fprintf(f, ",\n%*s", indent + 2, "");
+	report_json_num(f, "utilization", "%.6f", run, offsetof(report_figures_t, utilization));
+	fprintf(f, ",\n%*s", indent + 2, "");
+	report_json_num(f, "makespan_s", "%.0f", run, offsetof(report_figures_t, makespan_s));
+	fprintf(f, "\n%*s}", indent, "");
+}
+
+int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t *runs,
+		int nruns, const double *price, int replicas, char *err, size_t errlen)
 {
 	FILE *f = report_open(path, err, errlen);
 	if (!f)
 		return -1;
 	fputs("{", f);
+	if (replicas > 1)
+		fprintf(f, "\n  \"replicas\": %d,", replicas);
 	for (int i = 0; i < nruns; i++) {
-		report_stats_t all, flex;
-		report_stats(runs[i].run, NULL, false, c->ntypes, &all);
-		report_stats(runs[i].run, NULL, true, c->ntypes, &flex);
-		fprintf(f, "%s\n  \"%s\": {\n    \"all\": ", i ? "," : "", runs[i].name);
-		report_json_stats(f, c, &all, price);
-		fputs(",\n    \"flex\": ", f);
-		report_json_stats(f, c, &flex, price);
-		fprintf(f, ",\n    \"utilization\": %.6f,\n    \"makespan_s\": %.0f\n  }",
-			report_utilization(c, runs[i].run), report_makespan(runs[i].run));
+		fprintf(f, "%s\n  \"%s\": ", i ? "," : "", runs[i].name);
+		report_json_run(f, c, &runs[i], price, 2);
 	}
 	fputs("\n}\n", f);
 	return report_close(f, path, err, errlen);
@@ -475,8 +591,8 @@ static void report_cdf(FILE *f, const sim_run_t *run, int what)
 	g_free(v);
 }
 
-int report_plot(const char *path, const char *gnuplot, const report_run_t *runs, int nruns,
-		char *err, size_t errlen)
+int report_gnuplot(const char *path, const char *gnuplot, report_plot_data_fn data,
+		   report_plot_script_fn script, void *arg, char *err, size_t errlen)
 {
 	GError *e = NULL;
 	char *dir = g_dir_make_tmp("nodeox-sim-plot-XXXXXX", &e);
@@ -485,38 +601,24 @@ int report_plot(const char *path, const char *gnuplot, const report_run_t *runs,
 		g_error_free(e);
 		return -1;
 	}
-	char *data = g_build_filename(dir, "cdf.dat", NULL);
-	char *script = g_build_filename(dir, "plot.gp", NULL);
+	char *dpath = g_build_filename(dir, "cdf.dat", NULL);
+	char *spath = g_build_filename(dir, "plot.gp", NULL);
 	int rc = -1;
-	FILE *f = report_open(data, err, errlen);
+	FILE *f = report_open(dpath, err, errlen);
 	if (f) {
-		for (int what = 0; what < 2; what++)
-			for (int i = 0; i < nruns; i++)
-				report_cdf(f, runs[i].run, what);
-		rc = report_close(f, data, err, errlen);
+		data(f, arg);
+		rc = report_close(f, dpath, err, errlen);
 	}
-	if (rc == 0 && (f = report_open(script, err, errlen))) {
+	if (rc == 0 && (f = report_open(spath, err, errlen))) {
 		bool png = g_str_has_suffix(path, ".png") || g_str_has_suffix(path, ".PNG");
-		fprintf(f, "%s\nset output '%s'\n"
-			"set multiplot layout 1,2 title 'nodeox-sim: plugin off vs on'\n"
-			"set logscale x\nset key bottom right\nset grid\n"
-			"set ylabel 'fraction of jobs'\nset yrange [0:1]\n",
+		fprintf(f, "%s\nset output '%s'\n",
 			png ? "set terminal pngcairo size 1000,450 font 'sans,10'"
 			    : "set terminal svg size 1000,450 dynamic font 'sans,11'", path);
-		for (int what = 0; what < 2; what++) {
-			fprintf(f, "set title '%s'\nset xlabel '%s + 1 [s]'\nplot ",
-				what ? "turnaround (submit to end)" : "wait (submit to start)",
-				what ? "turnaround" : "wait");
-			for (int i = 0; i < nruns; i++)
-				fprintf(f, "%s'%s' index %d using 1:2 with steps lw 2 title '%s'",
-					i ? ", " : "", data, what * nruns + i, runs[i].name);
-			fputc('\n', f);
-		}
-		fputs("unset multiplot\n", f);
-		rc = report_close(f, script, err, errlen);
+		script(f, dpath, arg);
+		rc = report_close(f, spath, err, errlen);
 	}
 	if (rc == 0) {
-		char *argv[] = { (char *)gnuplot, script, NULL };
+		char *argv[] = { (char *)gnuplot, spath, NULL };
 		int status = 0;
 		char *serr = NULL;
 		if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
@@ -530,11 +632,49 @@ int report_plot(const char *path, const char *gnuplot, const report_run_t *runs,
 		}
 		g_free(serr);
 	}
-	remove(data);
-	remove(script);
+	remove(dpath);
+	remove(spath);
 	remove(dir);
-	g_free(data);
-	g_free(script);
+	g_free(dpath);
+	g_free(spath);
 	g_free(dir);
 	return rc;
+}
+
+typedef struct {
+	const report_run_t *runs;
+	int nruns;
+} report_cdf_arg_t;
+
+static void report_cdf_data(FILE *f, void *arg)
+{
+	const report_cdf_arg_t *a = arg;
+	for (int what = 0; what < 2; what++)
+		for (int i = 0; i < a->nruns; i++)
+			report_cdf(f, a->runs[i].run, what);
+}
+
+static void report_cdf_script(FILE *f, const char *data, void *arg)
+{
+	const report_cdf_arg_t *a = arg;
+	fputs("set multiplot layout 1,2 title 'nodeox-sim: plugin off vs on'\n"
+	      "set logscale x\nset key bottom right\nset grid\n"
+	      "set ylabel 'fraction of jobs'\nset yrange [0:1]\n", f);
+	for (int what = 0; what < 2; what++) {
+		fprintf(f, "set title '%s'\nset xlabel '%s + 1 [s]'\nplot ",
+			what ? "turnaround (submit to end)" : "wait (submit to start)",
+			what ? "turnaround" : "wait");
+		for (int i = 0; i < a->nruns; i++)
+			fprintf(f, "%s'%s' index %d using 1:2 with steps lw 2 title '%s'",
+				i ? ", " : "", data, what * a->nruns + i, a->runs[i].name);
+		fputc('\n', f);
+	}
+	fputs("unset multiplot\n", f);
+}
+
+int report_plot(const char *path, const char *gnuplot, const report_run_t *runs, int nruns,
+		char *err, size_t errlen)
+{
+	report_cdf_arg_t a = { runs, nruns };
+	return report_gnuplot(path, gnuplot, report_cdf_data, report_cdf_script, &a, err, errlen);
 }

@@ -8,7 +8,7 @@
 #include <glib.h>
 #include <stdint.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "sim/cluster.h"
 #include "sim/trace.h"
 

@@ -7,8 +7,7 @@
  * state, so the functions can be unit-tested one by one (tests/traces/).
  */
 #include "sim/sacct_import.h"
-#include "plugin/policy_record.h"
-#include "plugin/policy_tres.h"
+#include "policy/policy.h"
 #include "sim/csv_write.h"
 #include "sim/slurm_time.h"
 
@@ -217,6 +216,39 @@ int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t
 	return 0;
 }
 
+int64_t sacct_parse_tres_count(const char *tres, const char *name)
+{
+	size_t nl = strlen(name);
+	const char *p = tres;
+
+	while (p && *p) {
+		if (!strncmp(p, name, nl) && p[nl] == '=') {
+			const char *q = p + nl + 1;
+			int64_t v = digits(&q);
+			int64_t mult = 1;
+
+			if (v < 0)
+				return -2;
+			if (!strcmp(name, "mem")) {
+				switch (*q) {
+				case 'K': q++; v = (v + 1023) / 1024; break;
+				case 'M': q++; break;
+				case 'G': q++; mult = 1024; break;
+				case 'T': q++; mult = 1024 * 1024; break;
+				default: break;
+				}
+			}
+			if (*q && *q != ',')
+				return -2;
+			return v * mult;
+		}
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
 static char *dup_or_empty(const char *s)
 {
 	char *d = strdup(s ? s : "");
@@ -291,7 +323,7 @@ static int glue_guess(const sacct_header_t *h, char **f, int n)
 	int extra = n - h->ncols, k;
 
 	for (k = extra; k >= 0; k--)
-		if (strstr(f[ai + (ai > ci ? k : 0)], "nodeox: changed"))
+		if (nodeox_record_present(f[ai + (ai > ci ? k : 0)]))
 			return k;
 	return extra;
 }
@@ -456,6 +488,16 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 	}
 
 	job->gpus = req.total > 0 ? req.total : alloc.total;
+	job->cpus = sacct_parse_tres_count(FIELD(SACCT_COL_REQTRES), "cpu");
+	job->mem_mb = sacct_parse_tres_count(FIELD(SACCT_COL_REQTRES), "mem");
+	job->alloc_cpus = sacct_parse_tres_count(FIELD(SACCT_COL_ALLOCTRES), "cpu");
+	job->alloc_mem_mb = sacct_parse_tres_count(FIELD(SACCT_COL_ALLOCTRES), "mem");
+	if (job->cpus < -1 || job->mem_mb < -1 || job->alloc_cpus < -1 || job->alloc_mem_mb < -1) {
+		snprintf(err, errlen, "field %s: cpu= or mem= is not a count",
+			 col_names[job->cpus < -1 || job->mem_mb < -1 ? SACCT_COL_REQTRES
+				   : SACCT_COL_ALLOCTRES]);
+		return SACCT_LINE_ERROR;
+	}
 	snprintf(job->req_type, sizeof(job->req_type), "%s", req.type);
 	snprintf(job->alloc_type, sizeof(job->alloc_type), "%s", alloc.type);
 	job->multi_type = req.ntypes > 1;
@@ -526,8 +568,16 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 
 void sacct_write_header(FILE *out)
 {
-	fputs("job_id,submit,user,account,partition,gpu_type,gpus,nodes,run_time,"
-	      "time_limit,comment,state,alloc_gpu_type\n", out);
+	fputs("job_id,submit,user,account,partition,gpu_type,gpus,nodes,run_time,time_limit,"
+	      "comment,state,alloc_gpu_type,cpus,mem,alloc_cpus,alloc_mem\n", out);
+}
+
+/* A count with its unit, empty when not known (<= 0), then `after`. */
+static void write_count(FILE *out, int64_t v, const char *unit, const char *after)
+{
+	if (v > 0)
+		fprintf(out, "%lld%s", (long long)v, unit);
+	fputs(after, out);
 }
 
 void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
@@ -542,8 +592,7 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	fputc(',', out);
 	csv_write_field(out, job->req_type);
 	fprintf(out, ",%lld,", (long long)job->gpus);
-	if (job->nodes > 0)
-		fprintf(out, "%lld", (long long)job->nodes);
+	write_count(out, job->nodes, "", "");
 	fprintf(out, ",%lld,", (long long)job->run_time);
 	if (job->time_limit >= 0)
 		fprintf(out, "%lld", (long long)job->time_limit);
@@ -553,5 +602,9 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	csv_write_field(out, job->state);
 	fputc(',', out);
 	csv_write_field(out, job->alloc_type);
-	fputc('\n', out);
+	fputc(',', out);
+	write_count(out, job->cpus, "", ",");
+	write_count(out, job->mem_mb, "M", ",");
+	write_count(out, job->alloc_cpus, "", ",");
+	write_count(out, job->alloc_mem_mb, "M", "\n");
 }

@@ -5,7 +5,7 @@
  * header (columns found by name), sacct's time and time-limit formats, the GPU
  * entries of ReqTRES/AllocTRES, one line into one job (with the original
  * request of a job job_submit/nodeox rewrote, read back from its AdminComment
- * by plugin/policy_record.c), and the CSV writer.
+ * by policy/policy_record.c), and the CSV writer.
  * The command itself (sacct_import_main.c) reads a file with these and sorts.
  * Plain C, no glib: the same code could run anywhere sacct output lands.
  */
@@ -63,6 +63,10 @@ typedef struct {
 	char alloc_type[SACCT_TYPE_MAX]; /* type it got, "" if unknown */
 	int64_t gpus;
 	int64_t nodes;                   /* 0 if not known */
+	int64_t cpus, mem_mb;            /* ReqTRES cpu=, mem=: what it asked (the
+					  * defaults slurmctld filled in included);
+					  * -1 if absent */
+	int64_t alloc_cpus, alloc_mem_mb;/* AllocTRES cpu=, mem=: what it got; -1 */
 	time_t submit;
 	int64_t run_time;                /* End - Start, seconds */
 	int64_t time_limit;              /* seconds, -1 = none (UNLIMITED, Partition_Limit) */
@@ -108,10 +112,14 @@ int sacct_parse_timelimit(const char *s, int64_t *secs);
 
 /*
  * GPU entries of a TRES string ("cpu=8,gres/gpu:a100=4,gres/gpu=4,mem=64G"),
- * read by the policy library's parser (plugin/policy_tres.h); each must have
+ * read by the policy library's parser (policy/policy.h); each must have
  * sacct's "=COUNT". Returns 0, or -1 with err naming the bad entry.
  */
 int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t errlen);
+/* The count of TRES `name` ("cpu", or "mem" in MB: sacct writes mem=N with a
+ * K/M/G/T suffix) in a TRES string, -1 when it has none; -2 when it is not a
+ * number. */
+int64_t sacct_parse_tres_count(const char *tres, const char *name);
 
 /*
  * Parse one data line (modified in place). A line with more delimiters than

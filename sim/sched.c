@@ -49,7 +49,8 @@
 /* Slurm 22.05's job size factor (priority_multifactor.c,
  * set_priority_factors, without PriorityFlags=SMALL_RELATIVE_TO_TIME): the
  * mean of the job's share of the cluster's nodes (its minimum node count) and
- * of its CPUs (the CPUs it asked for), or of what it leaves with
+ * of its CPUs (what slurmctld counts while it pends: tasks x CPUs per task,
+ * not what it is allocated; sched_request.c), or of what it leaves with
  * PriorityFavorSmall. GPUs do not count. */
 static double sched_size_factor(const sched_t *s, uint32_t j)
 {
@@ -58,8 +59,7 @@ static double sched_size_factor(const sched_t *s, uint32_t j)
 	if (p->weight_job_size == 0 || s->c->nnodes == 0 || s->c->total_cpus == 0)
 		return 0;
 	double nodes = r->nodes ? r->nodes : 1;
-	double cpus = r->nodes ? (double)r->cpus_per_node * r->nodes
-			       : (double)r->cpus_per_gpu * r->gpus;
+	double cpus = r->size_cpus;
 	double fn = nodes / s->c->nnodes, fc = cpus / (double)s->c->total_cpus;
 	double f = p->favor_small ? ((1 - fn) + (1 - fc)) / 2 : (fn + fc) / 2;
 	if (f < 0)
@@ -459,9 +459,18 @@ static void sched_main_pass(sched_t *s)
 		uint64_t jp = s->req[j].parts;
 		if (!(jp & ~failed_parts))
 			continue;
-		if (failed_parts && sched_nodes_blocked(s, s->req[j].elig, failed_parts))
+		/* A job with --prefer is tried with its prefer record: should
+		 * that not fit, its partition fails and its second record is
+		 * skipped with the rest (sched_prefer.c). */
+		bool pref = sched_prefer_swap(s, (uint32_t)j);
+		if (failed_parts && sched_nodes_blocked(s, s->req[j].elig, failed_parts)) {
+			if (pref)
+				sched_prefer_swap(s, (uint32_t)j);
 			continue;
+		}
 		int na = sched_fit_now(s, (uint32_t)j, false);
+		if (pref)
+			sched_prefer_swap(s, (uint32_t)j);
 		if (na) {
 			sched_start(s, (uint32_t)j, na);
 			started++;
@@ -533,6 +542,7 @@ static void sched_state_init(sched_t *s)
 		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
 	}
 	s->req = g_new0(req_t, nj);
+	s->preq = g_new0(req_t, nj);
 	s->tagged = g_new(bool, nj);
 	for (size_t j = 0; j < nj; j++)
 		s->tagged[j] = s->o->tagged ? s->o->tagged[j] : s->t->jobs[j].tagged;
@@ -604,9 +614,10 @@ static void sched_state_free(sched_t *s)
 	g_free(s->free_g); g_free(s->free_c); g_free(s->free_m); g_free(s->class_free_g);
 	sched_policy_nodes_free(s->pol_nodes);
 	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
+	g_free(s->pol_state.running); g_free(s->pol_state.scratch); g_free(s->pol_state.cls_at);
 	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
 	g_free(s->bpos);
-	g_free(s->req); g_free(s->tagged); g_free(s->where); g_free(s->key);
+	g_free(s->req); g_free(s->preq); g_free(s->tagged); g_free(s->where); g_free(s->key);
 	g_free(s->running);
 	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "sim/cluster.h"
 #include "sim/runtime_model.h"
 #include "sim/trace.h"

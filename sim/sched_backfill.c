@@ -28,7 +28,8 @@ static inline bool sched_same_request(const req_t *a, const req_t *b)
 {
 	return a->kind == b->kind && a->elig == b->elig && a->nodes == b->nodes && a->gpus_per_node == b->gpus_per_node &&
 	       a->cpus_per_node == b->cpus_per_node && a->mem_per_node == b->mem_per_node && a->gpus == b->gpus &&
-	       a->cpus_per_gpu == b->cpus_per_gpu && a->mem_per_gpu == b->mem_per_gpu;
+	       a->cpus_per_gpu == b->cpus_per_gpu && a->mem_per_gpu == b->mem_per_gpu &&
+	       a->spread_mem_node == b->spread_mem_node;
 }
 
 /* A reservation of this pass holds node n from `when` on: Slurm takes a
@@ -349,9 +350,7 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 				int64_t take = MIN(sched_spread_take(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]), rem);
 				if (take <= 0 || rem == 0)
 					continue;
-				s->abuf[found++] = (alloc_t){ n, c->nodes[n].cls, (uint32_t)take,
-							      (uint32_t)(take * r->cpus_per_gpu),
-							      (uint64_t)take * r->mem_per_gpu };
+				s->abuf[found++] = sched_spread_alloc(r, n, c->nodes[n].cls, take);
 				rem -= take;
 			}
 		if (r->nodes) {
@@ -645,6 +644,24 @@ static bool sched_bf_limited(sched_t *s, uint32_t j)
 	return false;
 }
 
+/* Can job j start now without delaying a reservation of the jobs before it
+ * (computed here as far as j needs them, as the pass below does)? Nodes in
+ * s->abuf, or 0. For a record Slurm tests for a start now only: it is not
+ * deferred and notes nothing. */
+static int sched_backfill_now(sched_t *s, uint32_t j, uint32_t *deferred, int *ndef,
+			      uint64_t *defbits)
+{
+	int na = sched_fit_now(s, j, false);
+	if (!na)
+		return 0;
+	bool blocked = s->nresv && !(na = sched_fit_now(s, j, true));
+	if (!blocked && *ndef && bits_meet(defbits, s->req[j].elig->bits, s->nwords)) {
+		*ndef = sched_reserve_deferred(s, j, deferred, *ndef, defbits);
+		blocked = s->nresv && !(na = sched_fit_now(s, j, true));
+	}
+	return blocked ? 0 : na;
+}
+
 int sched_backfill_pass(sched_t *s)
 {
 	int started = 0;
@@ -668,6 +685,16 @@ int sched_backfill_pass(sched_t *s)
 		if (limits && sched_bf_limited(s, (uint32_t)j))
 			continue;
 		tested++;
+		if (sched_prefer_swap(s, (uint32_t)j)) {
+			/* the prefer record: a start now only (sched_prefer.c) */
+			int na = sched_backfill_now(s, (uint32_t)j, deferred, &ndef, defbits);
+			sched_prefer_swap(s, (uint32_t)j);
+			if (na) {
+				sched_start(s, (uint32_t)j, na);
+				started++;
+				continue;
+			}
+		}
 		const elig_t *e = s->req[j].elig;
 		int na = 0;
 		bool known = sched_blocked_known(s, (uint32_t)j);

@@ -12,6 +12,7 @@
  *   sched_place.c     placement: free resources, free-GPU buckets, node choice
  *   sched_backfill.c  backfill: reservations (Slurm's will-run batches over
  *                     the backfill map, bf_resolution) and the backfill pass
+ *   sched_prefer.c    --prefer: the job's prefer record, tried first
  */
 #ifndef SIM_SCHED_INTERNAL_H
 #define SIM_SCHED_INTERNAL_H
@@ -45,7 +46,6 @@ typedef struct {                 /* where a job may run: classes per OR term */
 				     /* sched_backfill.c on first use) */
 	int *ucls, nucls;            /* the classes of bits, ascending */
 	const char *why_not;         /* non-NULL: no node can ever serve */
-	bool prefer;                 /* classes reordered for --prefer */
 	int kmax;                    /* most GPUs a node of these classes has */
 } elig_t;
 
@@ -60,8 +60,10 @@ typedef struct {                 /* a job's request as scheduled */
 	uint64_t mem_per_node;
 	uint32_t gpus;               /* total */
 	uint64_t parts;              /* partitions asked for */
-	uint32_t cpus_per_gpu;       /* per GPU, when spreading */
+	uint32_t cpus_per_gpu;       /* per GPU, when spreading (0: one CPU per node) */
 	uint64_t mem_per_gpu;
+	uint64_t spread_mem_node;    /* spreading: memory on each node used */
+	uint32_t size_cpus;          /* CPUs the job-size priority factor counts */
 	int req_type;                /* cluster type the run time was measured on */
 	uint32_t kind;               /* hash of what sched_same_request compares */
 } req_t;
@@ -135,9 +137,18 @@ typedef struct {
 	nodeox_node_t *pol_compact;  /* one idle-less copy per class + the idle nodes */
 	int *pol_pos, *pol_node;     /* node -> compact slot (-1), slot -> node */
 	nodeox_cluster_t pol_view;   /* over pol_compact: same decisions, less to scan */
+	struct pol_state {           /* Broaden=when-faster's state (sched_policy_state) */
+		nodeox_running_t *running;
+		size_t cap;
+		nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
+		uint32_t *scratch;
+		size_t *cls_at;      /* per class: where its allocations go */
+	} pol_state;
 
 	/* jobs */
 	req_t *req;
+	req_t *preq;                 /* the --prefer record (elig NULL: none); */
+				     /* sched_prefer_swap puts it in req[j] */
 	bool *tagged;
 	uint8_t *where;              /* SCHED_FRESH, _YOUNG, _OLD while pending */
 	double *key;
@@ -230,7 +241,7 @@ static inline uint32_t sched_request_kind(const req_t *r)
 {
 	uint64_t h = (uint64_t)(uintptr_t)r->elig;
 	const uint64_t f[] = { r->nodes, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
-			       r->gpus, r->cpus_per_gpu, r->mem_per_gpu };
+			       r->gpus, r->cpus_per_gpu, r->mem_per_gpu, r->spread_mem_node };
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		h = (h ^ f[i]) * 0x9e3779b97f4a7c15ull;
 	return (uint32_t)(h >> 32);
@@ -246,9 +257,21 @@ static inline int64_t sched_spread_take(const req_t *r, int64_t g, int64_t cpu, 
 {
 	if (r->cpus_per_gpu)
 		g = MIN(g, cpu / (int64_t)r->cpus_per_gpu);
+	else if (cpu < 1)
+		g = 0;
 	if (r->mem_per_gpu)
 		g = MIN(g, m / (int64_t)r->mem_per_gpu);
+	if (m < (int64_t)r->spread_mem_node)
+		g = 0;
 	return g > 0 ? g : 0;
+}
+
+/* What a spreading job takes on node n (class cls) with `take` GPUs there. */
+static inline alloc_t sched_spread_alloc(const req_t *r, int n, int cls, int64_t take)
+{
+	return (alloc_t){ n, cls, (uint32_t)take,
+			  r->cpus_per_gpu ? (uint32_t)(take * r->cpus_per_gpu) : 1,
+			  (uint64_t)take * r->mem_per_gpu + r->spread_mem_node };
 }
 
 static inline bool sched_node_fits(const req_t *r, int64_t g, int64_t cpu, int64_t m)
@@ -312,6 +335,10 @@ static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_
 void sched_elig_free(gpointer p);
 void sched_submit(sched_t *s, uint32_t j);
 void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
+/* Broaden=when-faster: fill cl with the scheduler's state as the policy
+ * reads it (every node, running jobs' GPUs by expected end, the GPUs pending
+ * jobs want), for job j's decision (sched_request.c). */
+void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl);
 
 /* sched.c */
 void sched_pending_add(sched_t *s, uint32_t j);
@@ -331,6 +358,12 @@ void sched_start(sched_t *s, uint32_t j, int na);
 /* sched_place.c */
 void sched_bucket_move(sched_t *s, int n, int from, int to);
 int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end);
+
+/* sched_prefer.c */
+void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);
+/* Swap job j's prefer request with its request; false (nothing done) when
+ * it has none. Called again, it swaps them back. */
+bool sched_prefer_swap(sched_t *s, uint32_t j);
 
 /* sched_backfill.c */
 /* One backfill pass; returns how many jobs it started. */

@@ -85,8 +85,7 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 	if (p->single ? take < p->rem : take == 0)
 		return false;
 	take = MIN(take, p->rem);
-	s->abuf[p->found++] = (alloc_t){ n, s->c->nodes[n].cls, (uint32_t)take,
-					 (uint32_t)(take * r->cpus_per_gpu), (uint64_t)take * r->mem_per_gpu };
+	s->abuf[p->found++] = sched_spread_alloc(r, n, s->c->nodes[n].cls, take);
 	p->rem -= take;
 	return p->rem == 0;
 }
@@ -329,7 +328,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 		for (int pass = r->nodes ? 1 : 0; pass < 2; pass++) {
 			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
 			int kmin = r->nodes ? (int)r->gpus_per_node : pass == 0 ? (int)r->gpus : 1;
-			if (r->nodes == 1 && !e->prefer) {
+			if (r->nodes == 1) {
 				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, mode, end);
 				if (n >= 0) {
 					s->abuf[0] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node,
@@ -338,7 +337,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 				}
 				continue;
 			}
-			if ((r->nodes || pass == 0) && e->ncls[grp] > 1 && !e->prefer) {
+			if ((r->nodes || pass == 0) && e->ncls[grp] > 1) {
 				/* several classes (e.g. a100|l40s): the fullest node that
 				 * fits over all of them, as select/cons_tres's best fit
 				 * looks at every usable node, not class by class */
@@ -389,7 +388,7 @@ int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 	const elig_t *e = r->elig;
 	for (int grp = 0; grp < e->ngroups; grp++) {
 		int na = sched_place_group(s, r, grp, mode, end);
-		if (na && r->nodes && !e->prefer) {
+		if (na && r->nodes) {
 			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], mode, end);
 			if (nr)
 				na = nr;

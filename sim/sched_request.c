@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy_internal.h"
+#include "policy/policy.h"
 #include "sim/sched_internal.h"
 
 /* ------------------------------------------------------------ eligibility */
@@ -31,37 +31,15 @@ void sched_elig_free(gpointer p)
 	g_free(e);
 }
 
-/* Put the classes whose nodes have the --prefer features first (stable),
- * so placements try them first, as Slurm tries preferred nodes first. */
-static void sched_elig_prefer(const sim_cluster_t *c, elig_t *e, const char *prefer)
-{
-	sim_constraint_t k;
-	char err[NODEOX_ERR_MAX];
-	if (!prefer || constraint_parse(prefer, c, &k, err, sizeof(err)) < 0 || k.empty)
-		return;
-	e->prefer = true;
-	for (int g = 0; g < e->ngroups; g++) {
-		int *tmp = g_new(int, e->ncls[g] + 1), n = 0;
-		for (int pass = 0; pass < 2; pass++)
-			for (int i = 0; i < e->ncls[g]; i++) {
-				uint64_t f = c->nodes[c->classes[e->cls[g][i]].first].features;
-				if ((constraint_match(&k, f) >= 0) == (pass == 0))
-					tmp[n++] = e->cls[g][i];
-			}
-		memcpy(e->cls[g], tmp, sizeof(int) * (size_t)n);
-		g_free(tmp);
-	}
-}
-
 /* Classes a job of GPU type `type` (-1 any), partitions `parts` and
- * constraint `features` can use, those matching `prefer` first; interned,
- * since a trace has few distinct requests. */
+ * constraint `features` can use; interned, since a trace has few distinct
+ * requests. */
 static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
-				const char *features, const char *prefer, const char **why)
+				const char *features, const char **why)
 {
-	char key[2 * NODEOX_STR_MAX + 64];
-	snprintf(key, sizeof(key), "%d|%d|%" G_GINT64_MODIFIER "x|%s|%s", type, gpus, parts,
-		 features ? features : "", prefer ? prefer : "");
+	char key[NODEOX_STR_MAX + 64];
+	snprintf(key, sizeof(key), "%d|%d|%" G_GINT64_MODIFIER "x|%s", type, gpus, parts,
+		 features ? features : "");
 	elig_t *e = g_hash_table_lookup(s->elig_cache, key);
 	if (e) {
 		*why = e->why_not;
@@ -99,7 +77,6 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 				e->bits[cl >> 6] |= 1ull << (cl & 63);
 			}
 		}
-		sched_elig_prefer(c, e, prefer);
 		e->ucls = g_new(int, c->nclasses + 1);
 		for (int cl = 0; cl < c->nclasses; cl++)
 			if (bits_test(e->bits, cl)) {
@@ -136,6 +113,8 @@ static bool sched_capacity_ok(const sched_t *s, const req_t *r)
 					per = n->cpus / r->cpus_per_gpu;
 				if (r->mem_per_gpu && n->mem_mb / r->mem_per_gpu < per)
 					per = n->mem_mb / r->mem_per_gpu;
+				if (n->mem_mb < r->spread_mem_node)
+					per = 0;
 				have += per * (uint64_t)k->nnodes;
 			}
 		}
@@ -166,6 +145,96 @@ nodeox_node_t *sched_policy_nodes(const sim_cluster_t *c)
 void sched_policy_nodes_free(nodeox_node_t *nodes)
 {
 	g_free(nodes);
+}
+
+/*
+ * Broaden=when-faster's state, filled from the scheduler's as job_submit/nodeox
+ * fills it from slurmctld's (plugin/job_submit_nodeox.c, _cluster_state):
+ * every node with its free GPUs (pol_nodes), every running job's GPUs per
+ * node with its expected end (the per-class release lists: start plus
+ * limit), and the GPUs each pending GPU job of the job's partitions wants,
+ * under its type ("" for a broadened one): a new submission is behind all
+ * of them. The one place the simulator feeds the estimate.
+ */
+void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
+{
+	const sim_cluster_t *c = s->c;
+	const sim_job_t *job = &s->t->jobs[j];
+	struct pol_state *ps = &s->pol_state;
+	uint64_t parts = 0;
+	size_t nr = 0, nahead = 0;
+
+	if (!ps->scratch)
+		ps->scratch = g_new0(uint32_t, NODEOX_ESTIMATE_SCRATCH(c->nnodes ? c->nnodes : 1));
+	/* Every allocation with GPUs of every running job, class by class and
+	 * within a class by (expected end, job, allocation): the order the
+	 * policy's sort (by end) starts from, so that equal ends stay as they
+	 * are. s->all holds the jobs by (end, job); a count per class places
+	 * each allocation (a job's allocations are in their order). */
+	size_t *at = ps->cls_at;
+	if (!at)
+		at = ps->cls_at = g_new(size_t, (size_t)c->nclasses + 1);
+	memset(at, 0, sizeof(size_t) * ((size_t)c->nclasses + 1));
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			for (int k = 0; k < c->nclasses; k++)
+				at[k + 1] += at[k];
+			nr = at[c->nclasses];
+			if (nr > ps->cap) {
+				ps->cap = MAX(nr, 2 * ps->cap);
+				ps->running = g_renew(nodeox_running_t, ps->running, ps->cap);
+			}
+		}
+		for (size_t q = 0; q < s->all.n; q++) {
+			const release_t *e = &s->all.e[q];
+			const running_t *run = s->running[e->job];
+			for (int i = 0; i < run->na; i++) {
+				const alloc_t *a = &run->a[i];
+				if (!a->gpus)
+					continue;
+				if (pass == 0)
+					at[a->cls + 1]++;
+				else
+					ps->running[at[a->cls]++] = (nodeox_running_t){
+						(uint32_t)a->node, a->gpus, e->end - s->now };
+			}
+		}
+	}
+	nodeox_running_sort(ps->running, nr);
+	if (job->partition) {
+		gchar **names = g_strsplit(job->partition, ",", -1);
+		for (gchar **n = names; *n; n++) {
+			int p = cluster_find_partition(c, *n);
+			parts |= p >= 0 ? 1ull << p : 0;
+		}
+		g_strfreev(names);
+	} else if (c->default_part >= 0) {
+		parts = 1ull << c->default_part;
+	}
+	const prio_list_t *lists[] = { &s->fresh, &s->young, &s->old };
+	for (int l = 0; l < 3; l++) {
+		prio_pos_t pos = { 0, 0 };
+		const prio_ent_t *e;
+		for (; (e = prio_list_at(lists[l], &pos)); pos.p++) {
+			const req_t *r = &s->req[e->job];
+			const char *type = s->run->jobs[e->job].broadened || !s->t->jobs[e->job].gpu_type
+				? "" : s->t->jobs[e->job].gpu_type;
+			size_t k;
+			if (!r->gpus || (parts && !(r->parts & parts)))
+				continue;
+			for (k = 0; k < nahead && g_ascii_strcasecmp(ps->ahead[k].type, type); k++)
+				;
+			if (k == nahead) {
+				if (nahead == G_N_ELEMENTS(ps->ahead))
+					continue;
+				ps->ahead[nahead++] = (nodeox_demand_t){ type, 0 };
+			}
+			ps->ahead[k].gpus += r->gpus;
+		}
+	}
+	*cl = (nodeox_cluster_t){ .nodes = s->pol_nodes, .nnodes = (size_t)c->nnodes,
+				  .running = ps->running, .nrunning = nr,
+				  .ahead = ps->ahead, .nahead = nahead, .scratch = ps->scratch };
 }
 
 /* The smallest MaxTime (minutes) of the job's partitions; 0 when none has one. */
@@ -262,6 +331,111 @@ void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why)
 		s->run->never++;
 }
 
+/* A partition's setting, else the cluster's (job_mgr.c: part_ptr's
+ * def_mem_per_cpu / max_mem_per_cpu when set, else slurm_conf's; for the
+ * GPU ones, job_test.c _set_gpu_defaults). */
+#define SCHED_DEF(pd, cd, f) ((pd)->f ? (pd)->f : (cd)->f)
+
+/* The CPUs and memory of request r (r->nodes and r->gpus set) as slurmctld
+ * fills what the job's sbatch line leaves out (doc/traces.md, "Defaults"):
+ *  - tasks: one per node with -N (sbatch's opt.ntasks = min_nodes), else
+ *    one; CPUs per task: the trace's cpus over the tasks (-c), else 1;
+ *  - the CPU count of the job-size priority factor: tasks x CPUs per task,
+ *    sbatch's job_desc->min_cpus (slurm_opt.c), which
+ *    priority_multifactor.c counts while the job pends (total_cpus is 0, or
+ *    the will-run guess MAX(min_cpus, min_nodes)): --cpus-per-gpu does not
+ *    enter it;
+ *  - CPUs allocated per node: the tasks' CPUs, or --cpus-per-gpu (else, with
+ *    no -c, DefCpuPerGPU) times its GPUs there, whichever is more; a job
+ *    without -N whose GPUs spread takes at least one CPU on each node;
+ *  - memory, where SelectTypeParameters counts it: mem (--mem), else
+ *    --mem-per-gpu or DefMemPerGPU times the GPUs on a node (cons_common
+ *    job_test.c: GRES memory when the job set none), else DefMemPerCPU times
+ *    its CPUs there or DefMemPerNode (job_mgr.c _validate_job_desc);
+ *    MaxMemPerNode refuses a larger --mem, MaxMemPerCPU raises the CPUs per
+ *    node to fit it (_valid_pn_min_mem).
+ * Returns NULL, or why Slurm refuses the job. */
+static const char *sched_request_resources(const sim_cluster_t *c, const sim_job_t *job,
+					   const sim_job_defaults_t *pd, req_t *r)
+{
+	const sim_job_defaults_t *cd = &c->defs;
+	const uint32_t gpus = r->gpus, tasks = r->nodes ? r->nodes : 1;
+	const uint32_t cpt = job->cpus ? (job->cpus + tasks - 1) / tasks : 1;
+	const uint32_t cpg = job->cpus_per_gpu ? job->cpus_per_gpu
+		: gpus && !job->cpus ? SCHED_DEF(pd, cd, def_cpu_per_gpu) : 0;
+	r->size_cpus = tasks * cpt;
+	if (r->nodes) {
+		r->gpus_per_node = gpus / r->nodes;
+		r->cpus_per_node = MAX(cpt, cpg * r->gpus_per_node);
+	} else {
+		/* one task of -c CPUs spread with its GPUs, as before; 0: one
+		 * CPU on each node used */
+		r->cpus_per_gpu = job->cpus ? (job->cpus + gpus - 1) / gpus : cpg;
+	}
+	if (!c->mem_counted)
+		return NULL;
+	bool per_cpu = pd->def_mem ? pd->def_mem_per_cpu : cd->def_mem_per_cpu;
+	uint64_t def = SCHED_DEF(pd, cd, def_mem);
+	uint64_t mpg = job->mem_per_gpu_mb ? job->mem_per_gpu_mb : SCHED_DEF(pd, cd, def_mem_per_gpu);
+	if (job->mem_mb) {
+		if (r->nodes)
+			r->mem_per_node = (job->mem_mb + r->nodes - 1) / r->nodes;
+		else
+			r->mem_per_gpu = (job->mem_mb + gpus - 1) / gpus;
+	} else if (gpus && mpg) {
+		if (r->nodes)
+			r->mem_per_node = mpg * r->gpus_per_node;
+		else
+			r->mem_per_gpu = mpg;
+	} else if (def && per_cpu) {
+		if (r->nodes)
+			r->mem_per_node = def * r->cpus_per_node;
+		else if (r->cpus_per_gpu)
+			r->mem_per_gpu = def * r->cpus_per_gpu;
+		else
+			r->spread_mem_node = def;
+	} else if (def) {
+		if (r->nodes)
+			r->mem_per_node = def;
+		else
+			r->spread_mem_node = def;
+	}
+	uint64_t max = SCHED_DEF(pd, cd, max_mem);
+	bool max_per_cpu = pd->max_mem ? pd->max_mem_per_cpu : cd->max_mem_per_cpu;
+	if (max && job->mem_mb && r->nodes) {
+		if (!max_per_cpu && r->mem_per_node > max)
+			return "memory per node above MaxMemPerNode (Slurm refuses it: Memory "
+			       "required by task is not available)";
+		if (max_per_cpu && r->mem_per_node > max * r->cpus_per_node)
+			r->cpus_per_node = (uint32_t)((r->mem_per_node + max - 1) / max);
+	}
+	return NULL;
+}
+
+/* Job j's --prefer record (sched_prefer.c): its request with the prefer
+ * features as constraint. slurmctld tests a new job with them
+ * (job_allocate: set_job_features_use) and refuses one they can never
+ * serve (ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE, 22.05 and 24.11 without
+ * SchedulerParameters=ignore_prefer_validation, not modelled). Returns 0,
+ * or -1 when rejected. */
+static int sched_submit_prefer(sched_t *s, uint32_t j, int type, bool gpus, const char *prefer)
+{
+	const char *why = NULL;
+	const elig_t *pe = sched_elig(s, type, gpus, s->req[j].parts, prefer, &why);
+	if (!why) {
+		sched_prefer_set(s, j, pe);
+		if (sched_capacity_ok(s, &s->preq[j]))
+			return 0;
+		why = "more resources than the nodes with its --prefer features have";
+		s->preq[j].elig = NULL;
+	}
+	char msg[NODEOX_STR_MAX + NODEOX_ERR_MAX + 128];
+	snprintf(msg, sizeof(msg), "--prefer=%s: %s (Slurm refuses it: Requested node "
+		 "configuration is not available)", prefer, why);
+	sched_reject(s, j, SIM_JOB_REJECTED, msg);
+	return -1;
+}
+
 void sched_submit(sched_t *s, uint32_t j)
 {
 	const sim_cluster_t *c = s->c;
@@ -285,10 +459,16 @@ void sched_submit(sched_t *s, uint32_t j)
 		nodeox_decision_t d;
 		const char *comment = job->comment && strstr(job->comment, "nodeox:flex")
 			? job->comment : "nodeox:flex";
+		nodeox_cluster_t state;
+		const nodeox_cluster_t *view = &s->pol_view;
 		sched_policy_job(s->c, job, comment, tres, sizeof(tres), &pj);
-		nodeox_policy_decide(s->o->policy, &pj, &s->pol_view, &d);
+		if (s->o->policy->broaden == NODEOX_BROADEN_WHEN_FASTER) {
+			sched_policy_state(s, j, &state);
+			view = &state;
+		}
+		nodeox_policy_decide(s->o->policy, &pj, view, &d);
 		if (s->o->on_decide) {
-			nodeox_cluster_t all = { s->pol_nodes, (size_t)c->nnodes };
+			nodeox_cluster_t all = { .nodes = s->pol_nodes, .nnodes = (size_t)c->nnodes };
 			s->o->on_decide(s->o->decide_arg, j, &pj, &all, &d);
 		}
 		if (d.action == NODEOX_REJECT) {
@@ -325,6 +505,7 @@ void sched_submit(sched_t *s, uint32_t j)
 	}
 
 	uint64_t parts = 0;
+	int first_part = c->default_part;   /* whose defaults the job gets */
 	if (job->partition) {
 		gchar **names = g_strsplit(job->partition, ",", -1);
 		for (gchar **p = names; *p; p++) {
@@ -336,6 +517,8 @@ void sched_submit(sched_t *s, uint32_t j)
 				sched_reject(s, j, SIM_JOB_REJECTED, why);
 				return;
 			}
+			if (!parts)
+				first_part = pi;
 			parts |= 1ull << pi;
 		}
 		g_strfreev(names);
@@ -357,7 +540,7 @@ void sched_submit(sched_t *s, uint32_t j)
 	}
 	r->req_type = job->gpu_type ? cluster_find_type(c, job->gpu_type) : -1;
 	const char *why = NULL;
-	r->elig = sched_elig(s, type, gpus > 0, parts, features, prefer, &why);
+	r->elig = sched_elig(s, type, gpus > 0, parts, features, &why);
 	if (why) {
 		sched_reject(s, j, SIM_JOB_REJECTED, why);
 		return;
@@ -365,14 +548,10 @@ void sched_submit(sched_t *s, uint32_t j)
 	r->gpus = gpus;
 	r->parts = parts;
 	r->nodes = gpus == 0 && nodes == 0 ? 1 : nodes;
-	uint32_t cpus = job->cpus ? job->cpus : (gpus ? gpus : 1);
-	if (r->nodes) {
-		r->gpus_per_node = gpus / r->nodes;
-		r->cpus_per_node = (cpus + r->nodes - 1) / r->nodes;
-		r->mem_per_node = (job->mem_mb + r->nodes - 1) / r->nodes;
-	} else {
-		r->cpus_per_gpu = (cpus + gpus - 1) / gpus;
-		r->mem_per_gpu = (job->mem_mb + gpus - 1) / gpus;
+	const char *mem_why = sched_request_resources(c, job, &c->parts[first_part].defs, r);
+	if (mem_why) {
+		sched_reject(s, j, SIM_JOB_REJECTED, mem_why);
+		return;
 	}
 	if (limit == SIM_TIME_NONE) {
 		limit = sched_part_default_time(s, parts);
@@ -412,6 +591,8 @@ void sched_submit(sched_t *s, uint32_t j)
 		sched_reject(s, j, SIM_JOB_REJECTED, "more resources than the eligible nodes have");
 		return;
 	}
+	if (prefer && sched_submit_prefer(s, j, type, gpus > 0, prefer) < 0)
+		return;
 	bool any_up = false;
 	for (int p = 0; p < c->nparts; p++)
 		any_up = any_up || ((parts >> p & 1) && c->parts[p].up);

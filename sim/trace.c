@@ -16,18 +16,19 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/util.h"
 #include "sim/slurm_time.h"
 #include "sim/trace.h"
 
 enum {
 	COL_SUBMIT, COL_GPUS, COL_RUN_TIME, COL_JOB_ID, COL_USER, COL_ACCOUNT, COL_PARTITION,
 	COL_GPU_TYPE, COL_NODES, COL_TIME_LIMIT, COL_COMMENT, COL_FLEX, COL_CLASS, COL_CPUS,
-	COL_MEM, COL_CONSTRAINT, COL_ROUNDS, COL_N
+	COL_MEM, COL_CONSTRAINT, COL_ROUNDS, COL_CPUS_PER_GPU, COL_MEM_PER_GPU, COL_N
 };
 static const char *const trace_col_names[COL_N] = {
 	"submit", "gpus", "run_time", "job_id", "user", "account", "partition",
 	"gpu_type", "nodes", "time_limit", "comment", "flex", "class", "cpus",
-	"mem", "constraint", "rounds",
+	"mem", "constraint", "rounds", "cpus_per_gpu", "mem_per_gpu",
 };
 #define TRACE_MAX_FIELDS 256
 
@@ -337,10 +338,31 @@ static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_tra
 			return trace_fail(r, COL_CPUS, "'%s' is not a CPU count", s);
 		job->cpus = (uint32_t)v;
 	}
+	if ((s = trace_field(r, COL_CPUS_PER_GPU))) {
+		if (trace_parse_uint(s, 1u << 16, &v) < 0 || v == 0)
+			return trace_fail(r, COL_CPUS_PER_GPU, "'%s' is not a CPU count of at least 1", s);
+		job->cpus_per_gpu = (uint32_t)v;
+	}
 	if ((s = trace_field(r, COL_MEM))) {
 		if (nodeox_util_parse_size_mb(s, &job->mem_mb) < 0)
 			return trace_fail(r, COL_MEM, "'%s' is not a size (e.g. 64G, 4096M)", s);
 	}
+	if ((s = trace_field(r, COL_MEM_PER_GPU))) {
+		if (nodeox_util_parse_size_mb(s, &job->mem_per_gpu_mb) < 0 || job->mem_per_gpu_mb == 0)
+			return trace_fail(r, COL_MEM_PER_GPU, "'%s' is not a size of at least 1M "
+					  "(e.g. 40G, 4096M)", s);
+	}
+	/* sbatch refuses --mem with --mem-per-gpu ("mutually exclusive") */
+	if (job->mem_mb && job->mem_per_gpu_mb)
+		return trace_fail(r, COL_MEM_PER_GPU, "given with mem: sbatch takes one of --mem "
+				  "and --mem-per-gpu");
+	if ((job->cpus_per_gpu || job->mem_per_gpu_mb) && job->gpus == 0)
+		return trace_fail(r, job->cpus_per_gpu ? COL_CPUS_PER_GPU : COL_MEM_PER_GPU,
+				  "given for a job with 0 GPUs");
+	if (job->gpus && !job->cpus && !job->cpus_per_gpu)
+		job->cpus_per_gpu = o->cpus_per_gpu;
+	if (job->gpus && !job->mem_mb && !job->mem_per_gpu_mb)
+		job->mem_per_gpu_mb = o->mem_per_gpu_mb;
 	if ((s = trace_field(r, COL_TIME_LIMIT))) {
 		if (trace_parse_duration(s, &job->time_limit) < 0)
 			return trace_fail(r, COL_TIME_LIMIT, "'%s' is not seconds or "

@@ -12,7 +12,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 
 #define SIM_TIME_NONE INT64_MAX     /* no time limit given / unlimited */
 
@@ -23,9 +23,12 @@ typedef struct {
 	int64_t run_time;         /* seconds on the requested GPU type */
 	int64_t time_limit;       /* seconds, or SIM_TIME_NONE */
 	uint64_t mem_mb;          /* total memory, 0 = not given */
+	uint64_t mem_per_gpu_mb;  /* sbatch --mem-per-gpu, 0 = not given */
 	uint32_t gpus;            /* total GPUs */
 	uint32_t nodes;           /* 0 = not given (GPUs may spread over nodes) */
-	uint32_t cpus;            /* total CPUs, 0 = not given (1 per GPU assumed) */
+	uint32_t cpus;            /* total CPUs asked (tasks x --cpus-per-task), 0 = not
+				   * given: 1 per task (sched_request.c) */
+	uint32_t cpus_per_gpu;    /* sbatch --cpus-per-gpu, 0 = not given */
 	bool tagged;              /* nodeox:flex in comment, or flex=1 */
 	bool rounds;              /* uses the heterogeneous-rounds runtime */
 	const char *user, *account, *partition;   /* NULL = not given */
@@ -48,6 +51,11 @@ typedef struct {
 	bool skip_bad;            /* count and report bad rows instead of failing */
 	const nodeox_conf_t *conf;/* for the tag parser; NULL: tag found by its prefix only */
 	FILE *warn;               /* where skipped rows are reported (NULL: nowhere) */
+	/* nodeox-sim --cpus-per-gpu / --mem-per-gpu: what a row that gives
+	 * neither cpus nor cpus_per_gpu (mem nor mem_per_gpu) is taken to
+	 * have asked; 0: nothing (Slurm's defaults apply) */
+	uint32_t cpus_per_gpu;
+	uint64_t mem_per_gpu_mb;
 } sim_trace_opts_t;
 
 /* Read a CSV trace. Returns 0, or -1 with "FILE:LINE: column C: what" in err. */

@@ -24,7 +24,7 @@ bool *whatif_flex_fraction(const sim_trace_t *t, const sim_cluster_t *c,
 	nodeox_node_t *nodes = sched_policy_nodes(c);
 	for (int i = 0; i < c->nnodes; i++)
 		nodes[i].gpus_idle = 0;
-	nodeox_cluster_t view = { nodes, (size_t)c->nnodes };
+	nodeox_cluster_t view = { .nodes = nodes, .nnodes = (size_t)c->nnodes };
 	GHashTable *cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
 	gsl_rng_set(rng, seed);

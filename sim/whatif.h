@@ -7,7 +7,7 @@
 
 #include <stdbool.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "sim/cluster.h"
 #include "sim/trace.h"
 

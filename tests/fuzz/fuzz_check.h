@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 
 static inline void fuzz_check_line(const char *s, size_t cap)
 {

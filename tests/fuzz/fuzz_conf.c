@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "tests/fuzz/fuzz_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -8,19 +8,27 @@
  * tres_per_task, tres_per_socket, features, prefer, partition (missing ones
  * are NULL). Nodes are drawn from a pool of features, partitions and GPU
  * types by the knob bytes, so the cluster changes with the input too.
+ * Knob 14 bit 0 picks a Broaden=when-faster conf, and knobs 14-15 seed the
+ * state it reads: up to 31 running holdings (node indexes one past the
+ * cluster included, ends from overdue to far off, sorted), up to 3 demand
+ * entries (typed, untyped, unknown types, counts up to UINT64_MAX), no
+ * scratch (bit 2) or a cut state (bit 1).
  *
  * Besides fuzz_check.h's invariants, every result must keep the policy's
  * promises: an untagged job (or Mode=off) is PASS; a REWRITE's GPU strings
  * name no type, its constraint has no node count and ends with the eligible
  * types, every eligible type is the requested one or a group mate of it, the
- * time limit never shrinks and never passes max(asked, cap).
+ * time limit never shrinks and never passes max(asked, cap); with
+ * Broaden=when-faster, an estimate's fields are consistent (a finish exactly
+ * when its start is known, factor >= 1) and a "kept:" KEEP or an estimated
+ * REWRITE agrees with the estimate's verdict.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "tests/fuzz/fuzz_check.h"
 
 /* A broken promise: say which (and the decision), then abort for the fuzzer. */
@@ -43,6 +51,10 @@ static const char *const fuzz_decide_confs[4] = {
 	"Partitions=gpu,short\nDenyUsers=mallory\n",
 	"Mode=off\nGpuType=a100\nGpuType=l40s\nGroup=g Types=a100,l40s\n",
 };
+static const char fuzz_decide_faster[] =
+	"Broaden=when-faster\nWhenFasterMargin=0.2\nGpuType=a100 Memory=80G Speed=1\n"
+	"GpuType=l40s Memory=48G Speed=0.6\nGpuType=h100 Memory=80G Speed=2\n"
+	"Group=train Types=a100,l40s,h100\n";
 
 /* Which types share a group with which (conf indexes), per conf variant. */
 static bool fuzz_decide_mates(const nodeox_conf_t *conf, int a, int b)
@@ -111,12 +123,17 @@ static bool fuzz_decide_typed(const char *s)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static nodeox_conf_t *confs[4];
+	static nodeox_conf_t *confs[4], *faster;
+	static const char *const dtypes[] = { "a100", "", "l40s", "zz", "H100", "l40s" };
+	nodeox_running_t run[31];
+	nodeox_demand_t ahead[3];
+	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(8)], lcg;
+	int64_t end = -100;
 	static const char *const feats[] = { "a100,ib", "gpu_l40s", "l40s", "h100,ib", "v100", "" };
 	static const char *const parts[] = { "gpu", "short", "gpu,short", "old" };
 	static const char *const types[] = { "a100", "l40s", "l40s", "h100", "v100", "" };
 	nodeox_node_t nodes[8];
-	nodeox_cluster_t cl = { nodes, 0 };
+	nodeox_cluster_t cl = { .nodes = nodes };
 	nodeox_decision_t d;
 	nodeox_job_t job = { 0 };
 	const char *fields[8] = { NULL };
@@ -131,8 +148,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!confs[i] && nodeox_conf_parse_string(fuzz_decide_confs[i], "fuzz", &confs[i],
 							  err, sizeof(err)))
 			abort();
+	if (!faster && nodeox_conf_parse_string(fuzz_decide_faster, "fuzz", &faster, err,
+						sizeof(err)))
+		abort();
 	memcpy(k, data, nk);
-	conf = confs[k[0] & 3];
+	conf = k[14] & 1 ? faster : confs[k[0] & 3];
 	buf = malloc(size - nk + 1);
 	memcpy(buf, data + nk, size - nk);
 	buf[size - nk] = '\0';
@@ -163,6 +183,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		nodes[i] = (nodeox_node_t){ "n", feats[b % 6], parts[(b >> 3) & 3], types[b % 6],
 					    4, (uint32_t)((b >> 5) & 7), (b & 0x80) == 0 };
 	}
+	lcg = (uint32_t)k[14] << 8 | k[15];
+	for (i = 0; i < (size_t)(k[15] & 31); i++) {
+		lcg = lcg * 1103515245u + 12345u;
+		end += (int64_t)((lcg >> 8) % 4000);
+		run[i] = (nodeox_running_t){ (uint32_t)((lcg >> 4) % (cl.nnodes + 1)),
+					     (lcg >> 16) % 6, end };
+	}
+	cl.running = run;
+	cl.nrunning = k[15] & 31;
+	for (i = 0; i < (size_t)((k[14] >> 3) & 3); i++) {
+		lcg = lcg * 1103515245u + 12345u;
+		ahead[i] = (nodeox_demand_t){ dtypes[(lcg >> 8) % 6],
+					      (lcg & 0x100) ? UINT64_MAX - 3 : (lcg >> 12) % 20 };
+	}
+	cl.ahead = ahead;
+	cl.nahead = (k[14] >> 3) & 3;
+	cl.scratch = k[14] & 4 ? NULL : scratch;
+	cl.state_cut = (k[14] & 2) != 0;
 	nodeox_policy_decide(conf, &job, k[0] & 8 ? NULL : &cl, &d);
 	fuzz_check_decision(&d);
 	fuzz_check_line(d.reason, sizeof(d.reason));
@@ -171,6 +209,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	     nodeox_tag_parse(job.comment, conf, &tag, err, sizeof(err)) == 0) &&
 	    d.action != NODEOX_PASS)
 		FUZZ_DECIDE_FAIL("untagged or Mode=off, yet not PASS", &d);
+	if (d.estimate.made) {
+		const nodeox_estimate_t *e = &d.estimate;
+
+		if ((e->kept_start < 0) != (e->kept_finish < 0) ||
+		    (e->broad_start < 0) != (e->broad_finish < 0) || e->broad_factor < 1.0 ||
+		    (e->kept_start >= 0 && e->kept_finish < e->kept_start) ||
+		    (e->broad_start >= 0 && e->broad_finish < e->broad_start))
+			FUZZ_DECIDE_FAIL("an inconsistent estimate", &d);
+		if ((d.action == NODEOX_KEEP && !strncmp(d.reason, "kept:", 5) && e->broaden) ||
+		    (d.action == NODEOX_REWRITE && !e->broaden))
+			FUZZ_DECIDE_FAIL("the decision disagrees with the estimate", &d);
+	}
 	if (d.action == NODEOX_REWRITE) {
 		const char *tres[4] = { d.tres_per_job, d.tres_per_node, d.tres_per_task,
 					d.tres_per_socket };

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "tests/fuzz/fuzz_check.h"
 
 static const char *fuzz_tag_conf =

@@ -1,6 +1,6 @@
 /*
  * fuzz_tres.c: libFuzzer target for the reader of GPU entries in TRES and
- * GRES strings (plugin/policy_tres.c). The input, cut at the first NUL, is
+ * GRES strings (policy/policy_tres.c). The input, cut at the first NUL, is
  * read as job TRES and as node GRES. Each stored entry must lie inside the
  * string with its type and count inside the entry; a well-formed entry's
  * count is at most NODEOX_TRES_COUNT_MAX and reads back from its text; and
@@ -11,8 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plugin/policy.h"
-#include "plugin/policy_tres.h"
+#include "policy/policy.h"
 
 #define FUZZ_TRES_MAX 16
 

@@ -7,13 +7,16 @@
 # slurmctld is stopped and the test fails on any valgrind error, or any leak
 # ("definitely lost"), whose stack passes through the plugin or the policy
 # library. Slurm's own reports are counted and printed, not judged.
-# Bounded: NODEOX_VG_JOBS submissions (default 300). Not part of make check
+# Bounded: NODEOX_VG_JOBS submissions (default 300). NODEOX_VG_BROADEN (default
+# always) is the policy's Broaden=, e.g. when-faster, whose estimate reads
+# slurmctld's job list on every tagged submission. Not part of make check
 # (slurmctld under valgrind takes a few minutes).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib/cluster.sh"
 command -v valgrind >/dev/null 2>&1 || cluster_skip "valgrind not found (Debian package valgrind)"
 
 jobs=${NODEOX_VG_JOBS:-300}
+broaden=${NODEOX_VG_BROADEN:-always}
 cluster_init
 vglog=$CLUSTER_DIR/log/valgrind.log
 # The one leak through our code that is Slurm's (22.05 never frees a job
@@ -25,7 +28,7 @@ cluster_use_plugin
 cluster_default_topology features=ib
 cluster_add_partition gpu ALL Default=YES State=UP
 cluster_add_partition short ALL MaxTime=90 State=UP
-cluster_nodeox_conf_article PreferRequested=yes
+cluster_nodeox_conf_article PreferRequested=yes Broaden=$broaden
 cluster_start
 A=$CLUSTER_USER B=$CLUSTER_USER2
 
@@ -48,9 +51,9 @@ for ((i = 0; i < jobs; i++)); do
 		scontrol update jobid="$id" comment="nodeox:flex $(head -c 1100 /dev/zero | tr '\0' x)" >/dev/null 2>&1
 	fi
 	case $((i % 100)) in
-	40) cluster_nodeox_conf_article Mode=dryrun ;;
+	40) cluster_nodeox_conf_article Mode=dryrun Broaden=$broaden ;;
 	60) echo "Mode=bogus" | cluster_nodeox_conf ;;
-	80) cluster_nodeox_conf_article PreferRequested=yes ;;
+	80) cluster_nodeox_conf_article PreferRequested=yes Broaden=$broaden ;;
 	esac
 done
 echo "  $jobs submissions, ${#ids[@]} accepted, $((jobs / 4 * 3)) updates"

@@ -96,7 +96,7 @@ if [ "${1:-}" = --inside ]; then
 	sum_conf=$(sha256sum < "$root/etc/slurm/nodeox.conf")
 
 	debs=()
-	for p in nodeox-plugin nodeox-tools nodeox-runtime; do
+	for p in nodeox-plugin nodeox-tools nodeox-runtime python3-nodeox; do
 		f=$(ls "$debdir"/${p}_*.deb 2>/dev/null | tail -n 1)
 		[ -n "$f" ] || { echo "FAIL: no ${p}_*.deb in $debdir"; exit 1; }
 		debs+=("/srv/pkgtest/debs/${f##*/}")
@@ -114,7 +114,7 @@ if [ "${1:-}" = --inside ]; then
 	{ root_apt update -q &&
 		root_apt install -y -q --no-install-recommends "${debs[@]}" slurmd slurm-client; } ||
 		{ tail -n 30 "$run/apt.log"; echo "FAIL: apt-get install of the .debs (log: $run/apt.log)"; exit 1; }
-	say "installed: $(chroot "$root" dpkg-query -W -f='${Package}=${Version} ' 'nodeox-*' slurmctld slurmd munge)"
+	say "installed: $(chroot "$root" dpkg-query -W -f='${Package}=${Version} ' 'nodeox-*' python3-nodeox slurmctld slurmd munge)"
 	fail=0
 	[ "$(sha256sum < "$root/etc/slurm/nodeox.conf")" = "$sum_conf" ] ||
 		{ echo "FAIL: installing the packages changed the admin's nodeox.conf"; fail=1; }
@@ -132,9 +132,9 @@ if [ "${1:-}" = --inside ]; then
 
 	# 4. Purge: only the admin's nodeox.conf may remain.
 	say "purging the nodeox packages"
-	root_apt purge -y -q 'nodeox-*' ||
+	root_apt purge -y -q 'nodeox-*' python3-nodeox ||
 		{ tail -n 20 "$run/apt.log"; echo "FAIL: apt-get purge"; fail=1; }
-	left=$(chroot "$root" dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' 'nodeox-*' 2>/dev/null |
+	left=$(chroot "$root" dpkg-query -W -f='${Package} ${db:Status-Abbrev}\n' 'nodeox-*' python3-nodeox 2>/dev/null |
 		awk '$2 != "un"')
 	[ -z "$left" ] || { echo "FAIL: packages still known to dpkg after purge: $left"; fail=1; }
 	left=$(cd "$root" && find . -xdev -path ./srv/pkgtest -prune -o -path ./proc -prune -o \

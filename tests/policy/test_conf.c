@@ -1,5 +1,5 @@
 /*
- * test_conf.c: cmocka tests of the nodeox.conf parser (plugin/policy_conf.c)
+ * test_conf.c: cmocka tests of the nodeox.conf parser (policy/policy_conf.c)
  * and the size parser. Good input: tests/policy/conf/good.conf sets every
  * key. Bad input: each tests/policy/conf/bad-*.conf starts with a line
  * "# expect LINE: TEXT"; the parser must fail with "PATH:LINE: ..." where the
@@ -15,7 +15,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plugin/policy.h"
+#include "common/util.h"
+#include "policy/policy.h"
 
 static char conf_dir[1024];
 

@@ -1,5 +1,5 @@
 /*
- * test_decide.c: cmocka tests of nodeox_policy_decide (plugin/policy_decide.c)
+ * test_decide.c: cmocka tests of nodeox_policy_decide (policy/policy_decide.c)
  * on job_desc-like inputs: every GPU request form (22.05 "gres:gpu:T:N",
  * 23.11+ "gres/gpu:T:N" and "gres/gpu:T=N", bare "gpu:T:N"; per job, node,
  * task, socket), lists with other entries, the constraint and prefer built,
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 
 static const char *base_conf =
 	"GpuType=a100 Memory=80G Speed=1.0\n"
@@ -655,6 +655,119 @@ static void test_when_blocked(void **state)
 	assert_rewrite();
 }
 
+/*
+ * Broaden=when-faster on a cluster of two a100 nodes (a1, a2) and two l40s
+ * nodes (l1, l2), 4 GPUs each, all busy: the running jobs say when GPUs come
+ * back. A 60-minute a100 job scaled to l40s (speed 0.5) needs 120 minutes.
+ */
+static void test_when_faster(void **state)
+{
+	static const nodeox_node_t nodes[] = {
+		{ "a1", "a100", "gpu", "a100", 4, 0, true },
+		{ "a2", "a100", "gpu", "a100", 4, 0, true },
+		{ "l1", "gpu_l40s", "gpu", "l40s", 4, 0, true },
+		{ "l2", "gpu_l40s", "gpu", "l40s", 4, 0, true },
+	};
+	nodeox_running_t run[4];
+	nodeox_demand_t ahead[2];
+	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(4)];
+	nodeox_cluster_t cl = { nodes, 4, run, 4, NULL, 0, scratch, false };
+	nodeox_job_t job = { .comment = "nodeox:flex:types=a100+l40s", .partition = "gpu",
+			     .tres_per_node = "gres:gpu:a100:4", .time_limit = 60 };
+	nodeox_conf_t *c = conf_with("Broaden=when-faster\n");
+
+	(void)state;
+	/* a1 frees in 4 min, l1 in 1 min: kept finishes at 64, broadened at 121 */
+	run[0] = (nodeox_running_t){ 2, 4, 60 };
+	run[1] = (nodeox_running_t){ 0, 4, 240 };
+	run[2] = (nodeox_running_t){ 1, 4, 7200 };
+	run[3] = (nodeox_running_t){ 3, 4, 7200 };
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_keep("kept: a100 expected free in about 4 min, finishing there is sooner "
+		    "(in about 64 min; broadened to a100|l40s: in about 121 min;");
+	assert_true(d.estimate.made);
+	assert_int_equal(d.estimate.kept_start, 240);
+	assert_int_equal(d.estimate.kept_finish, 240 + 3600);
+	assert_int_equal(d.estimate.broad_start, 60);
+	assert_int_equal(d.estimate.broad_finish, 60 + 7200);
+	assert_int_equal(d.estimate.broad_slowest, 2);
+
+	/* the a100 nodes stay busy for 3 hours: broadened is sooner */
+	run[0] = (nodeox_running_t){ 2, 4, 60 };
+	run[1] = (nodeox_running_t){ 3, 4, 120 };
+	run[2] = (nodeox_running_t){ 0, 4, 10800 };
+	run[3] = (nodeox_running_t){ 1, 4, 10800 };
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_rewrite();
+	assert_string_equal(d.features, "a100|gpu_l40s");
+	if (!strstr(d.reason, "time limit 60 -> 120 min; broadened: a100 expected free in about "
+			       "180 min at the earliest, l40s free in about 1 min: finishing in about "
+			       "121 min (Broaden=when-faster)"))
+		fail_msg("reason: %s", d.reason);
+
+	/* pending jobs ahead want the l40s coming back: kept again */
+	ahead[0] = (nodeox_demand_t){ "l40s", 8 };
+	ahead[1] = (nodeox_demand_t){ "h100", 64 };  /* not on either side */
+	cl.ahead = ahead;
+	cl.nahead = 2;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_keep("kept: a100 expected free in about 180 min, finishing there is sooner");
+	assert_int_equal(d.estimate.broad_start, 10800);
+	/* an untyped one ahead takes the first GPUs of either side */
+	ahead[0] = (nodeox_demand_t){ "", 4 };
+	cl.nahead = 1;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_rewrite();
+	assert_int_equal(d.estimate.broad_start, 120);
+
+	/* a broadened finish only a little sooner stays below the margin */
+	cl.nahead = 0;
+	run[2] = (nodeox_running_t){ 0, 4, 4200 };  /* kept: 4200+3600, broadened 60+7200 */
+	run[3] = (nodeox_running_t){ 1, 4, 10800 };
+	run[0] = (nodeox_running_t){ 2, 4, 60 };
+	run[1] = (nodeox_running_t){ 3, 4, 120 };
+	nodeox_conf_free(c);
+	c = conf_with("Broaden=when-faster\nWhenFasterMargin=0.2\n");
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_keep("less than WhenFasterMargin=0.2 sooner");
+	nodeox_conf_free(c);
+	c = conf_with("Broaden=when-faster\nWhenFasterMargin=0\n");
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_rewrite();
+
+	/* free now on the requested type: kept, whatever the others do */
+	run[0] = (nodeox_running_t){ 2, 4, 60 };
+	cl.nrunning = 1;
+	nodeox_node_t idle[4];
+	memcpy(idle, nodes, sizeof(idle));
+	idle[0].gpus_idle = 4;
+	cl.nodes = idle;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_keep("kept: a100 expected free now");
+
+	/* without state (no scratch), or cut at the feeder's cap: as when-blocked */
+	cl.scratch = NULL;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_keep("a100 can serve the job now (Broaden=when-faster, as when-blocked: no "
+		    "cluster state");
+	cl.scratch = scratch;
+	cl.state_cut = true;
+	cl.nodes = nodes;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_rewrite();
+	assert_false(d.estimate.made);
+	cl.state_cut = false;
+	/* no time limit and no cap: as when-blocked */
+	job.time_limit = NODEOX_TIME_NONE;
+	cl.nodes = idle;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_keep("the job has no time limit");
+	/* no cluster at all: as always */
+	nodeox_policy_decide(c, &job, NULL, &d);
+	assert_rewrite();
+	nodeox_conf_free(c);
+}
+
 static void test_action_names(void **state)
 {
 	(void)state;
@@ -685,6 +798,7 @@ int main(void)
 		cmocka_unit_test(test_admin_comment_hostile),
 		cmocka_unit_test(test_feature_filtering),
 		cmocka_unit_test(test_when_blocked),
+		cmocka_unit_test(test_when_faster),
 		cmocka_unit_test(test_action_names),
 	};
 

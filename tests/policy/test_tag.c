@@ -1,5 +1,5 @@
 /*
- * test_tag.c: cmocka tests of the comment tag parser (plugin/policy_tag.c):
+ * test_tag.c: cmocka tests of the comment tag parser (policy/policy_tag.c):
  * where a tag is recognised, each option, and that every malformed tag is
  * rejected with a one-line, printable reason naming the bad part.
  */
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 
 static const char *conf_text =
 	"GpuType=a100 Memory=80G Speed=1\n"

@@ -1,6 +1,6 @@
 /*
  * test_tres.c: the one reader of GPU entries in TRES and GRES strings
- * (plugin/policy_tres.c) that the plugin, nodeox-sim, `nodeox why` and
+ * (policy/policy_tres.c) that the plugin, nodeox-sim, `nodeox why` and
  * nodeox-sacct-import share. Cases worked by hand from Slurm 22.05's
  * _get_next_gres (src/common/gres.c) and suffix_mult: every spelling of a job
  * entry, node GRES with "(S:..)", "(IDX:..)" and "(null)", counts with
@@ -14,8 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plugin/policy.h"
-#include "plugin/policy_tres.h"
+#include "policy/policy.h"
 
 /* One entry as "form type count problem", for compact expectations. */
 static const char *show(const char *s, const nodeox_tres_gpu_t *e)

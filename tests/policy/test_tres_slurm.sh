@@ -1,5 +1,5 @@
 #!/bin/bash
-# test_tres_slurm.sh: the policy library's TRES/GRES reader (plugin/
+# test_tres_slurm.sh: the policy library's TRES/GRES reader (policy/
 # policy_tres.c, shared by the plugin, nodeox-sim, `nodeox why` and the sacct
 # importer) against a real Slurm 22.05 (tests/integration/lib/cluster.sh).
 # - Job TRES: for each --gres value, Slurm refuses it as "Invalid generic

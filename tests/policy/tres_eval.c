@@ -1,5 +1,5 @@
 /*
- * tres_eval.c: what the policy library's TRES reader (plugin/policy_tres.c)
+ * tres_eval.c: what the policy library's TRES reader (policy/policy_tres.c)
  * makes of one string: "ok TYPE COUNT" per GPU entry ("-" for no type), or
  * "invalid: WHAT" for the first malformed one. For test_tres_slurm.sh, which
  * asks a real slurmctld the same question.
@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plugin/policy_tres.h"
+#include "policy/policy.h"
 
 int main(int argc, char **argv)
 {

@@ -15,6 +15,9 @@
 #                       killed (rank 1, round 5; checkpoints every 2 rounds)
 #                       and resumed: exits 1 unless latest was round 4, the
 #                       resume says so, and each KEY of --json is the same
+#   rt_check_lost FILE RC hang|kill   after a run with a hung or killed rank:
+#                       exits 1 unless it ended non-zero before $RT_TIMEOUT
+#                       and, for a hang, by the watchdog (message, exit 4)
 #   RT_DILOCO           the rounds settings of the C API's defaults (DiLoCo's
 #                       outer optimizer, no synchronous warm-up, momentum
 #                       kept), which the MLP's own recipe replaces: for the
@@ -93,4 +96,14 @@ rt_bench_row() {
         if (s == "null" || t == "null" || s == "" || t == "") print "-"; else printf "%.2fx", s / t }')
     printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$rb_label" "$rb_crit" "$rb_t" \
         "$(rt_json "$rb_json" "$rb_metric")" "$rb_spw" "$rb_mb" "$rb_speedup"
+}
+
+rt_check_lost() {
+    cl_out=$1; cl_rc=$2
+    cat "$cl_out"
+    [ "$cl_rc" -ne 0 ] || { echo "FAIL: exited 0 with a $3 rank"; exit 1; }
+    [ "$cl_rc" -ne 124 ] || { echo "FAIL: still running after $RT_TIMEOUT s with a $3 rank"; exit 1; }
+    [ "$3" = hang ] || return 0
+    grep -q "all-gather at .* past the deadline" "$cl_out" || { echo "FAIL: no watchdog message"; exit 1; }
+    grep -q "exiting with code 4" "$cl_out" || { echo "FAIL: watchdog exit code"; exit 1; }
 }

@@ -15,15 +15,7 @@ RT_DATA="${FASHION_MNIST_DIR:-/usr/share/datasets/fashion-mnist}"
 [ -x "$RT_RUN" ] || { echo "SKIP: $RT_RUN not built"; exit 77; }
 [ -f "$RT_DATA/train-images-idx3-ubyte.gz" ] ||
 	{ echo "SKIP: no Fashion-MNIST in $RT_DATA (Debian package dataset-fashion-mnist)"; exit 77; }
-. "$top_srcdir/tests/integration/lib/cluster.sh"
-cluster_init
-[ -f "$CLUSTER_SLURM_PLUGINDIR/mpi_pmix.so" ] ||
-	cluster_skip "Slurm's mpi/pmix plugin is not installed ($CLUSTER_SLURM_PLUGINDIR/mpi_pmix.so)"
-# PMIx's per-step client directory inside the run directory, not /tmp, so a
-# leftover from another run (job ids restart at 1) cannot collide with ours
-mkdir -p "$CLUSTER_DIR/pmix"
-echo "PMIxCliTmpDirBase=$CLUSTER_DIR/pmix" > "$CLUSTER_DIR/mpi.conf"
-cluster_start
+. "$top_srcdir/tests/runtime/srun-env.sh"
 
 work=$CLUSTER_DIR/rt
 mkdir -p "$work"

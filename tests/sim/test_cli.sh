@@ -4,8 +4,10 @@
 # counts, --mode baseline needs no nodeox.conf, --json has every key; --price:
 # bad prices exit 1 naming the option and the item, cost by hand on the
 # article's trace and as the sum over jobs of GPU-hours x price on the small
-# one, no cost anywhere without --price; a cluster in Slurm 24.11's style
-# (tests/sim/data/slurm2411) is read with notes, not errors.
+# one, no cost anywhere without --price (each of one run: --replicas 1;
+# tests/sim/test_replicas.sh has the replicas' table and JSON); a cluster in Slurm 24.11's style
+# (tests/sim/data/slurm2411) is read with notes, not errors; a missing trace
+# is reported as such.
 set -eu
 sim="$top_builddir/sim/nodeox-sim"
 data="$top_srcdir/tests/sim/data/small"
@@ -28,7 +30,12 @@ expect 2 "mode=bogus: expected compare, baseline or nodeox" --mode bogus "$data/
 expect 2 "flex-fraction must be between 0 and 1" --flex-fraction 1.5 "$data/trace.csv"
 expect 2 "round-sync" --round-sync 1 "$data/trace.csv"
 expect 1 "$out/none/slurm.conf" --cluster "$out/none" "$data/trace.csv"
+# a missing trace is named, not the default cluster's slurm.conf it never needed
+expect 1 "nodeox-sim: $out/MISSING.csv: No such file or directory" "$out/MISSING.csv"
+if grep -q slurm.conf "$out/stderr"; then fail "missing trace reported as: $(cat "$out/stderr")"; fi
 expect 1 "bf-window must be at least 1" --cluster "$data" --bf-window 0 "$data/trace.csv"
+expect 2 "cpus-per-gpu must be 1 to 65536" --cluster "$data" --cpus-per-gpu 0 "$data/trace.csv"
+expect 2 "mem-per-gpu=lots: expected a size" --cluster "$data" --mem-per-gpu lots "$data/trace.csv"
 
 printf 'submit,gpus,run_time,gpu_type\n0,1,60,a100\n5,many,60,a100\n9,2,zz,v100\n12,1,60,v100\n' \
 	> "$out/bad.csv"
@@ -43,7 +50,7 @@ expect 1 "nopolicy/nodeox.conf" --cluster "$out/nopolicy" "$data/trace.csv"
 grep -q '"baseline"' "$out/b.json" || fail "baseline JSON lacks baseline"
 if grep -q '"nodeox"' "$out/b.json"; then fail "baseline JSON has a nodeox run"; fi
 
-"$sim" --cluster "$data" -q --json "$out/r.json" "$data/trace.csv" > "$out/q.txt"
+"$sim" --replicas 1 --cluster "$data" -q --json "$out/r.json" "$data/trace.csv" > "$out/q.txt"
 [ ! -s "$out/q.txt" ] || fail "--quiet printed a table"
 for k in baseline nodeox all flex jobs wait_mean_s wait_p50_s wait_p95_s run_mean_s \
 	turnaround_mean_s turnaround_p50_s turnaround_p95_s gpu_hours utilization makespan_s; do
@@ -68,7 +75,7 @@ expect 1 "--price: no price for GPU type 'l40s'" --cluster "$data" --price a100=
 # At a100=3, l40s=1.2: baseline 22 + 4.8 = 26.8, nodeox 20 + 6.4 = 26.4; job 5
 # alone (flex) 2.0 on a100 against 1.6 on l40s.
 art="$top_srcdir/tests/sim/data/article"
-"$sim" --cluster "$art" --price a100=3,l40s=1.2 --json "$out/art.json" "$art/trace.csv" > "$out/art.txt"
+"$sim" --replicas 1 --cluster "$art" --price a100=3,l40s=1.2 --json "$out/art.json" "$art/trace.csv" > "$out/art.txt"
 got=$(grep -o '"cost": [0-9.]*, "cost_by_type": {[^}]*}' "$out/art.json" | tr '\n' ';')
 want='"cost": 26.800000, "cost_by_type": {"a100": 22.000000, "l40s": 4.800000};'
 want="$want"'"cost": 2.000000, "cost_by_type": {"a100": 2.000000, "l40s": 0.000000};'
@@ -80,7 +87,7 @@ grep -Eq '^  cost l40s +0\.00 +1\.60 ' "$out/art.txt" || fail "table lacks the f
 
 # The small trace (mixed-type jobs among them): cost in --json = the sum over
 # the --jobs rows of GPUs x run time / 3600 x price, for all and tagged jobs.
-"$sim" --cluster "$data" --price a100=2.9,v100=1.4 --price l40s=1.1 -q --json "$out/p.json" \
+"$sim" --replicas 1 --cluster "$data" --price a100=2.9,v100=1.4 --price l40s=1.1 -q --json "$out/p.json" \
 	--jobs "$out/p.csv" "$data/trace.csv"
 n=$(grep -o '"[a-z0-9_]*":' "$out/p.json" | wc -l)
 [ "$n" = 66 ] || fail "--json --price has $n keys, want 66 (46 + 2 runs x 2 x (cost + cost_by_type + 3 types))"
@@ -105,7 +112,7 @@ paste "$out/p.cost" "$out/p.sum" | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d 
 # each on stderr, not an error.
 d2411="$top_srcdir/tests/sim/data/slurm2411"
 expect 0 "note: .*slurm.conf:[0-9]*: RestrictedCoresPerGPU (new since Slurm 22.05) is not modelled; ignored" \
-	--cluster "$d2411" --mode baseline "$d2411/trace.csv"
+	--replicas 1 --cluster "$d2411" --mode baseline "$d2411/trace.csv"
 [ "$(grep -c "RestrictedCoresPerGPU" "$out/stderr")" = 1 ] || fail "24.11 cluster: a key noted more than once"
 grep -q "PowerDownOnIdle" "$out/stderr" || fail "24.11 cluster: partition key not noted"
 grep -q "7 nodes, 40 GPUs (h100 32, l40s 8)" "$out/stdout" ||

@@ -61,7 +61,7 @@ static void test_stats(void **state)
 	assert_true(s.turnaround_mean_s == 120);
 	assert_true(s.gpu_hours == 8);
 	assert_true(s.gpu_hours_type[1] == 2);
-	assert_int_equal(s.ended_later, -1);
+	assert_true(s.ended_later == -1);
 	report_stats(r, NULL, true, 2, &s);
 	assert_int_equal(s.jobs, 2);
 	assert_true(s.wait_mean_s == 20);
@@ -76,9 +76,9 @@ static void test_stats(void **state)
 	};
 	sim_run_t *base = make_run(b, tagged, 5);
 	report_stats(r, base, false, 2, &s);
-	assert_int_equal(s.ended_later, 2);
+	assert_true(s.ended_later == 2);
 	report_stats(r, base, true, 2, &s);
-	assert_int_equal(s.ended_later, 1);
+	assert_true(s.ended_later == 1);
 	sched_run_free(r);
 	sched_run_free(base);
 }

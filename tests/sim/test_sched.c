@@ -92,6 +92,15 @@ static sim_cluster_t *cluster_from(const char *conf)
 	return c;
 }
 
+/* A cluster from slurm.conf text in three pieces. */
+static sim_cluster_t *cluster_cat(const char *a, const char *b, const char *c3)
+{
+	char *text = g_strconcat(a, b, c3, NULL);
+	sim_cluster_t *c = cluster_from(text);
+	g_free(text);
+	return c;
+}
+
 /* Index of the job with this id. */
 static size_t job_at(const sim_trace_t *t, uint32_t id)
 {
@@ -145,6 +154,52 @@ static void test_article(void **state)
 	sched_run_free(nox);
 	trace_free(t);
 	nodeox_conf_free(conf);
+	cluster_free(c);
+}
+
+/* --prefer as slurmctld schedules it (sim/sched_prefer.c): with
+ * PreferRequested=yes the tagged job carries --prefer=a100 beside its
+ * a100|l40s constraint, and each pass tries it as if a100 were its
+ * constraint first. Alone in the queue with 2 a100 free, the main pass's
+ * prefer record does not fit, which fails the partition (the job's second
+ * record is not tried there), so it starts on l40s only at the next backfill
+ * pass (30 s), where the model that merely ordered the nodes started it at
+ * once (10 s). With 4 a100 free, the prefer record starts it on them at once. */
+static void test_prefer(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = article_cluster();
+	char *src = data_path("article/nodeox.conf"), *text = NULL, err[512];
+	assert_true(g_file_get_contents(src, &text, NULL, NULL));
+	char *p = g_build_filename(tmpdir, "prefer.conf", NULL);
+	char *all = g_strconcat(text, "PreferRequested=yes\n", NULL);
+	assert_true(g_file_set_contents(p, all, -1, NULL));
+	nodeox_conf_t *conf = NULL;
+	if (nodeox_conf_parse_file(p, &conf, err, sizeof(err)) < 0)
+		fail_msg("%s", err);
+	sim_trace_t *t = trace_from(ARTICLE_BUSY "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n", conf);
+	sim_run_t *nox = run_sched(c, t, conf, conf, NULL);
+	size_t j5 = job_at(t, 5);
+	assert_true(nox->jobs[j5].broadened);
+	assert_int_equal(nox->jobs[j5].start, 30);
+	assert_string_equal(nox->jobs[j5].types, "l40s:4");
+	assert_string_equal(nox->jobs[j5].nodes, "l2");
+	sched_run_free(nox);
+	trace_free(t);
+	/* a1 wholly free: the prefer record fits in the main pass */
+	t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
+		       "2,0,4,1,a100,3600,01:00:00,\n"
+		       "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n", conf);
+	nox = run_sched(c, t, conf, conf, NULL);
+	j5 = job_at(t, 5);
+	assert_int_equal(nox->jobs[j5].start, 10);
+	assert_string_equal(nox->jobs[j5].types, "a100:4");
+	assert_string_equal(nox->jobs[j5].nodes, "a2");
+	sched_run_free(nox);
+	trace_free(t);
+	nodeox_conf_free(conf);
+	remove(p);
+	g_free(p); g_free(all); g_free(text); g_free(src);
 	cluster_free(c);
 }
 
@@ -354,7 +409,11 @@ static void test_partition_time_limit(void **state)
 	cluster_free(c);
 }
 
-/* Both nodes busy until 100; X (1 GPU) submitted before Y (8 GPUs, both nodes). */
+/* Both nodes busy until 100; X (1 GPU) submitted before Y (8 GPUs, both nodes:
+ * -N 2). Y asked as --gpus=8 (no nodes, no cpus) is one task of one CPU on
+ * at least one node, which is all slurmctld's job-size factor counts while
+ * it pends (sbatch's min_cpus; priority_multifactor.c): the same size as X,
+ * so X stays first. */
 static void test_priority(void **state)
 {
 	(void)state;
@@ -364,6 +423,17 @@ static void test_priority(void **state)
 				    "2,1,1,500,500\n"
 				    "3,2,8,100,100\n", NULL);
 	sim_sched_opts_t o = { .params = c->params };
+	o.params.weight_job_size = 1000;
+	sim_run_t *same = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(same->jobs[job_at(t, 2)].start, 100);
+	assert_int_equal(same->jobs[job_at(t, 3)].start, 600);
+	sched_run_free(same);
+	trace_free(t);
+	t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+		       "1,0,8,2,100,100\n"
+		       "2,1,1,,500,500\n"
+		       "3,2,8,2,100,100\n", NULL);
+	o.params.weight_job_size = 0;
 	sim_run_t *fifo = run_sched(c, t, NULL, NULL, &o);         /* weights 0: FIFO */
 	assert_int_equal(fifo->jobs[job_at(t, 2)].start, 100);
 	assert_int_equal(fifo->jobs[job_at(t, 3)].start, 600);
@@ -387,6 +457,79 @@ static void test_priority(void **state)
 	sched_run_free(fifo);
 	sched_run_free(size);
 	sched_run_free(age);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* When the second of two 1-node jobs (one GPU, or two where column col is
+ * given, 100 s each, both submitted at 0) starts, on n1 (4 GPUs, 4 CPUs,
+ * 4000 MB) with slurm.conf lines pre and defs and partition options popt;
+ * the first job has col=val. */
+static int64_t second_start(const char *pre, const char *defs, const char *col, const char *val,
+			    const char *popt)
+{
+	char *conf = g_strdup_printf("%s%sNodeName=n1 CPUs=4 RealMemory=4000 Gres=gpu:4\n"
+				     "PartitionName=p Nodes=ALL Default=YES%s\n", pre, defs, popt);
+	char *text = g_strdup_printf("job_id,submit,gpus,nodes,%s,run_time,time_limit\n"
+				     "1,0,%d,1,%s,100,100\n2,0,1,1,%s,100,100\n", col,
+				     !strcmp(col, "cpus_per_gpu") ? 2 : 1, val,
+				     !strcmp(col, "cpus") ? val : "");
+	sim_cluster_t *c = cluster_from(conf);
+	sim_trace_t *t = trace_from(text, NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	int64_t start = r->jobs[job_at(t, 2)].start;
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+	g_free(conf);
+	g_free(text);
+	return start;
+}
+
+/* What a trace leaves out is what sbatch would have asked (doc/traces.md,
+ * "Defaults"; sim/sched_request.c): one node n1 of 4 GPUs, 4 CPUs and 4000 MB. */
+static void test_defaults(void **state)
+{
+	(void)state;
+	const char *node = "NodeName=n1 CPUs=4 RealMemory=4000 Gres=gpu:4\n";
+	/* one CPU per task (-N 1: one task), not one per GPU: on 3 CPUs, two
+	 * 2-GPU jobs run at once... */
+	sim_cluster_t *c = cluster_cat("", "NodeName=n1 CPUs=3 RealMemory=4000 Gres=gpu:4\n",
+				       "PartitionName=p Nodes=ALL Default=YES\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,2,1,100,100\n2,0,2,1,100,100\n"
+				    "3,200,4,1,100,100\n4,200,1,1,100,100\n", NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 0);
+	/* ... and a 4-GPU job leaves 2 CPUs, but no GPU, to the next */
+	assert_int_equal(r->jobs[job_at(t, 4)].start, 300);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+	/* --cpus-per-gpu=2 (column cpus_per_gpu): 2 GPUs take all 4 CPUs, and
+	 * the 1-GPU job waits with 2 GPUs free */
+	assert_int_equal(second_start("", "", "cpus_per_gpu", "2", ""), 100);
+	/* DefMemPerCPU=2000 where memory is counted: two 2-CPU jobs (-c 2, 4000
+	 * MB each) on the 4000 MB node run one after the other; the partition's
+	 * DefMemPerNode=1000 replaces the cluster's DefMemPerCPU */
+	const char *mem = "SelectTypeParameters=CR_Core_Memory\n";
+	assert_int_equal(second_start(mem, "DefMemPerCPU=2000\n", "cpus", "2", ""), 100);
+	assert_int_equal(second_start(mem, "DefMemPerCPU=2000\n", "cpus", "2", " DefMemPerNode=1000"), 0);
+	/* DefMemPerGPU=3000 where memory is counted: 1 GPU each, one at a time;
+	 * without SelectTypeParameters naming memory (22.05's default) no
+	 * memory is allocated */
+	assert_int_equal(second_start(mem, "DefMemPerGPU=3000\n", "cpus", "1", ""), 100);
+	assert_int_equal(second_start("", "DefMemPerGPU=3000\n", "cpus", "1", ""), 0);
+	/* MaxMemPerNode: a larger --mem is refused at submission */
+	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nMaxMemPerNode=2000\n", node,
+			 "PartitionName=p Nodes=ALL Default=YES\n");
+	t = trace_from("job_id,submit,gpus,nodes,mem,run_time,time_limit\n"
+		       "1,0,1,1,3000M,100,100\n2,0,1,1,2000M,100,100\n", NULL);
+	r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 1)].status, SIM_JOB_REJECTED);
+	assert_non_null(strstr(r->jobs[job_at(t, 1)].reason, "MaxMemPerNode"));
+	assert_int_equal(r->jobs[job_at(t, 2)].status, SIM_JOB_DONE);
+	sched_run_free(r);
 	trace_free(t);
 	cluster_free(c);
 }
@@ -820,6 +963,45 @@ static void check_decision(void *arg, uint32_t job, const nodeox_job_t *pj,
 
 /* Many tagged jobs under Broaden=when-blocked: decisions depend on the
  * cluster's state at submission, which the simulator hands over compacted. */
+/* Broaden=when-faster through the simulator's feed (sched_policy_state): a1's
+ * a100 come back at 180 s (a 3-minute limit), a2's after an hour, l1 and l2
+ * idle. A 30-minute a100 job at 5 s is kept (a100 at 180 s + 30 min against
+ * 50 min on l40s) and starts on an a100 node; one at 10 s, with the first
+ * pending ahead for a1's GPUs, is broadened and starts on l40s at the next
+ * pass. */
+static void test_when_faster(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = article_cluster();
+	nodeox_conf_t *conf = NULL;
+	char err[256];
+	assert_int_equal(nodeox_conf_parse_string("Broaden=when-faster\n"
+		"GpuType=a100 Memory=80G Speed=1.0\nGpuType=l40s Memory=48G Speed=0.6\n"
+		"Group=ampere Types=a100,l40s\n", "when-faster.conf", &conf, err, sizeof(err)), 0);
+	sim_trace_t *t = trace_from(
+		"job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
+		"1,0,4,1,a100,180,00:03:00,\n"
+		"2,0,4,1,a100,3600,01:00:00,\n"
+		"3,5,4,1,a100,600,00:30:00,nodeox:flex\n"
+		"4,10,4,1,a100,600,00:30:00,nodeox:flex\n", conf);
+	sim_run_t *r = run_sched(c, t, conf, conf, NULL);
+	const sim_result_t *k = &r->jobs[job_at(t, 3)], *b = &r->jobs[job_at(t, 4)];
+	assert_false(k->broadened);
+	if (!k->reason || !strstr(k->reason, "kept: a100 expected free in about 3 min"))
+		fail_msg("job 3: %s", k->reason ? k->reason : "(no reason)");
+	assert_true(k->start >= 180);
+	assert_int_equal(k->nodes[0], 'a');
+	assert_true(b->broadened);
+	if (!b->reason || !strstr(b->reason, "broadened: a100 expected free in about"))
+		fail_msg("job 4: %s", b->reason ? b->reason : "(no reason)");
+	assert_true(b->start >= 10 && b->start < 180); /* at the next pass, not after a1 */
+	assert_int_equal(b->nodes[0], 'l');
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+	nodeox_conf_free(conf);
+}
+
 static void test_policy_identity(void **state)
 {
 	(void)state;
@@ -1085,6 +1267,9 @@ int main(void)
 		cmocka_unit_test(test_bf_max_job_user),
 		cmocka_unit_test(test_bf_max_job_part),
 		cmocka_unit_test(test_bf_max_job_user_part),
+		cmocka_unit_test(test_prefer),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_when_faster),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

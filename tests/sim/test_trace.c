@@ -148,6 +148,14 @@ static void test_bad_rows(void **state)
 		{ "submit,gpus,run_time,comment\n0,1,60,\"open\n", "2: unterminated quoted field" },
 		{ "submit,gpus,run_time,gpu_type\n0,0,60,a100\n",
 		  "2: column gpu_type: type 'a100' given for a job with 0 GPUs" },
+		{ "submit,gpus,run_time,cpus_per_gpu\n0,1,60,0\n",
+		  "2: column cpus_per_gpu: '0' is not a CPU count of at least 1" },
+		{ "submit,gpus,run_time,mem_per_gpu\n0,1,60,much\n",
+		  "2: column mem_per_gpu: 'much' is not a size of at least 1M" },
+		{ "submit,gpus,run_time,mem,mem_per_gpu\n0,1,60,8G,4G\n",
+		  "2: column mem_per_gpu: given with mem: sbatch takes one of --mem and --mem-per-gpu" },
+		{ "submit,gpus,run_time,cpus_per_gpu\n0,0,60,2\n",
+		  "2: column cpus_per_gpu: given for a job with 0 GPUs" },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
 		char name[32], err[512];
@@ -168,6 +176,31 @@ static void test_bad_rows(void **state)
 	assert_int_equal(trace_read("/nonexistent/x.csv", NULL, &t, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "/nonexistent/x.csv"));
 	nodeox_conf_free(conf);
+}
+
+/* cpus_per_gpu and mem_per_gpu (sbatch --cpus-per-gpu, --mem-per-gpu), and
+ * nodeox-sim's --cpus-per-gpu / --mem-per-gpu for rows that give neither
+ * those nor cpus / mem. */
+static void test_per_gpu(void **state)
+{
+	(void)state;
+	char *p = write_tmp("pergpu.csv", "submit,gpus,run_time,cpus,cpus_per_gpu,mem,mem_per_gpu\n"
+			    "0,2,60,,3,,40G\n0,2,60,4,,16G,\n0,2,60,,,,\n0,0,60,,,,\n");
+	char err[256];
+	sim_trace_opts_t o = { .cpus_per_gpu = 8, .mem_per_gpu_mb = 1024 };
+	sim_trace_t *t = NULL;
+	assert_int_equal(trace_read(p, &o, &t, err, sizeof(err)), 0);
+	assert_int_equal(t->jobs[0].cpus_per_gpu, 3);
+	assert_int_equal(t->jobs[0].mem_per_gpu_mb, 40 * 1024);
+	assert_int_equal(t->jobs[1].cpus, 4);
+	assert_int_equal(t->jobs[1].cpus_per_gpu, 0);          /* cpus given: no option */
+	assert_int_equal(t->jobs[1].mem_mb, 16 * 1024);
+	assert_int_equal(t->jobs[1].mem_per_gpu_mb, 0);
+	assert_int_equal(t->jobs[2].cpus_per_gpu, 8);          /* neither: the options */
+	assert_int_equal(t->jobs[2].mem_per_gpu_mb, 1024);
+	assert_int_equal(t->jobs[3].cpus_per_gpu, 0);          /* no GPUs: none */
+	trace_free(t);
+	g_free(p);
 }
 
 static void test_skip_bad(void **state)
@@ -217,6 +250,7 @@ int main(void)
 		cmocka_unit_test(test_durations),
 		cmocka_unit_test(test_good_trace),
 		cmocka_unit_test(test_bad_rows),
+		cmocka_unit_test(test_per_gpu),
 		cmocka_unit_test(test_skip_bad),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,8 +1,8 @@
 /*
  * fuzz_record.c: libFuzzer target for the AdminComment record as an
  * interface: the policy library writes it (decide_admin_comment in
- * plugin/policy_decide.c) from fuzzed user input, nodeox-sacct-import's
- * reader (plugin/policy_record.c) must read it back. Input lines: 1st =
+ * policy/policy_decide.c) from fuzzed user input, nodeox-sacct-import's
+ * reader (policy/policy_record.c) must read it back. Input lines: 1st =
  * tres_per_node, 2nd = tres_per_job, 3rd = the user's constraint, rest = the
  * comment. Checks, for every broadened job: the record is one line of
  * printable ASCII without '|', ';', quotes, backslash or doubled blanks
@@ -17,8 +17,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "plugin/policy.h"
-#include "plugin/policy_record.h"
+#include "policy/policy.h"
 
 static const char *fuzz_record_conf =
 	"GpuType=a100 Memory=80G Speed=1\n"

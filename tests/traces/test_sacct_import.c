@@ -2,7 +2,7 @@
  * test_sacct_import.c: cmocka unit tests of the sacct field parsers behind
  * nodeox-sacct-import (sim/sacct_import.c): time limits, times, TRES GPU
  * entries, and whole lines (steps, '|' inside a comment, `sacct -p` output),
- * and the AdminComment record of job_submit/nodeox (plugin/policy_record.c)
+ * and the AdminComment record of job_submit/nodeox (policy/policy_record.c)
  * as an interface: written by the real policy library, read back here.
  */
 #include <setjmp.h>
@@ -13,9 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "plugin/policy.h"
+#include "policy/policy.h"
 #include "sim/sacct_import.h"
-#include "plugin/policy_record.h"
 
 static void test_timelimit(void **state)
 {
@@ -217,6 +216,11 @@ static void test_record_roundtrip(void **state)
 	assert_null(strpbrk(d->admin_comment, "|;\n"));
 	snprintf(ac, sizeof(ac), "moved by ops | ticket 12; %s", d->admin_comment);
 	assert_int_equal(nodeox_record_parse(ac, &rec, err, sizeof(err)), 1);
+	/* the marker the plugin writes is the one its readers look for */
+	assert_true(nodeox_record_present(d->admin_comment));
+	assert_true(nodeox_record_present(ac));
+	assert_false(nodeox_record_present("moved by ops | ticket 12"));
+	assert_false(nodeox_record_present(NULL));
 	assert_int_equal(rec.version, 1);
 	assert_false(rec.legacy);
 	assert_string_equal(rec.type, "a100");

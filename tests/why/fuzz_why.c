@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	node.ngpus = why_gres_parse_node(f[6], f[7], node.gpus, WHY_MAX_NODE_GPUS);
 	if (node.ngpus < 0)
 		node.ngpus = 0;
-	if (why_analyze(&job, &node, 1, NULL, &res, err, sizeof(err)) == 0) {
+	if (why_analyze(&job, &node, 1, NULL, NULL, &res, err, sizeof(err)) == 0) {
 		why_pending_explain(&cl, &res);
 		out = fopen("/dev/null", "w");
 		if (out) {

@@ -109,7 +109,7 @@ static void _analyze(const why_job_t *job, const why_node_t *nodes, size_t n,
 {
 	char err[256];
 
-	if (why_analyze(job, nodes, n, conf, res, err, sizeof(err)) < 0)
+	if (why_analyze(job, nodes, n, NULL, conf, res, err, sizeof(err)) < 0)
 		fail_msg("why_analyze: %s", err);
 	_assert_sum(&res->fit);
 	if (res->flex.analysed)
@@ -168,7 +168,7 @@ static void test_gres_job(void **state)
 	assert_int_equal(why_gres_parse_job("gres:foo:1", type, sizeof(type), &n, &more), 0);
 	assert_int_equal(why_gres_parse_job(NULL, type, sizeof(type), &n, &more), 0);
 	assert_int_equal(why_gres_parse_job("gres:gpu:a100:4x", type, sizeof(type), &n, &more), -1);
-	/* Slurm's own grammar (plugin/policy_tres.h): suffixes, and what it refuses */
+	/* Slurm's own grammar (policy/policy.h): suffixes, and what it refuses */
 	assert_int_equal(why_gres_parse_job("gres:gpu:a100:2k", type, sizeof(type), &n, &more), 1);
 	assert_int_equal(n, 2048);
 	assert_int_equal(why_gres_parse_job("gres:gpu:a100:", type, sizeof(type), &n, &more), -1);
@@ -229,6 +229,54 @@ static void test_article(void **state)
 	assert_true(res.flex.fit.could_start);
 	assert_float_equal(res.flex.run_time_factor, 1.0 / 0.6, 1e-9);
 	assert_int_equal(res.flex.decision.time_limit, 100);
+	why_result_free(&res);
+	nodeox_conf_free(conf);
+}
+
+/* Broaden=when-faster from the queue: a1's a100 come back in 3 minutes (a
+ * running job's end), l1's l40s are idle: kept; with a1 busy for an hour and
+ * an a100 job pending ahead, broadened. The estimate is what nodeox why shows. */
+static void test_when_faster_state(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 4), _node("l1", "l40s", 4, 0) };
+	why_job_t job = _job("gres:gpu:a100:4", NULL);
+	why_qjob_t q[2] = { 0 };
+	why_cluster_t cl = { .jobs = q, .njobs = 1, .now = 1000 };
+	char text[4096];
+	nodeox_conf_t *conf = _conf("GpuType=a100 Memory=80G Speed=1.0\n"
+				    "GpuType=l40s Memory=48G Speed=0.6\n"
+				    "Group=train Types=a100,l40s\nBroaden=when-faster\n");
+	why_result_t res;
+	char err[256];
+	FILE *f;
+
+	(void)state;
+	job.time_limit = 30;
+	q[0] = (why_qjob_t){ .job_id = 7, .phase = WHY_PHASE_ACTIVE, .nodes = "a1", .num_nodes = 1,
+			     .end_time = 1000 + 180, .tres_alloc = "cpu=1,gres/gpu=4,gres/gpu:a100=4" };
+	assert_int_equal(why_analyze(&job, nodes, 2, &cl, conf, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.flex.decision.action, NODEOX_KEEP);
+	assert_true(res.flex.decision.estimate.made);
+	assert_int_equal(res.flex.decision.estimate.kept_start, 180);
+	assert_int_equal(res.flex.decision.estimate.broad_start, 0);
+	assert_int_equal(res.flex.decision.estimate.broad_finish, 3000);
+	assert_non_null(strstr(res.flex.decision.reason, "kept: a100 expected free in about 3 min"));
+	f = fmemopen(text, sizeof(text), "w");
+	why_print_text(f, &res);
+	fclose(f);
+	if (!strstr(text, "estimate (Broaden=when-faster): as asked: start in 180 s, finish in "
+		    "1980 s; broadened: start in 0 s, finish in 3000 s (limit x1.67) -> keep"))
+		fail_msg("text: %s", text);
+	why_result_free(&res);
+
+	q[0].end_time = 1000 + 3600;
+	q[1] = (why_qjob_t){ .job_id = 8, .phase = WHY_PHASE_PENDING, .priority = 10,
+			     .num_nodes = 1, .tres_per_node = "gres:gpu:a100:4" };
+	cl.njobs = 2;
+	assert_int_equal(why_analyze(&job, nodes, 2, &cl, conf, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.flex.decision.action, NODEOX_REWRITE);
+	assert_true(res.flex.decision.estimate.broaden);
+	assert_int_equal(res.flex.decision.estimate.broad_start, 0);
 	why_result_free(&res);
 	nodeox_conf_free(conf);
 }
@@ -483,7 +531,7 @@ static void test_bad_tres(void **state)
 	why_result_t res;
 	char err[256];
 
-	assert_int_equal(why_analyze(&job, nodes, 1, NULL, &res, err, sizeof(err)), -1);
+	assert_int_equal(why_analyze(&job, nodes, 1, NULL, NULL, &res, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "job 42"));
 	assert_non_null(strstr(err, "TresPerJob"));
 }
@@ -804,6 +852,54 @@ static void test_never_partitions(void **state)
 	why_result_free(&res);
 }
 
+/* More blockers than the list holds: the first ones found stay, the rest
+ * are counted, and the text says so (the list used to overwrite its last
+ * slot with each further one). */
+static void test_blockers_overflow(void **state)
+{
+	why_job_t job = _job(NULL, NULL);
+	why_result_t res;
+	char parts[512] = "", want[64];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	(void)state;
+	for (int i = 1; i <= WHY_MAX_BLOCKERS + 4; i++) {
+		size_t l = strlen(parts);
+
+		snprintf(parts + l, sizeof(parts) - l, "%snone%02d", i > 1 ? "," : "", i);
+	}
+	job.partition = parts;
+	job.reason = "PartitionConfig";
+	_pending(&job, NULL, 0, &res);
+	assert_true(res.pend.never_runs);
+	assert_int_equal(res.pend.nblockers, WHY_MAX_BLOCKERS);
+	assert_int_equal(res.pend.more_blockers, 4);
+	assert_int_equal(why_blockers_count(&res.pend), WHY_MAX_BLOCKERS + 4);
+	snprintf(want, sizeof(want), "none%02d", WHY_MAX_BLOCKERS);
+	assert_string_equal(res.pend.blockers[WHY_MAX_BLOCKERS - 1].job_value, want);
+	assert_string_equal(res.pend.blockers[0].job_value, "none01");
+	out = open_memstream(&text, &len);
+	assert_non_null(out);
+	why_print_text(out, &res);
+	fclose(out);
+	assert_non_null(strstr(text, "... and 4 more not listed"));
+	free(text);
+	text = NULL;
+	out = open_memstream(&text, &len);
+	why_print_json(out, &res);
+	fclose(out);
+	assert_non_null(strstr(text, "\"more_blockers\": 4"));
+	free(text);
+	why_result_free(&res);
+
+	/* rewinding below the list's end drops the count too */
+	why_blockers_rewind(&res.pend, 3);
+	assert_int_equal(res.pend.nblockers, 3);
+	assert_int_equal(res.pend.more_blockers, 0);
+}
+
 static void test_pending_other_reasons(void **state)
 {
 	const why_qjob_t q[] = {
@@ -861,6 +957,7 @@ int main(void)
 		cmocka_unit_test(test_gres_job),
 		cmocka_unit_test(test_feature),
 		cmocka_unit_test(test_article),
+		cmocka_unit_test(test_when_faster_state),
 		cmocka_unit_test(test_per_node_count),
 		cmocka_unit_test(test_per_task),
 		cmocka_unit_test(test_cpus_memory),
@@ -878,6 +975,7 @@ int main(void)
 		cmocka_unit_test(test_pending_dependency),
 		cmocka_unit_test(test_never_partitions),
 		cmocka_unit_test(test_pending_other_reasons),
+		cmocka_unit_test(test_blockers_overflow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

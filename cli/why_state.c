@@ -1,0 +1,175 @@
+/*
+ * why_state.c: Broaden=when-faster's state for `nodeox why`, from the live
+ * queue (why_cluster_t, loaded by why_load.c), so that the policy library
+ * estimates from what job_submit/nodeox reads inside slurmctld
+ * (plugin/job_submit_nodeox.c, _cluster_state): running jobs' GPUs per node
+ * with their expected ends, sorted, and the GPUs pending jobs ahead want per
+ * type. One difference, said in doc/why.md: libslurm gives a running job's
+ * GPUs over all its nodes (tres_alloc_str, or where that does not count
+ * GPUs its request), so they are spread evenly over its nodes here, where
+ * slurmctld knows them per node.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli/why.h"
+#include "common/util.h"
+
+typedef struct {
+	const char *name;
+	size_t idx;
+} state_name_t;
+
+static int state_name_cmp(const void *a, const void *b)
+{
+	const state_name_t *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* GPUs of a TRES list and the type of its first typed entry (type[0] = 0
+ * if none); per-node and per-socket counts times nodes, per-task times
+ * tasks. Typed entries are counted when there are any: tres_alloc_str
+ * holds "gres/gpu=4,gres/gpu:a100=4", the same GPUs twice. */
+static uint64_t state_gpus(const char *const *field, int nfield, const uint64_t *mult,
+			   char *type, size_t cap)
+{
+	nodeox_tres_gpu_t e[NODEOX_TRES_MAX_GPU];
+	uint64_t typed = 0, untyped = 0;
+	int f, i, n;
+
+	type[0] = '\0';
+	for (f = 0; f < nfield; f++) {
+		n = nodeox_tres_scan(field[f], e, NODEOX_TRES_MAX_GPU);
+		for (i = 0; i < n && i < NODEOX_TRES_MAX_GPU; i++) {
+			if (e[i].problem != NODEOX_TRES_OK)
+				continue;
+			if (e[i].type_len) {
+				typed += e[i].count * mult[f];
+				if (!type[0])
+					nodeox_tres_type_copy(field[f], &e[i], type, cap);
+			} else {
+				untyped += e[i].count * mult[f];
+			}
+		}
+	}
+	return typed ? typed : untyped;
+}
+
+/* The policy node of that name holding that GPU type (the first one of the
+ * name when the type is "" or not found), or -1. */
+static long state_node(const state_name_t *idx, size_t n, const nodeox_node_t *nodes,
+		       const char *name, size_t len, const char *type)
+{
+	char key[WHY_NAME_MAX];
+	state_name_t k = { key, 0 }, *hit;
+	size_t i;
+
+	if (!len || len >= sizeof(key))
+		return -1;
+	memcpy(key, name, len);
+	key[len] = '\0';
+	hit = bsearch(&k, idx, n, sizeof(*idx), state_name_cmp);
+	if (!hit)
+		return -1;
+	while (hit > idx && !strcmp(hit[-1].name, key))
+		hit--;
+	for (i = (size_t)(hit - idx); type[0] && i < n && !strcmp(idx[i].name, key); i++)
+		if (nodes[idx[i].idx].gpu_type && !strcasecmp(nodes[idx[i].idx].gpu_type, type))
+			return (long)idx[i].idx;
+	return (long)hit->idx;
+}
+
+int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes,
+		   size_t nnodes, why_state_t *st, nodeox_cluster_t *out)
+{
+	state_name_t *idx;
+	size_t nr = 0, cap = 0, i;
+	char type[NODEOX_NAME_MAX];
+
+	memset(st, 0, sizeof(*st));
+	st->scratch = calloc(NODEOX_ESTIMATE_SCRATCH(nnodes ? nnodes : 1), sizeof(uint32_t));
+	idx = calloc(nnodes ? nnodes : 1, sizeof(*idx));
+	for (i = 0; i < cl->njobs; i++)
+		if (cl->jobs[i].phase == WHY_PHASE_ACTIVE && cl->jobs[i].nodes)
+			cap += cl->jobs[i].num_nodes ? cl->jobs[i].num_nodes : 1;
+	st->running = calloc(cap ? cap : 1, sizeof(*st->running));
+	if (!st->scratch || !idx || !st->running) {
+		free(idx);
+		why_state_free(st);
+		return -1;
+	}
+	for (i = 0; i < nnodes; i++)
+		idx[i] = (state_name_t){ nodes[i].name ? nodes[i].name : "", i };
+	qsort(idx, nnodes, sizeof(*idx), state_name_cmp);
+	out->nahead = 0;
+	for (i = 0; i < cl->njobs; i++) {
+		const why_qjob_t *q = &cl->jobs[i];
+		uint64_t one[4] = { 1, 1, 1, 1 };
+
+		if (q->phase == WHY_PHASE_ACTIVE && q->nodes) {
+			const char *f[1] = { q->tres_alloc }, *p = q->nodes;
+			const char *req[4] = { q->tres_per_job, q->tres_per_node, q->tres_per_task,
+					       q->tres_per_socket };
+			uint32_t nn = q->num_nodes ? q->num_nodes : 1;
+			uint64_t mult[4] = { 1, nn, q->num_tasks ? q->num_tasks : 1, nn };
+			uint64_t gpus = state_gpus(f, 1, one, type, sizeof(type));
+
+			/* tres_alloc_str names GPUs only where AccountingStorageTRES
+			 * counts gres/gpu: else what the job asked is what it holds */
+			if (!gpus)
+				gpus = state_gpus(req, 4, mult, type, sizeof(type));
+
+			while (gpus && *p && nr < cap) {
+				size_t n = strcspn(p, ",");
+				long at = state_node(idx, nnodes, nodes, p, n, type);
+
+				if (at >= 0)
+					st->running[nr++] = (nodeox_running_t){
+						(uint32_t)at, (uint32_t)((gpus + nn - 1) / nn),
+						(int64_t)(q->end_time - cl->now) };
+				p += n + (p[n] == ',');
+			}
+		} else if (q->phase == WHY_PHASE_PENDING && q->priority && q->job_id != job->job_id &&
+			   (!q->partition || !job->partition ||
+			    nodeox_util_lists_meet(q->partition, job->partition))) {
+			const char *f[4] = { q->tres_per_job, q->tres_per_node, q->tres_per_task,
+					     q->tres_per_socket };
+			uint64_t nn = q->num_nodes ? q->num_nodes : 1;
+			uint64_t mult[4] = { 1, nn, q->num_tasks ? q->num_tasks : 1, nn };
+			uint64_t gpus = state_gpus(f, 4, mult, type, sizeof(type));
+			size_t k;
+
+			if (!gpus)
+				continue;
+			for (k = 0; k < out->nahead && strcasecmp(st->ahead_type[k], type); k++)
+				;
+			if (k == out->nahead) {
+				if (k == NODEOX_MAX_TYPES + 1)
+					continue; /* more types than nodeox.conf names: none of ours */
+				memcpy(st->ahead_type[k], type, sizeof(type));
+				st->ahead[k] = (nodeox_demand_t){ st->ahead_type[k], 0 };
+				out->nahead++;
+			}
+			st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX :
+				st->ahead[k].gpus + gpus;
+		}
+	}
+	free(idx);
+	nodeox_running_sort(st->running, nr);
+	out->running = st->running;
+	out->nrunning = nr;
+	out->ahead = st->ahead;
+	out->scratch = st->scratch;
+	return 0;
+}
+
+void why_state_free(why_state_t *st)
+{
+	free(st->running);
+	free(st->scratch);
+	st->running = NULL;
+	st->scratch = NULL;
+}

@@ -1,0 +1,366 @@
+/*
+ * policy_estimate.c: Broaden=when-faster's two finishes (nodeox_estimate_make).
+ *
+ * From the cluster state the caller hands over (nodeox_cluster_t: free GPUs
+ * per node, running jobs' GPUs per node with their expected ends, sorted, and
+ * the GPUs pending jobs ahead want per type), it finds the first time the job
+ * fits on its requested type ("kept") and on all its eligible types
+ * ("broadened"), walking the running jobs' expected ends in order as GPUs
+ * come back, and adds the time limit: as asked when kept, scaled by the speed
+ * of the slowest type that could serve it then when broadened.
+ *
+ * The model, and what it leaves out (doc/nodeox.conf.5, WhenFasterMargin):
+ * pending jobs ahead take GPUs of their type first, in the order they come
+ * back (an untyped or already broadened one takes GPUs of any type), so
+ * their demand is paid from the free GPUs before the job can count them;
+ * where they want more than all running jobs give back, the side's GPUs are
+ * taken to keep coming back at the rate they did (est_extrapolate);
+ * backfill letting a job pass ahead of others, reservations, CPUs and memory
+ * are not modelled; running jobs end at their limits (most end sooner).
+ *
+ * Both walks run together over one pass of the running jobs and stop as soon
+ * as the comparison is decided, so work is one pass over the nodes and at
+ * most one over the running jobs; the per-node state lives in cl->scratch.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "policy/policy_internal.h"
+
+static int est_running_cmp(const void *a, const void *b)
+{
+	const nodeox_running_t *x = a, *y = b;
+
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+void nodeox_running_sort(nodeox_running_t *running, size_t n)
+{
+	if (running && n > 1)
+		qsort(running, n, sizeof(*running), est_running_cmp);
+}
+
+/* One side of the comparison: free GPUs on its nodes and how they fit. */
+typedef struct {
+	uint32_t *free;            /* per node (nodes not on this side stay 0) */
+	uint64_t debt[NODEOX_MAX_TYPES]; /* demand ahead for each type not yet paid */
+	uint64_t debt_any;         /* untyped demand ahead: paid from any type */
+	uint64_t fit;              /* nodes with at least shape->per_node free */
+	uint64_t sum;              /* free GPUs over this side's nodes */
+	uint64_t sum_t[NODEOX_MAX_TYPES];   /* sum, per type */
+	uint64_t given[NODEOX_MAX_TYPES];   /* GPUs of each type it was given: idle
+					     * ones and those coming back */
+	int64_t start;             /* when it fits, -1 until then */
+	uint64_t can_hold;         /* nodes big enough for shape->per_node at all */
+} est_side_t;
+
+#define EST_NONE 0xffffffffu   /* scratch class: the node serves neither side */
+
+/* Node i, of type t and `total` GPUs, gets `gpus` GPUs back (or starts with
+ * them): pay the side's demand ahead for that type first, then its untyped
+ * demand, then count what is left, never more than the node has (a feeder's
+ * state may hold more, e.g. a job's GPUs spread evenly over its nodes). */
+static void est_give(est_side_t *sd, const nodeox_shape_t *shape, size_t i, int t, uint64_t gpus,
+		     uint32_t total)
+{
+	uint64_t old = sd->free[i], now, pay;
+
+	sd->given[t] += gpus;
+	pay = gpus < sd->debt[t] ? gpus : sd->debt[t];
+	sd->debt[t] -= pay;
+	gpus -= pay;
+	pay = gpus < sd->debt_any ? gpus : sd->debt_any;
+	sd->debt_any -= pay;
+	gpus -= pay;
+	now = old + gpus;
+	if (now > total)
+		now = total;
+	sd->free[i] = (uint32_t)now;
+	sd->sum += now - old;
+	sd->sum_t[t] += now - old;
+	if (old < shape->per_node && now >= shape->per_node)
+		sd->fit++;
+}
+
+static bool est_fits(const est_side_t *sd, const nodeox_shape_t *shape)
+{
+	return sd->sum > 0 && sd->fit >= shape->nodes && (!shape->total || sd->sum >= shape->total);
+}
+
+/* The last few node strings classified (a gres type, or the features of an
+ * untyped node) and their answers: a cluster has few distinct ones, so the
+ * string tests run once per distinct string, not once per node. */
+#define EST_MEMO 8
+typedef struct {
+	const char *key[EST_MEMO];
+	bool typed[EST_MEMO];
+	int type[EST_MEMO];
+	int n, next;
+} est_memo_t;
+
+/* Which of the eligible types the node holds (conf index), or -1. */
+static int est_node_type(const nodeox_conf_t *conf, const nodeox_node_t *nd, const int *elig,
+			 int nelig, est_memo_t *mo)
+{
+	bool typed = nd->gpu_type && *nd->gpu_type;
+	const char *key = typed ? nd->gpu_type : nd->features ? nd->features : "";
+	int k, t = -1;
+
+	for (k = 0; k < mo->n; k++)
+		if (mo->key[k] == key && mo->typed[k] == typed)
+			return mo->type[k];
+	for (k = 0; k < mo->n; k++)
+		if (mo->typed[k] == typed && !strcmp(mo->key[k], key))
+			return mo->type[k];
+	for (k = 0; k < nelig && t < 0; k++)
+		if (nodeox_node_is_type(nd, &conf->types[elig[k]]))
+			t = elig[k];
+	k = mo->n < EST_MEMO ? mo->n++ : mo->next++ % EST_MEMO;
+	mo->key[k] = key;
+	mo->typed[k] = typed;
+	mo->type[k] = t;
+	return t;
+}
+
+/* The GPUs the jobs ahead want, per type of the side (types[0..ntypes)) and
+ * untyped; demand for other types is not this side's. */
+static void est_demand(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const int *types,
+		       int ntypes, est_side_t *sd)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < cl->nahead; i++) {
+		const nodeox_demand_t *d = &cl->ahead[i];
+		uint64_t *to = NULL;
+
+		if (!d->type || !*d->type)
+			to = &sd->debt_any;
+		for (k = 0; k < ntypes && !to; k++)
+			if (nodeox_util_eq(d->type, strlen(d->type), conf->types[types[k]].name))
+				to = &sd->debt[types[k]];
+		if (to)
+			*to = d->gpus > UINT64_MAX - *to ? UINT64_MAX : *to + d->gpus;
+	}
+}
+
+/* The slowest type among the broadened side's nodes that could take the job
+ * now (its speed as the factor's denominator). */
+static int est_slowest(const nodeox_conf_t *conf, const nodeox_cluster_t *cl,
+		       const uint32_t *cls, const est_side_t *b, const nodeox_shape_t *shape)
+{
+	int slow = -1;
+	size_t i;
+
+	for (i = 0; i < cl->nnodes; i++) {
+		if (cls[i] == EST_NONE || b->free[i] < shape->per_node || !b->free[i])
+			continue;
+		if (slow < 0 || conf->types[cls[i]].speed < conf->types[slow].speed)
+			slow = (int)cls[i];
+	}
+	return slow;
+}
+
+/* The broadened side fits at t: the slowest type it could land on sets the
+ * factor on its time limit. */
+static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *cl,
+			    const uint32_t *cls, const est_side_t *b, const nodeox_shape_t *shape,
+			    int req, int64_t t, int64_t limit_s, nodeox_estimate_t *est)
+{
+	int slow = est_slowest(conf, cl, cls, b, shape);
+
+	est->broad_slowest = slow;
+	est->broad_factor = 1.0;
+	if (slow >= 0 && conf->types[slow].speed < conf->types[req].speed)
+		est->broad_factor = conf->types[req].speed / conf->types[slow].speed;
+	est->broad_finish = t + (int64_t)ceil((double)limit_s * est->broad_factor - 1e-9);
+}
+
+/*
+ * A side that the running jobs known do not free enough for (the jobs ahead
+ * want more): each of its types is taken to keep giving GPUs back at the rate
+ * it did so far (given over horizon seconds), first to the demand ahead for
+ * that type, and the job starts once what is left over all its types covers
+ * its need and the untyped demand (found by bisection: the cover grows with
+ * time). -1 when nothing came back to measure a rate by, or when fewer
+ * nodes than the job needs could ever hold its per-node count.
+ */
+static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape,
+			       const int *types, int ntypes, int64_t horizon)
+{
+	double need = (double)(shape->nodes * shape->per_node), lo = 0, hi = 1e9, any = 0;
+	int it, k;
+
+	if (shape->total > shape->nodes * shape->per_node)
+		need = (double)shape->total;
+	need += (double)sd->debt_any;
+	for (k = 0; k < ntypes; k++)
+		any += (double)sd->given[types[k]];
+	if (horizon <= 0 || any <= 0 || sd->can_hold < shape->nodes)
+		return -1;
+	for (it = 0; it < 48 && hi - lo > 0.5; it++) {
+		double mid = (lo + hi) / 2, cover = 0;
+
+		for (k = 0; k < ntypes; k++) {
+			int t = types[k];
+			double c = (double)sd->sum_t[t] - (double)sd->debt[t] +
+				(double)sd->given[t] * mid / (double)horizon;
+
+			cover += c > 0 ? c : 0;
+		}
+		if (cover >= need)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi >= 1e9 ? -1 : horizon + (int64_t)ceil(hi);
+}
+
+/*
+ * When the walk can stop: once kept is known, a broadened start after
+ * (1 - margin)(kept finish) - limit cannot win even on the fastest type;
+ * once broadened is known, a kept start after broadened finish / (1 - margin)
+ * - limit cannot stop it from winning. Integer seconds, rounded so as to
+ * walk on rather than stop early.
+ */
+static void est_stop(const est_side_t *k, const est_side_t *b, const nodeox_estimate_t *est,
+		     double m, int64_t limit_s, int64_t *stop)
+{
+	double s = 9e18;
+
+	if (k->start >= 0 && b->start < 0)
+		s = floor((1.0 - m) * (double)(k->start + limit_s)) - (double)limit_s + 1;
+	else if (b->start >= 0 && k->start < 0)
+		s = ceil((double)est->broad_finish / (1.0 - m)) - (double)limit_s;
+	*stop = s >= 9e18 ? INT64_MAX : (int64_t)s;
+}
+
+void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
+			  const nodeox_cluster_t *cl, int req, const int *elig, int nelig,
+			  const nodeox_shape_t *shape, int64_t limit_s, nodeox_estimate_t *est)
+{
+	est_side_t k = { .start = -1 }, b = { .start = -1 };
+	est_memo_t memo = { .n = 0 };
+	const char *last_parts = NULL;
+	bool last_in = false, slower = false;
+	int64_t stop = INT64_MAX;
+	double m = conf->when_faster_margin;
+	uint32_t *cls;
+	size_t i;
+
+	memset(est, 0, sizeof(*est));
+	est->kept_start = est->kept_finish = est->broad_start = est->broad_finish = -1;
+	est->broad_factor = 1.0;
+	est->broad_slowest = -1;
+	if (!cl || !cl->scratch || cl->state_cut || !shape->per_node || !shape->nodes)
+		return;
+	est->made = true;
+	k.free = cl->scratch;
+	b.free = cl->scratch + cl->nnodes;
+	cls = cl->scratch + 2 * cl->nnodes;
+	est_demand(conf, cl, &req, 1, &k);
+	est_demand(conf, cl, elig, nelig, &b);
+	for (i = 0; i < cl->nnodes; i++) {
+		const nodeox_node_t *nd = &cl->nodes[i];
+		int t = -1;
+
+		k.free[i] = b.free[i] = 0;
+		cls[i] = EST_NONE;
+		if (!nd->usable)
+			continue;
+		/* nodes of one partition share its name (and in the plugin its
+		 * pointer): test the partitions again only when they change */
+		if (!last_parts || (nd->partitions != last_parts &&
+				    strcmp(nd->partitions ? nd->partitions : "", last_parts))) {
+			last_parts = nd->partitions ? nd->partitions : "";
+			last_in = nodeox_node_in_parts(nd, job->partition);
+		}
+		if (!last_in || (t = est_node_type(conf, nd, elig, nelig, &memo)) < 0)
+			continue;
+		cls[i] = (uint32_t)t;
+		if (nd->gpus_total >= shape->per_node) {
+			k.can_hold += t == req;
+			b.can_hold++;
+		}
+		if (nd->gpus_idle) {
+			if (t == req)
+				est_give(&k, shape, i, t, nd->gpus_idle, nd->gpus_total);
+			est_give(&b, shape, i, t, nd->gpus_idle, nd->gpus_total);
+		}
+	}
+	if (est_fits(&k, shape))
+		k.start = 0;
+	if (est_fits(&b, shape)) {
+		b.start = 0;
+		est_broad_found(conf, cl, cls, &b, shape, req, 0, limit_s, est);
+	}
+	est_stop(&k, &b, est, m, limit_s, &stop);
+	for (i = 0; i < cl->nrunning && (k.start < 0 || b.start < 0); i++) {
+		const nodeox_running_t *r = &cl->running[i];
+		int64_t t = r->end > 0 ? r->end : 0;
+
+		/* decided already? kept cannot be beaten once even the fastest
+		 * broadened finish from now on misses the margin; broadened
+		 * wins once kept could not finish in time any more */
+		est->horizon = t;
+		if (t > stop)
+			break;
+		if (r->node >= cl->nnodes || cls[r->node] == EST_NONE || !r->gpus)
+			continue;
+		if (cls[r->node] == (uint32_t)req && k.start < 0)
+			est_give(&k, shape, r->node, req, r->gpus, cl->nodes[r->node].gpus_total);
+		if (b.start < 0)
+			est_give(&b, shape, r->node, (int)cls[r->node], r->gpus,
+				 cl->nodes[r->node].gpus_total);
+		/* all the GPUs coming back at t count before the fit is tested */
+		if (i + 1 < cl->nrunning && cl->running[i + 1].end <= r->end)
+			continue;
+		if (k.start < 0 && est_fits(&k, shape)) {
+			k.start = t;
+			est_stop(&k, &b, est, m, limit_s, &stop);
+		}
+		if (b.start < 0 && est_fits(&b, shape)) {
+			b.start = t;
+			est_broad_found(conf, cl, cls, &b, shape, req, t, limit_s, est);
+			est_stop(&k, &b, est, m, limit_s, &stop);
+		}
+	}
+	if (i == cl->nrunning && (k.start < 0 || b.start < 0)) {
+		if (k.start < 0)
+			k.start = est_extrapolate(&k, shape, &req, 1, est->horizon);
+		if (b.start < 0 &&
+		    (b.start = est_extrapolate(&b, shape, elig, nelig, est->horizon)) >= 0) {
+			est_broad_found(conf, cl, cls, &b, shape, req, b.start, limit_s, est);
+			est->broad_slowest = -1; /* where it lands is beyond what is known: */
+			est->broad_factor = 1.0; /* the slowest eligible type's factor */
+			for (i = 0; i < (size_t)nelig; i++)
+				if (conf->types[elig[i]].speed * est->broad_factor <
+				    conf->types[req].speed) {
+					est->broad_factor = conf->types[req].speed /
+						conf->types[elig[i]].speed;
+					est->broad_slowest = elig[i];
+				}
+			est->broad_finish = b.start +
+				(int64_t)ceil((double)limit_s * est->broad_factor - 1e-9);
+		}
+		est->extrapolated = true;
+	}
+	est->kept_start = k.start;
+	est->kept_finish = k.start >= 0 ? k.start + limit_s : -1;
+	est->broad_start = b.start;
+	if (b.start < 0)
+		est->broad_finish = -1;
+	/* broaden when only the broadened side fits, or it finishes sooner by the
+	 * margin; when no eligible type is slower than the one asked for (no run
+	 * time to lose, no limit scaled), as soon is enough; neither side fitting:
+	 * kept, nothing says broadening is sooner */
+	for (i = 0; i < (size_t)nelig; i++)
+		slower = slower || conf->types[elig[i]].speed < conf->types[req].speed;
+	if (!slower) /* no slower type to lose time on: as soon is enough */
+		est->broaden = b.start >= 0 && (k.start < 0 || est->broad_finish <= est->kept_finish);
+	else
+		est->broaden = b.start >= 0 && (k.start < 0 ||
+			(est->broad_finish < est->kept_finish &&
+			 (double)est->broad_finish <= (1.0 - m) * (double)est->kept_finish));
+}

@@ -1,0 +1,63 @@
+/*
+ * policy_internal.h: helpers shared by the files of the policy library only
+ * (bounded string building, name checks, quoting). Not part of the API in
+ * policy.h; no file outside policy/ includes it.
+ */
+#ifndef NODEOX_POLICY_INTERNAL_H
+#define NODEOX_POLICY_INTERNAL_H
+
+#include <stdarg.h>
+#include "common/util.h"
+#include "policy/policy.h"
+
+/* A fixed-size output buffer that remembers whether anything was cut off. */
+typedef struct {
+	char *buf;
+	size_t cap;
+	size_t len;
+	bool overflow;
+} nodeox_buf_t;
+
+void nodeox_buf_init(nodeox_buf_t *b, char *buf, size_t cap);
+void nodeox_buf_putn(nodeox_buf_t *b, const char *s, size_t n);
+void nodeox_buf_puts(nodeox_buf_t *b, const char *s);
+void nodeox_buf_printf(nodeox_buf_t *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Copy at most n bytes of s into dst (cap bytes), replacing control and
+ * non-ASCII bytes with '?', and marking truncation with "...". For quoting
+ * user input in one-line messages. */
+void nodeox_util_quote(char *dst, size_t cap, const char *s, size_t n);
+/* Case-insensitive equality of s[0..n) with the NUL-terminated word. */
+bool nodeox_util_eq(const char *s, size_t n, const char *word);
+/* A name usable as a type, feature, group, partition, account or user:
+ * 1..NODEOX_NAME_MAX-1 bytes of [A-Za-z0-9_.@-]. */
+bool nodeox_util_name_ok(const char *s, size_t n);
+
+/* What a job needs at once, read from its GPU request (policy_decide.c) and
+ * used by Broaden=when-blocked and when-faster alike: `nodes` nodes with at
+ * least `per_node` free GPUs each, and `total` free GPUs over the nodes used
+ * (0: per_node alone decides). */
+typedef struct {
+	uint64_t nodes;
+	uint64_t per_node;
+	uint64_t total;
+} nodeox_shape_t;
+
+/* Is one of the job's partitions (comma list; NULL or "": any) among the
+ * node's? Does the node hold GPU type t (its gres type, or when untyped its
+ * feature)? (policy_decide.c) */
+bool nodeox_node_in_parts(const nodeox_node_t *nd, const char *parts);
+bool nodeox_node_is_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t);
+
+/* Broaden=when-faster's estimate (policy_estimate.c): when the job could
+ * start on its requested type req and on the eligible types elig[0..nelig),
+ * from cl's free GPUs, running jobs and demand ahead, and the two finishes
+ * for a time limit of limit_s seconds. Fills est; est->made false when cl
+ * holds no state to estimate from. Bounded by one pass over the nodes and one
+ * over the running jobs; allocates nothing (cl->scratch). */
+void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
+			  const nodeox_cluster_t *cl, int req, const int *elig, int nelig,
+			  const nodeox_shape_t *shape, int64_t limit_s, nodeox_estimate_t *est);
+
+#endif

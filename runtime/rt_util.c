@@ -1,0 +1,39 @@
+/*
+ * rt_util.c: the few helpers every runtime file may call and that call
+ * nothing of the runtime: dying with a message naming the rank, the
+ * monotonic clock, and the FNV-1a checksum of checkpoints and model files.
+ * Calls run one way (rt_engine.c, then rt_loop.c, then rt_rounds.c or
+ * rt_sync.c, then the layers below); these sit at the bottom.
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "runtime/rt_internal.h"
+
+void rt_util_die(const nodeox_rt_t *rt, int code, const char *msg)
+{
+    fprintf(stderr, "nodeox-run: rank %d: %s\n", rt ? rt->env.rank : -1, msg);
+    fflush(stderr);
+    exit(code);
+}
+
+double rt_util_clock_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+uint64_t rt_util_fnv(uint64_t h, const void *p, size_t bytes)
+{
+    const unsigned char *b = p;
+    if (h == 0) h = 1469598103934665603ULL;
+    for (size_t i = 0; i < bytes; i++) {
+        h ^= b[i];
+        h *= 1099511628211ULL;
+    }
+    return h;
+}

@@ -1,0 +1,68 @@
+/*
+ * tests/common/test_util.c: unit tests of common/util.c's text helpers that
+ * the policy library, the plugin, nodeox-sim and `nodeox why` share: the
+ * bracket-aware span that splits a --constraint into its top-level terms,
+ * and the comma-list walk (empty items skipped) with what is built on it.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "common/util.h"
+
+static void test_top_span(void **state)
+{
+	(void)state;
+	assert_int_equal(nodeox_util_top_span("ib&(a100|l40s)", "&"), 2);
+	assert_int_equal(nodeox_util_top_span("ib&(a100|l40s)", "|"), strlen("ib&(a100|l40s)"));
+	assert_int_equal(nodeox_util_top_span("[a100|l40s]&ib", "&,"), strlen("[a100|l40s]"));
+	assert_int_equal(nodeox_util_top_span("a,b&c", "&,"), 1);
+	assert_int_equal(nodeox_util_top_span("", "&"), 0);
+	assert_int_equal(nodeox_util_top_span("&x", "&"), 0);
+	/* nested brackets stay inside; a stray closing bracket is text */
+	assert_int_equal(nodeox_util_top_span("((a|b)|c)|d", "|"), strlen("((a|b)|c)"));
+	assert_int_equal(nodeox_util_top_span("a)|b", "|"), 2);
+	/* an unclosed bracket hides everything after it */
+	assert_int_equal(nodeox_util_top_span("(a|b", "|"), 4);
+}
+
+static void test_list_next(void **state)
+{
+	const char *c = ",a100,,l40s,", *it;
+	size_t n;
+
+	(void)state;
+	assert_true(nodeox_util_list_next(&c, &it, &n));
+	assert_int_equal(n, 4);
+	assert_memory_equal(it, "a100", 4);
+	assert_true(nodeox_util_list_next(&c, &it, &n));
+	assert_int_equal(n, 4);
+	assert_memory_equal(it, "l40s", 4);
+	assert_false(nodeox_util_list_next(&c, &it, &n));
+	assert_false(nodeox_util_list_next(&c, &it, &n));
+	c = NULL;
+	assert_false(nodeox_util_list_next(&c, &it, &n));
+	c = "";
+	assert_false(nodeox_util_list_next(&c, &it, &n));
+
+	assert_true(nodeox_util_list_has("gpu,big", "big", 3));
+	assert_false(nodeox_util_list_has("gpu,bigger", "big", 3));
+	assert_false(nodeox_util_list_has("gpu,,big", "", 0));
+	assert_false(nodeox_util_list_has(NULL, "gpu", 3));
+	assert_true(nodeox_util_lists_meet("short,gpu", "big,gpu"));
+	assert_false(nodeox_util_lists_meet("short", "big,gpu"));
+	assert_false(nodeox_util_lists_meet(NULL, "gpu"));
+	assert_false(nodeox_util_lists_meet("gpu", ""));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_top_span),
+		cmocka_unit_test(test_list_next),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

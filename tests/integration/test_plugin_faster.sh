@@ -1,0 +1,75 @@
+#!/bin/sh
+# tests/integration/test_plugin_faster.sh: Broaden=when-faster in a real
+# slurmctld, jobs submitted by an unprivileged user. The estimate reads
+# slurmctld's own state (running jobs' end times and GPUs per node, pending
+# jobs ahead) under the locks job_submit holds:
+#   - a1's 4 a100 come back in 3 minutes (a 3-minute filler), a2's in an hour,
+#     l1 and l2 are idle: a tagged 30-minute a100 job is kept (33 min on a100
+#     against 50 on l40s, its limit scaled by 1.0/0.6), pends although l40s
+#     GPUs are idle, and starts on a1 once a1 frees;
+#   - with a1 now busy for 30 minutes and a2 for an hour, the same job is
+#     broadened (50 min on l40s against 60 on a100) and runs on an l40s node;
+#   - two untagged l40s jobs pending ahead take the l40s GPUs as they free:
+#     kept again.
+# The user's line and the slurmctld log line say which and why; `nodeox why`
+# (where it is built) shows the same estimate, from the live queue.
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/lib/cluster.sh"
+. "$(dirname "$0")/../why/why_lib.sh"
+
+cluster_init
+WHY_OUT="$CLUSTER_DIR/why.json"
+cluster_use_plugin
+cluster_default_topology
+cluster_nodeox_conf_article Broaden=when-faster
+cluster_start
+
+f1=$(cluster_sbatch -w a1 -t 3 --gres=gpu:a100:4 --wrap "sleep 600")
+f2=$(cluster_sbatch -w a2 -t 60 --gres=gpu:a100:4 --wrap "sleep 600")
+check_true "filler on a1 runs" wait_for_state "$f1" RUNNING 20
+check_true "filler on a2 runs" wait_for_state "$f2" RUNNING 20
+
+# a100 back in 3 minutes: kept, although l40s is idle now.
+k=$(cluster_sbatch -t 30 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 600")
+msg=$(cluster_submit_msg)
+check_match "$msg" '^sbatch: nodeox: kept: a100 expected free in about [23] min, finishing there is sooner \(in about 3[23] min; broadened to a100\|l40s: in about 50 min; Broaden=when-faster\)$' "kept: the user is told why"
+check_eq "$(job_field "$k" TresPerNode)" "$(cluster_tres gres:gpu:a100:4)" "kept: GPU request as asked"
+check_eq "$(job_field "$k" Features)" "(null)" "kept: no constraint"
+check_eq "$(job_field "$k" TimeLimit)" 00:30:00 "kept: time limit as asked"
+sleep 3
+check_eq "$(job_state "$k")" PENDING "kept: pends although l40s GPUs are idle"
+check_match "$(cluster_ctld_log | grep "job_submit/nodeox: submit uid=" | grep -c 'KEEP: kept: a100 expected free')" '^1$' "kept: slurmctld log has the decision"
+if [ -x "$WHY_BIN" ] && command -v python3 >/dev/null 2>&1; then
+why_run "$k"
+check_match "$(jq_py 'j["flex"]["policy_reason"]')" '^kept: a100 expected free in about [23] min' "nodeox why: the same decision from the live queue"
+check_match "$(jq_py 'j["flex"]["estimate"]["kept_start_s"]')" '^1[0-9][0-9]$' "nodeox why: a100 expected back in about 3 minutes"
+check_eq "$(jq_py 'j["flex"]["estimate"]["broadened_finish_s"]')" 3000 "nodeox why: broadened finish 50 min (l40s idle now)"
+check_eq "$(jq_py 'j["flex"]["estimate"]["broaden"]')" false "nodeox why: keep"
+fi
+scancel "$f1"
+check_true "kept: starts once a1 frees" wait_for_state "$k" RUNNING 30
+check_eq "$(job_field "$k" NodeList)" a1 "kept: runs on a1 (a100)"
+
+# a100 busy for 30 and 60 minutes: broadened, runs on l40s now.
+b=$(cluster_sbatch -t 30 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 600")
+msg=$(cluster_submit_msg)
+check_match "$msg" '^sbatch: nodeox: GPU type a100 broadened to a100\|l40s, time limit 30 -> 50 min; broadened: a100 expected free in about (29|30) min at the earliest, l40s free now: finishing in about 50 min \(Broaden=when-faster\)$' "broadened: the user is told why"
+check_true "broadened: starts" wait_for_state "$b" RUNNING 20
+check_match "$(job_field "$b" NodeList)" '^l[12]$' "broadened: runs on an l40s node"
+check_eq "$(job_field "$b" Features)" "a100|l40s" "broadened: constraint a100|l40s"
+check_eq "$(job_field "$b" TimeLimit)" 00:50:00 "broadened: limit scaled for l40s"
+check_match "$(cluster_ctld_log | grep -c 'REWRITE: GPU type a100 broadened to a100|l40s.*; broadened: a100 expected free in about')" '^1$' "broadened: slurmctld log has the decision"
+
+# The other l40s node taken for 10 minutes, and two untagged l40s jobs of 4
+# pending ahead: the l40s GPUs that come back go to them first.
+f3=$(cluster_sbatch -t 10 --gres=gpu:l40s:4 --wrap "sleep 600")
+check_true "l40s filler runs" wait_for_state "$f3" RUNNING 20
+p1=$(cluster_sbatch -t 60 --gres=gpu:l40s:4 --wrap "sleep 600")
+p2=$(cluster_sbatch -t 60 --gres=gpu:l40s:4 --wrap "sleep 600")
+check_true "l40s jobs ahead pend" wait_for_reason "$p1" Resources 20
+check_eq "$(job_state "$p2")" PENDING "the second l40s job pends too"
+a=$(cluster_sbatch -t 30 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 600")
+check_match "$(cluster_submit_msg)" '^sbatch: nodeox: kept: a100 expected free in about (29|30) min, finishing there is sooner' "jobs ahead: kept, the l40s go to them"
+check_eq "$(job_field "$a" TresPerNode)" "$(cluster_tres gres:gpu:a100:4)" "jobs ahead: request as asked"
+check_true "slurmctld still runs" cluster_alive slurmctld
+cluster_finish

@@ -1,0 +1,56 @@
+#!/bin/sh
+# bench_torch.sh (make bench-torch): the quality of rounds through
+# nodeox.torch against synchronous data parallel through the same bridge.
+# A small MLP of our own (784-256-10, tests/torch/train_mlp.py) on
+# Fashion-MNIST, plain PyTorch SGD (lr 0.05, momentum 0.9, batch 64 per
+# worker, the engine's warm-up + cosine schedule over the global steps), 4
+# ranks at emulated speeds 1,1,0.5,0.5 (base 20 ms), 1500 global steps, test
+# accuracy on the 10,000 test images after every round (rank 0, paused: no
+# step's time). Rounds run with the bridge's defaults (Rounds(...) without
+# round settings: H 10, FedNova, outer Nesterov 0.3 / 0.7, 60 synchronous
+# warm-up steps). Per seed, one
+# row: critical path to 0.85 test accuracy in each mode, the speed-up, the
+# final accuracies and their difference. The recipe was fixed on the tuning
+# seeds (BENCH_TUNING, default 1 2) before the held-out ones (BENCH_SEEDS,
+# default 3 4 5) were run; every seed is reported. BENCH_ROUNDS_OPTS adds
+# train_mlp.py options to the rounds runs (tuning other settings).
+. "$top_srcdir/tests/runtime/mpi-env.sh"
+. "$top_srcdir/tests/torch/torch-env.sh"
+steps=${BENCH_STEPS:-1500}
+recipe="--hidden 256 --batch 64 --lr 0.05 --momentum 0.9 --schedule --warmup-steps 50 --steps $steps
+        --speeds 1,1,0.5,0.5 --base-ms 20 --eval-every 1 --target 0.85"
+echo "bench-torch: $(date -u +%Y-%m-%dT%H:%MZ), $steps global steps, speeds 1,1,0.5,0.5, base 20 ms${BENCH_ROUNDS_OPTS:+, rounds with $BENCH_ROUNDS_OPTS}"
+echo "| seed | kind | sync: critical s to 0.85 | rounds: critical s to 0.85 | speed-up | sync final acc | rounds final acc | rounds - sync |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+# BENCH_PARALLEL seeds at once (default 2: 16 ranks, about 5 GB): under
+# emulation the numbers (step counts, critical path, accuracies) do not
+# depend on the host's load, only the wall time does.
+run() {
+    tr_mpi 4 train_mlp.py --mode "$1" $recipe ${2:+$BENCH_ROUNDS_OPTS} --seed "$3" --init-seed "$3" \
+        --json "$RT_WORK/$1-$3.json" >"$RT_WORK/$1-$3.out" 2>&1 ||
+        { cat "$RT_WORK/$1-$3.out"; echo "bench-torch: $1 seed $3 failed"; }
+}
+n=0
+for seed in ${BENCH_TUNING-1 2} ${BENCH_SEEDS-3 4 5}; do
+    run sync "" "$seed" &
+    run rounds r "$seed" &
+    n=$((n + 1))
+    [ $((n % ${BENCH_PARALLEL:-2})) -ne 0 ] || wait
+done
+wait
+row() {
+    seed=$1; kind=$2
+    [ -f "$RT_WORK/sync-$seed.json" ] && [ -f "$RT_WORK/rounds-$seed.json" ] || exit 1
+    "$TR_PY" - "$RT_WORK/sync-$seed.json" "$RT_WORK/rounds-$seed.json" "$seed" "$kind" <<'PY'
+import json, sys
+s, r = (json.load(open(p)) for p in sys.argv[1:3])
+def t(x): return "never" if x is None else "%.2f" % x
+up = "-" if s["critical_to_target_s"] is None or r["critical_to_target_s"] is None else \
+    "%.2fx" % (s["critical_to_target_s"] / r["critical_to_target_s"])
+print("| %s | %s | %s | %s | %s | %.4f | %.4f | %+.4f |" % (
+    sys.argv[3], sys.argv[4], t(s["critical_to_target_s"]), t(r["critical_to_target_s"]), up,
+    s["test_accuracy"], r["test_accuracy"], r["test_accuracy"] - s["test_accuracy"]))
+PY
+}
+for seed in ${BENCH_TUNING-1 2}; do row "$seed" tuning; done
+for seed in ${BENCH_SEEDS-3 4 5}; do row "$seed" held-out; done

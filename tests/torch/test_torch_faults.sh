@@ -1,0 +1,39 @@
+#!/bin/sh
+# test_torch_faults.sh: failures under nodeox.torch, 4 real MPI ranks of
+# plain PyTorch at emulated speeds 1,1,0.5,0.5.
+# (1) rank 2's weights become NaN at the start of its round 3, so its
+#     update is not finite: the engine must drop it from that round's
+#     combine with the warning naming round and worker, count it once, and
+#     training must go on to a sane accuracy with finite weights (rank 2's
+#     SGD momentum is restarted by the bridge).
+# (2) rank 1 hangs in round 3 (alive, never reaches the next collective):
+#     the others' watchdog must fire at its deadline, name the collective
+#     and exit 4; the job ends well within 180 s (the deadline is 4 x the
+#     longest round + 15 s; rounds from the start, no warm-up interval).
+# (3) rank 2 is killed with SIGKILL in round 3: the job ends non-zero,
+#     within 180 s.
+. "$top_srcdir/tests/runtime/mpi-env.sh"
+. "$top_srcdir/tests/torch/torch-env.sh"
+common="--hidden 32 --max-train 4000 --speeds 1,1,0.5,0.5 --base-ms 8"
+RT_TIMEOUT=600
+tr_mpi 4 train_mlp.py $common --steps 150 --nan-at 2:3 --json "$RT_WORK/nan.json" >"$RT_WORK/nan.out" 2>&1 ||
+    { cat "$RT_WORK/nan.out"; echo "FAIL: exit status with a NaN update"; exit 1; }
+cat "$RT_WORK/nan.out"
+grep -q "warning: round 3: worker 2's pseudo-gradient is not finite; dropped" "$RT_WORK/nan.out" ||
+    { echo "FAIL: no drop warning"; exit 1; }
+"$TR_PY" - "$RT_WORK/nan.json" <<'PY' || exit 1
+import json, sys
+s = json.load(open(sys.argv[1]))
+print("dropped %d, test accuracy %.4f" % (s["dropped"], s["test_accuracy"]))
+ok = s["dropped"] == 1 and s["test_accuracy"] >= 0.6
+print("ok" if ok else "FAIL: dropped count or accuracy after the drop (NaN averaged in?)")
+sys.exit(0 if ok else 1)
+PY
+RT_TIMEOUT=180
+rc=0
+tr_mpi 4 train_mlp.py $common --sync-warmup 0 --steps 1000 --hang-at 1:3 >"$RT_WORK/hang.out" 2>&1 || rc=$?
+rt_check_lost "$RT_WORK/hang.out" $rc hang
+rc=0
+tr_mpi 4 train_mlp.py $common --sync-warmup 0 --steps 1000 --kill-at 2:3 >"$RT_WORK/kill.out" 2>&1 || rc=$?
+rt_check_lost "$RT_WORK/kill.out" $rc kill
+echo PASS
