@@ -104,6 +104,9 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->bf_max_job_test = 500;
 	p->bf_interval_s = 30;
 	p->default_queue_depth = 100;
+	p->bf_max_job_part = p->bf_max_job_user = p->bf_max_job_user_part = 0;
+	p->partition_job_depth = p->sched_max_job_start = 0;
+	p->bf_continue = false;
 	p->weight_age = 0;
 	p->weight_job_size = 0;
 	p->max_age_s = 7 * 86400;
@@ -491,13 +494,16 @@ static int cluster_sched_params(cparse_t *p, const char *v)
 	int rc = 0;
 	for (gchar **it = items; *it && rc == 0; it++) {
 		char *eq = strchr(*it, '=');
-		if (!eq)
+		if (!eq) {
+			if (!strcmp(g_strstrip(*it), "bf_continue"))
+				s->bf_continue = true;
 			continue;
+		}
 		*eq = '\0';
 		uint64_t x;
 		const char *k = *it;
 		int64_t *dst64 = NULL;
-		int *dst = NULL;
+		int *dst = NULL, *dst0 = NULL;
 		if (!strcmp(k, "bf_window"))
 			dst64 = &s->bf_window_min;
 		else if (!strcmp(k, "bf_resolution"))
@@ -508,8 +514,26 @@ static int cluster_sched_params(cparse_t *p, const char *v)
 			dst = &s->bf_max_job_test;
 		else if (!strcmp(k, "default_queue_depth"))
 			dst = &s->default_queue_depth;
+		else if (!strcmp(k, "bf_max_job_part"))
+			dst0 = &s->bf_max_job_part;
+		else if (!strcmp(k, "bf_max_job_user"))
+			dst0 = &s->bf_max_job_user;
+		else if (!strcmp(k, "bf_max_job_user_part"))
+			dst0 = &s->bf_max_job_user_part;
+		else if (!strcmp(k, "partition_job_depth"))
+			dst0 = &s->partition_job_depth;
+		else if (!strcmp(k, "sched_max_job_start"))
+			dst0 = &s->sched_max_job_start;
 		else
 			continue;
+		if (dst0) {              /* 0: no limit, as in Slurm */
+			if (cluster_uint(p, k, eq + 1, 1u << 30, &x) < 0) {
+				rc = -1;
+				break;
+			}
+			*dst0 = (int)x;
+			continue;
+		}
 		if (cluster_uint(p, k, eq + 1, 1u << 30, &x) < 0 || x == 0) {
 			rc = x == 0 ? cluster_fail(p, "SchedulerParameters %s=0", k) : -1;
 			break;

@@ -78,6 +78,13 @@ typedef struct {
 	int bf_max_job_test;      /* bf_max_job_test=, 500 */
 	int64_t bf_interval_s;    /* bf_interval=, seconds, 30 */
 	int default_queue_depth;  /* default_queue_depth=, 100 */
+	/* Deep-queue limits, 0 = none (Slurm's default for each): */
+	int bf_max_job_part;      /* bf_max_job_part=: jobs a backfill pass tests per partition */
+	int bf_max_job_user;      /* bf_max_job_user=: ... per user */
+	int bf_max_job_user_part; /* bf_max_job_user_part=: ... per user and partition */
+	int partition_job_depth;  /* partition_job_depth=: jobs the main pass tests per partition */
+	int sched_max_job_start;  /* sched_max_job_start=: jobs the main pass starts */
+	bool bf_continue;         /* bf_continue: read, no effect (doc/simulator.md) */
 	double weight_age;        /* PriorityWeightAge, 0 */
 	double weight_job_size;   /* PriorityWeightJobSize, 0 */
 	int64_t max_age_s;        /* PriorityMaxAge, 7-0 */

@@ -498,6 +498,7 @@ int main(int argc, char **argv)
 		/* Replicas are for the table and --json; --jobs and --plot show
 		 * replica 0, the command line's own run. */
 		m.n = o.quiet && !o.json ? 1 : (int)o.replicas;
+		m.s.modes_at_once = m.n == 1;
 		m.figs = g_new0(report_figures_t, (size_t)m.n * 2);
 		m.progress = isatty(STDERR_FILENO) ? main_progress : NULL;
 		if (replica_pool(1, m.n, 2, main_compare_task, &m, m.figs, main_compare_own, &m,

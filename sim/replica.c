@@ -17,12 +17,16 @@
  * passes of a synthetic phase table (a start and a drift spread over what
  * the real runs' logs showed) instead of by latency seed.
  *
- * Workers are forked processes, not threads: the scheduler and the policy
- * library keep per-run state in plain globals-free structs, but glib and GSL
- * were never checked for concurrent use here, and a process needs no
- * locking at all. Each worker writes its figures (plain doubles) to a pipe
- * and exits; the parent polls the pipes and starts the next task as one
- * ends. Results are placed by task index, so the output does not depend on
+ * Workers are forked processes, not threads, so they need no locking at
+ * all. A lone run (--replicas 1, no worker) runs its two modes on two
+ * threads instead (sched_run_all): the scheduler and the policy library keep
+ * per-run state in structs of their own with no mutable globals, glib's
+ * allocator and containers are thread-safe for separate instances, and a
+ * run uses no GSL (only whatif.c's tagging, before any run, does). The pool
+ * forks only while this process runs no thread, so a child's glib is in a
+ * consistent state. Each worker writes its figures (plain doubles) to a
+ * pipe and exits; the parent polls the pipes and starts the next task as
+ * one ends. Results are placed by task index, so the output does not depend on
  * which worker finished first.
  */
 #define _GNU_SOURCE
@@ -118,17 +122,30 @@ int replica_run(const replica_setting_t *s, int k, int n, report_figures_t figs[
 	if (replica_pass_phase(&s->params, k, n, &ph, sec, phase))
 		p.bf_phase = &ph;
 	memset(figs, 0, 2 * sizeof(*figs));
-	int rc = 0;
-	for (int i = 0; i < 2 && rc == 0; i++) {
+	sim_sched_opts_t so[2];
+	int mode[2], nr = 0;
+	for (int i = 0; i < 2; i++) {
 		if ((i == 0 && !s->run_base) || (i == 1 && !s->run_nodeox))
 			continue;
-		sim_sched_opts_t so = {
+		mode[nr] = i;
+		so[nr++] = (sim_sched_opts_t){
 			.params = p, .policy = i ? s->conf : NULL, .runtime = s->model,
 			.tagged = s->tagged, .record_nodes = s->record_nodes,
 			.progress = s->progress, .label = i ? "nodeox" : "baseline",
 		};
-		rc = sched_run(s->c, s->t, &so, &r[i], err, errlen);
 	}
+	/* A lone run (modes_at_once) has the cores to itself: its two modes
+	 * run at once, one thread each (sched_run_all). Among the pool's
+	 * workers, which already keep every core busy, one after the other. */
+	sim_run_t *got[2] = { NULL, NULL };
+	int rc = 0;
+	if (s->modes_at_once)
+		rc = sched_run_all(s->c, s->t, so, nr, got, err, errlen);
+	else
+		for (int i = 0; i < nr && rc == 0; i++)
+			rc = sched_run_all(s->c, s->t, &so[i], 1, &got[i], err, errlen);
+	for (int i = 0; i < nr; i++)
+		r[mode[i]] = got[i];
 	for (int i = 0; i < 2 && rc == 0; i++)
 		if (r[i])
 			report_figures(s->c, r[i], i == 1 ? r[0] : NULL, s->price, &figs[i]);

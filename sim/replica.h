@@ -30,6 +30,8 @@ typedef struct {
 	sim_sched_params_t params;      /* replica 0's: the command line's */
 	bool run_base, run_nodeox;
 	bool record_nodes;              /* --jobs: keep each job's nodes */
+	bool modes_at_once;             /* run the two modes on two threads (a lone */
+	                                /* run: no other worker on the cores) */
 	/* progress on stderr (replica 0 in this process only) */
 	void (*progress)(void *arg, const char *what, size_t done, size_t total);
 } replica_setting_t;

@@ -39,6 +39,7 @@ typedef struct {
 	double utilization, makespan_s;
 	double rejected, never, bf_passes, reservations, releases_scanned;
 	double untagged_turnaround_mean_s;   /* over the jobs that ran untagged */
+	double max_pending;        /* most jobs pending at once (the footer) */
 } report_figures_t;
 
 #define REPORT_FIGURES_N (sizeof(report_figures_t) / sizeof(double))

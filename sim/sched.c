@@ -29,11 +29,12 @@
  * by class (GPU type, shape, features, partitions) and, within a class, kept
  * in buckets by free GPUs, so a placement visits only nodes that can serve
  * it; a job that failed to fit is not re-tried until some job has ended (a
- * release epoch); running jobs' allocations sit in one flat array per class
- * by expected end, which backfill walks, merging the classes a job may use;
- * reservations are computed lazily, only when a lower-priority job could
- * start now on classes they might use, and identical requests in one pass
- * resume one search. Where this differs from Slurm is in doc/simulator.md.
+ * release epoch); running jobs sit in one array by expected end, which
+ * Slurm's will-run test walks over a node bitmap (sched_backfill.c); its
+ * answers are remembered per request shape and node set until a job starts
+ * or ends; reservations are computed lazily, only when a lower-priority job
+ * could start now on classes they might use. The same model runs at every
+ * cluster size. Where this differs from Slurm is in doc/simulator.md.
  */
 #include <math.h>
 #include <stdio.h>
@@ -95,7 +96,8 @@ void sched_pending_add(sched_t *s, uint32_t j)
 		s->where[j] = SCHED_YOUNG;
 		prio_list_insert(&s->young, s->key[j], j);
 	}
-	s->npending++;
+	if (++s->npending > s->run->max_pending)
+		s->run->max_pending = s->npending;
 }
 
 static prio_list_t *sched_list_of(sched_t *s, uint32_t j)
@@ -224,57 +226,31 @@ static int64_t sched_end_latency(const sched_t *s, uint32_t j)
 	return (int64_t)whole + ((double)(h & 0xffff) / 65536.0 < l - whole ? 1 : 0);
 }
 
-/* Put running job j's allocations into their classes' release lists. */
-/* Put e into list l at its place by (end, job, idx). */
-static void sched_release_insert(rellist_t *l, release_t e)
+/* Running job j goes into the list of running jobs by expected end (where
+ * backfill's will-run test walks them); an ended one leaves it. */
+static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
 {
-	size_t at = sched_release_find(l, e.end, e.job, e.idx);
+	rellist_t *l = &s->all;
+	size_t at = sched_release_find(l, run->expected_end, j);
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 256;
 		l->e = g_renew(release_t, l->e, l->cap);
 	}
 	memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
-	l->e[at] = e;
+	l->e[at] = (release_t){ .end = run->expected_end, .job = j, .node = -1 };
+	if (run->na == 1)
+		l->e[at] = (release_t){ .end = run->expected_end, .job = j, .node = run->a[0].node,
+					.gpus = run->a[0].gpus, .cpus = run->a[0].cpus,
+					.mem = run->a[0].mem };
 	l->n++;
 }
 
-static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
-{
-	if (s->exact)      /* one entry per job in the list of all running jobs */
-		sched_release_insert(&s->all, (release_t){ .end = run->expected_end, .job = j,
-							   .node = -1 });
-	for (int i = 0; i < run->na; i++) {
-		const alloc_t *a = &run->a[i];
-		sched_release_insert(&s->rel[a->cls],
-				     (release_t){ .end = run->expected_end, .job = j,
-						  .idx = (uint32_t)i, .node = a->node,
-						  .gpus = a->gpus, .cpus = a->cpus, .mem = a->mem });
-	}
-}
-
-/* Leave tombstones for ended job j; squeeze them out of a list when they
- * are a sixteenth of it (every walk steps over them; squeezing costs a
- * sixteen moves per end, amortised). */
 static void sched_release_drop(sched_t *s, uint32_t j, const running_t *run)
 {
-	if (s->exact) {
-		rellist_t *l = &s->all;
-		size_t at = sched_release_find(l, run->expected_end, j, 0);
-		memmove(&l->e[at], &l->e[at + 1], (l->n - at - 1) * sizeof(release_t));
-		l->n--;
-	}
-	for (int i = 0; i < run->na; i++) {
-		rellist_t *l = &s->rel[run->a[i].cls];
-		l->e[sched_release_find(l, run->expected_end, j, (uint32_t)i)].dead = 1;
-		if (++l->ndead > 16 && 16 * l->ndead > l->n) {
-			size_t k = 0;
-			for (size_t q = 0; q < l->n; q++)
-				if (!l->e[q].dead)
-					l->e[k++] = l->e[q];
-			l->n = k;
-			l->ndead = 0;
-		}
-	}
+	rellist_t *l = &s->all;
+	size_t at = sched_release_find(l, run->expected_end, j);
+	memmove(&l->e[at], &l->e[at + 1], (l->n - at - 1) * sizeof(release_t));
+	l->n--;
 }
 
 /* Keep the compact policy view: a node is in it while it has idle GPUs. */
@@ -319,7 +295,7 @@ void sched_start(sched_t *s, uint32_t j, int na)
 	const sim_job_t *job = &s->t->jobs[j];
 	req_t *r = &s->req[j];
 	running_t *run = g_new0(running_t, 1);
-	s->srch_epoch++;                /* free resources change: no resuming */
+	s->wr_epoch++;                  /* free resources change: no remembered answers */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
 	if (s->sockets) {
@@ -407,7 +383,7 @@ static void sched_end(sched_t *s, uint32_t j)
 		}
 	}
 	sched_release_drop(s, j, run);
-	s->srch_epoch++;
+	s->wr_epoch++;
 	g_free(run->a);
 	g_free(run->st);
 	g_free(run);
@@ -433,6 +409,15 @@ int sched_fit_now(sched_t *s, uint32_t j, bool with_resv)
 	return na;
 }
 
+/* The partition job j is counted in by the per-partition limits: its
+ * first (Slurm queues a job of several partitions once per partition;
+ * the model once, under the first). */
+int sched_job_part(const sched_t *s, uint32_t j)
+{
+	uint64_t parts = s->req[j].parts;
+	return parts ? __builtin_ctzll(parts) : 0;
+}
+
 /* Are all the nodes elig may use in a partition that failed this pass?
  * Slurm's main pass takes a failed job's partition's nodes away from every
  * later job (job_scheduler.c: bit_and_not(avail_node_bitmap,
@@ -452,10 +437,24 @@ static void sched_main_pass(sched_t *s)
 		: ((1ull << s->c->nparts) - 1);
 	prio_iter_t it;
 	sched_order_begin(s, &it);
-	int depth = s->o->params.default_queue_depth;
-	for (int tested = 0; tested < depth; tested++) {
+	const sim_sched_params_t *p = &s->o->params;
+	int depth = p->default_queue_depth, started = 0;
+	if (p->partition_job_depth)
+		memset(s->part_tested, 0, sizeof(int) * (size_t)MAX(s->c->nparts, 1));
+	for (int tested = 0;;) {
 		int64_t j = sched_order_next(s, &it);
 		if (j < 0)
+			break;
+		/* Slurm 22.05 and 24.11 (job_scheduler.c _schedule) in this
+		 * order: sched_max_job_start ends the pass; a partition past
+		 * partition_job_depth skips the job without counting it
+		 * towards default_queue_depth; that depth ends the pass. */
+		if (p->sched_max_job_start && started >= p->sched_max_job_start)
+			break;
+		if (p->partition_job_depth &&
+		    s->part_tested[sched_job_part(s, (uint32_t)j)]++ >= p->partition_job_depth)
+			continue;
+		if (tested++ >= depth)
 			break;
 		uint64_t jp = s->req[j].parts;
 		if (!(jp & ~failed_parts))
@@ -474,6 +473,7 @@ static void sched_main_pass(sched_t *s)
 			sched_prefer_swap(s, (uint32_t)j);
 		if (na) {
 			sched_start(s, (uint32_t)j, na);
+			started++;
 		} else {
 			failed_parts |= jp;
 			if ((failed_parts & all_parts) == all_parts)
@@ -541,12 +541,6 @@ static void sched_state_init(sched_t *s)
 		s->pol_nodes[n].gpus_idle = 0;
 		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
 	}
-	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
-		search_t *srch = &s->srch[k];
-		srch->pos = g_new0(size_t, c->nclasses);
-		srch->nd = g_new0(struct search_node, nn);
-		srch->fitlist = g_new(int, nn + 1);
-	}
 	s->req = g_new0(req_t, nj);
 	s->preq = g_new0(req_t, nj);
 	s->tagged = g_new(bool, nj);
@@ -564,9 +558,6 @@ static void sched_state_init(sched_t *s)
 	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, sched_elig_free);
 	s->resv_stamp = g_new0(uint32_t, nn);
 	s->resv_start = g_new(int64_t, nn);
-	s->resv_g = g_new(int64_t, nn);
-	s->resv_c = g_new(int64_t, nn);
-	s->resv_m = g_new(int64_t, nn);
 	s->spare_g = g_new(int64_t, nn);
 	s->spare_c = g_new(int64_t, nn);
 	s->spare_m = g_new(int64_t, nn);
@@ -578,18 +569,38 @@ static void sched_state_init(sched_t *s)
 	s->run_cpus = g_new(int64_t, nn + 1);
 	s->run_nodes = g_new(int, nn + 1);
 	s->class_pos = g_new(int, c->nclasses + 1);
-	s->rel = g_new0(rellist_t, c->nclasses);
-	s->merge_heads = g_new(struct merge_head, c->nclasses + 1);
-	s->last_end_memo = g_new0(struct last_end_memo, c->nclasses);
-	s->exact = c->nnodes <= SCHED_EXACT_NODES;
-	sched_sockets_init(s);
-	if (s->exact) {
-		s->wr_node = g_new(bool, nn);
-		s->ivl_head = g_new(int, nn);
-		s->wr_g = g_new(int64_t, nn);
-		s->wr_c = g_new(int64_t, nn);
-		s->wr_m = g_new(int64_t, nn);
+	s->sock_cpu = g_new(int64_t, nn + 1);
+	s->sock_near = g_new(int, nn + 1);
+	s->cand = g_new0(uint64_t, (nn + 63) / 64 + 1);
+	s->part_tested = g_new0(int, MAX(c->nparts, 1));
+	/* users, numbered in order of first appearance (for bf_max_job_user*) */
+	s->uid = g_new(int, nj ? nj : 1);
+	GHashTable *users = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t j = 0; j < nj; j++) {
+		const char *u = s->t->jobs[j].user ? s->t->jobs[j].user : "";
+		gpointer v;
+		if (!g_hash_table_lookup_extended(users, u, NULL, &v)) {
+			v = GINT_TO_POINTER(s->nusers++);
+			g_hash_table_insert(users, (gpointer)u, v);
+		}
+		s->uid[j] = GPOINTER_TO_INT(v);
 	}
+	g_hash_table_destroy(users);
+	s->bf_user = g_new0(struct bf_count, MAX(s->nusers, 1));
+	s->bf_part = g_new0(struct bf_count, MAX(c->nparts, 1));
+	if (s->o->params.bf_max_job_user_part)
+		s->bf_user_part = g_new0(struct bf_count, (size_t)MAX(s->nusers, 1) * MAX(c->nparts, 1));
+	s->wr_held = g_new(int, nn);
+	s->wr_stamp = g_new0(uint32_t, nn);
+	s->wr_held_stamp = g_new0(uint32_t, nn);
+	sched_sockets_init(s);
+	s->nnwords = (nn + 63) / 64;
+	s->wr_bits = g_new(uint64_t, s->nnwords + 1);
+	s->wr_cnt = g_new(uint64_t, s->nnwords + 1);
+	s->ivl_head = g_new(int, nn);
+	s->wr_g = g_new(int64_t, nn);
+	s->wr_c = g_new(int64_t, nn);
+	s->wr_m = g_new(int64_t, nn);
 }
 
 static void sched_state_free(sched_t *s)
@@ -603,42 +614,96 @@ static void sched_state_free(sched_t *s)
 	g_free(s->free_g); g_free(s->free_c); g_free(s->free_m); g_free(s->class_free_g);
 	sched_policy_nodes_free(s->pol_nodes);
 	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
-	g_free(s->pol_state.running); g_free(s->pol_state.scratch);
+	g_free(s->pol_state.running); g_free(s->pol_state.scratch); g_free(s->pol_state.cls_at);
 	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
 	g_free(s->bpos);
-	for (int k = 0; k < SCHED_MAX_SEARCH; k++) {
-		search_t *srch = &s->srch[k];
-		g_free(srch->pos); g_free(srch->nd); g_free(srch->fitlist);
-	}
 	g_free(s->req); g_free(s->preq); g_free(s->tagged); g_free(s->where); g_free(s->key);
 	g_free(s->running);
 	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);
 	prio_list_free(&s->old);
-	for (int k = 0; k < s->c->nclasses; k++)
-		g_free(s->rel[k].e);
-	g_free(s->rel);
-	g_free(s->merge_heads);
-	g_free(s->last_end_memo);
 	g_free(s->all.e);
 	g_free(s->ivl);
 	g_free(s->ivl_head);
-	g_free(s->wr_node); g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
+	g_free(s->ivl_ends); g_free(s->ivl_by_start); g_free(s->ivl_by_end);
+	g_free(s->wr_held); g_free(s->wr_stamp); g_free(s->wr_held_stamp);
+	g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
+	g_free(s->wr_bits);
+	g_free(s->wr_cnt);
+	if (s->wr_memo)
+		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
+			g_free(s->wr_memo[k].nodes);
+			g_free(s->wr_memo[k].a);
+		}
+	g_free(s->wr_memo);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
-	g_free(s->resv_stamp); g_free(s->resv_start); g_free(s->resv_g); g_free(s->resv_c);
-	g_free(s->resv_m); g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
+	g_free(s->resv_stamp); g_free(s->resv_start);
+	g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
+	g_free(s->sock_cpu); g_free(s->sock_near); g_free(s->cand);
+	g_free(s->part_tested); g_free(s->uid);
+	g_free(s->bf_user); g_free(s->bf_part); g_free(s->bf_user_part);
 	g_free(s->abuf);
 	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first); g_free(s->run_weight);
 	g_free(s->sock_c); g_free(s->sock_g);
 	g_free(s->run_cpus); g_free(s->run_nodes); g_free(s->class_pos);
 }
 
+/* The inputs a run needs to make sense, whoever filled them (slurm.conf,
+ * the command line, a test): 0, or -1 with err naming what is wrong. The
+ * limit on the times keeps now + window and the like far from overflow. */
+#define SCHED_PARAM_MAX (1ll << 30)
+static int sched_inputs_check(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o,
+			      char *err, size_t errlen)
+{
+	const sim_sched_params_t *p = &o->params;
+	const struct { const char *name, *unit; int64_t v; } lim[] = {
+		{ "bf_window", " minutes", p->bf_window_min },
+		{ "bf_resolution", " s", p->bf_resolution_s },
+		{ "bf_interval", " s", p->bf_interval_s },
+		{ "bf_max_job_test", "", p->bf_max_job_test },
+		{ "default_queue_depth", "", p->default_queue_depth },
+		{ "PriorityCalcPeriod", " s", p->calc_period_s },
+		{ "PriorityMaxAge", " s", p->max_age_s },
+	};
+	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
+		if (lim[i].v < 1 || lim[i].v > SCHED_PARAM_MAX) {
+			snprintf(err, errlen, "scheduler parameter %s=%" G_GINT64_FORMAT "%s: out of range "
+				 "(1 to %lld)", lim[i].name, lim[i].v, lim[i].unit, SCHED_PARAM_MAX);
+			return -1;
+		}
+	if (!o->runtime) {
+		snprintf(err, errlen, "scheduler: no run-time model given");
+		return -1;
+	}
+	if (c->nparts > 64) {
+		snprintf(err, errlen, "%s: %d partitions: at most 64 are modelled",
+			 c->dir ? c->dir : "cluster", c->nparts);
+		return -1;
+	}
+	if (t->njobs >= UINT32_MAX) {
+		snprintf(err, errlen, "%s: %zu jobs: at most %u are modelled",
+			 t->path ? t->path : "trace", t->njobs,
+			 UINT32_MAX - 1);
+		return -1;
+	}
+	for (size_t j = 1; j < t->njobs; j++)
+		if (t->jobs[j].submit < t->jobs[j - 1].submit) {
+			snprintf(err, errlen, "%s: job %" G_GUINT64_FORMAT " is submitted before the job "
+				 "ahead of it (the scheduler needs jobs in submit order)",
+				 t->path ? t->path : "trace",
+				 (guint64)t->jobs[j].id);
+			return -1;
+		}
+	return 0;
+}
+
 int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o,
 	      sim_run_t **out, char *err, size_t errlen)
 {
-	(void)err;
-	(void)errlen;
+	*out = NULL;
+	if (sched_inputs_check(c, t, o, err, errlen) < 0)
+		return -1;
 	sim_run_t *run = g_new0(sim_run_t, 1);
 	run->njobs = t->njobs;
 	run->jobs = g_new0(sim_result_t, t->njobs);
@@ -735,3 +800,51 @@ void sched_run_free(sim_run_t *r)
 	g_free(r);
 }
 
+
+/* ------------------------------------------------------------ several runs */
+
+typedef struct {
+	const sim_cluster_t *c;
+	const sim_trace_t *t;
+	const sim_sched_opts_t *o;
+	sim_run_t *out;
+	int rc;
+	char err[1024];
+} sched_job_t;
+
+static gpointer sched_thread(gpointer arg)
+{
+	sched_job_t *w = arg;
+	w->rc = sched_run(w->c, w->t, w->o, &w->out, w->err, sizeof(w->err));
+	return NULL;
+}
+
+/* Runs share nothing they write (each has its own state, strings and
+ * results; the cluster, trace, policy and run-time model are read only),
+ * so they run at once, one thread each: compare mode's two policies take
+ * the time of the slower one on a machine with two cores. */
+int sched_run_all(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o, int n,
+		  sim_run_t **out, char *err, size_t errlen)
+{
+	sched_job_t *w = g_new0(sched_job_t, n);
+	GThread **th = g_new0(GThread *, n);
+	for (int i = 0; i < n; i++) {
+		w[i] = (sched_job_t){ .c = c, .t = t, .o = &o[i] };
+		th[i] = n > 1 ? g_thread_new("nodeox-sim", sched_thread, &w[i]) : NULL;
+		if (!th[i])
+			sched_thread(&w[i]);
+	}
+	int rc = 0;
+	for (int i = 0; i < n; i++) {
+		if (th[i])
+			g_thread_join(th[i]);
+		out[i] = w[i].out;
+		if (w[i].rc < 0 && rc == 0) {
+			g_strlcpy(err, w[i].err, errlen);
+			rc = -1;
+		}
+	}
+	g_free(th);
+	g_free(w);
+	return rc;
+}

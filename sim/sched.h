@@ -15,13 +15,6 @@
 #include "sim/runtime_model.h"
 #include "sim/trace.h"
 
-/* Up to this many nodes the model follows select/cons_tres and the
- * backfill map exactly (node runs, will-run batches over every running job,
- * whole-node reservations with an end); above, bounded approximations. The
- * exact model is the one checked against a real slurmctld (doc/simulator.md,
- * Fidelity). */
-#define SIM_EXACT_NODES 64
-
 typedef enum {
 	SIM_JOB_DONE = 0,       /* ran to the end of its run time */
 	SIM_JOB_TIMEOUT,        /* killed at its time limit */
@@ -47,6 +40,7 @@ typedef struct {
 	int64_t first_submit, last_end;
 	size_t rejected, never;
 	uint64_t main_passes, bf_passes, reservations, releases_scanned;
+	size_t max_pending;     /* most jobs pending at once */
 	GStringChunk *strings;
 } sim_run_t;
 
@@ -70,6 +64,11 @@ typedef struct {
 int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o,
 	      sim_run_t **out, char *err, size_t errlen);
 void sched_run_free(sim_run_t *r);
+/* n runs of trace on cluster, one per o[i], at once (threads); out[i] as
+ * sched_run gives it (NULL where it failed). Returns 0, or -1 with err
+ * from the first that failed. */
+int sched_run_all(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o, int n,
+		  sim_run_t **out, char *err, size_t errlen);
 /* The policy's view of the cluster with every node idle (for what-if tagging
  * and for tests); free with sched_policy_nodes_free. */
 nodeox_node_t *sched_policy_nodes(const sim_cluster_t *c);

@@ -1,8 +1,9 @@
 /*
  * sched_backfill.c: the backfill pass of the scheduler model: reservations
  * for jobs that cannot start now (running jobs released at their expected
- * ends in Slurm's will-run batches, rounded to bf_resolution on the wall
- * clock, resumable searches shared by identical requests), and the pass that
+ * ends in Slurm's will-run batches, on the nodes no earlier reservation of
+ * the pass holds then, rounded to bf_resolution on the wall clock), and the
+ * pass that
  * starts lower-priority jobs only where they delay no reservation (requests
  * the reservations stop are remembered for the rest of the pass).
  */
@@ -22,15 +23,6 @@ static int64_t sched_floor_res(int64_t t, int64_t res, int64_t org)
 	return f - org;
 }
 
-static bool sched_fit_done(const req_t *r, const fit_t *f)
-{
-	int64_t need = r->nodes ? r->nodes : r->gpus;
-	for (int g = 0; g < r->elig->ngroups; g++)
-		if (f->have[g] >= need)
-			return true;
-	return false;
-}
-
 /* Do two requests need the same resources on the same nodes? */
 static inline bool sched_same_request(const req_t *a, const req_t *b)
 {
@@ -38,189 +30,6 @@ static inline bool sched_same_request(const req_t *a, const req_t *b)
 	       a->cpus_per_node == b->cpus_per_node && a->mem_per_node == b->mem_per_node && a->gpus == b->gpus &&
 	       a->cpus_per_gpu == b->cpus_per_gpu && a->mem_per_gpu == b->mem_per_gpu &&
 	       a->spread_mem_node == b->spread_mem_node;
-}
-
-/* Add what node n (class cl) now offers search srch's job to its fit state. */
-static inline void sched_fit_node(search_t *srch, int n, int cl, int64_t before)
-{
-	const req_t *r = srch->req;
-	int64_t after = sched_contrib(r, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m);
-	if (after > 0 && srch->nd[n].fstamp != srch->gen) {
-		srch->nd[n].fstamp = srch->gen;
-		srch->nd[n].fpos = srch->nfit;
-		srch->fitlist[srch->nfit++] = n;
-	} else if (after > 0 && srch->nd[n].fpos < srch->lo) {
-		srch->lo = srch->nd[n].fpos;
-	}
-	if (after == before)
-		return;
-	if (r->elig->ngroups == 1) {
-		srch->fit.have[0] += after - before;
-		return;
-	}
-	for (int g = 0; g < r->elig->ngroups; g++)
-		if (bits_test(r->elig->gbits[g], cl))
-			srch->fit.have[g] += after - before;
-}
-
-/* The next live release in list c from position pos[c] (advanced past
- * tombstones), or NULL. */
-static inline const release_t *sched_release_live(const sched_t *s, size_t *pos, int c)
-{
-	const rellist_t *l = &s->rel[c];
-	size_t p = pos[c];
-	while (p < l->n && l->e[p].dead)
-		p++;
-	pos[c] = p;
-	return p < l->n ? &l->e[p] : NULL;
-}
-
-/* Put the head h of class cl's list into a merge's heads[0..n) (room for
- * one more), kept from the last release to the first by (end, job, idx):
- * the walk takes heads[n - 1], and the next release of the same list
- * mostly goes back at the end after a comparison or two, instead of a look
- * at every list. Returns n + 1. */
-static inline int sched_merge_insert(struct merge_head *heads, int n, const release_t *h, int cl)
-{
-	int at = n;
-	while (at > 0 && release_before(heads[at - 1].h, h->end, h->job, h->idx)) {
-		heads[at] = heads[at - 1];
-		at--;
-	}
-	heads[at] = (struct merge_head){ h, cl };
-	return n + 1;
-}
-
-/* Apply the release at h (class cl) to search srch's scratch and counts. */
-static inline void sched_walk_apply(sched_t *s, search_t *srch, const release_t *h, int cl)
-{
-	int n = h->node;
-	sched_scratch_load(s, srch, n);
-	int64_t before = sched_contrib(srch->req, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m);
-	srch->nd[n].g += h->gpus;
-	srch->nd[n].c += h->cpus;
-	srch->nd[n].m += (int64_t)h->mem;
-	sched_fit_node(srch, n, cl, before);
-}
-
-/* Search srch's walk when its job may use one class: that class's releases in
- * order (a job's allocations lie together) until the job fits after one of
- * them; returns that release's expected end, or -1 (none by horizon). With
- * extend, it goes on to horizon regardless, releasing at most *extend more
- * jobs, and returns the last expected end released (-1: none). */
-#define SCHED_BATCH_APPLY 4
-
-/* The last expected end at or before stop of a running job on the classes
- * e may use (-1: none). Identical requests ask for the same batch end
- * again and again: each class keeps its last answer while no job starts or
- * ends (srch_epoch). */
-static int64_t sched_last_end_by(sched_t *s, const elig_t *e, int64_t stop)
-{
-	int64_t last = -1;
-	for (int k = 0; k < e->nucls; k++) {
-		struct last_end_memo *memo = &s->last_end_memo[e->ucls[k]];
-		if (memo->epoch != s->srch_epoch || memo->stop != stop) {
-			const rellist_t *l = &s->rel[e->ucls[k]];
-			size_t at = sched_release_find(l, stop + 1, 0, 0);
-			while (at > 0 && l->e[at - 1].dead)
-				at--;
-			*memo = (struct last_end_memo){ s->srch_epoch, stop, at > 0 ? l->e[at - 1].end : -1 };
-		}
-		last = MAX(last, memo->last);
-	}
-	return last;
-}
-
-/* How many releases ahead a walk asks for the node scratch it will touch:
- * the walk is bound by those random reads, not by its arithmetic. */
-#define SCHED_WALK_PREFETCH 4
-
-static int64_t sched_walk_one(sched_t *s, search_t *srch, int cl, int64_t horizon, int *extend)
-{
-	const rellist_t *l = &s->rel[cl];
-	size_t p = srch->pos[cl];
-	int64_t end = -1, when = -1;
-	uint32_t job = 0;
-	bool open = false;               /* a job's allocations are being applied */
-	for (; p < l->n; p++) {
-		const release_t *h = &l->e[p];
-		if (p + SCHED_WALK_PREFETCH < l->n)   /* the scratch of a node a few releases on */
-			__builtin_prefetch(&srch->nd[l->e[p + SCHED_WALK_PREFETCH].node]);
-		if (h->dead)
-			continue;
-		if (!open || h->end != end || h->job != job) {
-			if (open && !extend && sched_fit_done(srch->req, &srch->fit))
-				break;
-			if (h->end > horizon || (extend && (*extend)-- <= 0))
-				break;      /* open: the last job released stays `end` */
-			end = h->end;
-			job = h->job;
-			open = true;
-			if (srch->first_end < 0)
-				srch->first_end = end;
-			s->run->releases_scanned++;
-		}
-		sched_walk_apply(s, srch, h, cl);
-	}
-	srch->pos[cl] = p;
-	if (open && (extend || sched_fit_done(srch->req, &srch->fit)))
-		when = end;
-	return when;
-}
-
-/* The same over several classes: their lists merged by (end, job, idx), so
- * a job's allocations come together and in their own order. */
-static int64_t sched_walk_merge(sched_t *s, search_t *srch, int64_t horizon, int *extend)
-{
-	const int *ucls = srch->req->elig->ucls;
-	int nl = srch->req->elig->nucls, nh = 0;
-	struct merge_head *heads = s->merge_heads;
-	for (int k = 0; k < nl; k++) {
-		const release_t *h = sched_release_live(s, srch->pos, ucls[k]);
-		if (h)
-			nh = sched_merge_insert(heads, nh, h, ucls[k]);
-	}
-	int64_t last = -1;
-	while (nh && heads[nh - 1].h->end <= horizon && (!extend || (*extend)-- > 0)) {
-		int64_t end = heads[nh - 1].h->end;
-		uint32_t job = heads[nh - 1].h->job;
-		if (srch->first_end < 0)
-			srch->first_end = end;
-		s->run->releases_scanned++;
-		while (nh && heads[nh - 1].h->end == end && heads[nh - 1].h->job == job) {
-			const release_t *h = heads[--nh].h;
-			int cl = heads[nh].cl;
-			const rellist_t *l = &s->rel[cl];
-			if (srch->pos[cl] + SCHED_WALK_PREFETCH < l->n)
-				__builtin_prefetch(&srch->nd[l->e[srch->pos[cl] + SCHED_WALK_PREFETCH].node]);
-			srch->pos[cl]++;
-			sched_walk_apply(s, srch, h, cl);
-			const release_t *next = sched_release_live(s, srch->pos, cl);
-			if (next)
-				nh = sched_merge_insert(heads, nh, next, cl);
-		}
-		last = end;
-		if (!extend && sched_fit_done(srch->req, &srch->fit))
-			return end;
-	}
-	return extend ? last : -1;
-}
-
-/* Slurm's will-run test (select/cons_tres _will_run_test) releases running
- * jobs in batches, not one by one: the first batch holds every job ending by
- * the first end rounded up to the next 30 s of the wall clock, plus 30 s;
- * later batches end 60, 120, 240 ... s after that rounded end. The job's
- * expected start is the end of the last job of the batch it first fits in.
- * The end of that batch for a fit found at `when`, the walk's first release
- * having been at `first`. */
-static int64_t sched_batch_end(const sched_t *s, int64_t first, int64_t when)
-{
-	int64_t org = s->o->params.bf_origin_s, w = 30;
-	int64_t delta = ((first + org) % 30 + 30) % 30;
-	int64_t base = first + (30 - delta);
-	while (base + w < when)
-		w *= 2;
-	return base + w;
 }
 
 /* A reservation of this pass holds node n from `when` on: Slurm takes a
@@ -233,7 +42,6 @@ static void sched_resv_hold(sched_t *s, int n, int64_t when)
 	if (s->resv_stamp[n] != s->pass) {
 		s->resv_stamp[n] = s->pass;
 		s->resv_start[n] = when;
-		s->resv_g[n] = s->resv_c[n] = s->resv_m[n] = 0;
 		s->spare_g[n] = s->spare_c[n] = s->spare_m[n] = 0;
 		return;
 	}
@@ -242,8 +50,6 @@ static void sched_resv_hold(sched_t *s, int n, int64_t when)
 	s->spare_c[n] = MIN(s->spare_c[n], 0);
 	s->spare_m[n] = MIN(s->spare_m[n], 0);
 }
-
-/* ------------------------------------------------ exact reservations */
 
 /* Does a reservation made in this pass hold node n at some time in [a, b]
  * (its [start, end) meets the interval)? */
@@ -260,25 +66,154 @@ static bool sched_ivl_busy(const sched_t *s, int n, int64_t a, int64_t b)
  * let it start earlier (TRY_LATER). */
 static int64_t sched_ivl_next_end(const sched_t *s, int64_t t)
 {
-	int64_t next = SCHED_INF;
-	for (size_t i = 0; i < s->nivl; i++)
-		if (s->ivl[i].end > t && s->ivl[i].end < next)
-			next = s->ivl[i].end;
-	return next;
+	size_t lo = 0, hi = s->nivl;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->ivl_ends[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < s->nivl ? s->ivl_ends[lo] : SCHED_INF;
 }
+
+static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
+{
+	for (size_t w = 0; w < s->nnwords; w++)
+		s->wr_cnt[w] = s->wr_bits[w] & e->bnodes[w];
+}
+
+/* Reservation i holds its node for one more (sign 1) or one fewer try
+ * interval's worth: the node leaves or rejoins the test's nodes. */
+static void sched_wr_hold(sched_t *s, const elig_t *e, int i, int sign)
+{
+	int n = s->ivl[i].node;
+	if (s->wr_held_stamp[n] != s->wr_try) {
+		s->wr_held_stamp[n] = s->wr_try;
+		s->wr_held[n] = 0;
+	}
+	s->wr_held[n] += sign;
+	if (s->wr_held[n] == 0 && bits_test(e->wnodes, n))
+		s->wr_bits[n >> 6] |= 1ull << (n & 63);
+	else if (s->wr_held[n] > 0)
+		s->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+}
+
+/* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
+ * how many reservations start (end) by t. */
+static size_t sched_ivl_count_by(const sched_t *s, const int *order, bool by_start, int64_t t)
+{
+	size_t lo = 0, hi = s->nivl;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct resv_ivl *v = &s->ivl[order[mid]];
+		if ((by_start ? v->start : v->end) <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A reservation's next try, from a later start_res (and end_time no
+ * earlier): instead of sched_wr_nodes again, the reservations that begin
+ * to meet the interval (start in (old end_time, end_time], end after
+ * start_res) hold their nodes, and those that stop meeting it (end in
+ * (old start_res, start_res], counted before) give them back. *ps and *pe
+ * count the reservations starting by end_time and ending by start_res. */
+static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end, int64_t start_res,
+				   int64_t end_time, size_t *ps, size_t *pe)
+{
+	for (; *ps < s->nivl && s->ivl[s->ivl_by_start[*ps]].start <= end_time; ++*ps)
+		if (s->ivl[s->ivl_by_start[*ps]].end > start_res)
+			sched_wr_hold(s, e, s->ivl_by_start[*ps], 1);
+	for (; *pe < s->nivl && s->ivl[s->ivl_by_end[*pe]].end <= start_res; ++*pe)
+		if (s->ivl[s->ivl_by_end[*pe]].start <= old_end)
+			sched_wr_hold(s, e, s->ivl_by_end[*pe], -1);
+	sched_wr_nodes_done(s, e);
+}
+
+/* The nodes a will-run test for e looks at from start_res until end_time
+ * (s->wr_bits): the usable nodes of its partitions and constraint that no
+ * reservation of this pass holds at any time in between. Also sets up
+ * sched_wr_nodes_advance for the later tries of the same reservation. */
+static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time,
+			   size_t *ps, size_t *pe)
+{
+	const sim_cluster_t *c = s->c;
+	size_t bytes = s->nnwords * sizeof(uint64_t);
+	if (!e->wnodes) {
+		e->wnodes = g_malloc0(bytes);
+		e->bnodes = g_malloc0(bytes);
+		for (int n = 0; n < c->nnodes; n++) {
+			if (c->nodes[n].usable && bits_test(e->wbits, c->nodes[n].cls))
+				e->wnodes[n >> 6] |= 1ull << (n & 63);
+			if (bits_test(e->bits, c->nodes[n].cls))
+				e->bnodes[n >> 6] |= 1ull << (n & 63);
+		}
+	}
+	memcpy(s->wr_bits, e->wnodes, bytes);
+	s->wr_try++;
+	for (size_t i = 0; i < s->nivl; i++)
+		if (s->ivl[i].start <= end_time && s->ivl[i].end > start_res)
+			sched_wr_hold(s, e, (int)i, 1);
+	*ps = sched_ivl_count_by(s, s->ivl_by_start, true, end_time);
+	*pe = sched_ivl_count_by(s, s->ivl_by_end, false, start_res);
+	sched_wr_nodes_done(s, e);
+}
+
+/* Call f(n) for each node n in bitmap b of nw words, ascending. */
+#define SCHED_FOR_BITS(b, nw, n, body)                                          \
+	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
+		for (uint64_t m_ = (b)[w_]; m_; m_ &= m_ - 1) {                 \
+			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
+			body;                                                   \
+		}
 
 /* What node n of the will-run scratch view gives request r (0 unless the
  * test looks at it), added to have[] of each group its class is in. */
 static void sched_wr_count(const sched_t *s, const req_t *r, int n, int sign, int64_t *have)
 {
 	const elig_t *e = r->elig;
-	int cl = s->c->nodes[n].cls;
-	if (!s->wr_node[n] || !bits_test(e->bits, cl))
+	if (!bits_test(s->wr_cnt, n))
 		return;
 	int64_t v = sched_contrib(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]) * sign;
+	if (e->ngroups == 1) {
+		have[0] += v;
+		return;
+	}
+	int cl = s->c->nodes[n].cls;
 	for (int g = 0; g < e->ngroups; g++)
 		if (bits_test(e->gbits[g], cl))
 			have[g] += v;
+}
+
+/* Node n's scratch for the current will-run test: loaded with its free
+ * resources on first use. */
+static inline void sched_wr_load(sched_t *s, int n)
+{
+	if (s->wr_stamp[n] == s->wr_call)
+		return;
+	s->wr_stamp[n] = s->wr_call;
+	s->wr_g[n] = s->free_g[n];
+	s->wr_c[n] = s->free_c[n];
+	s->wr_m[n] = s->free_m[n];
+}
+
+/* Release g GPUs, cpu CPUs and m memory on node n into the will-run scratch
+ * view, where the test counts n for r (s->wr_cnt; the placement reads no
+ * other node's scratch). */
+static inline void sched_wr_release(sched_t *s, const req_t *r, int n, uint32_t g, uint32_t cpu,
+				    uint64_t m, int64_t *have)
+{
+	if (!bits_test(s->wr_cnt, n))
+		return;
+	sched_wr_load(s, n);
+	sched_wr_count(s, r, n, -1, have);
+	s->wr_g[n] += g;
+	s->wr_c[n] += cpu;
+	s->wr_m[n] += (int64_t)m;
+	sched_wr_count(s, r, n, 1, have);
 }
 
 /* Does request r fit, given what each group's nodes give (have[])? */
@@ -292,7 +227,7 @@ static bool sched_wr_fits(const req_t *r, const int64_t *have)
 }
 
 /* Slurm's will-run test (select/cons_common _will_run_test, 22.05) on the
- * nodes in s->wr_node: the job's start if it fits now (s->now), else the end
+ * nodes in s->wr_bits: the job's start if it fits now (s->now), else the end
  * of the last job of the first batch of releases it fits after, -1 if none;
  * leaves the scratch view as of then. The batches: every running job of
  * the cluster in expected-end order; those on none of the nodes are
@@ -305,13 +240,32 @@ static bool sched_wr_fits(const req_t *r, const int64_t *have)
  * doubles until it covers that job. */
 static int64_t sched_will_run(sched_t *s, const req_t *r)
 {
-	const sim_cluster_t *c = s->c;
 	int64_t have[SIM_MAX_TERMS] = { 0 };
-	for (int n = 0; n < c->nnodes; n++) {
-		s->wr_g[n] = s->free_g[n];
-		s->wr_c[n] = s->free_c[n];
-		s->wr_m[n] = s->free_m[n];
-		sched_wr_count(s, r, n, 1, have);
+	if (++s->wr_call == 0) {         /* stamps wrapped: start them over */
+		memset(s->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
+		s->wr_call = 1;
+	}
+	const elig_t *e = r->elig;
+	int kmin = r->nodes ? (int)r->gpus_per_node : 1;
+	if (kmin > 0 && r->gpus > 0) {
+		/* only nodes with GPUs enough free offer the job anything now */
+		for (int k = 0; k < e->nucls; k++) {
+			int cl = e->ucls[k], kmax = sched_class_gpus(s, cl);
+			for (int q = kmin; q <= kmax; q++) {
+				int nb;
+				const int *bn = sched_bucket(s, cl, q, &nb);
+				for (int i = 0; i < nb; i++)
+					if (bits_test(s->wr_cnt, bn[i])) {
+						sched_wr_load(s, bn[i]);
+						sched_wr_count(s, r, bn[i], 1, have);
+					}
+			}
+		}
+	} else {
+		SCHED_FOR_BITS(s->wr_cnt, s->nnwords, n, {
+			sched_wr_load(s, n);
+			sched_wr_count(s, r, n, 1, have);
+		});
 	}
 	if (sched_wr_fits(r, have))
 		return s->now;
@@ -327,23 +281,25 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 				break;
 			}
 			const release_t *h = &l->e[i++];
-			const running_t *run = s->running[h->job];
-			bool usable = false;
-			for (int k = 0; k < run->na && !usable; k++)
-				usable = s->wr_node[run->a[k].node];
-			if (!usable)
-				continue;
+			if (h->node >= 0) {     /* one node: all the entry needs */
+				if (!bits_test(s->wr_bits, h->node))
+					continue;
+				sched_wr_release(s, r, h->node, h->gpus, h->cpus, h->mem, have);
+			} else {
+				const running_t *run = s->running[h->job];
+				bool usable = false;
+				for (int k = 0; k < run->na && !usable; k++)
+					usable = bits_test(s->wr_bits, run->a[k].node);
+				if (!usable)
+					continue;
+				for (int k = 0; k < run->na; k++) {
+					const alloc_t *a = &run->a[k];
+					sched_wr_release(s, r, a->node, a->gpus, a->cpus, a->mem, have);
+				}
+			}
 			if (base < 0)
 				base = h->end + (30 - ((h->end + org) % 30 + 30) % 30);
 			last = h;
-			for (int k = 0; k < run->na; k++) {
-				const alloc_t *a = &run->a[k];
-				sched_wr_count(s, r, a->node, -1, have);
-				s->wr_g[a->node] += a->gpus;
-				s->wr_c[a->node] += a->cpus;
-				s->wr_m[a->node] += (int64_t)a->mem;
-				sched_wr_count(s, r, a->node, 1, have);
-			}
 			s->run->releases_scanned++;
 			next = i < l->n ? &l->e[i] : NULL;
 			if (!next) {
@@ -374,24 +330,29 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 	for (int g = 0; g < e->ngroups; g++) {
 		int nl = 0, found = 0;
 		int64_t rem = r->gpus;
-		for (int n = 0; n < c->nnodes; n++) {
-			if (!s->wr_node[n] || !bits_test(e->gbits[g], c->nodes[n].cls))
-				continue;
-			if (r->nodes) {
-				if (sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n])) {
-					s->run_node[nl] = n;
-					s->run_cpu[nl] = s->wr_c[n];
-					s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight,
-									       r->gpus_per_node);
+		/* the test's nodes of group g, ascending: within wr_cnt, since
+		 * the group's classes are among the request's */
+		for (size_t w = 0; w < s->nnwords; w++)
+			for (uint64_t mb = s->wr_cnt[w]; mb; mb &= mb - 1) {
+				int n = (int)(w * 64 + (size_t)__builtin_ctzll(mb));
+				if (!bits_test(e->gbits[g], c->nodes[n].cls))
+					continue;
+				sched_wr_load(s, n);
+				if (r->nodes) {
+					if (sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n])) {
+						s->run_node[nl] = n;
+						s->run_cpu[nl] = s->wr_c[n];
+						s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight,
+										       r->gpus_per_node);
+					}
+					continue;
 				}
-				continue;
+				int64_t take = MIN(sched_spread_take(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]), rem);
+				if (take <= 0 || rem == 0)
+					continue;
+				s->abuf[found++] = sched_spread_alloc(r, n, c->nodes[n].cls, take);
+				rem -= take;
 			}
-			int64_t take = MIN(sched_spread_take(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]), rem);
-			if (take <= 0 || rem == 0)
-				continue;
-			s->abuf[found++] = sched_spread_alloc(r, n, c->nodes[n].cls, take);
-			rem -= take;
-		}
 		if (r->nodes) {
 			int na = sched_runs_choose(s, r, nl);
 			if (na)
@@ -403,7 +364,62 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 	return 0;
 }
 
-/* Job j's reservation on a small cluster, as Slurm's backfill makes it
+/* The will-run answer for request r on the nodes in s->wr_bits, remembered
+ * per request shape and node set while no job starts or ends (wr_epoch): a
+ * deep queue asks the same question again and again within a pass, for jobs
+ * of one shape and for one job's tries from later start times. *fresh: the
+ * test was just run, so its scratch view is in s->wr_g/c/m. */
+static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
+{
+	uint64_t h = r->kind * 0x9e3779b97f4a7c15ull;
+	for (size_t w = 0; w < s->nnwords; w++)
+		h = (h ^ s->wr_bits[w]) * 0x100000001b3ull;
+	h ^= h >> 29;
+	if (!s->wr_memo)
+		s->wr_memo = g_new0(wr_memo_t, SCHED_WR_SLOTS);
+	wr_memo_t *m = &s->wr_memo[h & (SCHED_WR_SLOTS - 1)];
+	size_t bytes = s->nnwords * sizeof(uint64_t);
+	if (m->epoch == s->wr_epoch && m->hash == h && sched_same_request(m->req, r) &&
+	    !memcmp(m->nodes, s->wr_bits, bytes)) {
+		s->run->releases_scanned += m->scanned;
+		*fresh = false;
+		return m;
+	}
+	if (!m->nodes)
+		m->nodes = g_new(uint64_t, s->nnwords);
+	memcpy(m->nodes, s->wr_bits, bytes);
+	uint64_t before = s->run->releases_scanned;
+	m->when = sched_will_run(s, r);
+	m->scanned = s->run->releases_scanned - before;
+	m->epoch = s->wr_epoch;
+	m->hash = h;
+	m->req = r;
+	m->placed = false;
+	*fresh = true;
+	return m;
+}
+
+/* sched_wr_place's answer for the test m remembers (run again, uncounted,
+ * when only its start was remembered). */
+static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fresh)
+{
+	if (!m->placed) {
+		if (!fresh) {
+			uint64_t before = s->run->releases_scanned;
+			sched_will_run(s, r);
+			s->run->releases_scanned = before;
+		}
+		m->na = sched_wr_place(s, r);
+		m->a = g_renew(alloc_t, m->a, MAX(m->na, 1));
+		memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
+		m->placed = true;
+		return m->na;
+	}
+	memcpy(s->abuf, m->a, sizeof(alloc_t) * m->na);
+	return m->na;
+}
+
+/* Job j's reservation, as Slurm's backfill makes it
  * (backfill.c, _attempt_backfill; 22.05): from start_res = now, the nodes it
  * may look at are those of its partitions and constraint that no
  * reservation of this pass holds at any time in [start_res, start_res +
@@ -414,7 +430,7 @@ static int sched_wr_place(sched_t *s, const req_t *r)
  * down to bf_resolution until its end rounded down (at least one
  * bf_resolution); after that they are free again for later jobs. Returns
  * the reservation's start, or SCHED_INF. */
-static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
+static int64_t sched_reserve(sched_t *s, uint32_t j)
 {
 	const sim_cluster_t *c = s->c;
 	const req_t *r = &s->req[j];
@@ -429,13 +445,23 @@ static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
 	int64_t first = sched_floor_res(s->now, res, org);
 	int64_t start_res = s->now;
-	for (int tries = 0; tries < 4 * SCHED_EXACT_NODES && start_res <= horizon; tries++) {
+	/* Each try starts later than the one before (at a reservation's end or
+	 * at the start the last one found), so the loop ends by the horizon. */
+	bool swept = false;              /* the node set is set up for updates */
+	size_t ps = 0, pe = 0;
+	int64_t old_end = 0;
+	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
 		int64_t later = sched_ivl_next_end(s, start_res);
-		for (int n = 0; n < c->nnodes; n++)
-			s->wr_node[n] = c->nodes[n].usable && bits_test(e->wbits, c->nodes[n].cls) &&
-					!sched_ivl_busy(s, n, start_res, end_time);
-		int64_t when = sched_will_run(s, r);
+		if (!swept)
+			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
+		else
+			sched_wr_nodes_advance(s, e, old_end, start_res, end_time, &ps, &pe);
+		swept = true;
+		old_end = end_time;
+		bool fresh;
+		wr_memo_t *m = sched_wr_memo(s, r, &fresh);
+		int64_t when = m->when;
 		if (when < 0) {
 			if (later == SCHED_INF)
 				break;
@@ -449,7 +475,7 @@ static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
 		}
 		if (start > horizon)
 			break;
-		int na = sched_wr_place(s, r);
+		int na = sched_wr_memo_place(s, r, m, fresh);
 		if (!na)
 			break;
 		int64_t sr = MAX(sched_floor_res(start, res, org), first);
@@ -470,9 +496,27 @@ static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
 			if (s->nivl == s->capivl) {
 				s->capivl = s->capivl ? 2 * s->capivl : 64;
 				s->ivl = g_renew(struct resv_ivl, s->ivl, s->capivl);
+				s->ivl_ends = g_renew(int64_t, s->ivl_ends, s->capivl);
+				s->ivl_by_start = g_renew(int, s->ivl_by_start, s->capivl);
+				s->ivl_by_end = g_renew(int, s->ivl_by_end, s->capivl);
 			}
 			s->ivl[s->nivl] = (struct resv_ivl){ n, s->ivl_head[n], sr, er };
-			s->ivl_head[n] = (int)s->nivl++;
+			s->ivl_head[n] = (int)s->nivl;
+			size_t at = s->nivl;        /* its end, in order */
+			while (at > 0 && s->ivl_ends[at - 1] > er) {
+				s->ivl_ends[at] = s->ivl_ends[at - 1];
+				s->ivl_by_end[at] = s->ivl_by_end[at - 1];
+				at--;
+			}
+			s->ivl_ends[at] = er;
+			s->ivl_by_end[at] = (int)s->nivl;
+			at = s->nivl;               /* its start, in order */
+			while (at > 0 && s->ivl[s->ivl_by_start[at - 1]].start > sr) {
+				s->ivl_by_start[at] = s->ivl_by_start[at - 1];
+				at--;
+			}
+			s->ivl_by_start[at] = (int)s->nivl;
+			s->nivl++;
 			sched_resv_hold(s, n, sr);
 		}
 		s->nresv++;
@@ -480,141 +524,6 @@ static int64_t sched_reserve_exact(sched_t *s, uint32_t j)
 		return sr;
 	}
 	return SCHED_INF;
-}
-
-/* The live search for a request identical to r, or a new one. */
-static search_t *sched_search_get(sched_t *s, const req_t *r, bool *resumed)
-{
-	for (int k = 0; k < s->nsrch; k++)
-		if (s->srch[k].epoch == s->srch_epoch && sched_same_request(s->srch[k].req, r)) {
-			*resumed = true;
-			return &s->srch[k];
-		}
-	search_t *srch;
-	if (s->nsrch > 0 && s->srch[0].epoch != s->srch_epoch)
-		s->nsrch = 0;                /* all from an earlier epoch: start over */
-	if (s->nsrch < SCHED_MAX_SEARCH) {
-		srch = &s->srch[s->nsrch++];
-	} else {
-		srch = &s->srch[s->srch_evict];
-		s->srch_evict = (s->srch_evict + 1) % SCHED_MAX_SEARCH;
-	}
-	srch->req = r;
-	srch->epoch = s->srch_epoch;
-	srch->gen = ++s->test;
-	srch->none = false;
-	srch->first_end = -1;
-	srch->nfit = 0;
-	srch->lo = 0;
-	memset(&srch->fit, 0, sizeof(srch->fit));
-	*resumed = false;
-	return srch;
-}
-
-/* A reservation took alloc a: every live search that has looked at its node
- * sees that much less there from now on (its fit counts follow). */
-static void sched_search_reserved(sched_t *s, const alloc_t *a)
-{
-	int n = a->node;
-	for (int k = 0; k < s->nsrch; k++) {
-		search_t *srch = &s->srch[k];
-		if (srch->epoch != s->srch_epoch || srch->nd[n].stamp != srch->gen)
-			continue;
-		int64_t before = sched_contrib(srch->req, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m);
-		srch->nd[n].g -= a->gpus;
-		srch->nd[n].c -= a->cpus;
-		srch->nd[n].m -= (int64_t)a->mem;
-		sched_fit_node(srch, n, a->cls, before);
-	}
-}
-
-/*
- * Earliest start of job j within bf_window given running jobs' expected
- * ends and earlier reservations; reserve its nodes from then on. Returns the
- * reservation's start, or SCHED_INF for none.
- *
- * Queues hold many identical requests. Within a pass (while no job starts)
- * what any job can use at any time only shrinks, so a job cannot fit before
- * an identical one reserved earlier in the pass did: its search resumes where
- * that one stopped, with every reservation made since taken out of the
- * search's counts (sched_search_reserved), instead of starting over: the same
- * start time for a fraction of the work. Nodes are chosen among those that fit
- * then, in the order the search found them.
- */
-static int64_t sched_reserve(sched_t *s, uint32_t j)
-{
-	if (s->exact)
-		return sched_reserve_exact(s, j);
-	const req_t *r = &s->req[j];
-	const elig_t *e = r->elig;
-	bool resumed;
-	search_t *srch = sched_search_get(s, r, &resumed);
-	s->cur = srch;
-	if (resumed) {
-		if (srch->none)
-			return SCHED_INF;        /* the same found nothing within bf_window */
-	} else {
-		srch->when = s->now;
-		for (int k = 0; k < e->nucls; k++)
-			srch->pos[e->ucls[k]] = 0;
-		/* Nodes with fewer free GPUs than the job needs per node (or none,
-		 * for a spreading job) cannot count now: start above those buckets. */
-		int kmin = r->nodes ? (int)r->gpus_per_node : (r->gpus ? 1 : 0);
-		for (int w = 0; w < (int)s->nwords; w++)
-			for (uint64_t b = e->bits[w]; b; b &= b - 1) {
-				int cl = w * 64 + __builtin_ctzll(b);
-				int kmax = sched_class_gpus(s, cl);
-				for (int k = kmin; k <= kmax; k++) {
-					int nb;
-					const int *bn = sched_bucket(s, cl, k, &nb);
-					for (int q = 0; q < nb; q++) {
-						sched_scratch_load(s, srch, bn[q]);
-						sched_fit_node(srch, bn[q], cl, 0);
-					}
-				}
-			}
-	}
-	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
-	if (!sched_fit_done(r, &srch->fit)) {
-		/* release running jobs in expected-end order until the job fits */
-		int64_t when = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], horizon, NULL)
-					     : sched_walk_merge(s, srch, horizon, NULL);
-		if (when < 0) {
-			srch->none = true;          /* not within bf_window: no reservation */
-			return SCHED_INF;
-		}
-		/* The rest of Slurm's batch goes too; its last expected end is the
-		 * start. The scratch view takes in at most SCHED_BATCH_APPLY more
-		 * jobs of it (the nodes the reservation may choose from; all of it
-		 * on small clusters), the start time is exact. */
-		int64_t stop = MIN(sched_batch_end(s, srch->first_end, when), horizon);
-		int budget = SCHED_BATCH_APPLY;
-		int64_t more = e->nucls == 1 ? sched_walk_one(s, srch, e->ucls[0], stop, &budget)
-					     : sched_walk_merge(s, srch, stop, &budget);
-		when = MAX(when, more);
-		if (budget < 0)          /* stopped short of stop: look the batch's end up */
-			when = MAX(when, sched_last_end_by(s, e, stop));
-		srch->when = when;
-	}
-	/* Slurm rounds the reservation's start down to bf_resolution on the
-	 * wall clock (backfill.c: start_time / backfill_resolution *
-	 * backfill_resolution), not before the pass's own rounded start. */
-	int64_t res = s->o->params.bf_resolution_s, org = s->o->params.bf_origin_s;
-	int64_t when = sched_floor_res(srch->when, res, org), first = sched_floor_res(s->now, res, org);
-	when = MAX(when, first);
-	int na = sched_place(s, r, AV_SCRATCH, 0);
-	for (int i = 0; i < na; i++) {
-		const alloc_t *a = &s->abuf[i];
-		int n = a->node;
-		sched_resv_hold(s, n, when);
-		s->resv_g[n] += a->gpus;
-		s->resv_c[n] += a->cpus;
-		s->resv_m[n] += (int64_t)a->mem;
-		sched_search_reserved(s, a);
-	}
-	s->nresv++;
-	s->run->reservations++;
-	return when;
 }
 
 static bool bits_meet(const uint64_t *a, const uint64_t *b, size_t nwords)
@@ -633,13 +542,11 @@ static void bits_or(uint64_t *a, const uint64_t *b, size_t nwords)
 
 /* Reserve, in priority order, for the waiting jobs that could hold nodes the
  * candidate k might take: those sharing a class with it, closed under
- * holding a class that a selected job looks at: its own classes, or on
- * small clusters (exact mode) every class its will-run test looks at
- * (wbits: a reservation there takes nodes out of that test, which changes
- * which running jobs' ends count and so the selected job's start). The rest
- * share no node with any of them, so leaving them for later changes no
- * reservation. As soon as a reservation
- * stops the candidate the rest wait too (in order), since the candidate
+ * holding a class that a selected job looks at: every class its will-run
+ * test looks at (wbits: a reservation there takes nodes out of that test,
+ * which changes which running jobs' ends count and so the selected job's
+ * start). The rest share no node with any of them, so leaving them for
+ * later changes no reservation. As soon as a reservation stops the candidate the rest wait too (in order), since the candidate
  * waits whatever they get. Returns how many stay deferred (kept in order in
  * deferred, their classes in defbits). */
 static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, int ndef,
@@ -657,7 +564,7 @@ static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, in
 			if (sel[q] || !bits_meet(d->bits, touch, s->nwords))
 				continue;
 			sel[q] = grew = true;
-			bits_or(touch, s->exact ? d->wbits : d->bits, s->nwords);
+			bits_or(touch, d->wbits, s->nwords);
 		}
 	}
 	int keep = 0;
@@ -707,6 +614,36 @@ static void sched_blocked_note(sched_t *s, uint32_t j, int64_t end)
 		*b = (struct blocked_slot){ r, end, s->pass };
 }
 
+/* Has job j's user, partition, or user in that partition had its
+ * bf_max_job_user, bf_max_job_part or bf_max_job_user_part jobs tested in
+ * this pass? Otherwise it counts towards each (Slurm 22.05 and 24.11,
+ * backfill.c _job_exceeds_max_bf_param: checked user and partition
+ * first, then partition, then user; a job over one limit counts towards
+ * none, and not towards bf_max_job_test either). */
+static bool sched_bf_limited(sched_t *s, uint32_t j)
+{
+	const sim_sched_params_t *p = &s->o->params;
+	int part = sched_job_part(s, j), u = s->uid[j];
+	struct bf_count *c[3] = {
+		p->bf_max_job_user_part ? &s->bf_user_part[(size_t)u * MAX(s->c->nparts, 1) + part] : NULL,
+		p->bf_max_job_part ? &s->bf_part[part] : NULL,
+		p->bf_max_job_user ? &s->bf_user[u] : NULL,
+	};
+	const int lim[3] = { p->bf_max_job_user_part, p->bf_max_job_part, p->bf_max_job_user };
+	for (int k = 0; k < 3; k++) {
+		if (!c[k])
+			continue;
+		if (c[k]->pass != s->pass)
+			*c[k] = (struct bf_count){ s->pass, 0 };
+		if (c[k]->n >= lim[k])
+			return true;
+	}
+	for (int k = 0; k < 3; k++)
+		if (c[k])
+			c[k]->n++;
+	return false;
+}
+
 /* Can job j start now without delaying a reservation of the jobs before it
  * (computed here as far as j needs them, as the pass below does)? Nodes in
  * s->abuf, or 0. For a record Slurm tests for a start now only: it is not
@@ -730,7 +667,7 @@ int sched_backfill_pass(sched_t *s)
 	int started = 0;
 	s->run->bf_passes++;
 	s->pass++;
-	s->srch_epoch++;
+	s->wr_epoch++;
 	s->in_backfill = true;
 	s->nresv = 0;
 	int max_test = s->o->params.bf_max_job_test;
@@ -739,10 +676,15 @@ int sched_backfill_pass(sched_t *s)
 	uint64_t *defbits = g_new0(uint64_t, s->nwords);
 	prio_iter_t it;
 	sched_order_begin(s, &it);
-	for (int tested = 0; tested < max_test; tested++) {
+	const sim_sched_params_t *p = &s->o->params;
+	bool limits = p->bf_max_job_part || p->bf_max_job_user || p->bf_max_job_user_part;
+	for (int tested = 0; tested < max_test;) {
 		int64_t j = sched_order_next(s, &it);
 		if (j < 0)
 			break;
+		if (limits && sched_bf_limited(s, (uint32_t)j))
+			continue;
+		tested++;
 		if (sched_prefer_swap(s, (uint32_t)j)) {
 			/* the prefer record: a start now only (sched_prefer.c) */
 			int na = sched_backfill_now(s, (uint32_t)j, deferred, &ndef, defbits);

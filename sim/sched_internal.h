@@ -2,15 +2,16 @@
  * sched_internal.h: what the scheduler model's files share (sim/sched.c and
  * the files it is split into; none of this is seen outside sim/sched*.c):
  * the scheduler's state, a job's request as scheduled, running jobs and
- * their allocations by expected end, reservation searches, the small inline
- * helpers the hot loops use, and the functions one file calls in another.
+ * their allocations by expected end, remembered will-run answers, the
+ * small inline helpers the hot loops use, and the functions one file calls
+ * in another.
  *
  *   sched.c           the run: events, priority order, main pass, start/end
  *   sched_request.c   submission: the policy's decision turned into a request,
  *                     eligible node classes, limits, rejections
  *   sched_place.c     placement: free resources, free-GPU buckets, node choice
- *   sched_backfill.c  backfill: reservations (release walks, Slurm's will-run
- *                     batches, bf_resolution) and the backfill pass
+ *   sched_backfill.c  backfill: reservations (Slurm's will-run batches over
+ *                     the backfill map, bf_resolution) and the backfill pass
  *   sched_prefer.c    --prefer: the job's prefer record, tried first
  */
 #ifndef SIM_SCHED_INTERNAL_H
@@ -26,8 +27,6 @@
 
 #define SCHED_INF INT64_MAX
 #define SCHED_TIMEOUT_CHECK_S 30   /* slurmctld's PERIODIC_TIMEOUT (slurmctld.h) */
-/* Up to this many nodes the exact model (sim/sched.h) */
-#define SCHED_EXACT_NODES SIM_EXACT_NODES
 
 /* where a job pends: submitted since the last priority recalculation (age
  * 0); ageing; age capped */
@@ -42,6 +41,9 @@ typedef struct {                 /* where a job may run: classes per OR term */
 	uint64_t *wbits;             /* classes in its partitions matching its */
 				     /* constraint, whatever their GPUs: the nodes */
 				     /* Slurm's will-run test looks at */
+	uint64_t *wnodes;            /* the usable nodes of wbits' classes, and */
+	uint64_t *bnodes;            /* those of bits' (node bitmaps, made by */
+				     /* sched_backfill.c on first use) */
 	int *ucls, nucls;            /* the classes of bits, ascending */
 	const char *why_not;         /* non-NULL: no node can ever serve */
 	int kmax;                    /* most GPUs a node of these classes has */
@@ -66,12 +68,6 @@ typedef struct {                 /* a job's request as scheduled */
 	uint32_t kind;               /* hash of what sched_same_request compares */
 } req_t;
 
-/* Per-group fit state while releasing running jobs for one reservation:
- * nodes that fit (per-node jobs) or GPUs usable (spreading jobs). */
-typedef struct {
-	int64_t have[SIM_MAX_TERMS];
-} fit_t;
-
 typedef struct {
 	int node;
 	int cls;                     /* the node's class, kept here for backfill */
@@ -91,47 +87,33 @@ typedef struct {                 /* a running job */
 	int64_t expected_end;        /* start + limit (or real run time) */
 } running_t;
 
-typedef struct {                 /* one allocation of a running job, in release order */
-	int64_t end;                 /* the job's expected end */
+typedef struct {                 /* a running job in release order */
+	int64_t end;                 /* its expected end */
 	uint32_t job;
-	uint32_t idx;                /* which of the job's allocations */
-	int32_t node;
-	uint32_t gpus, cpus;
-	uint32_t dead;               /* the job has ended (a tombstone) */
+	int32_t node;                /* its only node, -1: several (see s->running) */
+	uint32_t gpus, cpus;         /* what it holds there (node >= 0) */
 	uint64_t mem;
 } release_t;
 
-typedef struct {                 /* one class's allocations by (end, job, idx) */
+typedef struct {                 /* running jobs by (end, job) */
 	release_t *e;
-	size_t n, cap, ndead;
+	size_t n, cap;
 } rellist_t;
 
-/* A resumable reservation search (see sched_reserve): the release walk for
- * one request, its scratch view of the nodes it has looked at (free now, less
- * the reservations made so far, plus what the walk released), the nodes that
- * could serve the request (in the order they came to) and the fit counts. */
-typedef struct {
-	const req_t *req;            /* the request; any identical one resumes it */
-	uint64_t epoch;              /* live while == sched_t.srch_epoch */
-	uint32_t gen;                /* per-node stamps below are valid when == gen */
-	bool none;                   /* found nothing within bf_window */
-	int64_t when;                /* expected end the last applied release stands for */
-	int64_t first_end;           /* expected end of the walk's first release, -1 none yet */
-	fit_t fit;
-	size_t *pos;                 /* per class: next release to apply */
-	struct search_node {         /* per node, together for locality: */
-		uint32_t stamp;      /* == gen: scratch loaded */
-		uint32_t fstamp;     /* == gen: in fitlist, at fpos */
-		int fpos;
-		int64_t g, c, m;     /* scratch */
-	} *nd;
-	int *fitlist;
-	int nfit;
-	int lo;                      /* fitlist nodes before lo offer the job nothing */
-} search_t;
-
-#define SCHED_MAX_SEARCH 32      /* live searches per pass (more: the oldest is redone) */
 #define SCHED_BLOCKED_SLOTS 64   /* requests remembered as stopped per pass (a power of 2) */
+#define SCHED_WR_SLOTS 4096      /* will-run answers remembered (a power of 2) */
+
+typedef struct {                 /* one remembered will-run answer (sched_backfill.c) */
+	uint64_t epoch;              /* valid while == sched_t.wr_epoch */
+	uint64_t hash;               /* of the request's kind and the node set */
+	const req_t *req;            /* a request of the shape asked (sched_same_request) */
+	uint64_t *nodes;             /* the nodes the test looked at (a bitmap) */
+	int64_t when;                /* its answer */
+	uint64_t scanned;            /* releases it applied (for releases_scanned) */
+	bool placed;                 /* na and a hold sched_wr_place's answer */
+	int na;
+	alloc_t *a;
+} wr_memo_t;
 
 typedef struct {
 	const sim_cluster_t *c;
@@ -160,6 +142,7 @@ typedef struct {
 		size_t cap;
 		nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 		uint32_t *scratch;
+		size_t *cls_at;      /* per class: where its allocations go */
 	} pol_state;
 
 	/* jobs */
@@ -176,43 +159,37 @@ typedef struct {
 	prio_list_t fresh, young, old; /* pending, by priority: age 0; ageing; capped */
 	int64_t prio_time;           /* last priority recalculation (ages as of then) */
 	int64_t next_recalc;         /* the next one, SCHED_INF without an age weight */
-	rellist_t all;               /* small clusters: every running job by expected */
-				     /* end, for Slurm's exact will-run batches */
-	bool exact;                  /* cluster of at most SCHED_EXACT_NODES nodes */
-	struct resv_ivl {            /* exact: this pass's reservations, node by node */
+	rellist_t all;               /* every running job by expected end, for */
+				     /* Slurm's will-run batches */
+	struct resv_ivl {            /* this pass's reservations, node by node */
 		int node, next;      /* next: the node's previous one, -1 none */
 		int64_t start, end;
 	} *ivl;
 	int *ivl_head;               /* per node: its last reservation, -1 none */
+	int64_t *ivl_ends;           /* the reservations' ends, ascending */
+	int *ivl_by_start;           /* the reservations by start, and by end (the */
+	int *ivl_by_end;             /* order of ivl_ends), for sched_wr_nodes_advance */
+	int *wr_held;                /* per node: reservations meeting the try's interval */
+	uint32_t *wr_held_stamp;     /* wr_held[n] is valid when == wr_try */
+	uint32_t wr_try;
 	size_t nivl, capivl;
 	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
-	bool *wr_node;               /* exact: nodes a will-run test looks at */
-	int64_t *wr_g, *wr_c, *wr_m; /* exact: its scratch view of free resources */
-	rellist_t *rel;              /* per class: running jobs' allocations there by */
-				     /* expected end; flat arrays, since backfill walks */
-				     /* them far more often than jobs start or end, and a */
-				     /* walk visits only the classes the job may use */
+	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
+	uint64_t *wr_cnt;            /* those of them the job may use */
+	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
+				     /* wr_stamp[n] == wr_call (sched_wr_load) */
+	size_t nnwords;
+	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
+	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
+	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
 	sim_queue_t events;
 	GHashTable *elig_cache;      /* key string -> elig_t* */
 
 	/* backfill pass state, valid while stamp == pass */
 	uint32_t pass;
 	uint32_t *resv_stamp;
-	int64_t *resv_start, *resv_g, *resv_c, *resv_m;
+	int64_t *resv_start;
 	int64_t *spare_g, *spare_c, *spare_m;
-	uint32_t test;               /* generation of the last search begun */
-	search_t srch[SCHED_MAX_SEARCH];
-	int nsrch, srch_evict;       /* slots in use this epoch; next to redo */
-	uint64_t srch_epoch;         /* bumped when free resources or the pass change */
-	struct merge_head {          /* a release walk's merge over several classes */
-		const release_t *h;
-		int cl;
-	} *merge_heads;              /* (sched_walk_merge): one per class */
-	struct last_end_memo {       /* per class: sched_last_end_by's last answer */
-		uint64_t epoch;      /* valid while == srch_epoch */
-		int64_t stop, last;
-	} *last_end_memo;
-	search_t *cur;               /* the search placing a reservation */
 	struct blocked_slot {        /* requests that failed to start in this pass */
 		const req_t *req;    /* (see sched_blocked_known), hashed by request */
 		int64_t end;         /* the earliest planned end seen stopped */
@@ -222,13 +199,23 @@ typedef struct {
 	bool in_backfill;
 	int nresv;
 
-	bool sockets;                /* exact mode and some node binds GPUs to sockets */
+	bool sockets;                /* some node binds GPUs to sockets */
 	int32_t *sock_c;             /* then per node and socket (SIM_MAX_SOCKETS each): */
 	int32_t *sock_g;             /* free cores and GPUs */
 
 	alloc_t *abuf;               /* scratch for placements */
 	int *run_node, *run_first;   /* scratch for sched_place_runs: usable nodes, */
 	int64_t *run_cpu, *run_cpus; /* their CPUs; per run: first, CPUs, nodes */
+	int64_t *sock_cpu;           /* scratch for sched_runs_sockets: CPUs, */
+	int *sock_near;              /* co-located GPUs per candidate */
+	int *part_tested;            /* main pass: jobs tested per partition */
+	int *uid, nusers;            /* per job: its user, numbered from 0 */
+	struct bf_count {            /* a backfill pass's jobs tested per user, */
+		uint32_t pass;       /* partition, user and partition (valid */
+		int n;               /* while pass == sched_t.pass) */
+	} *bf_user, *bf_part, *bf_user_part;
+	uint64_t *cand;              /* scratch for sched_place_runs: nodes with GPUs */
+				     /* enough (a bitmap of nnwords, clear between calls) */
 	uint64_t *run_weight;        /* their scheduling weights (sched_runs_choose) */
 	int *run_nodes, *class_pos;
 	uint32_t gpus_by_type[SIM_MAX_TYPES];
@@ -240,7 +227,7 @@ typedef struct {
 	double young_bonus;          /* the young list's age term as of prio_time */
 } prio_iter_t;
 
-typedef enum { AV_FREE, AV_RESV, AV_SCRATCH } avail_mode_t;
+typedef enum { AV_FREE, AV_RESV } avail_mode_t;
 
 /* When a job starting now is expected to end, for backfill's planning. */
 static inline int64_t sched_plan_end(const sched_t *s, const req_t *r)
@@ -325,33 +312,18 @@ static inline const int *sched_bucket(const sched_t *s, int cl, int k, int *n)
 	return &s->bucket[s->bucket_off[b]];
 }
 
-static inline void sched_scratch_load(sched_t *s, search_t *srch, int n)
+static inline bool release_before(const release_t *a, int64_t end, uint32_t job)
 {
-	if (srch->nd[n].stamp == srch->gen)
-		return;
-	srch->nd[n].stamp = srch->gen;
-	srch->nd[n].g = s->free_g[n];
-	srch->nd[n].c = s->free_c[n];
-	srch->nd[n].m = s->free_m[n];
-	if (s->resv_stamp[n] == s->pass) {
-		srch->nd[n].g -= s->resv_g[n];
-		srch->nd[n].c -= s->resv_c[n];
-		srch->nd[n].m -= s->resv_m[n];
-	}
+	return a->end < end || (a->end == end && a->job < job);
 }
 
-static inline bool release_before(const release_t *a, int64_t end, uint32_t job, uint32_t idx)
-{
-	return a->end < end || (a->end == end && (a->job < job || (a->job == job && a->idx < idx)));
-}
-
-/* Where (end, job, idx) is or would go in list l. */
-static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_t job, uint32_t idx)
+/* Where (end, job) is or would go in list l. */
+static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_t job)
 {
 	size_t lo = 0, hi = l->n;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (release_before(&l->e[mid], end, job, idx))
+		if (release_before(&l->e[mid], end, job))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -370,6 +342,7 @@ void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl);
 
 /* sched.c */
 void sched_pending_add(sched_t *s, uint32_t j);
+int sched_job_part(const sched_t *s, uint32_t j);
 void sched_order_begin(sched_t *s, prio_iter_t *it);
 int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
 /* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */

@@ -1,7 +1,7 @@
 /*
  * sched_place.c: placement in the scheduler model: what each node offers a
- * job now (free, or beside the backfill pass's reservations, or in a
- * reservation search's scratch view), nodes kept in buckets by class and free
+ * job now (free, or beside the backfill pass's reservations), nodes kept in
+ * buckets by class and free
  * GPUs in slurm.conf order, and the choice of nodes for a request.
  */
 #include <math.h>
@@ -31,15 +31,7 @@ static void sched_avail_now(const sched_t *s, int n, int64_t end, bool resv, int
 static void sched_avail(sched_t *s, avail_mode_t mode, int n, int64_t end, int64_t *g,
 			int64_t *cpu, int64_t *m)
 {
-	if (mode == AV_SCRATCH) {
-		search_t *srch = s->cur;
-		sched_scratch_load(s, srch, n);
-		*g = srch->nd[n].g;
-		*cpu = srch->nd[n].c;
-		*m = srch->nd[n].m;
-	} else {
-		sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
-	}
+	sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
 }
 
 /* Move node n between its class's buckets, keeping each bucket in node
@@ -96,40 +88,6 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 	s->abuf[p->found++] = sched_spread_alloc(r, n, s->c->nodes[n].cls, take);
 	p->rem -= take;
 	return p->rem == 0;
-}
-
-/* A reservation's nodes for per-node request r, among those its search
- * found to fit (in group bits gbits; NULL: any): the r->nodes first in slurm.conf order,
- * as select/cons_tres picks among equally free nodes in its will-run test;
- * to bound the cost, each is the first in that order among the
- * SCHED_PLACE_WINDOW nodes the search found from the first that fits
- * (exact on clusters of up to that many nodes). Fills s->abuf; returns
- * r->nodes, or 0 when too few fit. */
-#define SCHED_PLACE_WINDOW 4
-static int sched_place_first(sched_t *s, const req_t *r, const uint64_t *gbits)
-{
-	search_t *srch = s->cur;
-	int found = 0, prev = -1;
-	while (found < (int)r->nodes) {
-		int best = -1, stop = srch->nfit;
-		for (int q = srch->lo; q < stop; q++) {
-			int n = srch->fitlist[q];
-			if (n <= prev || (gbits && !bits_test(gbits, s->c->nodes[n].cls)))
-				continue;
-			sched_scratch_load(s, srch, n);
-			if (!sched_node_fits(r, srch->nd[n].g, srch->nd[n].c, srch->nd[n].m))
-				continue;
-			if (best < 0)
-				stop = MIN(stop, q + SCHED_PLACE_WINDOW);
-			if (best < 0 || n < best)
-				best = n;
-		}
-		if (best < 0)
-			return 0;
-		s->abuf[found++] = (alloc_t){ best, s->c->nodes[best].cls, r->gpus_per_node, r->cpus_per_node, r->mem_per_node };
-		prev = best;
-	}
-	return found;
 }
 
 /* select/cons_tres's choice (sched_place_runs) among the nl nodes that can
@@ -208,10 +166,8 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
 {
 	const sim_cluster_t *c = s->c;
-	int64_t cpus[SCHED_EXACT_NODES];
-	int near[SCHED_EXACT_NODES], kept = 0;
-	if (nl > SCHED_EXACT_NODES)          /* sockets are modelled in exact mode only */
-		return nl;
+	int64_t *cpus = s->sock_cpu;
+	int *near = s->sock_near, kept = 0;
 	for (int q = 0; q < nl; q++) {
 		int n = s->run_node[q];
 		cpus[q] = c->nodes[n].sockets > 1
@@ -237,6 +193,20 @@ static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
 	return out;
 }
 
+/* Node n as a candidate of sched_place_runs: appended to s->run_node (with
+ * its CPUs and weight) if it can take r now; returns the new count. */
+static int sched_runs_offer(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end, int n, int nl)
+{
+	int64_t g, cpu, m;
+	sched_avail(s, mode, n, end, &g, &cpu, &m);
+	if (!sched_node_fits(r, g, cpu, m))
+		return nl;
+	s->run_node[nl] = n;
+	s->run_cpu[nl] = cpu;
+	s->run_weight[nl] = sched_run_weight(s->c->nodes[n].weight, r->gpus_per_node);
+	return nl + 1;
+}
+
 /* Nodes for per-node request r now (modes AV_FREE, AV_RESV) among classes
  * cls, as select/cons_tres's _eval_nodes (22.05, job_test.c) picks them
  * without node weights or topology: the nodes that can take the job form
@@ -249,37 +219,57 @@ static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
  * until the job has its nodes. So a 2-node job takes l1,l2 (a run of two)
  * over a1 and l1 when a2 between them is full, and a 1-node job the fullest
  * node of the tightest run, not the fullest node overall. Visits every node
- * of the classes with GPUs enough (merged in node order), so it is used only
- * where those classes hold at most SCHED_EXACT_NODES nodes. Fills s->abuf;
+ * of the classes with GPUs enough (merged in node order). Fills s->abuf;
  * returns r->nodes, or 0. */
 static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls,
 			    avail_mode_t mode, int64_t end)
 {
 	const sim_cluster_t *c = s->c;
 	int nl = 0;
-	int64_t g, cpu, m;
-	for (int i = 0; i < ncls; i++)
-		s->class_pos[i] = s->class_free_g[cls[i]] >= (int64_t)r->gpus_per_node &&
-			(int64_t)sched_class_gpus(s, cls[i]) >= (int64_t)r->gpus_per_node
-			? 0 : c->classes[cls[i]].nnodes;
-	for (;;) {                       /* merge the classes' node lists in node order */
-		int pick = -1, n = INT32_MAX;
+	if (r->gpus_per_node > 0) {
+		/* Only nodes with GPUs enough free can take the job: from the
+		 * free-GPU buckets, then in node order (the same candidates,
+		 * in the same order, as the merge below, without the visit to
+		 * every full node). */
+		uint64_t *cand = s->cand;   /* a node bitmap, all clear between calls */
+		size_t lo = s->nnwords, hi = 0;
 		for (int i = 0; i < ncls; i++) {
-			const sim_class_t *cl = &c->classes[cls[i]];
-			if (s->class_pos[i] < cl->nnodes && cl->nodes[s->class_pos[i]] < n) {
-				n = cl->nodes[s->class_pos[i]];
-				pick = i;
+			int cl = cls[i], kmax = sched_class_gpus(s, cl);
+			if (s->class_free_g[cl] < (int64_t)r->gpus_per_node)
+				continue;
+			for (int k = (int)r->gpus_per_node; k <= kmax; k++) {
+				int nb;
+				const int *bn = sched_bucket(s, cl, k, &nb);
+				for (int q = 0; q < nb; q++) {
+					size_t w = (size_t)bn[q] >> 6;
+					cand[w] |= 1ull << (bn[q] & 63);
+					lo = MIN(lo, w);
+					hi = MAX(hi, w + 1);
+				}
 			}
 		}
-		if (pick < 0)
-			break;
-		s->class_pos[pick]++;
-		sched_avail(s, mode, n, end, &g, &cpu, &m);
-		if (!sched_node_fits(r, g, cpu, m))
-			continue;
-		s->run_node[nl] = n;
-		s->run_cpu[nl] = cpu;
-		s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight, r->gpus_per_node);
+		for (size_t w = lo; w < hi; w++)
+			for (uint64_t b = cand[w]; b; b &= b - 1)
+				nl = sched_runs_offer(s, r, mode, end, (int)(w * 64 + (size_t)__builtin_ctzll(b)), nl);
+		if (hi > lo)
+			memset(&cand[lo], 0, (hi - lo) * sizeof(uint64_t));
+	} else {
+		for (int i = 0; i < ncls; i++)
+			s->class_pos[i] = 0;
+		for (;;) {               /* merge the classes' node lists in node order */
+			int pick = -1, n = INT32_MAX;
+			for (int i = 0; i < ncls; i++) {
+				const sim_class_t *cl = &c->classes[cls[i]];
+				if (s->class_pos[i] < cl->nnodes && cl->nodes[s->class_pos[i]] < n) {
+					n = cl->nodes[s->class_pos[i]];
+					pick = i;
+				}
+			}
+			if (pick < 0)
+				break;
+			s->class_pos[pick]++;
+			nl = sched_runs_offer(s, r, mode, end, n, nl);
+		}
 	}
 	if (s->sockets)
 		nl = sched_runs_sockets(s, r, nl);
@@ -288,9 +278,11 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 
 /* The node for one-node request r now (modes AV_FREE, AV_RESV) among
  * classes cls: select/cons_tres's best fit, the usable node with the fewest
- * free CPUs, the first in slurm.conf order on ties. To bound the cost it
- * looks at the first SCHED_PLACE_WINDOW nodes that fit, fullest in GPUs
- * first over all the classes (every node on small clusters). -1: none. */
+ * free CPUs, the first in slurm.conf order on ties, among the first
+ * SCHED_PLACE_WINDOW nodes that fit, fullest in GPUs first over all the
+ * classes: a quick answer to whether any node fits, which sched_place then
+ * replaces with select/cons_tres's own choice (sched_place_runs). -1: none. */
+#define SCHED_PLACE_WINDOW 4
 static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls, int kmax,
 			   avail_mode_t mode, int64_t end)
 {
@@ -319,49 +311,22 @@ static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls,
 }
 
 /* Nodes for job r in group grp of its eligibility; fills s->abuf, returns
- * the count or 0. Now (modes AV_FREE, AV_RESV) nodes come from the free-GPU
- * buckets, fullest fitting node first (best fit); a spreading job takes one
- * node if one can hold it, else the emptiest nodes first. In AV_SCRATCH (a
- * reservation) they come from the fit list that sched_reserve built. */
+ * the count or 0. Nodes come from the free-GPU buckets, fullest fitting node
+ * first (best fit); a spreading job takes one node if one can hold it, else
+ * the emptiest nodes first. */
 static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t mode, int64_t end)
 {
 	const sim_cluster_t *c = s->c;
 	const elig_t *e = r->elig;
 	int64_t g, cpu, m;
 	{
-		if (mode != AV_SCRATCH) {
-			int64_t sum = 0;
-			for (int i = 0; i < e->ncls[grp]; i++)
-				sum += s->class_free_g[e->cls[grp][i]];
-			if (sum < (int64_t)(r->nodes ? (uint64_t)r->nodes * r->gpus_per_node : r->gpus))
-				return 0;
-		}
+		int64_t sum = 0;
+		for (int i = 0; i < e->ncls[grp]; i++)
+			sum += s->class_free_g[e->cls[grp][i]];
+		if (sum < (int64_t)(r->nodes ? (uint64_t)r->nodes * r->gpus_per_node : r->gpus))
+			return 0;
 		for (int pass = r->nodes ? 1 : 0; pass < 2; pass++) {
 			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
-			if (mode == AV_SCRATCH) {
-				search_t *srch = s->cur;
-				while (srch->lo < srch->nfit) {   /* skip what offers nothing */
-					const struct search_node *sn = &srch->nd[srch->fitlist[srch->lo]];
-					if (sched_contrib(r, sn->g, sn->c, sn->m) > 0)
-						break;
-					srch->lo++;
-				}
-				if (r->nodes) {     /* the first nodes in slurm.conf order */
-					int na = sched_place_first(s, r, e->ngroups > 1 ? e->gbits[grp] : NULL);
-					if (na)
-						return na;
-					continue;
-				}
-				for (int q = srch->lo; q < srch->nfit; q++) {
-					int n = srch->fitlist[q];
-					if (!bits_test(e->gbits[grp], c->nodes[n].cls))
-						continue;
-					sched_avail(s, mode, n, end, &g, &cpu, &m);
-					if (sched_offer(s, &p, n, g, cpu, m))
-						return p.found;
-				}
-				continue;
-			}
 			int kmin = r->nodes ? (int)r->gpus_per_node : pass == 0 ? (int)r->gpus : 1;
 			if (r->nodes == 1) {
 				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, mode, end);
@@ -417,18 +382,13 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
  * find quickly whether a group can take the job now; when one can, a
  * per-node job's nodes are then chosen as select/cons_tres does
  * (sched_place_runs), which visits every node of the group's classes: a
- * cost paid per start, not per failed try, and only where the classes hold
- * at most SCHED_EXACT_NODES nodes (larger clusters keep the buckets' best fit:
- * doc/simulator.md). */
+ * cost paid per start, not per failed try. */
 int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 {
 	const elig_t *e = r->elig;
 	for (int grp = 0; grp < e->ngroups; grp++) {
 		int na = sched_place_group(s, r, grp, mode, end);
-		int nodes = 0;
-		for (int i = 0; na && i < e->ncls[grp]; i++)
-			nodes += s->c->classes[e->cls[grp][i]].nnodes;
-		if (na && mode != AV_SCRATCH && r->nodes && nodes <= SCHED_EXACT_NODES) {
+		if (na && r->nodes) {
 			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], mode, end);
 			if (nr)
 				na = nr;

@@ -25,6 +25,8 @@ void sched_elig_free(gpointer p)
 	}
 	g_free(e->bits);
 	g_free(e->wbits);
+	g_free(e->wnodes);
+	g_free(e->bnodes);
 	g_free(e->ucls);
 	g_free(e);
 }
@@ -164,18 +166,40 @@ void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 
 	if (!ps->scratch)
 		ps->scratch = g_new0(uint32_t, NODEOX_ESTIMATE_SCRATCH(c->nnodes ? c->nnodes : 1));
-	for (int k = 0; k < c->nclasses; k++)
-		for (size_t q = 0; q < s->rel[k].n; q++) {
-			const release_t *e = &s->rel[k].e[q];
-			if (e->dead || !e->gpus)
-				continue;
-			if (nr == ps->cap) {
-				ps->cap = ps->cap ? 2 * ps->cap : 1024;
+	/* Every allocation with GPUs of every running job, class by class and
+	 * within a class by (expected end, job, allocation): the order the
+	 * policy's sort (by end) starts from, so that equal ends stay as they
+	 * are. s->all holds the jobs by (end, job); a count per class places
+	 * each allocation (a job's allocations are in their order). */
+	size_t *at = ps->cls_at;
+	if (!at)
+		at = ps->cls_at = g_new(size_t, (size_t)c->nclasses + 1);
+	memset(at, 0, sizeof(size_t) * ((size_t)c->nclasses + 1));
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass == 1) {
+			for (int k = 0; k < c->nclasses; k++)
+				at[k + 1] += at[k];
+			nr = at[c->nclasses];
+			if (nr > ps->cap) {
+				ps->cap = MAX(nr, 2 * ps->cap);
 				ps->running = g_renew(nodeox_running_t, ps->running, ps->cap);
 			}
-			ps->running[nr++] = (nodeox_running_t){ (uint32_t)e->node, e->gpus,
-								 e->end - s->now };
 		}
+		for (size_t q = 0; q < s->all.n; q++) {
+			const release_t *e = &s->all.e[q];
+			const running_t *run = s->running[e->job];
+			for (int i = 0; i < run->na; i++) {
+				const alloc_t *a = &run->a[i];
+				if (!a->gpus)
+					continue;
+				if (pass == 0)
+					at[a->cls + 1]++;
+				else
+					ps->running[at[a->cls]++] = (nodeox_running_t){
+						(uint32_t)a->node, a->gpus, e->end - s->now };
+			}
+		}
+	}
 	nodeox_running_sort(ps->running, nr);
 	if (job->partition) {
 		gchar **names = g_strsplit(job->partition, ",", -1);

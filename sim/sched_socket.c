@@ -1,9 +1,8 @@
 /*
- * sched_socket.c: GPUs bound to sockets, on clusters small enough for the
- * exact model (SCHED_EXACT_NODES) whose nodes give Sockets= (sim_node_t
- * sockets > 1: the GPUs split evenly over the sockets in order, each bound
- * to its socket's cores, as gres.conf Cores= or AutoDetect give on GPU
- * nodes). Per node and socket it keeps the free cores (one per CPU) and
+ * sched_socket.c: GPUs bound to sockets, on nodes that give Sockets=
+ * (sim_node_t sockets > 1: the GPUs split evenly over the sockets in order,
+ * each bound to its socket's cores, as gres.conf Cores= or AutoDetect give
+ * on GPU nodes). Per node and socket it keeps the free cores (one per CPU) and
  * GPUs, and gives select/cons_tres's first, "picky" pass its two numbers
  * for a node (Slurm 22.05, cons_common/gres_select_filter.c
  * gres_select_filter_sock_core and gres_select_filter_remove_unusable):
@@ -34,8 +33,6 @@ void sched_sockets_init(sched_t *s)
 {
 	const sim_cluster_t *c = s->c;
 	s->sockets = false;
-	if (!s->exact)
-		return;
 	for (int n = 0; n < c->nnodes; n++)
 		s->sockets |= c->nodes[n].sockets > 1;
 	if (!s->sockets)

@@ -117,7 +117,9 @@ static void test_conf_details(void **state)
 	(void)state;
 	const char *conf =
 		"# comment\n"
-		"SchedulerParameters=bf_window=60,bf_resolution=30,bf_continue,bf_max_job_test=7\n"
+		"SchedulerParameters=bf_window=60,bf_resolution=30,bf_continue,bf_max_job_test=7,"
+		"bf_max_job_part=4,bf_max_job_user=3,bf_max_job_user_part=2,partition_job_depth=0,"
+		"sched_max_job_start=5\n"
 		"PriorityWeightAge=1000 PriorityMaxAge=1-00:00:00 PriorityWeightJobSize=10\n"
 		"PriorityCalcPeriod=2 AccountingStorageType=accounting_storage/slurmdbd\n"
 		"NodeName=DEFAULT Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=1000\n"
@@ -142,6 +144,12 @@ static void test_conf_details(void **state)
 	assert_int_equal(c->params.bf_window_min, 60);
 	assert_int_equal(c->params.bf_resolution_s, 30);
 	assert_int_equal(c->params.bf_max_job_test, 7);
+	assert_int_equal(c->params.bf_max_job_part, 4);
+	assert_int_equal(c->params.bf_max_job_user, 3);
+	assert_int_equal(c->params.bf_max_job_user_part, 2);
+	assert_int_equal(c->params.partition_job_depth, 0);   /* 0: no limit, allowed */
+	assert_int_equal(c->params.sched_max_job_start, 5);
+	assert_true(c->params.bf_continue);
 	assert_int_equal(c->params.max_age_s, 86400);
 	assert_true(c->params.weight_age == 1000);      /* with slurmdbd */
 	assert_int_equal(c->params.calc_period_s, 120);
