@@ -120,15 +120,15 @@ grep -q "7 nodes, 40 GPUs (h100 32, l40s 8)" "$out/stdout" ||
 grep -q "jobs run  *3$" "$out/stdout" || fail "24.11 cluster: not all 3 jobs ran: $(cat "$out/stdout")"
 # The table says what its numbers were checked against, and which of the
 # run's features the real replays covered: computed, so a 7-node cluster of
-# two types and an 80-node one of five say different things.
-grep -q "^Checked against: a real slurmctld 22.05" "$out/stdout" || fail "no 'Checked against' line"
-tr '\n' ' ' < "$out/stdout" | grep -q "This run, in the replays: 2 GPU types, 2 partitions.* Beyond them: 7 nodes (the replays had 4.*bf_window=2880" ||
+# two types and a 200-node one of five say different things.
+grep -q "^Checked against: real slurmctld 22.05 runs" "$out/stdout" || fail "no 'Checked against' line"
+tr '\n' ' ' < "$out/stdout" | grep -q "This run, in the replays: 7 nodes, 2 GPU types, 2 partitions.* Beyond them: bf_window=2880" ||
 	fail "7-node cluster: footer does not say what the replays covered: $(tail -3 "$out/stdout")"
-python3 "$top_srcdir/tools/gen-cluster" --nodes 80 -o "$out/big" >/dev/null || fail "gen-cluster"
+python3 "$top_srcdir/tools/gen-cluster" --nodes 200 -o "$out/big" >/dev/null || fail "gen-cluster"
 "$sim" --cluster "$out/big" --mode baseline "$d2411/trace.csv" > "$out/big.txt" 2>&1 ||
-	fail "80-node cluster: $(cat "$out/big.txt")"
-tr '\n' ' ' < "$out/big.txt" | grep -q "Beyond them: 80 nodes (the replays had 4; the model is the same at every size), 5 GPU types" ||
-	fail "80-node cluster: footer does not say it is beyond the replays: $(tail -3 "$out/big.txt")"
+	fail "200-node cluster: $(cat "$out/big.txt")"
+tr '\n' ' ' < "$out/big.txt" | grep -q "Beyond them: 200 nodes (the replays had up to 160; the model is the same at every size), 5 GPU types" ||
+	fail "200-node cluster: footer does not say it is beyond the replays: $(tail -3 "$out/big.txt")"
 # A scheduler input the option parser passes but the run cannot use: the
 # run's own check names it and nodeox-sim exits 1 (main's failure branch).
 expect 1 "scheduler parameter bf_window=99999999999 minutes: out of range" \
