@@ -104,6 +104,7 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->bf_max_job_test = 500;
 	p->bf_interval_s = 30;
 	p->default_queue_depth = 100;
+	p->sched_interval_s = 60;
 	p->bf_max_job_part = p->bf_max_job_user = p->bf_max_job_user_part = 0;
 	p->partition_job_depth = p->sched_max_job_start = 0;
 	p->bf_continue = false;
@@ -524,7 +525,21 @@ static int cluster_sched_params(cparse_t *p, const char *v)
 			dst0 = &s->partition_job_depth;
 		else if (!strcmp(k, "sched_max_job_start"))
 			dst0 = &s->sched_max_job_start;
-		else
+		else if (!strcmp(k, "sched_interval")) {
+			/* 0: slurmctld's background loop (once a second)
+			 * finds the interval passed every time */
+			if (eq[1] == '-') {
+				rc = cluster_fail(p, "SchedulerParameters sched_interval=%s: "
+						  "no main scheduler is not modelled", eq + 1);
+				break;
+			}
+			if (cluster_uint(p, k, eq + 1, 1u << 30, &x) < 0) {
+				rc = -1;
+				break;
+			}
+			s->sched_interval_s = x ? (int64_t)x : 1;
+			continue;
+		} else
 			continue;
 		if (dst0) {              /* 0: no limit, as in Slurm */
 			if (cluster_uint(p, k, eq + 1, 1u << 30, &x) < 0) {

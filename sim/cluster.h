@@ -78,6 +78,9 @@ typedef struct {
 	int bf_max_job_test;      /* bf_max_job_test=, 500 */
 	int64_t bf_interval_s;    /* bf_interval=, seconds, 30 */
 	int default_queue_depth;  /* default_queue_depth=, 100 */
+	int64_t sched_interval_s; /* sched_interval=, seconds, 60: how often the
+				   * main pass tests the whole queue (0: every
+				   * second, as slurmctld's 1 s loop does) */
 	/* Deep-queue limits, 0 = none (Slurm's default for each): */
 	int bf_max_job_part;      /* bf_max_job_part=: jobs a backfill pass tests per partition */
 	int bf_max_job_user;      /* bf_max_job_user=: ... per user */

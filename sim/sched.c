@@ -430,7 +430,11 @@ static bool sched_nodes_blocked(const sched_t *s, const elig_t *e, uint64_t fail
 	return true;
 }
 
-static void sched_main_pass(sched_t *s)
+/* One main pass; full: the whole queue (every sched_interval, slurmctld's
+ * background loop: controller.c, schedule(full_queue)), else at most
+ * default_queue_depth jobs (the passes events trigger). Returns the jobs it
+ * started. */
+static int sched_main_pass(sched_t *s, bool full)
 {
 	s->run->main_passes++;
 	uint64_t failed_parts = 0, all_parts = (s->c->nparts >= 64) ? UINT64_MAX
@@ -454,7 +458,7 @@ static void sched_main_pass(sched_t *s)
 		if (p->partition_job_depth &&
 		    s->part_tested[sched_job_part(s, (uint32_t)j)]++ >= p->partition_job_depth)
 			continue;
-		if (tested++ >= depth)
+		if (tested++ >= depth && !full)
 			break;
 		uint64_t jp = s->req[j].parts;
 		if (!(jp & ~failed_parts))
@@ -481,6 +485,19 @@ static void sched_main_pass(sched_t *s)
 		}
 	}
 	sched_order_end(s);
+	return started;
+}
+
+/* The first second after `after` at which slurmctld's background loop runs a
+ * main pass over the whole queue: every sched_interval from the loop's start,
+ * the origin of its time-limit checks too (limit_origin_s). */
+static int64_t sched_next_full(const sim_sched_params_t *p, int64_t after)
+{
+	int64_t iv = p->sched_interval_s;
+	int64_t org = ((p->limit_origin_s % iv) + iv) % iv;
+	int64_t k = after - org;
+	k = k >= 0 ? k / iv + 1 : -((-k) / iv);
+	return org + k * iv;
 }
 
 
@@ -663,6 +680,7 @@ static int sched_inputs_check(const sim_cluster_t *c, const sim_trace_t *t, cons
 		{ "bf_interval", " s", p->bf_interval_s },
 		{ "bf_max_job_test", "", p->bf_max_job_test },
 		{ "default_queue_depth", "", p->default_queue_depth },
+		{ "sched_interval", " s", p->sched_interval_s },
 		{ "PriorityCalcPeriod", " s", p->calc_period_s },
 		{ "PriorityMaxAge", " s", p->max_age_s },
 	};
@@ -717,6 +735,7 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 	const int64_t bf_iv = o->params.bf_interval_s;
 	bool bf_dirty = false;
 	int64_t next_bf = SCHED_INF;
+	int64_t next_full = sched_next_full(&o->params, run->first_submit - 1);
 	size_t progress_step = 1 << 16, progress_next = progress_step;
 	for (;;) {
 		int64_t tn = SCHED_INF;
@@ -729,9 +748,13 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			tn = next_bf;
 		if (s.npending && s.next_recalc < tn)
 			tn = s.next_recalc;
+		if (s.npending && next_full < tn)
+			tn = next_full;
 		if (tn == SCHED_INF)
 			break;
 		s.now = tn;
+		if (next_full < s.now)   /* passed over an empty queue */
+			next_full = sched_next_full(&o->params, s.now - 1);
 		bool changed = false, submitted = false;
 		if (s.now >= s.next_recalc) {
 			const int64_t period = o->params.calc_period_s;
@@ -751,19 +774,28 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 		}
 		ev = sim_queue_peek(&s.events);
 		if (submitted && s.npending && ev && ev->time == s.now)
-			sched_main_pass(&s);
+			sched_main_pass(&s, false);
 		changed = changed || submitted;
 		while ((ev = sim_queue_peek(&s.events)) && ev->time == s.now) {
 			sim_queue_pop(&s.events, &e);
 			sched_end(&s, e.job);
 			changed = true;
 		}
+		/* backfill looks again after new events, or after a pass over
+		 * the whole queue that started jobs (last_job_update) */
+		bool bf_more = false;
 		if (changed && s.npending) {
-			sched_main_pass(&s);
-			if (!bf_dirty) {
-				bf_dirty = true;
-				next_bf = ((s.now + bf_iv - 1) / bf_iv) * bf_iv;
-			}
+			sched_main_pass(&s, false);
+			bf_more = true;
+		}
+		if (s.now == next_full) {
+			if (s.npending && sched_main_pass(&s, true) > 0)
+				bf_more = true;
+			next_full = sched_next_full(&o->params, s.now);
+		}
+		if (bf_more && !bf_dirty) {
+			bf_dirty = true;
+			next_bf = ((s.now + bf_iv - 1) / bf_iv) * bf_iv;
 		}
 		if (bf_dirty && s.now >= next_bf) {
 			/* A pass that started jobs runs again an interval later:

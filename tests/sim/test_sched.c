@@ -1077,6 +1077,14 @@ static int64_t main_limit_start(int which, uint32_t job)
 		o.params.default_queue_depth = 2;
 	else if (which == 3)
 		o.params.sched_max_job_start = 1;
+	else if (which == 4) {      /* depth 2, the whole queue every 10 s */
+		o.params.default_queue_depth = 2;
+		o.params.sched_interval_s = 10;
+	} else if (which == 5) {    /* the same, passes on 7, 17, ... s */
+		o.params.default_queue_depth = 2;
+		o.params.sched_interval_s = 10;
+		o.params.limit_origin_s = 7;
+	}
 	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
 	int64_t start = r->jobs[job_at(t, job)].start;
 	sched_run_free(r);
@@ -1102,6 +1110,18 @@ static void test_default_queue_depth(void **state)
 	(void)state;
 	assert_int_equal(main_limit_start(2, 2), 1);
 	assert_int_equal(main_limit_start(2, 3), 30);
+}
+
+/* sched_interval=10 with default_queue_depth=2: the pass over the whole
+ * queue at 10 s (slurmctld's background loop, from its start: the time-limit
+ * checks' origin) starts B1, which the event's pass did not reach; at 7 s
+ * when the loop's passes fall on 7, 17, ... s (limit_origin_s = 7). */
+static void test_sched_interval(void **state)
+{
+	(void)state;
+	assert_int_equal(main_limit_start(4, 2), 1);
+	assert_int_equal(main_limit_start(4, 3), 10);
+	assert_int_equal(main_limit_start(5, 3), 7);
 }
 
 /* sched_max_job_start=1: the pass stops after starting A1. */
@@ -1262,6 +1282,7 @@ int main(void)
 		cmocka_unit_test(test_run_errors),
 		cmocka_unit_test(test_partition_job_depth),
 		cmocka_unit_test(test_default_queue_depth),
+		cmocka_unit_test(test_sched_interval),
 		cmocka_unit_test(test_sched_max_job_start),
 		cmocka_unit_test(test_bf_max_job_test),
 		cmocka_unit_test(test_bf_max_job_user),
