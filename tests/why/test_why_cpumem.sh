@@ -5,10 +5,7 @@
 # 14000 MB. A job asking 2 a100, 4 CPUs and 4000 MB waits with 6 GPUs idle:
 # the explanation must blame CPUs on a1 and memory on a2. Then the CPU hog
 # ends and Slurm starts the job, as the explanation implies.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 cluster_add_node a1 gpu=a100:4 cpus=8 mem=16000
 cluster_add_node a2 gpu=a100:4 cpus=8 mem=16000

@@ -4,10 +4,7 @@
 # broken") and downs a2, and a3 runs a job on 2 GPUs. A job asking 4 a100 per
 # node waits with 10 GPUs idle: drained a1, down a2, too few on a3. After the
 # admin resumes a1, Slurm starts the job there, as the explanation implies.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 cluster_add_node a1 gpu=a100:4
 cluster_add_node a2 gpu=a100:4

@@ -5,10 +5,7 @@
 # 4 a100 are excluded by partition, l1's by type, a1's 2 as too few per node.
 # Tagged flexible it could start on l1. The same request in partition other
 # starts on a2, as the explanation implies.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 cluster_add_node a1 gpu=a100:4
 cluster_add_node l1 gpu=l40s:4

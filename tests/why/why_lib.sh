@@ -1,17 +1,23 @@
-# tests/why/why_lib.sh: helpers for the `nodeox why` integration tests (sourced
-# after tests/integration/lib/cluster.sh): run the built command and read its
-# --json output with python3 (no jq needed).
+# tests/why/why_lib.sh: helpers for the `nodeox why` integration tests: run
+# the built command and read its --json output with python3 (no jq needed).
+# A test sources this file first (it re-runs the test under bash and brings
+# tests/integration/lib/cluster.sh, unless a library that sources it, such as
+# accounting.sh, came first), then calls why_init.
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+command -v cluster_init >/dev/null 2>&1 || . "$top_srcdir/tests/integration/lib/cluster.sh"
 
 WHY_BIN="${top_builddir:-.}/cli/nodeox"
 
-# why_init: skip (77) unless the command is built and python3 is there; then
-# cluster_init (which skips when not root or the daemons are missing).
+# why_init [INIT...]: skip (77) unless the command is built and python3 is
+# there; then start the cluster with INIT (default cluster_init, which skips
+# when not root or the daemons are missing; test_why_qos.sh gives
+# accounting_init and its TRES).
 why_init()
 {
 	[ -x "$WHY_BIN" ] || { echo "SKIP: $WHY_BIN not built (needs libslurm)"; exit 77; }
 	command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
 	WHY_BIN=$(cd "$(dirname "$WHY_BIN")" && pwd)/nodeox
-	cluster_init
+	"${@:-cluster_init}"
 	WHY_OUT="$CLUSTER_DIR/why.json"
 }
 
