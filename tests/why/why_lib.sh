@@ -121,14 +121,14 @@ why_run_rc()
 
 # why_user_add: create an unprivileged local user for the test (name in
 # $WHY_USER, unique per test process, no home, no login) that submits and
-# runs jobs; it is removed when the test exits (why_user_del from the EXIT
-# trap, which then runs cluster.sh's own). Call after why_init.
+# runs jobs; it is removed when the test exits (cluster.sh's EXIT trap with
+# why_stop). Call after why_init.
 why_user_add()
 {
 	WHY_USER=nxw$$
 	useradd -M -N -d /nonexistent -s /usr/sbin/nologin "$WHY_USER" ||
 		cluster_fail "cannot add user $WHY_USER"
-	trap 'why_on_exit' EXIT
+	trap 'cluster_on_exit why_stop' EXIT
 }
 
 # why_user_del: remove the user of why_user_add (safe to call twice).
@@ -139,18 +139,13 @@ why_user_del()
 	WHY_USER=
 }
 
-# why_on_exit: EXIT trap with a test user: cluster.sh's cleanup (logs on
-# failure, every daemon and job stopped), then the user removed (no process
-# of it is left by then), keeping the test's exit status.
-why_on_exit()
+# why_stop: the stop of the EXIT trap with a test user (cluster_on_exit
+# why_stop): every daemon and job stopped, then the user removed (no process
+# of it is left by then).
+why_stop()
 {
-	local rc=$?
-	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$CLUSTER_DIR" ]; then
-		cluster_dump_logs
-	fi
 	cluster_stop
 	why_user_del
-	exit "$rc"
 }
 
 # why_as_user CMD ARGS...: run a command as $WHY_USER, keeping the

@@ -751,15 +751,17 @@ cluster_sweep()
 	kill -KILL $left 2>/dev/null
 }
 
-# cluster_on_exit: the EXIT trap: on a failed test print the daemons' log
-# tails, then cluster_stop.
+# cluster_on_exit [STOP...]: the EXIT trap: on a failed test print the
+# daemons' log tails, then stop with STOP (default cluster_stop; the netns
+# cluster and the why tests' test user give their own), keeping the test's
+# exit status.
 cluster_on_exit()
 {
 	local rc=$?
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$CLUSTER_DIR" ]; then
 		cluster_dump_logs
 	fi
-	cluster_stop
+	"${@:-cluster_stop}"
 	exit "$rc"
 }
 
