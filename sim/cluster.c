@@ -25,6 +25,7 @@
 
 #include <glib.h>
 
+#include "common/hostlist.h"
 #include "policy/policy.h"
 #include "sim/cluster.h"
 #include "sim/trace.h"

@@ -9,7 +9,7 @@
 #include "sim/sacct_import.h"
 #include "policy/policy.h"
 #include "sim/csv_write.h"
-#include "sim/slurm_time.h"
+#include "common/slurm_time.h"
 
 #include <ctype.h>
 #include <errno.h>

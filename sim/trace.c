@@ -17,7 +17,7 @@
 #include <time.h>
 
 #include "common/util.h"
-#include "sim/slurm_time.h"
+#include "common/slurm_time.h"
 #include "sim/trace.h"
 
 enum {
@@ -215,7 +215,7 @@ int trace_parse_iso8601(const char *s, int64_t *out)
 	return 0;
 }
 
-/* Slurm's time strings (sim/slurm_time.h); a bare number is `bare_unit`
+/* Slurm's time strings (common/slurm_time.h); a bare number is `bare_unit`
  * seconds. */
 static int trace_parse_slurm_time(const char *s, int64_t bare_unit, int64_t *out)
 {

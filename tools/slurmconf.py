@@ -6,7 +6,7 @@
 #
 # Used by tools/gen-trace, gen-cluster, trace-check and replay-helper. The
 # rules are those of the C readers, which stay the reference: time strings as
-# sim/slurm_time.h, hostlists as sim/hostlist.c, sizes as
+# common/slurm_time.h, hostlists as common/hostlist.c, sizes as
 # common/util.c (nodeox_util_parse_size_mb), MinSpeed as policy/policy_decide.c
 # (decide_exclude); tests/traces/test_slurmconf.sh holds them to the same
 # cases. Anything it cannot read is a ConfError naming file:line. The
@@ -19,12 +19,12 @@ class ConfError(Exception):
     """A parse problem, message already "FILE:LINE: what" (or "WHERE: what")."""
 
 
-HOSTLIST_MAX_NAME = 255          # sim/hostlist.c: HOSTLIST_MAX_NAME - 1
+HOSTLIST_MAX_NAME = 255          # common/hostlist.c: HOSTLIST_MAX_NAME - 1
 HOSTLIST_MAX_NAMES = 1 << 20
 
 
 def _hostlist_pattern(p, prefix, out, bad):
-    """Expand one comma-free pattern p after prefix into out (sim/hostlist.c's
+    """Expand one comma-free pattern p after prefix into out (common/hostlist.c's
     hostlist_pattern: brackets may repeat, a cartesian product)."""
     open_ = p.find('[')
     if open_ < 0:
@@ -57,7 +57,7 @@ def _hostlist_pattern(p, prefix, out, bad):
 
 def hostlist_expand(expr, where="hostlist"):
     """'gpua[01-03],gput7' -> ['gpua01', 'gpua02', 'gpua03', 'gput7'], with
-    sim/hostlist.c's rules: brackets may appear several times in a name,
+    common/hostlist.c's rules: brackets may appear several times in a name,
     ranges keep their zero padding, commas outside brackets separate names
     (empty ones are skipped), unbalanced brackets are an error."""
     def bad():
@@ -77,7 +77,7 @@ def hostlist_expand(expr, where="hostlist"):
 
 
 def parse_time(value, bare_unit, where):
-    """A Slurm time string -> seconds, None for no limit (sim/slurm_time.h's
+    """A Slurm time string -> seconds, None for no limit (common/slurm_time.h's
     slurm_time_parse): [D-]HH:MM:SS, D-HH, D-HH:MM, MM:SS, a bare number in
     units of bare_unit seconds (1 in a trace, 60 in slurm.conf and sacct),
     UNLIMITED, INFINITE, Partition_Limit or '' for no limit. Minutes and

@@ -15,6 +15,7 @@
 
 #include <glib.h>
 
+#include "common/hostlist.h"
 #include "sim/cluster.h"
 
 static void collect(const char *name, void *arg)

@@ -1,5 +1,5 @@
 /*
- * test_slurm_time.c: the one parser of Slurm time strings (sim/slurm_time.h)
+ * test_slurm_time.c: the one parser of Slurm time strings (common/slurm_time.h)
  * that the trace reader and the sacct importer share: every form Slurm
  * writes, the unit of a bare number (seconds in a trace, minutes in
  * slurm.conf and sacct), no-limit words, 0, and what it refuses.
@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "sim/sacct_import.h"
-#include "sim/slurm_time.h"
+#include "common/slurm_time.h"
 #include "sim/trace.h"
 
 static int64_t parse(const char *s, int64_t unit)

@@ -1,8 +1,8 @@
 #!/bin/sh
 # tests/traces/test_slurmconf.sh: tools/slurmconf.py, the one module the
 # Python tools parse with, keeps the C readers' rules: the time strings and
-# refusals of tests/sim/test_slurm_time.c (sim/slurm_time.h), the hostlists
-# of tests/sim/test_cluster.c (sim/hostlist.c), sizes as common/util.c reads
+# refusals of tests/sim/test_slurm_time.c (common/slurm_time.h), the hostlists
+# of tests/sim/test_cluster.c (common/hostlist.c), sizes as common/util.c reads
 # them, Gres= entries, and MinSpeed as policy/policy_decide.c applies it (a
 # group mate slower than MinSpeed times the asked type's speed is left out).
 set -eu
@@ -35,7 +35,7 @@ def refused(fn, *args):
         return True
     return False
 
-# sim/slurm_time.h (tests/sim/test_slurm_time.c's cases)
+# common/slurm_time.h (tests/sim/test_slurm_time.c's cases)
 for text, unit, want in [("1-02:03:04", 1, 86400 + 7384), ("2-03", 1, 2 * 86400 + 3 * 3600),
                          ("2-03:04", 1, 2 * 86400 + 3 * 3600 + 240), ("02:03:04", 1, 7384),
                          ("03:04", 1, 184), ("90", 1, 90), ("90", 60, 5400), ("0", 60, 0),
@@ -46,7 +46,7 @@ for text in ["1:60", "1:00:60", "1-2-3", "1:2:3:4", "a", "-5", "5-", "1:", ":1",
              "999999999", "1-00:60"]:
     check(f"time {text!r} refused", refused(s.parse_time, text, 60, "t"), True)
 
-# sim/hostlist.c (tests/sim/test_cluster.c's cases)
+# common/hostlist.c (tests/sim/test_cluster.c's cases)
 for expr, want in [("a[01-03,7],b1", "a01 a02 a03 a7 b1"),
                    ("r[1-2]n[09-10]", "r1n09 r1n10 r2n09 r2n10"),
                    ("/dev/nvidia[0-3]", "/dev/nvidia0 /dev/nvidia1 /dev/nvidia2 /dev/nvidia3"),
