@@ -20,6 +20,7 @@
 #include "sim/csv_write.h"
 #include "sim/price.h"
 #include "sim/report.h"
+#include "tests/sim/sim_test.h"
 
 static sim_run_t *make_run(const int64_t (*t)[3], const bool *tagged, size_t n)
 {
@@ -144,9 +145,7 @@ static sim_cluster_t *price_cluster(void)
 		"NodeName=l1 CPUs=8 Gres=gpu:4\n"
 		"NodeName=v1 CPUs=8 Gres=gpu:l40s:2\n"
 		"PartitionName=p Nodes=ALL Default=YES\n";
-	sim_cluster_t *c = NULL;
-	char err[256];
-	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)), 0);
+	sim_cluster_t *c = cluster_from_text(conf, "s.conf");
 	assert_int_equal(c->ntypes, 3);
 	return c;
 }
