@@ -243,12 +243,7 @@ netns_watch()
 netns_watchdog()
 {
 	local ns
-	trap '' INT TERM HUP PIPE
-	trap - EXIT
-	cluster_close_locks
-	unset NODEOX_IT_DIR    # its own sleeps are not the cluster's processes
-	exec < /dev/null > /dev/null 2>&1
-	while kill -0 "$1" 2>/dev/null; do sleep 1; done
+	cluster_watchdog_wait "$1"
 	sleep 2
 	cluster_sweep
 	for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do

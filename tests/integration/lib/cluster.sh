@@ -212,8 +212,9 @@ cluster_watch()
 	CLUSTER_WATCHER=$!
 }
 
-# cluster_watchdog PARENT: the body of cluster_watch's watchdog.
-cluster_watchdog()
+# cluster_watchdog_wait PARENT: a watchdog's start: detached from the
+# test's signals, trap, locks and output, it returns once PARENT is gone.
+cluster_watchdog_wait()
 {
 	trap '' INT TERM HUP PIPE
 	trap - EXIT
@@ -221,6 +222,12 @@ cluster_watchdog()
 	unset NODEOX_IT_DIR    # its own sleeps are not the cluster's processes
 	exec < /dev/null > /dev/null 2>&1
 	while kill -0 "$1" 2>/dev/null; do sleep 1; done
+}
+
+# cluster_watchdog PARENT: the body of cluster_watch's watchdog.
+cluster_watchdog()
+{
+	cluster_watchdog_wait "$1"
 	cluster_sweep
 	[ "${NODEOX_IT_KEEP:-0}" = 1 ] || rm -rf "$CLUSTER_DIR"
 	exit 0
