@@ -2,7 +2,8 @@
  * tests/common/test_util.c: unit tests of common/util.c's text helpers that
  * the policy library, the plugin, nodeox-sim and `nodeox why` share: the
  * bracket-aware span that splits a --constraint into its top-level terms,
- * and the comma-list walk (empty items skipped) with what is built on it.
+ * the comma-list walk (empty items skipped) with what is built on it, and
+ * the readers' one form of an error message.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -58,11 +59,29 @@ static void test_list_next(void **state)
 	assert_false(nodeox_util_lists_meet("gpu", ""));
 }
 
+/* "NAME:LINE: ", "NAME: " without a line, "column X: " when named; cut to
+ * the buffer, and always -1. */
+static void test_fail(void **state)
+{
+	char err[64];
+	(void)state;
+	assert_int_equal(nodeox_util_fail(err, sizeof(err), "a.conf", 3, NULL, "bad %s", "key"), -1);
+	assert_string_equal(err, "a.conf:3: bad key");
+	nodeox_util_fail(err, sizeof(err), "a.conf", 0, NULL, "no file");
+	assert_string_equal(err, "a.conf: no file");
+	nodeox_util_fail(err, sizeof(err), "t.csv", 2, "submit", "missing value");
+	assert_string_equal(err, "t.csv:2: column submit: missing value");
+	nodeox_util_fail(err, 8, "t.csv", 2, "submit", "missing value");
+	assert_string_equal(err, "t.csv:2");
+	assert_int_equal(nodeox_util_fail(err, 0, "t.csv", 2, NULL, "x"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_top_span),
 		cmocka_unit_test(test_list_next),
+		cmocka_unit_test(test_fail),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
