@@ -810,6 +810,18 @@ cluster_sbatch()
 	return $rc
 }
 
+# cluster_filler VAR NODE GRES: an untagged filler job ("sleep 300") pinned
+# to NODE and holding GRES there, so that other jobs must go elsewhere; its id
+# in VAR, and a check that it runs within 20 seconds. (Not called in a
+# subshell: the check is counted here.)
+cluster_filler()
+{
+	local id
+	id=$(cluster_sbatch -w "$2" --gres="$3" --wrap "sleep 300")
+	printf -v "$1" '%s' "$id"
+	check_true "filler $3 on $2 runs" wait_for_state "$id" RUNNING 20
+}
+
 # cluster_submit_msg: print what the last cluster_sbatch wrote to stderr.
 cluster_submit_msg()
 {
