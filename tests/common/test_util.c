@@ -59,9 +59,8 @@ static void test_list_next(void **state)
 	assert_false(nodeox_util_lists_meet("gpu", ""));
 }
 
-/* "NAME:LINE: ", "NAME: " without a line, "column X: " when named; cut to
- * the buffer, and always -1. */
-static void test_fail(void **state)
+/* "NAME:LINE: ", "NAME: " without a line, "column X: " when named; always -1. */
+static void test_fail_form(void **state)
 {
 	char err[64];
 	(void)state;
@@ -71,9 +70,17 @@ static void test_fail(void **state)
 	assert_string_equal(err, "a.conf: no file");
 	nodeox_util_fail(err, sizeof(err), "t.csv", 2, "submit", "missing value");
 	assert_string_equal(err, "t.csv:2: column submit: missing value");
-	nodeox_util_fail(err, 8, "t.csv", 2, "submit", "missing value");
+}
+
+/* Cut to the buffer, and nothing written into none. */
+static void test_fail_cut(void **state)
+{
+	char err[8];
+	(void)state;
+	assert_int_equal(nodeox_util_fail(err, sizeof(err), "t.csv", 2, "submit", "missing"), -1);
 	assert_string_equal(err, "t.csv:2");
 	assert_int_equal(nodeox_util_fail(err, 0, "t.csv", 2, NULL, "x"), -1);
+	assert_string_equal(err, "t.csv:2");
 }
 
 int main(void)
@@ -81,7 +88,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_top_span),
 		cmocka_unit_test(test_list_next),
-		cmocka_unit_test(test_fail),
+		cmocka_unit_test(test_fail_form),
+		cmocka_unit_test(test_fail_cut),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
