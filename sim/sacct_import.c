@@ -10,6 +10,7 @@
 #include "policy/policy.h"
 #include "sim/csv_write.h"
 #include "common/slurm_time.h"
+#include "common/free_all.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -262,12 +263,8 @@ static char *dup_or_empty(const char *s)
 
 void sacct_job_clear(sacct_job_t *job)
 {
-	free(job->job_id);
-	free(job->user);
-	free(job->account);
-	free(job->partition);
-	free(job->comment);
-	free(job->state);
+	nodeox_free_all(job->job_id, job->user, job->account, job->partition, job->comment,
+			job->state);
 	memset(job, 0, sizeof(*job));
 }
 
