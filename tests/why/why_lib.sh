@@ -104,6 +104,17 @@ why_check_reason()
 	check_eq "$(jq_py 'j["reason"]')" "$(job_field "$1" Reason)" "reason as scontrol shows it"
 }
 
+# why_check_excluded CAUSE TYPE GPUS NODES DETAIL WHAT: in the GPU view,
+# CAUSE excludes GPUS GPUs (of TYPE; "" for any), on NODES (all of CAUSE's
+# entries), and its detail matches DETAIL; WHAT names the checks.
+why_check_excluded()
+{
+	local cause=$1 typ=$2
+	check_eq "$(jq_py "gpus(\"$cause\"${typ:+, \"$typ\"})")" "$3" "$6"
+	check_eq "$(jq_py "nodes(\"$cause\")")" "$4" "$6: on $4"
+	check_match "$(jq_py "detail(\"$cause\")")" "$5" "$6: detail"
+}
+
 # why_run_rc RC JOBID [ARGS...]: like why_run for a job that is not pending:
 # both forms must exit RC; the text (one line) is left in $WHY_TEXT.
 why_run_rc()
