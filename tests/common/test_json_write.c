@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "common/json_write.h"
 
 /* What json_write_string writes for s, in a static buffer. */
@@ -167,14 +168,9 @@ static void test_number(void **state)
 	assert_string_equal(json_num("%.0f", -INFINITY), "null");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ascii),
-		cmocka_unit_test(test_control),
-		cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_python_judges),
-		cmocka_unit_test(test_number),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_ascii),
+	cmocka_unit_test(test_control),
+	cmocka_unit_test(test_utf8),
+	cmocka_unit_test(test_python_judges),
+	cmocka_unit_test(test_number))

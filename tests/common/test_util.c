@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "common/util.h"
 
 static void test_top_span(void **state)
@@ -83,13 +84,8 @@ static void test_fail_cut(void **state)
 	assert_string_equal(err, "t.csv:2");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_top_span),
-		cmocka_unit_test(test_list_next),
-		cmocka_unit_test(test_fail_form),
-		cmocka_unit_test(test_fail_cut),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_top_span),
+	cmocka_unit_test(test_list_next),
+	cmocka_unit_test(test_fail_form),
+	cmocka_unit_test(test_fail_cut))

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "policy/policy.h"
 
 static const char *base_conf =
@@ -777,30 +778,24 @@ static void test_action_names(void **state)
 	assert_string_equal(nodeox_action_name(NODEOX_REJECT), "REJECT");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_untagged_and_off),
-		cmocka_unit_test(test_request_forms),
-		cmocka_unit_test(test_two_fields_same_type),
-		cmocka_unit_test(test_constraint),
-		cmocka_unit_test(test_constraint_keep),
-		cmocka_unit_test(test_time_cap),
-		cmocka_unit_test(test_prefer),
-		cmocka_unit_test(test_time_scaling),
-		cmocka_unit_test(test_min_speed),
-		cmocka_unit_test(test_tag_mem_and_types),
-		cmocka_unit_test(test_scope),
-		cmocka_unit_test(test_keep_reasons),
-		cmocka_unit_test(test_reject),
-		cmocka_unit_test(test_dryrun_and_admin_comment),
-		cmocka_unit_test(test_admin_comment_record),
-		cmocka_unit_test(test_admin_comment_hostile),
-		cmocka_unit_test(test_feature_filtering),
-		cmocka_unit_test(test_when_blocked),
-		cmocka_unit_test(test_when_faster),
-		cmocka_unit_test(test_action_names),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_untagged_and_off),
+	cmocka_unit_test(test_request_forms),
+	cmocka_unit_test(test_two_fields_same_type),
+	cmocka_unit_test(test_constraint),
+	cmocka_unit_test(test_constraint_keep),
+	cmocka_unit_test(test_time_cap),
+	cmocka_unit_test(test_prefer),
+	cmocka_unit_test(test_time_scaling),
+	cmocka_unit_test(test_min_speed),
+	cmocka_unit_test(test_tag_mem_and_types),
+	cmocka_unit_test(test_scope),
+	cmocka_unit_test(test_keep_reasons),
+	cmocka_unit_test(test_reject),
+	cmocka_unit_test(test_dryrun_and_admin_comment),
+	cmocka_unit_test(test_admin_comment_record),
+	cmocka_unit_test(test_admin_comment_hostile),
+	cmocka_unit_test(test_feature_filtering),
+	cmocka_unit_test(test_when_blocked),
+	cmocka_unit_test(test_when_faster),
+	cmocka_unit_test(test_action_names))

@@ -5,6 +5,7 @@
  * schedule, launcher environment, --emulate-speeds parsing, option
  * errors and the --eval-ema average. No MPI is started.
  */
+#include "tests/common/test_main.h"
 #include "config.h"
 
 #include <math.h>
@@ -368,23 +369,18 @@ static void test_ema(void **state)
     rt_ema_free(&e);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_combine_mean),
-        cmocka_unit_test(test_combine_mean_drops_nonfinite),
-        cmocka_unit_test(test_combine_samples),
-        cmocka_unit_test(test_combine_fednova_plain_sgd),
-        cmocka_unit_test(test_combine_fednova_momentum_and_shards),
-        cmocka_unit_test(test_combine_all_dropped),
-        cmocka_unit_test(test_h_ramp),
-        cmocka_unit_test(test_plan),
-        cmocka_unit_test(test_lr_schedule),
-        cmocka_unit_test(test_env),
-        cmocka_unit_test(test_emulate),
-        cmocka_unit_test(test_options),
-        cmocka_unit_test(test_options_gpt_recipe),
-        cmocka_unit_test(test_ema),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+    cmocka_unit_test(test_combine_mean),
+    cmocka_unit_test(test_combine_mean_drops_nonfinite),
+    cmocka_unit_test(test_combine_samples),
+    cmocka_unit_test(test_combine_fednova_plain_sgd),
+    cmocka_unit_test(test_combine_fednova_momentum_and_shards),
+    cmocka_unit_test(test_combine_all_dropped),
+    cmocka_unit_test(test_h_ramp),
+    cmocka_unit_test(test_plan),
+    cmocka_unit_test(test_lr_schedule),
+    cmocka_unit_test(test_env),
+    cmocka_unit_test(test_emulate),
+    cmocka_unit_test(test_options),
+    cmocka_unit_test(test_options_gpt_recipe),
+    cmocka_unit_test(test_ema))

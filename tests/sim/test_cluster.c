@@ -15,6 +15,7 @@
 
 #include <glib.h>
 
+#include "tests/common/test_main.h"
 #include "common/hostlist.h"
 #include "sim/cluster.h"
 #include "tests/sim/sim_test.h"
@@ -272,16 +273,11 @@ static void test_constraints(void **state)
 	cluster_free(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hostlist),
-		cmocka_unit_test(test_article_cluster),
-		cmocka_unit_test(test_slurm2411_files),
-		cmocka_unit_test(test_conf_details),
-		cmocka_unit_test(test_gres_forms),
-		cmocka_unit_test(test_conf_errors),
-		cmocka_unit_test(test_constraints),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_hostlist),
+	cmocka_unit_test(test_article_cluster),
+	cmocka_unit_test(test_slurm2411_files),
+	cmocka_unit_test(test_conf_details),
+	cmocka_unit_test(test_gres_forms),
+	cmocka_unit_test(test_conf_errors),
+	cmocka_unit_test(test_constraints))

@@ -16,6 +16,7 @@
 
 #include <glib.h>
 
+#include "tests/common/test_main.h"
 #include "sim/prio.h"
 
 typedef struct {
@@ -132,11 +133,6 @@ static void test_remove_while_walking(void **state)
 	g_free(ref);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random_ops),
-		cmocka_unit_test(test_remove_while_walking),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_random_ops),
+	cmocka_unit_test(test_remove_while_walking))

@@ -17,6 +17,7 @@
 
 #include <glib.h>
 
+#include "tests/common/test_main.h"
 #include "sim/csv_write.h"
 #include "sim/price.h"
 #include "sim/report.h"
@@ -238,14 +239,9 @@ static void test_csv_field(void **state)
 	free(buf);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_csv_field),
-		cmocka_unit_test(test_stats),
-		cmocka_unit_test(test_stats_large),
-		cmocka_unit_test(test_cost),
-		cmocka_unit_test(test_price_errors),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_csv_field),
+	cmocka_unit_test(test_stats),
+	cmocka_unit_test(test_stats_large),
+	cmocka_unit_test(test_cost),
+	cmocka_unit_test(test_price_errors))

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "sim/sacct_import.h"
 #include "common/slurm_time.h"
 #include "sim/trace.h"
@@ -67,12 +68,7 @@ static void test_callers(void **state)
 	assert_int_equal(sacct_parse_timelimit("12:00:00 ", &v), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_forms),
-		cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_callers),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_forms),
+	cmocka_unit_test(test_refused),
+	cmocka_unit_test(test_callers))
