@@ -37,6 +37,7 @@
 
 #include "cli/why.h"
 #include "cli/why_compat.h"
+#include "common/free_all.h"
 
 
 struct why_load {
@@ -637,15 +638,8 @@ void why_load_free(why_load_t *ld)
 	if (ld->rnodes)
 		for (size_t i = 0; i < ld->cluster.nresvs; i++)
 			free(ld->rnodes[i]);
-	free(ld->qnodes);
-	free(ld->rnodes);
-	free(ld->qjobs);
-	free(ld->resvs);
-	free(ld->lics);
-	free(ld->wparts);
-	free(ld->nodes);
-	free(ld->req_nodes);
-	free(ld->exc_nodes);
+	nodeox_free_all(ld->qnodes, ld->rnodes, ld->qjobs, ld->resvs, ld->lics, ld->wparts,
+			ld->nodes, ld->req_nodes, ld->exc_nodes);
 	if (ld->jobs)
 		slurm_free_job_info_msg(ld->jobs);
 	if (ld->nodes_msg)

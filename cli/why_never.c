@@ -11,6 +11,8 @@
  * and both values; when every partition of the job fails, the job can never
  * run as configured and p->never_runs says so.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cli/why.h"
@@ -50,6 +52,26 @@ static void _values(why_blocker_t *b, const char *item, const char *job, const c
 	snprintf(b->limit_value, sizeof(b->limit_value), "%s", limit);
 }
 
+/* A blocker no wait lifts: KIND, the values compared (ITEM: the job's and
+ * the partition's or its nodes') and the detail. Returns false, the
+ * callers' answer when a partition fails. */
+__attribute__((format(printf, 6, 7)))
+static bool _never(why_pending_t *p, why_blk_kind_t kind, const char *item, uint64_t job,
+		   uint64_t limit, const char *fmt, ...)
+{
+	why_blocker_t *k = why_blockers_add(p, kind, true);
+	char a[32], b[32];
+	va_list ap;
+
+	snprintf(a, sizeof(a), "%llu", (unsigned long long)job);
+	snprintf(b, sizeof(b), "%llu", (unsigned long long)limit);
+	_values(k, item, a, b);
+	va_start(ap, fmt);
+	vsnprintf(k->detail, sizeof(k->detail), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
 /* The partition's own limits. Returns false (with a blocker) when one is
  * exceeded. */
 static bool _part_limits(const why_job_t *job, const why_request_t *req,
@@ -70,55 +92,33 @@ static bool _part_limits(const why_job_t *job, const why_request_t *req,
 		_values(k, "time_limit_min", a, b);
 		return false;
 	}
-	if (pt->max_nodes && req->nodes > pt->max_nodes) {
-		snprintf(a, sizeof(a), "%u", req->nodes);
-		snprintf(b, sizeof(b), "%u", pt->max_nodes);
-		k = why_blockers_add(p, WHY_BLK_PART_NODES, true);
-		snprintf(k->detail, sizeof(k->detail),
-			 "it asks for %u nodes; partition %s allows at most %u per job (MaxNodes)",
-			 req->nodes, pt->name, pt->max_nodes);
-		_values(k, "max_nodes", a, b);
-		return false;
-	}
-	if (pt->min_nodes > 1 && job->max_nodes && job->max_nodes < pt->min_nodes) {
-		snprintf(a, sizeof(a), "%u", job->max_nodes);
-		snprintf(b, sizeof(b), "%u", pt->min_nodes);
-		k = why_blockers_add(p, WHY_BLK_PART_NODES, true);
-		snprintf(k->detail, sizeof(k->detail),
-			 "it allows at most %u nodes; partition %s wants at least %u per job (MinNodes)",
-			 job->max_nodes, pt->name, pt->min_nodes);
-		_values(k, "min_nodes", a, b);
-		return false;
-	}
-	if (req->nodes > nnodes) {
-		snprintf(a, sizeof(a), "%u", req->nodes);
-		snprintf(b, sizeof(b), "%u", nnodes);
-		k = why_blockers_add(p, WHY_BLK_PART_NODES, true);
-		snprintf(k->detail, sizeof(k->detail), "it asks for %u nodes; partition %s has %u",
-			 req->nodes, pt->name, nnodes);
-		_values(k, "nodes", a, b);
-		return false;
-	}
-	if (pt->max_cpus_per_node && req->cpus_per_node > pt->max_cpus_per_node) {
-		snprintf(a, sizeof(a), "%u", req->cpus_per_node);
-		snprintf(b, sizeof(b), "%u", pt->max_cpus_per_node);
-		k = why_blockers_add(p, WHY_BLK_PART_CPUS, true);
-		snprintf(k->detail, sizeof(k->detail),
-			 "it needs %u CPUs on a node; partition %s allows %u per node (MaxCPUsPerNode)",
-			 req->cpus_per_node, pt->name, pt->max_cpus_per_node);
-		_values(k, "cpus_per_node", a, b);
-		return false;
-	}
-	if (pt->max_mem_per_node_mb && req->mem_per_node_mb > pt->max_mem_per_node_mb) {
-		snprintf(a, sizeof(a), "%llu", (unsigned long long)req->mem_per_node_mb);
-		snprintf(b, sizeof(b), "%llu", (unsigned long long)pt->max_mem_per_node_mb);
-		k = why_blockers_add(p, WHY_BLK_PART_MEMORY, true);
-		snprintf(k->detail, sizeof(k->detail),
-			 "it needs %s MB on a node; partition %s allows %s MB per node (MaxMemPerNode)",
-			 a, pt->name, b);
-		_values(k, "mem_per_node_mb", a, b);
-		return false;
-	}
+	if (pt->max_nodes && req->nodes > pt->max_nodes)
+		return _never(p, WHY_BLK_PART_NODES, "max_nodes", req->nodes, pt->max_nodes,
+			      "it asks for %u nodes; "
+			      "partition %s allows at most %u per job (MaxNodes)",
+			      req->nodes, pt->name, pt->max_nodes);
+	if (pt->min_nodes > 1 && job->max_nodes && job->max_nodes < pt->min_nodes)
+		return _never(p, WHY_BLK_PART_NODES, "min_nodes", job->max_nodes, pt->min_nodes,
+			      "it allows at most %u nodes; "
+			      "partition %s wants at least %u per job (MinNodes)",
+			      job->max_nodes, pt->name, pt->min_nodes);
+	if (req->nodes > nnodes)
+		return _never(p, WHY_BLK_PART_NODES, "nodes", req->nodes, nnodes,
+			      "it asks for %u nodes; partition %s has %u", req->nodes, pt->name,
+			      nnodes);
+	if (pt->max_cpus_per_node && req->cpus_per_node > pt->max_cpus_per_node)
+		return _never(p, WHY_BLK_PART_CPUS, "cpus_per_node", req->cpus_per_node,
+			      pt->max_cpus_per_node,
+			      "it needs %u CPUs on a node; "
+			      "partition %s allows %u per node (MaxCPUsPerNode)",
+			      req->cpus_per_node, pt->name, pt->max_cpus_per_node);
+	if (pt->max_mem_per_node_mb && req->mem_per_node_mb > pt->max_mem_per_node_mb)
+		return _never(p, WHY_BLK_PART_MEMORY, "mem_per_node_mb", req->mem_per_node_mb,
+			      pt->max_mem_per_node_mb,
+			      "it needs %llu MB on a node; "
+			      "partition %s allows %llu MB per node (MaxMemPerNode)",
+			      (unsigned long long)req->mem_per_node_mb, pt->name,
+			      (unsigned long long)pt->max_mem_per_node_mb);
 	return true;
 }
 
@@ -130,8 +130,7 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 	uint32_t ok = 0, cpus_max = 0, gpus_max = 0, gpus_sum = 0, in_part = 0;
 	uint32_t cpu_ok = 0, mem_ok = 0, gpu_ok = 0, feat_ok = 0;
 	uint64_t mem_max = 0;
-	char a[32], b[32];
-	why_blocker_t *k;
+	const char *t = req->type[0] ? req->type : "", *sp = t[0] ? " " : "";
 
 	for (size_t i = 0; i < cl->nnodes; i++) {
 		const why_node_t *n = &cl->nodes[i];
@@ -165,55 +164,37 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 	if (ok >= req->nodes && (req->per == WHY_PER_NONE || gpus_sum >= req->total))
 		return true;
 
-	if (cpu_ok < req->nodes) {
-		snprintf(a, sizeof(a), "%u", req->cpus_per_node);
-		snprintf(b, sizeof(b), "%u", cpus_max);
-		k = why_blockers_add(p, WHY_BLK_PART_CPUS, true);
-		snprintf(k->detail, sizeof(k->detail),
-			 "it needs %u CPUs on a node; the nodes of partition %s have at most %u",
-			 req->cpus_per_node, pt->name, cpus_max);
-		_values(k, "cpus_per_node", a, b);
-	} else if (mem_ok < req->nodes) {
-		snprintf(a, sizeof(a), "%llu", (unsigned long long)req->mem_per_node_mb);
-		snprintf(b, sizeof(b), "%llu", (unsigned long long)mem_max);
-		k = why_blockers_add(p, WHY_BLK_PART_MEMORY, true);
-		snprintf(k->detail, sizeof(k->detail),
-			 "it needs %s MB on a node; the nodes of partition %s have at most %s MB",
-			 a, pt->name, b);
-		_values(k, "mem_per_node_mb", a, b);
-	} else if (feat_ok < req->nodes && gpu_ok >= req->nodes) {
-		snprintf(a, sizeof(a), "%u", req->nodes);
-		snprintf(b, sizeof(b), "%u", feat_ok);
-		k = why_blockers_add(p, WHY_BLK_PART_FEATURE, true);
-		snprintf(k->detail, sizeof(k->detail),
-			 "its constraint %s is met by %u node%s of partition %s; it needs %u",
-			 job->features, feat_ok, feat_ok == 1 ? "" : "s", pt->name, req->nodes);
-		_values(k, "nodes_with_features", a, b);
-	} else if (gpu_ok < req->nodes || (ok >= req->nodes && gpus_sum < req->total)) {
-		const char *t = req->type[0] ? req->type : "";
-
-		snprintf(a, sizeof(a), "%u", gpu_ok < req->nodes ? req->per_node_min : req->total);
-		snprintf(b, sizeof(b), "%u", gpu_ok < req->nodes ? gpus_max : gpus_sum);
-		k = why_blockers_add(p, WHY_BLK_PART_GPUS, true);
-		if (gpu_ok < req->nodes)
-			snprintf(k->detail, sizeof(k->detail),
-				 "it needs %u %s%sGPUs on a node; the nodes of partition %s have at most %u",
-				 req->per_node_min, t, t[0] ? " " : "", pt->name, gpus_max);
-		else
-			snprintf(k->detail, sizeof(k->detail),
-				 "it needs %u %s%sGPUs in all; partition %s has %u on the nodes that fit it",
-				 req->total, t, t[0] ? " " : "", pt->name, gpus_sum);
-		_values(k, gpu_ok < req->nodes ? "gpus_per_node" : "gpus", a, b);
-	} else {
-		snprintf(a, sizeof(a), "%u", req->nodes);
-		snprintf(b, sizeof(b), "%u", ok);
-		k = why_blockers_add(p, WHY_BLK_PART_NODES, true);
-		snprintf(k->detail, sizeof(k->detail),
-			 "it needs %u nodes that each have its CPUs, memory, GPUs and features; "
-			 "partition %s has %u such node%s", req->nodes, pt->name, ok, ok == 1 ? "" : "s");
-		_values(k, "nodes", a, b);
-	}
-	return false;
+	if (cpu_ok < req->nodes)
+		return _never(p, WHY_BLK_PART_CPUS, "cpus_per_node", req->cpus_per_node, cpus_max,
+			      "it needs %u CPUs on a node; "
+			      "the nodes of partition %s have at most %u",
+			      req->cpus_per_node, pt->name, cpus_max);
+	if (mem_ok < req->nodes)
+		return _never(p, WHY_BLK_PART_MEMORY, "mem_per_node_mb", req->mem_per_node_mb,
+			      mem_max,
+			      "it needs %llu MB on a node; "
+			      "the nodes of partition %s have at most %llu MB",
+			      (unsigned long long)req->mem_per_node_mb, pt->name,
+			      (unsigned long long)mem_max);
+	if (feat_ok < req->nodes && gpu_ok >= req->nodes)
+		return _never(p, WHY_BLK_PART_FEATURE, "nodes_with_features", req->nodes,
+			      feat_ok, "its constraint %s is met by %u node%s of partition %s; "
+			      "it needs %u",
+			      job->features, feat_ok, feat_ok == 1 ? "" : "s", pt->name, req->nodes);
+	if (gpu_ok < req->nodes)
+		return _never(p, WHY_BLK_PART_GPUS, "gpus_per_node", req->per_node_min, gpus_max,
+			      "it needs %u %s%sGPUs on a node; "
+			      "the nodes of partition %s have at most %u",
+			      req->per_node_min, t, sp, pt->name, gpus_max);
+	if (ok >= req->nodes && gpus_sum < req->total)
+		return _never(p, WHY_BLK_PART_GPUS, "gpus", req->total, gpus_sum,
+			      "it needs %u %s%sGPUs in all; "
+			      "partition %s has %u on the nodes that fit it",
+			      req->total, t, sp, pt->name, gpus_sum);
+	return _never(p, WHY_BLK_PART_NODES, "nodes", req->nodes, ok,
+		      "it needs %u nodes that each have its CPUs, memory, GPUs and features; "
+		      "partition %s has %u such node%s", req->nodes, pt->name, ok,
+		      ok == 1 ? "" : "s");
 }
 
 int why_never_check(const why_job_t *job, const why_request_t *req,

@@ -300,20 +300,31 @@ void why_print_text(FILE *out, const why_result_t *res)
 
 /* ------------------------------------------------------------------ JSON */
 
-/* `, "key": "value"` (null for NULL). */
-static void _json_kv(FILE *out, const char *key, const char *val)
+/*
+ * Each field after an object's first is written by one call that takes its
+ * key and writes `, "key": ` and then the value; the writers below differ
+ * only in the value.
+ */
+static void _json_key(FILE *out, const char *key)
 {
 	fprintf(out, ", \"%s\": ", key);
+}
+
+/* A string (null for NULL). */
+static void _json_kv(FILE *out, const char *key, const char *val)
+{
+	_json_key(out, key);
 	json_write_string(out, val);
 }
 
 /* A comma list as a JSON array of strings. */
-static void _json_list(FILE *out, const char *list)
+static void _json_list(FILE *out, const char *key, const char *list)
 {
 	const char *it;
 	size_t n;
 	bool first = true;
 
+	_json_key(out, key);
 	fputc('[', out);
 	for (const char *c = list; nodeox_util_list_next(&c, &it, &n);) {
 		char item[NODEOX_NAME_MAX + 8];
@@ -327,8 +338,10 @@ static void _json_list(FILE *out, const char *list)
 	fputc(']', out);
 }
 
-static void _json_time(FILE *out, uint32_t min)
+/* A time limit in minutes, null for none or infinite. */
+static void _json_time(FILE *out, const char *key, uint32_t min)
 {
+	_json_key(out, key);
 	if (min == NODEOX_TIME_NONE || min == NODEOX_TIME_INFINITE)
 		fputs("null", out);
 	else
@@ -343,12 +356,10 @@ static void _json_excluded(FILE *out, const why_fit_t *f)
 
 		fprintf(out, "%s{\"cause\": ", i ? ", " : "");
 		json_write_string(out, why_cause_name(g->cause));
-		fprintf(out, ", \"gpus\": %u, \"type\": ", g->gpus);
-		json_write_string(out, g->type);
-		fputs(", \"nodes\": ", out);
-		_json_list(out, g->nodes);
-		fputs(", \"detail\": ", out);
-		json_write_string(out, g->detail);
+		fprintf(out, ", \"gpus\": %u", g->gpus);
+		_json_kv(out, "type", g->type);
+		_json_list(out, "nodes", g->nodes);
+		_json_kv(out, "detail", g->detail);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -362,12 +373,10 @@ static void _json_verdicts(FILE *out, const why_fit_t *f)
 
 		fprintf(out, "%s{\"node\": ", i ? ", " : "");
 		json_write_string(out, v->node->name);
-		fputs(", \"type\": ", out);
-		json_write_string(out, v->type);
-		fprintf(out, ", \"idle\": %u, \"cause\": ", v->idle);
-		json_write_string(out, why_cause_name(v->cause));
-		fputs(", \"detail\": ", out);
-		json_write_string(out, v->detail);
+		_json_kv(out, "type", v->type);
+		fprintf(out, ", \"idle\": %u", v->idle);
+		_json_kv(out, "cause", why_cause_name(v->cause));
+		_json_kv(out, "detail", v->detail);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -399,8 +408,7 @@ static void _json_flex(FILE *out, const why_result_t *res)
 		fprintf(out, "%.4g", fx->run_time_factor);
 	else
 		fputs("null", out);
-	fputs(", \"time_limit_min\": ", out);
-	_json_time(out, d->time_limit_set ? d->time_limit : res->job->time_limit);
+	_json_time(out, "time_limit_min", d->time_limit_set ? d->time_limit : res->job->time_limit);
 	if (d->estimate.made)
 		fprintf(out, ", \"estimate\": {\"kept_start_s\": %lld, \"kept_finish_s\": %lld, "
 			"\"broadened_start_s\": %lld, \"broadened_finish_s\": %lld, "
@@ -421,7 +429,7 @@ static void _json_flex(FILE *out, const why_result_t *res)
 }
 
 /* A compared value: a number when it is one, a string, or null for "". */
-static void _json_value(FILE *out, const char *v)
+static void _json_compared(FILE *out, const char *v)
 {
 	if (!v[0])
 		fputs("null", out);
@@ -431,10 +439,18 @@ static void _json_value(FILE *out, const char *v)
 		json_write_string(out, v);
 }
 
-static void _json_when(FILE *out, time_t t)
+static void _json_value(FILE *out, const char *key, const char *v)
+{
+	_json_key(out, key);
+	_json_compared(out, v);
+}
+
+/* A time of day, null for none. */
+static void _json_when(FILE *out, const char *key, time_t t)
 {
 	char when[32];
 
+	_json_key(out, key);
 	if (!t) {
 		fputs("null", out);
 		return;
@@ -445,17 +461,15 @@ static void _json_when(FILE *out, time_t t)
 
 static void _json_qjob(FILE *out, const why_qjob_t *q)
 {
-	fprintf(out, "{\"job_id\": %u, \"state\": ", q->job_id);
-	json_write_string(out, q->state_name);
+	fprintf(out, "{\"job_id\": %u", q->job_id);
+	_json_kv(out, "state", q->state_name);
 	_json_kv(out, "reason", q->phase == WHY_PHASE_PENDING ? q->reason : NULL);
 	_json_kv(out, "name", q->name);
 	_json_kv(out, "partition", q->partition);
-	fprintf(out, ", \"priority\": %u, \"nodes\": ", q->priority);
-	_json_list(out, q->nodes);
-	fputs(", \"start_time\": ", out);
-	_json_when(out, q->start_time);
-	fputs(", \"end_time\": ", out);
-	_json_when(out, q->end_time);
+	fprintf(out, ", \"priority\": %u", q->priority);
+	_json_list(out, "nodes", q->nodes);
+	_json_when(out, "start_time", q->start_time);
+	_json_when(out, "end_time", q->end_time);
 	fputc('}', out);
 }
 
@@ -470,13 +484,10 @@ static void _json_blockers(FILE *out, const why_pending_t *p)
 		fprintf(out, ", \"never\": %s", b->never ? "true" : "false");
 		_json_kv(out, "detail", b->detail);
 		fputs(", \"values\": {\"what\": ", out);
-		_json_value(out, b->item);
-		fputs(", \"job\": ", out);
-		_json_value(out, b->job_value);
-		fputs(", \"limit\": ", out);
-		_json_value(out, b->limit_value);
-		fputs(", \"in_use\": ", out);
-		_json_value(out, b->used_value);
+		_json_compared(out, b->item);
+		_json_value(out, "job", b->job_value);
+		_json_value(out, "limit", b->limit_value);
+		_json_value(out, "in_use", b->used_value);
 		fputs("}, \"jobs\": [", out);
 		for (size_t k = 0; k < b->njobs; k++) {
 			fputs(k ? ", " : "", out);
@@ -494,28 +505,27 @@ void why_print_json(FILE *out, const why_result_t *res)
 	const why_request_t *r = &f->req;
 	const why_pending_t *p = &res->pend;
 
-	fprintf(out, "{\"job_id\": %u, \"state\": ", job->job_id);
-	json_write_string(out, job->state_name);
-	fprintf(out, ", \"pending\": %s, \"reason\": ", job->pending ? "true" : "false");
-	json_write_string(out, job->reason);
+	fprintf(out, "{\"job_id\": %u", job->job_id);
+	_json_kv(out, "state", job->state_name);
+	fprintf(out, ", \"pending\": %s", job->pending ? "true" : "false");
+	_json_kv(out, "reason", job->reason);
 	_json_kv(out, "reason_detail", job->reason_desc);
-	fprintf(out, ", \"never_runs\": %s, \"expected_start\": ", p->never_runs ? "true" : "false");
-	_json_when(out, p->expected_start);
+	fprintf(out, ", \"never_runs\": %s", p->never_runs ? "true" : "false");
+	_json_when(out, "expected_start", p->expected_start);
 	_json_kv(out, "expected_start_source", p->expected_start ? p->expected_source : NULL);
 	fputs(",\n \"blockers\": ", out);
 	_json_blockers(out, p);
 	fprintf(out, ", \"more_blockers\": %zu", p->more_blockers);
 	fputs(",\n \"request\": {\"gpus_per\": ", out);
 	json_write_string(out, _per_name(r->per));
-	fputs(", \"gpu_type\": ", out);
-	json_write_string(out, r->per == WHY_PER_NONE ? NULL : r->type);
+	_json_kv(out, "gpu_type", r->per == WHY_PER_NONE ? NULL : r->type);
 	fprintf(out, ", \"gpu_count\": %u, \"gpus_total\": %u, \"gpus_per_node_min\": %u, "
 		"\"nodes\": %u, \"max_nodes\": %u, \"tasks\": %u, \"cpus_per_task\": %u, "
-		"\"cpus_per_node\": %u, \"mem_per_node_mb\": %llu, \"time_limit_min\": ",
+		"\"cpus_per_node\": %u, \"mem_per_node_mb\": %llu",
 		r->count, r->total, r->per_node_min, r->nodes, job->max_nodes,
 		job->num_tasks ? job->num_tasks : 1, job->cpus_per_task ? job->cpus_per_task : 1,
 		r->cpus_per_node, (unsigned long long)r->mem_per_node_mb);
-	_json_time(out, job->time_limit);
+	_json_time(out, "time_limit_min", job->time_limit);
 	_json_kv(out, "partition", job->partition);
 	_json_kv(out, "constraint", job->features);
 	_json_kv(out, "tres_per_node", job->tres_per_node);
@@ -525,9 +535,9 @@ void why_print_json(FILE *out, const why_result_t *res)
 	_json_kv(out, "comment", job->comment);
 	_json_kv(out, "admin_comment", job->admin_comment);
 	fprintf(out, "},\n \"idle_gpus\": %u, \"eligible_gpus\": %u, \"eligible_nodes\": %u, "
-		"\"could_start_now\": %s, \"shortfall\": ", f->idle_gpus, f->eligible_gpus,
+		"\"could_start_now\": %s", f->idle_gpus, f->eligible_gpus,
 		f->eligible_nodes, f->could_start ? "true" : "false");
-	json_write_string(out, f->could_start ? NULL : f->shortfall);
+	_json_kv(out, "shortfall", f->could_start ? NULL : f->shortfall);
 	fputs(",\n \"excluded\": ", out);
 	_json_excluded(out, f);
 	fputs(",\n \"gpu_nodes\": ", out);
@@ -558,17 +568,14 @@ void why_print_done_text(FILE *out, const why_job_t *job)
 
 void why_print_done_json(FILE *out, const why_job_t *job)
 {
-	fprintf(out, "{\"job_id\": %u, \"state\": ", job->job_id);
-	json_write_string(out, job->state_name);
+	fprintf(out, "{\"job_id\": %u", job->job_id);
+	_json_kv(out, "state", job->state_name);
 	fputs(", \"pending\": false", out);
 	_json_kv(out, "reason", job->reason);
-	fputs(", \"nodes\": ", out);
-	json_write_string(out, job->alloc_nodes);
-	fputs(", \"start_time\": ", out);
-	_json_when(out, job->start_time);
-	fputs(", \"end_time\": ", out);
-	_json_when(out, job->end_time);
-	fputs(", \"exit_status\": ", out);
+	_json_kv(out, "nodes", job->alloc_nodes);
+	_json_when(out, "start_time", job->start_time);
+	_json_when(out, "end_time", job->end_time);
+	_json_key(out, "exit_status");
 	if (job->phase == WHY_PHASE_ENDED && job->exit_status >= 0)
 		fprintf(out, "%d", job->exit_status);
 	else

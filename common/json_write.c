@@ -5,6 +5,7 @@
  */
 #include "common/json_write.h"
 
+#include <math.h>
 #include <stddef.h>
 
 /*
@@ -85,4 +86,12 @@ void json_write_string(FILE *f, const char *str)
 		}
 	}
 	fputc('"', f);
+}
+
+void json_write_number(FILE *f, const char *fmt, double v)
+{
+	if (isfinite(v))
+		fprintf(f, fmt, v);
+	else
+		fputs("null", f);
 }

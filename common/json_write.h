@@ -18,6 +18,8 @@
  * Invalid UTF-8 is: a stray continuation byte, a lead byte that cannot start a
  * sequence (0xc0, 0xc1, 0xf5..0xff), a sequence cut short, an overlong form,
  * a UTF-16 surrogate (U+D800..U+DFFF) or a code point above U+10FFFF.
+ * Numbers go through json_write_number, which writes null for NaN and the
+ * infinities (JSON has none of them; printf would write "nan" or "inf").
  * No glib, nothing allocated.
  */
 #ifndef NODEOX_JSON_WRITE_H
@@ -27,5 +29,9 @@
 
 /* Write s as a JSON string with its quotes; NULL writes null. */
 void json_write_string(FILE *f, const char *s);
+
+/* Write v with the printf format fmt (one double conversion, e.g. "%.3f"),
+ * or null when v is NaN or infinite. */
+void json_write_number(FILE *f, const char *fmt, double v);
 
 #endif

@@ -2,10 +2,13 @@
  * util.c: general text helpers that every part of nodeox reads the same way:
  * sizes as nodeox.conf, the tag and traces spell them ("80G", "40960M"), and
  * comma lists (node features, partitions, licenses) walked and searched the
- * same way everywhere, and a constraint's top-level terms. No allocation.
+ * same way everywhere, a constraint's top-level terms, and the readers' one
+ * form of an error message. No allocation.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,4 +107,26 @@ size_t nodeox_util_top_span(const char *s, const char *ops)
 			break;
 	}
 	return i;
+}
+
+int nodeox_util_fail(char *err, size_t errlen, const char *name, int line, const char *column,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!errlen)
+		return -1;
+	if (line > 0)
+		n = snprintf(err, errlen, "%s:%d: ", name, line);
+	else
+		n = snprintf(err, errlen, "%s: ", name);
+	if (n >= 0 && (size_t)n < errlen && column)
+		n += snprintf(err + n, errlen - (size_t)n, "column %s: ", column);
+	if (n < 0 || (size_t)n >= errlen)
+		return -1;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
 }

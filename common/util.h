@@ -1,7 +1,7 @@
 /*
  * util.h: general text helpers shared by the policy library, the plugin,
- * nodeox-sim and `nodeox why` (common/util.c): sizes, comma lists, and the
- * top-level terms of a Slurm constraint. (Not in feature_expr.h, whose enum
+ * nodeox-sim and `nodeox why` (common/util.c): sizes, comma lists, the
+ * top-level terms of a Slurm constraint, and a reader's error message. (Not in feature_expr.h, whose enum
  * names slurmctld.h also defines: the plugin includes this one.)
  */
 #ifndef NODEOX_COMMON_UTIL_H
@@ -28,5 +28,13 @@ bool nodeox_util_lists_meet(const char *a, const char *b);
  * ("ib&(a100|l40s)" with "&" gives 2; with "|", the whole length). A
  * closing bracket without its opening one is taken as text. */
 size_t nodeox_util_top_span(const char *s, const char *ops);
+
+/* A reader's error, in the one form the cluster, trace and nodeox.conf
+ * readers give it: "NAME:LINE: " ("NAME: " when line <= 0), then
+ * "column COLUMN: " when column is not NULL, then the message; cut to errlen.
+ * Returns -1, so a reader can `return nodeox_util_fail(...)`. */
+__attribute__((format(printf, 6, 7)))
+int nodeox_util_fail(char *err, size_t errlen, const char *name, int line, const char *column,
+		     const char *fmt, ...);
 
 #endif

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,23 +48,9 @@ static const char *const conf_global_keys[K_NGLOBAL] = {
 	"AllowAccounts", "DenyAccounts", "AllowUsers", "DenyUsers", "WhenFasterMargin",
 };
 
-__attribute__((format(printf, 2, 3)))
-static int conf_fail(conf_parser_t *p, const char *fmt, ...)
-{
-	va_list ap;
-	int n = 0;
-
-	if (p->line > 0)
-		n = snprintf(p->err, p->errlen, "%s:%d: ", p->name, p->line);
-	else
-		n = snprintf(p->err, p->errlen, "%s: ", p->name);
-	if (n < 0 || (size_t)n >= p->errlen)
-		return -1;
-	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* "NAME:LINE: message" into p->err (common/util.h); -1. */
+#define conf_fail(p, ...) nodeox_util_fail((p)->err, (p)->errlen, (p)->name, (p)->line, NULL, \
+					   __VA_ARGS__)
 
 /* The value as a quoted, bounded string for messages. */
 static const char *conf_q(char *buf, size_t cap, const char *s, size_t n)

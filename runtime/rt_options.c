@@ -13,9 +13,12 @@
 #include <string.h>
 
 #include "runtime/rt_internal.h"
+#include "runtime/workload_gpt.h"
 
 void nodeox_rt_config_defaults(nodeox_rt_config_t *c)
 {
+    workload_gpt_opts_t gpt;   /* the GPT recipe's defaults have one home */
+    workload_gpt_opts_default(&gpt);
     memset(c, 0, sizeof *c);
     c->mode = NODEOX_MODE_ROUNDS;
     c->combine = NODEOX_COMBINE_MEAN;
@@ -32,11 +35,11 @@ void nodeox_rt_config_defaults(nodeox_rt_config_t *c)
     c->batch = 0;   /* the workload's: 64 images (MLP), 8 windows (GPT) */
     c->hidden = "256,128,100";
     c->workload = NODEOX_WORKLOAD_MLP;
-    c->corpus = "fortunes";
-    c->layers = 2;
-    c->channels = 64;
-    c->heads = 4;
-    c->context = 64;
+    c->corpus = gpt.corpus;
+    c->layers = gpt.layers;
+    c->channels = gpt.channels;
+    c->heads = gpt.heads;
+    c->context = gpt.context;
     c->total_steps = 2000;
     c->warmup_steps = 50;
     c->local_steps = 20;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/free_all.h"
 #include "runtime/data_text.h"
 #include "runtime/workload_gpt.h"
 
@@ -349,12 +350,7 @@ static void _gpt_destroy(nodeox_workload_t *w)
         be->free(*bufs[i]);
     be->free(g->tokens);
     be->free(g->targets);
-    free(g->shard);
-    free(g->val);
-    free(g->host_tok);
-    free(g->host_tgt);
-    free(g->host_loss);
-    free(g);
+    nodeox_free_all(g->shard, g->val, g->host_tok, g->host_tgt, g->host_loss, g);
 }
 
 static void _gpt_init_params(gpt_t *g, float *host)

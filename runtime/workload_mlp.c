@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/free_all.h"
 #include "runtime/data_idx.h"
 #include "runtime/workload_mlp.h"
 
@@ -295,13 +296,7 @@ static void _mlp_destroy(nodeox_workload_t *w)
     data_idx_free(&m->train_y);
     data_idx_free(&m->test_x);
     data_idx_free(&m->test_y);
-    free(m->shard);
-    free(m->perm);
-    free(m->host_x);
-    free(m->host_y);
-    free(m->host_loss);
-    free(m->host_idx);
-    free(m);
+    nodeox_free_all(m->shard, m->perm, m->host_x, m->host_y, m->host_loss, m->host_idx, m);
 }
 
 /* He-uniform weights U(-sqrt(6/in), sqrt(6/in)) for the ReLU layers, zero

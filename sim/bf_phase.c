@@ -12,6 +12,7 @@
 #include <glib.h>
 
 #include "sim/bf_phase.h"
+#include "sim/text_lines.h"
 
 static int bf_phase_fail(char *err, size_t errlen, const char *path, int line, const char *what)
 {
@@ -21,18 +22,13 @@ static int bf_phase_fail(char *err, size_t errlen, const char *path, int line, c
 
 int bf_phase_read(const char *path, sim_bf_phase_t **out, char *err, size_t errlen)
 {
-	char *text = NULL;
-	GError *gerr = NULL;
 	*out = NULL;
-	if (!g_file_get_contents(path, &text, NULL, &gerr)) {
-		snprintf(err, errlen, "%s: %s", path, gerr->message);
-		g_error_free(gerr);
+	char **lines = text_lines_read(path, err, errlen);
+	if (!lines)
 		return -1;
-	}
 	sim_bf_phase_t *p = g_new0(sim_bf_phase_t, 1);
 	size_t cap = 0;
 	int lineno = 0, rc = 0;
-	char **lines = g_strsplit(text, "\n", -1);
 	for (char **lp = lines; *lp; lp++) {
 		char *line = *lp;
 		lineno++;
@@ -76,7 +72,6 @@ int bf_phase_read(const char *path, sim_bf_phase_t **out, char *err, size_t errl
 		p->phase[p->n++] = ph;
 	}
 	g_strfreev(lines);
-	g_free(text);
 	if (!rc && !p->n)
 		rc = bf_phase_fail(err, errlen, path, lineno, "no entries");
 	if (rc) {

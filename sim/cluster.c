@@ -18,13 +18,14 @@
  * keys the model does not need are ignored silently.
  */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <glib.h>
 
+#include "common/hostlist.h"
+#include "common/util.h"
 #include "policy/policy.h"
 #include "sim/cluster.h"
 #include "sim/trace.h"
@@ -81,19 +82,9 @@ static void cluster_note_newer(cparse_t *p, const char *k)
 	}
 }
 
-__attribute__((format(printf, 2, 3)))
-static int cluster_fail(cparse_t *p, const char *fmt, ...)
-{
-	int n = p->line > 0 ? snprintf(p->err, p->errlen, "%s:%d: ", p->name, p->line)
-		: snprintf(p->err, p->errlen, "%s: ", p->name);
-	if (n < 0 || (size_t)n >= p->errlen)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(p->err + n, p->errlen - n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* "NAME:LINE: message" into p->err (common/util.h); -1. */
+#define cluster_fail(p, ...) nodeox_util_fail((p)->err, (p)->errlen, (p)->name, (p)->line, NULL, \
+					      __VA_ARGS__)
 
 void cluster_params_default(sim_sched_params_t *p)
 {

@@ -156,10 +156,6 @@ int cluster_find_type(const sim_cluster_t *c, const char *name);
 int cluster_find_partition(const sim_cluster_t *c, const char *name);
 int cluster_find_feature(const sim_cluster_t *c, const char *name);
 
-/* Expand a Slurm hostlist ("a[01-03,7],b1") calling fn for each name.
- * Returns the number of names, or -1 on a syntax error. */
-int hostlist_expand(const char *list, void (*fn)(const char *name, void *arg), void *arg);
-
 /* Parse --constraint syntax (see sim_constraint_t). Returns 0, or -1 with a
  * message in err. */
 int constraint_parse(const char *expr, const sim_cluster_t *c, sim_constraint_t *out,

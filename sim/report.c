@@ -560,12 +560,9 @@ int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *
 			else
 				fputs(",,,,", f);
 			fprintf(f, "%s,%d,%d,%u,", status[r->status], r->tagged, r->broadened, job->gpus);
-			csv_write_field(f, r->types);
-			fputc(',', f);
-			csv_write_field(f, r->nodes);
-			fputc(',', f);
-			csv_write_field(f, r->reason);
-			fputc('\n', f);
+			csv_write_field(f, r->types, ',');
+			csv_write_field(f, r->nodes, ',');
+			csv_write_field(f, r->reason, '\n');
 		}
 	return report_close(f, path, err, errlen);
 }

@@ -17,19 +17,14 @@
 #include <string.h>
 
 #include "sim/runtime_model.h"
+#include "sim/text_lines.h"
 
 static int runtime_load_classes(sim_runtime_t *m, const sim_cluster_t *c, const char *path,
 				char *err, size_t errlen)
 {
-	char *text = NULL;
-	GError *e = NULL;
-	if (!g_file_get_contents(path, &text, NULL, &e)) {
-		snprintf(err, errlen, "%s: %s", path, e->message);
-		g_error_free(e);
+	gchar **lines = text_lines_read(path, err, errlen);
+	if (!lines)
 		return -1;
-	}
-	gchar **lines = g_strsplit(text, "\n", -1);
-	g_free(text);
 	int rc = 0;
 	for (int i = 0; lines[i] && rc == 0; i++) {
 		char *l = g_strstrip(lines[i]);

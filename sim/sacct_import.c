@@ -9,7 +9,8 @@
 #include "sim/sacct_import.h"
 #include "policy/policy.h"
 #include "sim/csv_write.h"
-#include "sim/slurm_time.h"
+#include "common/slurm_time.h"
+#include "common/free_all.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -262,12 +263,8 @@ static char *dup_or_empty(const char *s)
 
 void sacct_job_clear(sacct_job_t *job)
 {
-	free(job->job_id);
-	free(job->user);
-	free(job->account);
-	free(job->partition);
-	free(job->comment);
-	free(job->state);
+	nodeox_free_all(job->job_id, job->user, job->account, job->partition, job->comment,
+			job->state);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -582,27 +579,21 @@ static void write_count(FILE *out, int64_t v, const char *unit, const char *afte
 
 void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 {
-	csv_write_field(out, job->job_id);
-	fprintf(out, ",%lld,", (long long)(job->submit - t0));
-	csv_write_field(out, job->user);
-	fputc(',', out);
-	csv_write_field(out, job->account);
-	fputc(',', out);
-	csv_write_field(out, job->partition);
-	fputc(',', out);
-	csv_write_field(out, job->req_type);
-	fprintf(out, ",%lld,", (long long)job->gpus);
+	csv_write_field(out, job->job_id, ',');
+	fprintf(out, "%lld,", (long long)(job->submit - t0));
+	csv_write_field(out, job->user, ',');
+	csv_write_field(out, job->account, ',');
+	csv_write_field(out, job->partition, ',');
+	csv_write_field(out, job->req_type, ',');
+	fprintf(out, "%lld,", (long long)job->gpus);
 	write_count(out, job->nodes, "", "");
 	fprintf(out, ",%lld,", (long long)job->run_time);
 	if (job->time_limit >= 0)
 		fprintf(out, "%lld", (long long)job->time_limit);
 	fputc(',', out);
-	csv_write_field(out, job->comment);
-	fputc(',', out);
-	csv_write_field(out, job->state);
-	fputc(',', out);
-	csv_write_field(out, job->alloc_type);
-	fputc(',', out);
+	csv_write_field(out, job->comment, ',');
+	csv_write_field(out, job->state, ',');
+	csv_write_field(out, job->alloc_type, ',');
 	write_count(out, job->cpus, "", ",");
 	write_count(out, job->mem_mb, "M", ",");
 	write_count(out, job->alloc_cpus, "", ",");

@@ -25,6 +25,7 @@
 #include <glib/gstdio.h>
 
 #include "sim/sweep_array.h"
+#include "sim/text_lines.h"
 
 #define SWEEP_RESULT_MAGIC "nodeox-sim sweep result 1"
 
@@ -195,16 +196,8 @@ int sweep_array_write(const char *dir, const sweep_inputs_t *in, const char *spe
 /* Lines of dir/name, with "dir/name: why" on failure. */
 static gchar **sweep_array_lines(const char *dir, const char *name, char *err, size_t errlen)
 {
-	char *path = g_build_filename(dir, name, NULL), *text = NULL;
-	GError *e = NULL;
-	gchar **lines = NULL;
-	if (!g_file_get_contents(path, &text, NULL, &e)) {
-		snprintf(err, errlen, "%s", e->message);
-		g_error_free(e);
-	} else {
-		lines = g_strsplit(text, "\n", -1);
-	}
-	g_free(text);
+	char *path = g_build_filename(dir, name, NULL);
+	gchar **lines = text_lines_read(path, err, errlen);
 	g_free(path);
 	return lines;
 }

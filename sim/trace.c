@@ -10,14 +10,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "common/util.h"
-#include "sim/slurm_time.h"
+#include "common/slurm_time.h"
 #include "sim/trace.h"
 
 enum {
@@ -43,23 +42,10 @@ typedef struct {
 	int submit_iso;            /* -1 unknown, 0 seconds, 1 ISO-8601 */
 } trace_reader_t;
 
-__attribute__((format(printf, 3, 4)))
-static int trace_fail(trace_reader_t *r, int col, const char *fmt, ...)
-{
-	int n;
-	if (col >= 0)
-		n = snprintf(r->err, r->errlen, "%s:%d: column %s: ", r->path, r->line,
-			     trace_col_names[col]);
-	else
-		n = snprintf(r->err, r->errlen, "%s:%d: ", r->path, r->line);
-	if (n < 0 || (size_t)n >= r->errlen)
-		return -1;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(r->err + n, r->errlen - n, fmt, ap);
-	va_end(ap);
-	return -1;
-}
+/* "PATH:LINE: [column NAME: ]message" into r->err (common/util.h); -1.
+ * col is a COL_ index, or -1 for a fault of the record as a whole. */
+#define trace_fail(r, col, ...) nodeox_util_fail((r)->err, (r)->errlen, (r)->path, (r)->line, \
+						 (col) >= 0 ? trace_col_names[col] : NULL, __VA_ARGS__)
 
 /* Split one record starting at *pos into r->fields, unquoting in place.
  * Returns 1 for a record, 0 at end of input, -1 on a quoting error. */
@@ -215,7 +201,7 @@ int trace_parse_iso8601(const char *s, int64_t *out)
 	return 0;
 }
 
-/* Slurm's time strings (sim/slurm_time.h); a bare number is `bare_unit`
+/* Slurm's time strings (common/slurm_time.h); a bare number is `bare_unit`
  * seconds. */
 static int trace_parse_slurm_time(const char *s, int64_t bare_unit, int64_t *out)
 {

@@ -4,8 +4,10 @@
  * rule, then python3's json module as the judge: every single byte 1..255,
  * every pair of bytes and the interesting 3- and 4-byte sequences must give
  * a line that is valid UTF-8, parses as JSON, and reads back as Python's own
- * bytes.decode('utf-8', 'replace') of the input.
+ * bytes.decode('utf-8', 'replace') of the input. json_write_number: the
+ * format for finite numbers, null for NaN and the infinities.
  */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +18,7 @@
 #include <sys/wait.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "common/json_write.h"
 
 /* What json_write_string writes for s, in a static buffer. */
@@ -143,13 +146,31 @@ static void test_python_judges(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
-int main(void)
+/* What json_write_number writes for v in fmt. */
+static const char *json_num(const char *fmt, double v)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_ascii),
-		cmocka_unit_test(test_control),
-		cmocka_unit_test(test_utf8),
-		cmocka_unit_test(test_python_judges),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	static char out[64];
+	FILE *f = fmemopen(out, sizeof(out), "w");
+
+	assert_non_null(f);
+	json_write_number(f, fmt, v);
+	assert_int_equal(fclose(f), 0);
+	return out;
 }
+
+static void test_number(void **state)
+{
+	(void)state;
+	assert_string_equal(json_num("%.3f", 1.5), "1.500");
+	assert_string_equal(json_num("%g", -0.25), "-0.25");
+	assert_string_equal(json_num("%.6f", NAN), "null");
+	assert_string_equal(json_num("%.6f", INFINITY), "null");
+	assert_string_equal(json_num("%.0f", -INFINITY), "null");
+}
+
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_ascii),
+	cmocka_unit_test(test_control),
+	cmocka_unit_test(test_utf8),
+	cmocka_unit_test(test_python_judges),
+	cmocka_unit_test(test_number))

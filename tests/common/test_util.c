@@ -2,7 +2,8 @@
  * tests/common/test_util.c: unit tests of common/util.c's text helpers that
  * the policy library, the plugin, nodeox-sim and `nodeox why` share: the
  * bracket-aware span that splits a --constraint into its top-level terms,
- * and the comma-list walk (empty items skipped) with what is built on it.
+ * the comma-list walk (empty items skipped) with what is built on it, and
+ * the readers' one form of an error message.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "common/util.h"
 
 static void test_top_span(void **state)
@@ -58,11 +60,32 @@ static void test_list_next(void **state)
 	assert_false(nodeox_util_lists_meet("gpu", ""));
 }
 
-int main(void)
+/* "NAME:LINE: ", "NAME: " without a line, "column X: " when named; always -1. */
+static void test_fail_form(void **state)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_top_span),
-		cmocka_unit_test(test_list_next),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	char err[64];
+	(void)state;
+	assert_int_equal(nodeox_util_fail(err, sizeof(err), "a.conf", 3, NULL, "bad %s", "key"), -1);
+	assert_string_equal(err, "a.conf:3: bad key");
+	nodeox_util_fail(err, sizeof(err), "a.conf", 0, NULL, "no file");
+	assert_string_equal(err, "a.conf: no file");
+	nodeox_util_fail(err, sizeof(err), "t.csv", 2, "submit", "missing value");
+	assert_string_equal(err, "t.csv:2: column submit: missing value");
 }
+
+/* Cut to the buffer, and nothing written into none. */
+static void test_fail_cut(void **state)
+{
+	char err[8];
+	(void)state;
+	assert_int_equal(nodeox_util_fail(err, sizeof(err), "t.csv", 2, "submit", "missing"), -1);
+	assert_string_equal(err, "t.csv:2");
+	assert_int_equal(nodeox_util_fail(err, 0, "t.csv", 2, NULL, "x"), -1);
+	assert_string_equal(err, "t.csv:2");
+}
+
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_top_span),
+	cmocka_unit_test(test_list_next),
+	cmocka_unit_test(test_fail_form),
+	cmocka_unit_test(test_fail_cut))

@@ -16,10 +16,8 @@ check_eq "$(sinfo -h -N -o '%N %f %G' | sort -u | tr '\n' ';')" \
 	"nodes, features and fake GPUs as configured"
 
 # The article: 2 of a1's a100 busy, a2's all busy.
-j1=$(cluster_sbatch -w a1 --gres=gpu:a100:2 --wrap "sleep 300")
-j2=$(cluster_sbatch -w a2 --gres=gpu:a100:4 --wrap "sleep 300")
-check_true "filler job on a1 runs" wait_for_state "$j1" RUNNING 20
-check_true "filler job on a2 runs" wait_for_state "$j2" RUNNING 20
+cluster_filler j1 a1 gpu:a100:2
+cluster_filler j2 a2 gpu:a100:4
 check_eq "$(job_field "$j1" NodeList)" a1 "filler 1 on a1"
 check_eq "$(job_field "$j1" TresPerNode)" "$(cluster_tres gres:gpu:a100:2)" "--gres recorded in TresPerNode"
 

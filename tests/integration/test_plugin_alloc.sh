@@ -13,10 +13,8 @@ cluster_nodeox_conf_article
 cluster_start
 
 # Keep the a100 busy so broadened jobs must land on l40s.
-f1=$(cluster_sbatch -w a1 --gres=gpu:a100:4 --wrap "sleep 300")
-f2=$(cluster_sbatch -w a2 --gres=gpu:a100:4 --wrap "sleep 300")
-check_true "a100 fillers run" wait_for_state "$f2" RUNNING 20
-check_true "a100 fillers run" wait_for_state "$f1" RUNNING 20
+cluster_filler f1 a1 gpu:a100:4
+cluster_filler f2 a2 gpu:a100:4
 
 # salloc: allocation without a shell.
 out=$(salloc --no-shell -J alloc1 --gres=gpu:a100:1 --comment=nodeox:flex 2>&1)

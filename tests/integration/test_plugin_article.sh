@@ -18,10 +18,8 @@ cluster_nodeox_conf_article
 cluster_start
 
 # Fillers (untagged): 2 a100 on a1, all 4 on a2.
-j1=$(cluster_sbatch -w a1 --gres=gpu:a100:2 --wrap "sleep 300")
-j2=$(cluster_sbatch -w a2 --gres=gpu:a100:4 --wrap "sleep 300")
-check_true "filler on a1 runs" wait_for_state "$j1" RUNNING 20
-check_true "filler on a2 runs" wait_for_state "$j2" RUNNING 20
+cluster_filler j1 a1 gpu:a100:2
+cluster_filler j2 a2 gpu:a100:4
 
 # Untagged 4x a100: pends, untouched, nothing said.
 j3=$(cluster_sbatch -t 60 --gres=gpu:a100:4 --wrap "sleep 300")

@@ -119,10 +119,8 @@ cluster_nodeox_conf_article Broaden=when-blocked
 j=$(tagged_job)
 check_match "$(cluster_submit_msg)" 'nodeox: .*can serve' "when-blocked, a100 idle: told it stays"
 check_unchanged "$j" "when-blocked, a100 idle"
-f1=$(cluster_sbatch -w a1 --gres=gpu:a100:4 --wrap "sleep 300")
-f2=$(cluster_sbatch -w a2 --gres=gpu:a100:4 --wrap "sleep 300")
-check_true "a100 fillers run" wait_for_state "$f1" RUNNING 20
-check_true "a100 fillers run" wait_for_state "$f2" RUNNING 20
+cluster_filler f1 a1 gpu:a100:4
+cluster_filler f2 a2 gpu:a100:4
 j=$(tagged_job)
 check_rewritten "$j" "when-blocked, a100 busy"
 

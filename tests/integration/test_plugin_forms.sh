@@ -58,9 +58,8 @@ check_eq "$(job_field "$j" Features)" "(null)" "untyped: no constraint"
 # for the tagged job on l40s.
 scancel --user="$CLUSTER_USER"
 check_true "queue drained" wait_for_empty_queue 20
-f1=$(cluster_sbatch -w a1 --gres=gpu:a100:4 --wrap "sleep 300")
-f2=$(cluster_sbatch -w a2 --gres=gpu:a100:4 --wrap "sleep 300")
-check_true "a100 fillers run" wait_for_state "$f2" RUNNING 20
+cluster_filler f1 a1 gpu:a100:4
+cluster_filler f2 a2 gpu:a100:4
 out=$(sbatch --test-only --gres=gpu:a100:4 --comment=nodeox:flex --wrap true 2>&1)
 echo "$out"
 check_match "$out" 'sbatch: nodeox: ' "--test-only: plugin message shown"

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "runtime/data_idx.h"
 #include "runtime/workload_mlp.h"
 
@@ -291,17 +292,12 @@ static void test_learns_toy_set(void **state)
     w->destroy(w);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_read_plain_and_gzip),
-        cmocka_unit_test(test_read_errors_name_file_and_fault),
-        cmocka_unit_test(test_parse_hidden),
-        cmocka_unit_test(test_missing_dataset_message),
-        cmocka_unit_test(test_shards_partition_and_same_init),
-        cmocka_unit_test(test_data_seek_replays_batches),
-        cmocka_unit_test(test_gradient_matches_finite_differences),
-        cmocka_unit_test(test_learns_toy_set),
-    };
-    return cmocka_run_group_tests(tests, setup, teardown);
-}
+NODEOX_TEST_MAIN(setup, teardown,
+    cmocka_unit_test(test_read_plain_and_gzip),
+    cmocka_unit_test(test_read_errors_name_file_and_fault),
+    cmocka_unit_test(test_parse_hidden),
+    cmocka_unit_test(test_missing_dataset_message),
+    cmocka_unit_test(test_shards_partition_and_same_init),
+    cmocka_unit_test(test_data_seek_replays_batches),
+    cmocka_unit_test(test_gradient_matches_finite_differences),
+    cmocka_unit_test(test_learns_toy_set))

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "runtime/data_text.h"
 
 static char dir[] = "/tmp/nodeox-data-text-XXXXXX";
@@ -189,22 +190,26 @@ static void test_real_corpora(void **state)
     }
 }
 
-int main(void)
+/* The files the tests write go in a directory of their own, removed after. */
+static int setup(void **state)
 {
-    if (!mkdtemp(dir))
-        return 1;
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_fortune_documents),
-        cmocka_unit_test(test_split_is_every_tenth),
-        cmocka_unit_test(test_dictd_entries),
-        cmocka_unit_test(test_dictd_entries_in_text_order),
-        cmocka_unit_test(test_errors_name_file_and_line),
-        cmocka_unit_test(test_real_corpora),
-    };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[128];
-    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-    if (system(cmd) != 0)
-        rc = rc ? rc : 1;
-    return rc;
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
 }
+
+static int teardown(void **state)
+{
+    char cmd[128];
+
+    (void)state;
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+NODEOX_TEST_MAIN(setup, teardown,
+    cmocka_unit_test(test_fortune_documents),
+    cmocka_unit_test(test_split_is_every_tenth),
+    cmocka_unit_test(test_dictd_entries),
+    cmocka_unit_test(test_dictd_entries_in_text_order),
+    cmocka_unit_test(test_errors_name_file_and_line),
+    cmocka_unit_test(test_real_corpora))

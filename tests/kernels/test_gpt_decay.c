@@ -16,7 +16,7 @@
 
 #include "kernels/backend.h"
 #include "runtime/workload_gpt.h"
-#include "tests/kernels/gpt_create.h"
+#include "tests/kernels/workload_test.h"
 
 int main(void)
 {
@@ -29,11 +29,7 @@ int main(void)
         {"fcw", 1},  {"fcb", 0},  {"fcprojw", 1},  {"fcprojb", 0},  {"lnfw", 0}, {"lnfb", 0},
     };
     workload_gpt_opts_t o;
-    workload_gpt_opts_default(&o);
-    o.channels = 16;
-    o.heads = 2;
-    o.context = 8;
-    o.max_docs = 200;
+    gpt_small_opts(&o);
     const nodeox_backend_t *be = backend_cpu();
     nodeox_workload_t *w = gpt_create_or_exit(&o, be);
     size_t n = w->nparams;

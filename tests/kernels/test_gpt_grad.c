@@ -19,7 +19,7 @@
 
 #include "kernels/backend.h"
 #include "runtime/workload_gpt.h"
-#include "tests/kernels/gpt_create.h"
+#include "tests/kernels/workload_test.h"
 
 static nodeox_workload_t *w;
 static int failures, checks;
@@ -65,13 +65,9 @@ static void check_direction(const char *what, const float *base, const float *gr
 int main(void)
 {
     workload_gpt_opts_t o;
-    workload_gpt_opts_default(&o);
+    gpt_small_opts(&o);
     o.layers = 2;
-    o.channels = 16;
-    o.heads = 2;
-    o.context = 8;
     o.batch_size = 3;
-    o.max_docs = 200;
     o.seed = 7;
     w = gpt_create_or_exit(&o, backend_cpu());
     size_t n = w->nparams;

@@ -19,7 +19,7 @@
 
 #include "kernels/backend.h"
 #include "runtime/workload_gpt.h"
-#include "tests/kernels/gpt_create.h"
+#include "tests/kernels/workload_test.h"
 
 #define NEED_DROP 2.2
 
@@ -40,12 +40,7 @@ int main(int argc, char **argv)
             return 2;
         }
     }
-    char err[512];
-    const nodeox_backend_t *be = backend_by_name(backend, 0, err, sizeof(err));
-    if (!be) {
-        printf("%s: skipping\n", err);
-        return 77;
-    }
+    const nodeox_backend_t *be = backend_or_skip(backend);
     workload_gpt_opts_t o;
     workload_gpt_opts_default(&o);
     o.max_eval_items = 200;

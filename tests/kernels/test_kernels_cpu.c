@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "kernels/backend.h"
 #include "kernels/kernels.h"
 
@@ -462,30 +463,25 @@ static void test_backend_cpu_table(void **state)
     be->free(v);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_sgd_momentum_two_steps),
-        cmocka_unit_test(test_adamw_bias_correction),
-        cmocka_unit_test(test_adamw_decay_mask),
-        cmocka_unit_test(test_adamw_step_counter_matters),
-        cmocka_unit_test(test_nesterov_outer_step),
-        cmocka_unit_test(test_nesterov_lr1_mu0_is_averaging),
-        cmocka_unit_test(test_delta_sign),
-        cmocka_unit_test(test_axpy_scale),
-        cmocka_unit_test(test_nonfinite_and_sumsq),
-        cmocka_unit_test(test_sgemm_2x2_by_hand),
-        cmocka_unit_test(test_sgemm_vs_naive_all_transposes),
-        cmocka_unit_test(test_sgemm_beta0_ignores_nan),
-        cmocka_unit_test(test_bias_and_relu),
-        cmocka_unit_test(test_softmax_xent_by_hand),
-        cmocka_unit_test(test_softmax_xent_gradient_finite_difference),
-        cmocka_unit_test(test_argmax_correct),
-        cmocka_unit_test(test_embed_by_hand),
-        cmocka_unit_test(test_layernorm_by_hand),
-        cmocka_unit_test(test_attention_by_hand),
-        cmocka_unit_test(test_gelu_and_residual_by_hand),
-        cmocka_unit_test(test_backend_cpu_table),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+    cmocka_unit_test(test_sgd_momentum_two_steps),
+    cmocka_unit_test(test_adamw_bias_correction),
+    cmocka_unit_test(test_adamw_decay_mask),
+    cmocka_unit_test(test_adamw_step_counter_matters),
+    cmocka_unit_test(test_nesterov_outer_step),
+    cmocka_unit_test(test_nesterov_lr1_mu0_is_averaging),
+    cmocka_unit_test(test_delta_sign),
+    cmocka_unit_test(test_axpy_scale),
+    cmocka_unit_test(test_nonfinite_and_sumsq),
+    cmocka_unit_test(test_sgemm_2x2_by_hand),
+    cmocka_unit_test(test_sgemm_vs_naive_all_transposes),
+    cmocka_unit_test(test_sgemm_beta0_ignores_nan),
+    cmocka_unit_test(test_bias_and_relu),
+    cmocka_unit_test(test_softmax_xent_by_hand),
+    cmocka_unit_test(test_softmax_xent_gradient_finite_difference),
+    cmocka_unit_test(test_argmax_correct),
+    cmocka_unit_test(test_embed_by_hand),
+    cmocka_unit_test(test_layernorm_by_hand),
+    cmocka_unit_test(test_attention_by_hand),
+    cmocka_unit_test(test_gelu_and_residual_by_hand),
+    cmocka_unit_test(test_backend_cpu_table))

@@ -14,6 +14,7 @@
 
 #include "kernels/backend.h"
 #include "runtime/workload_mlp.h"
+#include "tests/kernels/workload_test.h"
 
 int main(int argc, char **argv)
 {
@@ -32,11 +33,7 @@ int main(int argc, char **argv)
     }
 
     char err[512];
-    const nodeox_backend_t *be = backend_by_name(backend, 0, err, sizeof(err));
-    if (!be) {
-        printf("%s: skipping\n", err);
-        return 77;
-    }
+    const nodeox_backend_t *be = backend_or_skip(backend);
     workload_mlp_opts_t o;
     workload_mlp_opts_default(&o);
     nodeox_workload_t *w = workload_mlp_create(&o, 0, 1, be, err, sizeof(err));

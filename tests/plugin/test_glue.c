@@ -17,6 +17,7 @@
  * (NODEOX_TRES_GPU, plugin/slurm_compat.h): gres:gpu:... on 22.05,
  * gres/gpu:... on 24.11.
  */
+#include "tests/common/test_main.h"
 #include "plugin/job_submit_nodeox.c"
 
 #include <setjmp.h>
@@ -519,22 +520,16 @@ static void test_count_constraint_kept(void **state)
 	glue_free(j);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_missing_conf_passes),
-		cmocka_unit_test(test_rewrite_and_live_edit),
-		cmocka_unit_test(test_untagged_untouched),
-		cmocka_unit_test(test_keep_and_reject),
-		cmocka_unit_test(test_het_components),
-		cmocka_unit_test(test_partition_scope),
-		cmocka_unit_test(test_time_cap),
-		cmocka_unit_test(test_conf_not_regular),
-		cmocka_unit_test(test_log_safe),
-		cmocka_unit_test(test_modify_leaves_job_record),
-		cmocka_unit_test(test_count_constraint_kept),
-		cmocka_unit_test(test_constraint_update_restores_limit),
-	};
-
-	return cmocka_run_group_tests(tests, glue_setup, glue_teardown);
-}
+NODEOX_TEST_MAIN(glue_setup, glue_teardown,
+	cmocka_unit_test(test_missing_conf_passes),
+	cmocka_unit_test(test_rewrite_and_live_edit),
+	cmocka_unit_test(test_untagged_untouched),
+	cmocka_unit_test(test_keep_and_reject),
+	cmocka_unit_test(test_het_components),
+	cmocka_unit_test(test_partition_scope),
+	cmocka_unit_test(test_time_cap),
+	cmocka_unit_test(test_conf_not_regular),
+	cmocka_unit_test(test_log_safe),
+	cmocka_unit_test(test_modify_leaves_job_record),
+	cmocka_unit_test(test_count_constraint_kept),
+	cmocka_unit_test(test_constraint_update_restores_limit))

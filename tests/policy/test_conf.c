@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "common/util.h"
 #include "policy/policy.h"
 
@@ -199,19 +200,21 @@ static void test_parse_size(void **state)
 	assert_int_equal(nodeox_util_parse_size_mb(NULL, &mb), -1);
 }
 
-int main(void)
+/* The test files are in tests/policy/conf of the source tree. */
+static int setup(void **state)
 {
 	const char *src = getenv("top_srcdir");
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_good_file),
-		cmocka_unit_test(test_bad_files),
-		cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_string_errors),
-		cmocka_unit_test(test_long_line_and_limits),
-		cmocka_unit_test(test_parse_size),
-	};
 
+	(void)state;
 	snprintf(conf_dir, sizeof(conf_dir), "%s/tests/policy/conf", src ? src : ".");
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return 0;
 }
+
+NODEOX_TEST_MAIN(setup, NULL,
+	cmocka_unit_test(test_defaults),
+	cmocka_unit_test(test_good_file),
+	cmocka_unit_test(test_bad_files),
+	cmocka_unit_test(test_missing_file),
+	cmocka_unit_test(test_string_errors),
+	cmocka_unit_test(test_long_line_and_limits),
+	cmocka_unit_test(test_parse_size))

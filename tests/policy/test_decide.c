@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "policy/policy.h"
 
 static const char *base_conf =
@@ -186,6 +187,14 @@ static void test_constraint(void **state)
 	}
 }
 
+/* job with the constraint features is kept, for the reason why. */
+static void keep_features(nodeox_job_t *job, const char *features, const char *why)
+{
+	job->features = features;
+	decide("", job);
+	assert_keep(why);
+}
+
 static void test_constraint_keep(void **state)
 {
 	nodeox_job_t job = { .comment = "nodeox:flex:uniform", .tres_per_node = "gres:gpu:a100:2",
@@ -196,41 +205,26 @@ static void test_constraint_keep(void **state)
 	decide("", &job);
 	assert_keep("already has a [...] set");
 	job.comment = "nodeox:flex";
-	job.features = "[r1|r2]|x";
-	decide("", &job);
-	assert_keep("mixes '|' with");
+	keep_features(&job, "[r1|r2]|x", "mixes '|' with");
 	memset(long_features, 'f', 1010);
 	long_features[1010] = '\0';
-	job.features = long_features;
-	decide("", &job);
-	assert_keep("would exceed 1023 characters");
+	keep_features(&job, long_features, "would exceed 1023 characters");
 	/* A node count binds the job to the counted features alone: Slurm would
 	 * ignore an AND-ed type term, so the job could run on any type. */
-	job.features = "a100*2&ib";
-	decide("", &job);
-	assert_keep("counts nodes (*N)");
-	job.features = "ib*1";
-	decide("", &job);
-	assert_keep("counts nodes (*N)");
+	keep_features(&job, "a100*2&ib", "counts nodes (*N)");
+	keep_features(&job, "ib*1", "counts nodes (*N)");
 	/* Syntax nodeox does not reason about: kept, and a control character
 	 * never reaches the reason raw. */
-	job.features = "ib\nforged";
-	decide("", &job);
-	assert_keep("character nodeox does not reason about ('?')");
-	job.features = "!h100";
-	decide("", &job);
-	assert_keep("('!')");
+	keep_features(&job, "ib\nforged", "character nodeox does not reason about ('?')");
+	keep_features(&job, "!h100", "('!')");
 	/* Malformed: an open bracket would swallow the type term (fuzz_decide). */
 	{
 		static const char *const bad[] = { "(ib&|eth", "ib&", "|ib", "(ib", "ib)",
 						   "[ib)", "()", "ib&&eth", "ib(eth)" };
 		size_t k;
 
-		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
-			job.features = bad[k];
-			decide("", &job);
-			assert_keep("not well formed");
-		}
+		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
+			keep_features(&job, bad[k], "not well formed");
 	}
 	/* A GPU count that is not a number would be copied into the untyped
 	 * entry as it is: kept instead (found by fuzz_decide). */
@@ -777,30 +771,24 @@ static void test_action_names(void **state)
 	assert_string_equal(nodeox_action_name(NODEOX_REJECT), "REJECT");
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_untagged_and_off),
-		cmocka_unit_test(test_request_forms),
-		cmocka_unit_test(test_two_fields_same_type),
-		cmocka_unit_test(test_constraint),
-		cmocka_unit_test(test_constraint_keep),
-		cmocka_unit_test(test_time_cap),
-		cmocka_unit_test(test_prefer),
-		cmocka_unit_test(test_time_scaling),
-		cmocka_unit_test(test_min_speed),
-		cmocka_unit_test(test_tag_mem_and_types),
-		cmocka_unit_test(test_scope),
-		cmocka_unit_test(test_keep_reasons),
-		cmocka_unit_test(test_reject),
-		cmocka_unit_test(test_dryrun_and_admin_comment),
-		cmocka_unit_test(test_admin_comment_record),
-		cmocka_unit_test(test_admin_comment_hostile),
-		cmocka_unit_test(test_feature_filtering),
-		cmocka_unit_test(test_when_blocked),
-		cmocka_unit_test(test_when_faster),
-		cmocka_unit_test(test_action_names),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_untagged_and_off),
+	cmocka_unit_test(test_request_forms),
+	cmocka_unit_test(test_two_fields_same_type),
+	cmocka_unit_test(test_constraint),
+	cmocka_unit_test(test_constraint_keep),
+	cmocka_unit_test(test_time_cap),
+	cmocka_unit_test(test_prefer),
+	cmocka_unit_test(test_time_scaling),
+	cmocka_unit_test(test_min_speed),
+	cmocka_unit_test(test_tag_mem_and_types),
+	cmocka_unit_test(test_scope),
+	cmocka_unit_test(test_keep_reasons),
+	cmocka_unit_test(test_reject),
+	cmocka_unit_test(test_dryrun_and_admin_comment),
+	cmocka_unit_test(test_admin_comment_record),
+	cmocka_unit_test(test_admin_comment_hostile),
+	cmocka_unit_test(test_feature_filtering),
+	cmocka_unit_test(test_when_blocked),
+	cmocka_unit_test(test_when_faster),
+	cmocka_unit_test(test_action_names))

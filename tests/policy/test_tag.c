@@ -12,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "policy/policy.h"
 
 static const char *conf_text =
@@ -196,14 +197,8 @@ static void test_no_conf(void **state)
 	assert_int_equal(nodeox_tag_parse("nodeox:flex:nope", NULL, &tag, err, sizeof(err)), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_absent),    cmocka_unit_test(test_plain),
-		cmocka_unit_test(test_options),   cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_hostile),   cmocka_unit_test(test_bounded),
-		cmocka_unit_test(test_no_conf),
-	};
-
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+NODEOX_TEST_MAIN(setup, teardown,
+	cmocka_unit_test(test_absent),    cmocka_unit_test(test_plain),
+	cmocka_unit_test(test_options),   cmocka_unit_test(test_malformed),
+	cmocka_unit_test(test_hostile),   cmocka_unit_test(test_bounded),
+	cmocka_unit_test(test_no_conf))

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "policy/policy.h"
 
 /* One entry as "form type count problem", for compact expectations. */
@@ -238,17 +239,12 @@ static void test_untype(void **state)
 	assert_int_equal(nodeox_tres_untype(cases[1].in, e, 1, out, 12), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_job_forms),
-		cmocka_unit_test(test_job_offsets),
-		cmocka_unit_test(test_counts),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_bounds),
-		cmocka_unit_test(test_node),
-		cmocka_unit_test(test_type_copy),
-		cmocka_unit_test(test_untype),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_job_forms),
+	cmocka_unit_test(test_job_offsets),
+	cmocka_unit_test(test_counts),
+	cmocka_unit_test(test_malformed),
+	cmocka_unit_test(test_bounds),
+	cmocka_unit_test(test_node),
+	cmocka_unit_test(test_type_copy),
+	cmocka_unit_test(test_untype))

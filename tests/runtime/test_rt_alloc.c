@@ -8,6 +8,7 @@
  * conf, and --emulate-speeds switching it off. No MPI is started (the
  * real srun path is tests/demo/test_demo.sh).
  */
+#include "tests/common/test_main.h"
 #include "config.h"
 
 #include <setjmp.h>
@@ -166,12 +167,7 @@ static void test_probe(void **state)
     assert_int_equal(a.active, 0);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_gres_type),
-        cmocka_unit_test(test_conf_path),
-        cmocka_unit_test(test_probe),
-    };
-    return cmocka_run_group_tests(tests, _setup, _teardown);
-}
+NODEOX_TEST_MAIN(_setup, _teardown,
+    cmocka_unit_test(test_gres_type),
+    cmocka_unit_test(test_conf_path),
+    cmocka_unit_test(test_probe))

@@ -5,6 +5,7 @@
  * schedule, launcher environment, --emulate-speeds parsing, option
  * errors and the --eval-ema average. No MPI is started.
  */
+#include "tests/common/test_main.h"
 #include "config.h"
 
 #include <math.h>
@@ -24,24 +25,33 @@ static rt_worker_info_t _w(double steps, double shard, int finite)
     return i;
 }
 
+/* rt_combine_weights(rule, n, in, rho) keeps `kept` of the n workers and
+ * gives worker i the weight want[i]: exactly 0 for one dropped (the 7 it
+ * starts from is overwritten), within 1e-12 otherwise. */
+static void check_weights(nodeox_combine_t rule, int n, const rt_worker_info_t *in, double rho,
+                          int kept, const double *want)
+{
+    double w[8];
+    assert_true(n <= 8);
+    for (int i = 0; i < n; i++)
+        w[i] = 7;
+    assert_int_equal(rt_combine_weights(rule, n, in, rho, w), kept);
+    for (int i = 0; i < n; i++)
+        assert_float_equal(w[i], want[i], want[i] == 0 ? 0 : 1e-12);
+}
+
 static void test_combine_mean(void **state)
 {
     (void)state;
     rt_worker_info_t in[4] = {_w(20, 15000, 1), _w(20, 15000, 1), _w(10, 15000, 1), _w(10, 15000, 1)};
-    double w[4];
-    assert_int_equal(rt_combine_weights(NODEOX_COMBINE_MEAN, 4, in, 0, w), 4);
-    for (int i = 0; i < 4; i++) assert_float_equal(w[i], 0.25, 1e-12);
+    check_weights(NODEOX_COMBINE_MEAN, 4, in, 0, 4, (const double[]){0.25, 0.25, 0.25, 0.25});
 }
 
 static void test_combine_mean_drops_nonfinite(void **state)
 {
     (void)state;
     rt_worker_info_t in[4] = {_w(20, 15000, 1), _w(20, 15000, 1), _w(10, 15000, 0), _w(10, 15000, 1)};
-    double w[4];
-    assert_int_equal(rt_combine_weights(NODEOX_COMBINE_MEAN, 4, in, 0, w), 3);
-    assert_float_equal(w[0], 1.0 / 3, 1e-12);
-    assert_float_equal(w[2], 0.0, 0);
-    assert_float_equal(w[3], 1.0 / 3, 1e-12);
+    check_weights(NODEOX_COMBINE_MEAN, 4, in, 0, 3, (const double[]){1.0 / 3, 1.0 / 3, 0, 1.0 / 3});
 }
 
 static void test_combine_samples(void **state)
@@ -49,18 +59,10 @@ static void test_combine_samples(void **state)
     (void)state;
     /* 1280, 1280, 640, 640 samples: 1/3, 1/3, 1/6, 1/6 */
     rt_worker_info_t in[4] = {_w(20, 15000, 1), _w(20, 15000, 1), _w(10, 15000, 1), _w(10, 15000, 1)};
-    double w[4];
-    assert_int_equal(rt_combine_weights(NODEOX_COMBINE_SAMPLES, 4, in, 0, w), 4);
-    assert_float_equal(w[0], 1.0 / 3, 1e-12);
-    assert_float_equal(w[1], 1.0 / 3, 1e-12);
-    assert_float_equal(w[2], 1.0 / 6, 1e-12);
-    assert_float_equal(w[3], 1.0 / 6, 1e-12);
+    check_weights(NODEOX_COMBINE_SAMPLES, 4, in, 0, 4, (const double[]){1.0 / 3, 1.0 / 3, 1.0 / 6, 1.0 / 6});
     /* worker 0 dropped: 1280 / 2560, 640 / 2560 twice */
     in[0].finite = 0;
-    assert_int_equal(rt_combine_weights(NODEOX_COMBINE_SAMPLES, 4, in, 0, w), 3);
-    assert_float_equal(w[0], 0, 0);
-    assert_float_equal(w[1], 0.5, 1e-12);
-    assert_float_equal(w[2], 0.25, 1e-12);
+    check_weights(NODEOX_COMBINE_SAMPLES, 4, in, 0, 3, (const double[]){0, 0.5, 0.25, 0.25});
 }
 
 static void test_combine_fednova_plain_sgd(void **state)
@@ -69,12 +71,7 @@ static void test_combine_fednova_plain_sgd(void **state)
     /* p = 1/4 each, a = tau, tau_eff = (20+20+10+10)/4 = 15,
      * w = p * 15 / tau: 0.1875 for tau 20, 0.375 for tau 10 */
     rt_worker_info_t in[4] = {_w(20, 15000, 1), _w(20, 15000, 1), _w(10, 15000, 1), _w(10, 15000, 1)};
-    double w[4];
-    assert_int_equal(rt_combine_weights(NODEOX_COMBINE_FEDNOVA, 4, in, 0, w), 4);
-    assert_float_equal(w[0], 0.1875, 1e-12);
-    assert_float_equal(w[1], 0.1875, 1e-12);
-    assert_float_equal(w[2], 0.375, 1e-12);
-    assert_float_equal(w[3], 0.375, 1e-12);
+    check_weights(NODEOX_COMBINE_FEDNOVA, 4, in, 0, 4, (const double[]){0.1875, 0.1875, 0.375, 0.375});
 }
 
 static void test_combine_fednova_momentum_and_shards(void **state)
@@ -88,21 +85,14 @@ static void test_combine_fednova_momentum_and_shards(void **state)
     assert_float_equal(rt_combine_fednova_a(2, 0.5), 2.5, 1e-12);
     assert_float_equal(rt_combine_fednova_a(3, 0.0), 3.0, 0);
     rt_worker_info_t in[3] = {_w(1, 3000, 1), _w(2, 1000, 1), _w(7, 5000, 0)};
-    double w[3];
-    assert_int_equal(rt_combine_weights(NODEOX_COMBINE_FEDNOVA, 3, in, 0.5, w), 2);
-    assert_float_equal(w[0], 1.03125, 1e-12);
-    assert_float_equal(w[1], 0.1375, 1e-12);
-    assert_float_equal(w[2], 0, 0);
+    check_weights(NODEOX_COMBINE_FEDNOVA, 3, in, 0.5, 2, (const double[]){1.03125, 0.1375, 0});
 }
 
 static void test_combine_all_dropped(void **state)
 {
     (void)state;
     rt_worker_info_t in[2] = {_w(5, 10, 0), _w(5, 10, 0)};
-    double w[2] = {7, 7};
-    assert_int_equal(rt_combine_weights(NODEOX_COMBINE_MEAN, 2, in, 0, w), 0);
-    assert_float_equal(w[0], 0, 0);
-    assert_float_equal(w[1], 0, 0);
+    check_weights(NODEOX_COMBINE_MEAN, 2, in, 0, 0, (const double[]){0, 0});
 }
 
 static void test_plan(void **state)
@@ -368,23 +358,18 @@ static void test_ema(void **state)
     rt_ema_free(&e);
 }
 
-int main(void)
-{
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_combine_mean),
-        cmocka_unit_test(test_combine_mean_drops_nonfinite),
-        cmocka_unit_test(test_combine_samples),
-        cmocka_unit_test(test_combine_fednova_plain_sgd),
-        cmocka_unit_test(test_combine_fednova_momentum_and_shards),
-        cmocka_unit_test(test_combine_all_dropped),
-        cmocka_unit_test(test_h_ramp),
-        cmocka_unit_test(test_plan),
-        cmocka_unit_test(test_lr_schedule),
-        cmocka_unit_test(test_env),
-        cmocka_unit_test(test_emulate),
-        cmocka_unit_test(test_options),
-        cmocka_unit_test(test_options_gpt_recipe),
-        cmocka_unit_test(test_ema),
-    };
-    return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+    cmocka_unit_test(test_combine_mean),
+    cmocka_unit_test(test_combine_mean_drops_nonfinite),
+    cmocka_unit_test(test_combine_samples),
+    cmocka_unit_test(test_combine_fednova_plain_sgd),
+    cmocka_unit_test(test_combine_fednova_momentum_and_shards),
+    cmocka_unit_test(test_combine_all_dropped),
+    cmocka_unit_test(test_h_ramp),
+    cmocka_unit_test(test_plan),
+    cmocka_unit_test(test_lr_schedule),
+    cmocka_unit_test(test_env),
+    cmocka_unit_test(test_emulate),
+    cmocka_unit_test(test_options),
+    cmocka_unit_test(test_options_gpt_recipe),
+    cmocka_unit_test(test_ema))

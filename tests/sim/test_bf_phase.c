@@ -17,6 +17,7 @@
 
 #include <glib.h>
 
+#include "tests/common/test_main.h"
 #include "sim/bf_phase.h"
 #include "sim/cluster.h"
 #include "sim/runtime_model.h"
@@ -144,12 +145,7 @@ static void test_hand_over(void **state)
 	assert_int_equal(second_start("0 0.30\n40 0.50\n"), 40);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_read_and_interpolate),
-		cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_hand_over),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_read_and_interpolate),
+	cmocka_unit_test(test_errors),
+	cmocka_unit_test(test_hand_over))

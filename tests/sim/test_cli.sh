@@ -8,12 +8,8 @@
 # tests/sim/test_replicas.sh has the replicas' table and JSON); a cluster in Slurm 24.11's style
 # (tests/sim/data/slurm2411) is read with notes, not errors; a missing trace
 # is reported as such.
-set -eu
-sim="$top_builddir/sim/nodeox-sim"
+. "$top_srcdir/tests/sim/sim_lib.sh"
 data="$top_srcdir/tests/sim/data/small"
-out=$(mktemp -d "${TMPDIR:-/tmp}/test_cli.XXXXXX")
-trap 'rm -rf "$out"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
 
 expect() {   # expect STATUS PATTERN ARGS...: exit status and a line of stderr
 	want=$1 pat=$2; shift 2

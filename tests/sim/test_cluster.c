@@ -15,7 +15,10 @@
 
 #include <glib.h>
 
+#include "tests/common/test_main.h"
+#include "common/hostlist.h"
 #include "sim/cluster.h"
+#include "tests/sim/sim_test.h"
 
 static void collect(const char *name, void *arg)
 {
@@ -131,9 +134,7 @@ static void test_conf_details(void **state)
 		"PartitionName=DEFAULT MaxTime=60\n"
 		"PartitionName=cpu Nodes=c1 PriorityTier=3\n"
 		"PartitionName=gpu Nodes=ALL Default=YES DefaultTime=30\n";
-	sim_cluster_t *c = NULL;
-	char err[512];
-	assert_int_equal(cluster_read_strings(conf, NULL, "dir/slurm.conf", &c, err, sizeof(err)), 0);
+	sim_cluster_t *c = cluster_from_text(conf, "dir/slurm.conf");
 	assert_int_equal(c->nnodes, 5);
 	assert_int_equal(c->nodes[0].cpus, 32);
 	assert_int_equal(c->nodes[0].gpus, 8);
@@ -174,10 +175,7 @@ static void test_gres_forms(void **state)
 		"NodeName=a3 Gres=gpu:1k\n"                    /* 1024, untyped */
 		"NodeName=c1 Gres=(null)\n"
 		"PartitionName=p Nodes=ALL\n";
-	sim_cluster_t *c = NULL;
-	char err[512];
-
-	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)), 0);
+	sim_cluster_t *c = cluster_from_text(conf, "s.conf");
 	assert_int_equal(c->nodes[0].gpus, 1);
 	assert_string_equal(c->types[c->nodes[0].type], "a100");
 	assert_int_equal(c->nodes[1].gpus, 4);
@@ -241,9 +239,8 @@ static void test_constraints(void **state)
 		"NodeName=l1 Features=l40s Gres=gpu:l40s:4\n"
 		"NodeName=v1 Features=v100,nvlink Gres=gpu:v100:4\n"
 		"PartitionName=p Nodes=ALL Default=YES\n";
-	sim_cluster_t *c = NULL;
+	sim_cluster_t *c = cluster_from_text(conf, "s.conf");
 	char err[256];
-	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)), 0);
 	uint64_t a = c->nodes[0].features, l = c->nodes[1].features, v = c->nodes[2].features;
 	sim_constraint_t k;
 	assert_int_equal(constraint_parse(NULL, c, &k, err, sizeof(err)), 0);
@@ -280,16 +277,11 @@ static void test_constraints(void **state)
 	cluster_free(c);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hostlist),
-		cmocka_unit_test(test_article_cluster),
-		cmocka_unit_test(test_slurm2411_files),
-		cmocka_unit_test(test_conf_details),
-		cmocka_unit_test(test_gres_forms),
-		cmocka_unit_test(test_conf_errors),
-		cmocka_unit_test(test_constraints),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_hostlist),
+	cmocka_unit_test(test_article_cluster),
+	cmocka_unit_test(test_slurm2411_files),
+	cmocka_unit_test(test_conf_details),
+	cmocka_unit_test(test_gres_forms),
+	cmocka_unit_test(test_conf_errors),
+	cmocka_unit_test(test_constraints))

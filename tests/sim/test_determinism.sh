@@ -2,13 +2,8 @@
 # tests/sim/test_determinism.sh: the same inputs and seed give byte-identical
 # outputs (table, --json, --jobs, --plot), with --price too; another seed tags
 # other jobs.
-set -eu
-sim="$top_builddir/sim/nodeox-sim"
+. "$top_srcdir/tests/sim/sim_lib.sh"
 data="$top_srcdir/tests/sim/data/small"
-out=$(mktemp -d "${TMPDIR:-/tmp}/test_determinism.XXXXXX")
-trap 'rm -rf "$out"' EXIT INT TERM
-plot=
-if command -v gnuplot >/dev/null 2>&1; then plot=yes; fi
 
 run() {   # run NAME SEED
 	"$sim" --cluster "$data" --flex-fraction 0.4 --seed "$2" --price a100=2.9,v100=1.4,l40s=1.1 \

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "common/feature_expr.h"
 
 typedef struct {
@@ -111,13 +112,8 @@ static void test_refused(void **state)
 	assert_int_equal(eval("", "x", -1), 1);                /* no constraint: any node */
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_left_to_right),
-		cmocka_unit_test(test_parentheses),
-		cmocka_unit_test(test_matching_set),
-		cmocka_unit_test(test_refused),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_left_to_right),
+	cmocka_unit_test(test_parentheses),
+	cmocka_unit_test(test_matching_set),
+	cmocka_unit_test(test_refused))

@@ -16,6 +16,7 @@
 
 #include <glib.h>
 
+#include "tests/common/test_main.h"
 #include "sim/prio.h"
 
 typedef struct {
@@ -56,6 +57,19 @@ static void check_order(const prio_list_t *l, ref_t *ref, size_t n)
 	assert_null(prio_list_at(l, &p));
 }
 
+/* The list holds exactly the jobs j with in[j], at key[j], in order; ref is
+ * scratch room for n entries. */
+static void check_members(const prio_list_t *l, const double *key, const bool *in, uint32_t n,
+			  ref_t *ref)
+{
+	size_t m = 0;
+
+	for (uint32_t j = 0; j < n; j++)
+		if (in[j])
+			ref[m++] = (ref_t){ key[j], j };
+	check_order(l, ref, m);
+}
+
 static void test_random_ops(void **state)
 {
 	(void)state;
@@ -65,7 +79,6 @@ static void test_random_ops(void **state)
 	ref_t *ref = g_new(ref_t, N);
 	bool *in = g_new0(bool, N);
 	double *key = g_new(double, N);
-	size_t n = 0;
 	for (int round = 0; round < 6; round++) {
 		/* grow: keys from a small set, so many ties broken by job */
 		for (uint32_t j = 0; j < N; j++)
@@ -74,22 +87,14 @@ static void test_random_ops(void **state)
 				prio_list_insert(&l, key[j], j);
 				in[j] = true;
 			}
-		n = 0;
-		for (uint32_t j = 0; j < N; j++)
-			if (in[j])
-				ref[n++] = (ref_t){ key[j], j };
-		check_order(&l, ref, n);
+		check_members(&l, key, in, N, ref);
 		/* shrink: most entries go, which merges thin chunks */
 		for (uint32_t j = 0; j < N; j++)
 			if (in[j] && next_rand() % 8) {
 				prio_list_remove(&l, key[j], j);
 				in[j] = false;
 			}
-		n = 0;
-		for (uint32_t j = 0; j < N; j++)
-			if (in[j])
-				ref[n++] = (ref_t){ key[j], j };
-		check_order(&l, ref, n);
+		check_members(&l, key, in, N, ref);
 	}
 	prio_list_free(&l);
 	g_free(ref);
@@ -132,11 +137,6 @@ static void test_remove_while_walking(void **state)
 	g_free(ref);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_random_ops),
-		cmocka_unit_test(test_remove_while_walking),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_random_ops),
+	cmocka_unit_test(test_remove_while_walking))

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "sim/queue.h"
 
 static void test_queue_empty(void **state)
@@ -104,13 +105,8 @@ static void test_queue_interleaved(void **state)
 	sim_queue_free(&q);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_queue_empty),
-		cmocka_unit_test(test_queue_ties),
-		cmocka_unit_test(test_queue_random_vs_sorted),
-		cmocka_unit_test(test_queue_interleaved),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_queue_empty),
+	cmocka_unit_test(test_queue_ties),
+	cmocka_unit_test(test_queue_random_vs_sorted),
+	cmocka_unit_test(test_queue_interleaved))

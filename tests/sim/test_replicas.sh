@@ -11,13 +11,9 @@
 # the median of those 8 single runs with _lo/_hi their lowest and highest;
 # the table marks a change "within noise" exactly where the two ranges
 # overlap; the output does not depend on which worker finishes first.
-set -eu
-sim="$(cd "$top_builddir" && pwd)/sim/nodeox-sim"
+. "$top_srcdir/tests/sim/sim_lib.sh"
 cd "$top_srcdir"
 rec=tests/sim/data/replicas1
-out=$(mktemp -d "${TMPDIR:-/tmp}/test_replicas.XXXXXX")
-trap 'rm -rf "$out"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
 body() { sed '/^Checked against:/,$d' "$1"; }
 
 "$sim" --replicas 1 -c tests/sim/data/small --flex-fraction 0.4 --seed 3 \

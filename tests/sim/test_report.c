@@ -17,9 +17,11 @@
 
 #include <glib.h>
 
+#include "tests/common/test_main.h"
 #include "sim/csv_write.h"
 #include "sim/price.h"
 #include "sim/report.h"
+#include "tests/sim/sim_test.h"
 
 static sim_run_t *make_run(const int64_t (*t)[3], const bool *tagged, size_t n)
 {
@@ -144,9 +146,7 @@ static sim_cluster_t *price_cluster(void)
 		"NodeName=l1 CPUs=8 Gres=gpu:4\n"
 		"NodeName=v1 CPUs=8 Gres=gpu:l40s:2\n"
 		"PartitionName=p Nodes=ALL Default=YES\n";
-	sim_cluster_t *c = NULL;
-	char err[256];
-	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)), 0);
+	sim_cluster_t *c = cluster_from_text(conf, "s.conf");
 	assert_int_equal(c->ntypes, 3);
 	return c;
 }
@@ -229,28 +229,19 @@ static void test_csv_field(void **state)
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	csv_write_field(f, "plain");
-	fputc('|', f);
-	csv_write_field(f, "a,b");
-	fputc('|', f);
-	csv_write_field(f, "say \"hi\"");
-	fputc('|', f);
-	csv_write_field(f, NULL);
-	fputc('|', f);
-	csv_write_field(f, "two\nlines");
+	csv_write_field(f, "plain", '|');
+	csv_write_field(f, "a,b", '|');
+	csv_write_field(f, "say \"hi\"", '|');
+	csv_write_field(f, NULL, '|');
+	csv_write_field(f, "two\nlines", 0);
 	fclose(f);
 	assert_string_equal(buf, "plain|\"a,b\"|\"say \"\"hi\"\"\"||\"two\nlines\"");
 	free(buf);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_csv_field),
-		cmocka_unit_test(test_stats),
-		cmocka_unit_test(test_stats_large),
-		cmocka_unit_test(test_cost),
-		cmocka_unit_test(test_price_errors),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_csv_field),
+	cmocka_unit_test(test_stats),
+	cmocka_unit_test(test_stats_large),
+	cmocka_unit_test(test_cost),
+	cmocka_unit_test(test_price_errors))

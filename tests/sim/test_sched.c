@@ -20,6 +20,7 @@
 #include "sim/runtime_model.h"
 #include "sim/sched.h"
 #include "sim/trace.h"
+#include "tests/sim/sim_test.h"
 
 static char *tmpdir;
 
@@ -85,10 +86,7 @@ static sim_run_t *run_sched(const sim_cluster_t *c, const sim_trace_t *t,
 /* A cluster from slurm.conf text. */
 static sim_cluster_t *cluster_from(const char *conf)
 {
-	sim_cluster_t *c = NULL;
-	char err[512];
-	if (cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)) < 0)
-		fail_msg("%s", err);
+	sim_cluster_t *c = cluster_from_text(conf, "s.conf");
 	return c;
 }
 
@@ -209,9 +207,7 @@ static sim_cluster_t *one_type_cluster(void)
 		"SchedulerParameters=bf_interval=30,bf_resolution=60\n"
 		"NodeName=n[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
 		"PartitionName=p Nodes=ALL Default=YES\n";
-	sim_cluster_t *c = NULL;
-	char err[256];
-	assert_int_equal(cluster_read_strings(conf, NULL, "bf/slurm.conf", &c, err, sizeof(err)), 0);
+	sim_cluster_t *c = cluster_from_text(conf, "bf/slurm.conf");
 	return c;
 }
 

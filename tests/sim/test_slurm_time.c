@@ -1,5 +1,5 @@
 /*
- * test_slurm_time.c: the one parser of Slurm time strings (sim/slurm_time.h)
+ * test_slurm_time.c: the one parser of Slurm time strings (common/slurm_time.h)
  * that the trace reader and the sacct importer share: every form Slurm
  * writes, the unit of a bare number (seconds in a trace, minutes in
  * slurm.conf and sacct), no-limit words, 0, and what it refuses.
@@ -10,8 +10,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "sim/sacct_import.h"
-#include "sim/slurm_time.h"
+#include "common/slurm_time.h"
 #include "sim/trace.h"
 
 static int64_t parse(const char *s, int64_t unit)
@@ -67,12 +68,7 @@ static void test_callers(void **state)
 	assert_int_equal(sacct_parse_timelimit("12:00:00 ", &v), -1);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_forms),
-		cmocka_unit_test(test_refused),
-		cmocka_unit_test(test_callers),
-	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_forms),
+	cmocka_unit_test(test_refused),
+	cmocka_unit_test(test_callers))

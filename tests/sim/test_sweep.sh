@@ -8,14 +8,8 @@
 # a GpuType= or Group= value replaces the line of its name only;
 # --plot draws the front; a bad SPEC exits 1 naming the key and value,
 # with the policy parser's own words for a value it refuses.
-set -eu
-sim="$top_builddir/sim/nodeox-sim"
+. "$top_srcdir/tests/sim/sim_lib.sh"
 d="$top_srcdir/tests/fidelity/multifactor"
-out=$(mktemp -d "${TMPDIR:-/tmp}/test_sweep.XXXXXX")
-trap 'rm -rf "$out"' EXIT INT TERM
-fail() { echo "FAIL: $*"; exit 1; }
-plot=
-if command -v gnuplot >/dev/null 2>&1; then plot=yes; fi
 
 spec='Broaden=always,when-blocked;Group="train Types=a100,l40s","rev Types=l40s,a100";flex=0.3,0.8'
 "$sim" -c "$d" --round-sync 0 --replicas 4 --sweep "$spec" --price a100=2,l40s=1 \

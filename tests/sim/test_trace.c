@@ -14,6 +14,7 @@
 
 #include <glib.h>
 
+#include "tests/common/test_main.h"
 #include "sim/trace.h"
 
 static char *tmpdir;
@@ -243,15 +244,10 @@ static int teardown(void **state)
 	return 0;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_iso8601),
-		cmocka_unit_test(test_durations),
-		cmocka_unit_test(test_good_trace),
-		cmocka_unit_test(test_bad_rows),
-		cmocka_unit_test(test_per_gpu),
-		cmocka_unit_test(test_skip_bad),
-	};
-	return cmocka_run_group_tests(tests, setup, teardown);
-}
+NODEOX_TEST_MAIN(setup, teardown,
+	cmocka_unit_test(test_iso8601),
+	cmocka_unit_test(test_durations),
+	cmocka_unit_test(test_good_trace),
+	cmocka_unit_test(test_bad_rows),
+	cmocka_unit_test(test_per_gpu),
+	cmocka_unit_test(test_skip_bad))

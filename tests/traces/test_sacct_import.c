@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "policy/policy.h"
 #include "sim/sacct_import.h"
 
@@ -443,20 +444,21 @@ static void test_delimiter(void **state)
 	sacct_job_clear(&job);
 }
 
-int main(void)
+/* sacct's times are read as local time: the cases are written for UTC. */
+static int setup(void **state)
 {
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_timelimit),
-		cmocka_unit_test(test_time),
-		cmocka_unit_test(test_tres),
-		cmocka_unit_test(test_line),
-		cmocka_unit_test(test_header),
-		cmocka_unit_test(test_record_roundtrip),
-		cmocka_unit_test(test_record_forms),
-		cmocka_unit_test(test_line_recovery),
-		cmocka_unit_test(test_delimiter),
-	};
-
+	(void)state;
 	setenv("TZ", "UTC", 1);
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return 0;
 }
+
+NODEOX_TEST_MAIN(setup, NULL,
+	cmocka_unit_test(test_timelimit),
+	cmocka_unit_test(test_time),
+	cmocka_unit_test(test_tres),
+	cmocka_unit_test(test_line),
+	cmocka_unit_test(test_header),
+	cmocka_unit_test(test_record_roundtrip),
+	cmocka_unit_test(test_record_forms),
+	cmocka_unit_test(test_line_recovery),
+	cmocka_unit_test(test_delimiter))

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "tests/common/test_main.h"
 #include "cli/why.h"
 
 static const char *_conf_text =
@@ -950,33 +951,27 @@ static void test_pending_other_reasons(void **state)
 	why_result_free(&res);
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gres_node),
-		cmocka_unit_test(test_gres_job),
-		cmocka_unit_test(test_feature),
-		cmocka_unit_test(test_article),
-		cmocka_unit_test(test_when_faster_state),
-		cmocka_unit_test(test_per_node_count),
-		cmocka_unit_test(test_per_task),
-		cmocka_unit_test(test_cpus_memory),
-		cmocka_unit_test(test_partition_state_feature),
-		cmocka_unit_test(test_cause_order),
-		cmocka_unit_test(test_grouping),
-		cmocka_unit_test(test_flex_group_limits),
-		cmocka_unit_test(test_flex_applied),
-		cmocka_unit_test(test_flex_malformed_tag_and_mode_off),
-		cmocka_unit_test(test_no_gpus_asked),
-		cmocka_unit_test(test_bad_tres),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_pending_qos_assoc),
-		cmocka_unit_test(test_pending_qos_values),
-		cmocka_unit_test(test_pending_dependency),
-		cmocka_unit_test(test_never_partitions),
-		cmocka_unit_test(test_pending_other_reasons),
-		cmocka_unit_test(test_blockers_overflow),
-	};
-
-	return cmocka_run_group_tests(tests, NULL, NULL);
-}
+NODEOX_TEST_MAIN(NULL, NULL,
+	cmocka_unit_test(test_gres_node),
+	cmocka_unit_test(test_gres_job),
+	cmocka_unit_test(test_feature),
+	cmocka_unit_test(test_article),
+	cmocka_unit_test(test_when_faster_state),
+	cmocka_unit_test(test_per_node_count),
+	cmocka_unit_test(test_per_task),
+	cmocka_unit_test(test_cpus_memory),
+	cmocka_unit_test(test_partition_state_feature),
+	cmocka_unit_test(test_cause_order),
+	cmocka_unit_test(test_grouping),
+	cmocka_unit_test(test_flex_group_limits),
+	cmocka_unit_test(test_flex_applied),
+	cmocka_unit_test(test_flex_malformed_tag_and_mode_off),
+	cmocka_unit_test(test_no_gpus_asked),
+	cmocka_unit_test(test_bad_tres),
+	cmocka_unit_test(test_json),
+	cmocka_unit_test(test_pending_qos_assoc),
+	cmocka_unit_test(test_pending_qos_values),
+	cmocka_unit_test(test_pending_dependency),
+	cmocka_unit_test(test_never_partitions),
+	cmocka_unit_test(test_pending_other_reasons),
+	cmocka_unit_test(test_blockers_overflow))

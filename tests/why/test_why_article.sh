@@ -8,10 +8,7 @@
 # job_submit/nodeox plugin built, a tagged job submitted held is read back as
 # already broadened (flex.applied) and starts when released; without it, the
 # broadened request is submitted by hand and must start.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 with_plugin=no
 if [ -f "$(cluster_plugin_path)" ]; then cluster_use_plugin; with_plugin=yes; fi

@@ -3,10 +3,7 @@
 # an hour ahead (Reason=BeginTime): the blocker gives the begin time, the
 # expected start is that time; `scontrol update starttime=now` lifts it and
 # the job starts.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 cluster_add_node a1 gpu=a100:4
 cluster_start

@@ -4,10 +4,7 @@
 # blocker names A, its state (PENDING, held) and that it can still be met. F
 # fails (exit 1); C depends afterok:F and can never be satisfied: the blocker
 # says so (never). Releasing A lets it complete, and B starts.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 cluster_add_node a1 gpu=a100:4
 cluster_start

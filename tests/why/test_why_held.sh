@@ -5,10 +5,7 @@
 # release` starts it. A second job of the user is held by root (JobHeldAdmin):
 # the blocker is held_admin, the user's release is refused, root's starts it.
 # Then one line and exit 3 for the running job, 4 once it has ended.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 why_user_add
 cluster_add_node a1 gpu=a100:4

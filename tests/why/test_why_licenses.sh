@@ -3,10 +3,7 @@
 # slurm.conf has Licenses=matlab:2; a running job holds both; a job asking 1
 # waits (Reason=Licenses): the blocker says 1 asked, 2 in use of 2, held by
 # that job. Once the holder is cancelled the job starts.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 cluster_add_node a1 gpu=a100:4
 cluster_conf_line "Licenses=matlab:2"

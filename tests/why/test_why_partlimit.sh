@@ -7,10 +7,7 @@
 #  -t 60 in gpu: PartitionTimeLimit, 60 against 30; MaxTime raised, it starts.
 #  -N 2 in small: PartitionNodeLimit, 2 against 1; MaxNodes raised, it starts.
 #  gpu set DOWN: PartitionDown; set UP, the job starts.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 cluster_add_node a1 gpu=a100:4
 cluster_add_node a2 gpu=a100:4

@@ -6,10 +6,7 @@
 # for 20 min, so it cannot backfill before J2 (Reason=Priority): the first
 # blocker lists J2 ahead with its priority and expected start, and J3's own
 # expected start is its StartTime. Cancelling J1 and J2 lets J3 start.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 cluster_add_node a1 gpu=a100:4
 cluster_add_node a2 gpu=a100:4

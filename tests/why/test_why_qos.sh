@@ -12,13 +12,7 @@
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$top_srcdir/tests/integration/lib/accounting.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
-# why_init's checks, with accounting_init's cluster_init in place of its own.
-[ -x "$WHY_BIN" ] || { echo "SKIP: $WHY_BIN not built (needs libslurm)"; exit 77; }
-command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
-WHY_BIN=$(cd "$(dirname "$WHY_BIN")" && pwd)/nodeox
-accounting_init cpu,mem,node
-WHY_OUT="$CLUSTER_DIR/why.json"
+why_init accounting_init cpu,mem,node
 cluster_conf_line "AccountingStorageEnforce=associations,limits,qos"
 cluster_add_node a1 gpu=a100:4 cpus=8
 cluster_start

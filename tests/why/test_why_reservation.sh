@@ -5,10 +5,7 @@
 #   expected start; moving the reservation to now starts the job.
 #  A maintenance reservation holds a2 from now: a job asking for a2 waits,
 #   and the blocker names the reservation; deleting it starts the job.
-[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
-. "$top_srcdir/tests/integration/lib/cluster.sh"
 . "$top_srcdir/tests/why/why_lib.sh"
-
 why_init
 cluster_add_node a1 gpu=a100:4
 cluster_add_node a2 gpu=a100:4

@@ -1,17 +1,23 @@
-# tests/why/why_lib.sh: helpers for the `nodeox why` integration tests (sourced
-# after tests/integration/lib/cluster.sh): run the built command and read its
-# --json output with python3 (no jq needed).
+# tests/why/why_lib.sh: helpers for the `nodeox why` integration tests: run
+# the built command and read its --json output with python3 (no jq needed).
+# A test sources this file first (it re-runs the test under bash and brings
+# tests/integration/lib/cluster.sh, unless a library that sources it, such as
+# accounting.sh, came first), then calls why_init.
+[ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
+command -v cluster_init >/dev/null 2>&1 || . "$top_srcdir/tests/integration/lib/cluster.sh"
 
 WHY_BIN="${top_builddir:-.}/cli/nodeox"
 
-# why_init: skip (77) unless the command is built and python3 is there; then
-# cluster_init (which skips when not root or the daemons are missing).
+# why_init [INIT...]: skip (77) unless the command is built and python3 is
+# there; then start the cluster with INIT (default cluster_init, which skips
+# when not root or the daemons are missing; test_why_qos.sh gives
+# accounting_init and its TRES).
 why_init()
 {
 	[ -x "$WHY_BIN" ] || { echo "SKIP: $WHY_BIN not built (needs libslurm)"; exit 77; }
 	command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 not found"; exit 77; }
 	WHY_BIN=$(cd "$(dirname "$WHY_BIN")" && pwd)/nodeox
-	cluster_init
+	"${@:-cluster_init}"
 	WHY_OUT="$CLUSTER_DIR/why.json"
 }
 
@@ -98,6 +104,17 @@ why_check_reason()
 	check_eq "$(jq_py 'j["reason"]')" "$(job_field "$1" Reason)" "reason as scontrol shows it"
 }
 
+# why_check_excluded CAUSE TYPE GPUS NODES DETAIL WHAT: in the GPU view,
+# CAUSE excludes GPUS GPUs (of TYPE; "" for any), on NODES (all of CAUSE's
+# entries), and its detail matches DETAIL; WHAT names the checks.
+why_check_excluded()
+{
+	local cause=$1 typ=$2
+	check_eq "$(jq_py "gpus(\"$cause\"${typ:+, \"$typ\"})")" "$3" "$6"
+	check_eq "$(jq_py "nodes(\"$cause\")")" "$4" "$6: on $4"
+	check_match "$(jq_py "detail(\"$cause\")")" "$5" "$6: detail"
+}
+
 # why_run_rc RC JOBID [ARGS...]: like why_run for a job that is not pending:
 # both forms must exit RC; the text (one line) is left in $WHY_TEXT.
 why_run_rc()
@@ -115,14 +132,14 @@ why_run_rc()
 
 # why_user_add: create an unprivileged local user for the test (name in
 # $WHY_USER, unique per test process, no home, no login) that submits and
-# runs jobs; it is removed when the test exits (why_user_del from the EXIT
-# trap, which then runs cluster.sh's own). Call after why_init.
+# runs jobs; it is removed when the test exits (cluster.sh's EXIT trap with
+# why_stop). Call after why_init.
 why_user_add()
 {
 	WHY_USER=nxw$$
 	useradd -M -N -d /nonexistent -s /usr/sbin/nologin "$WHY_USER" ||
 		cluster_fail "cannot add user $WHY_USER"
-	trap 'why_on_exit' EXIT
+	trap 'cluster_on_exit why_stop' EXIT
 }
 
 # why_user_del: remove the user of why_user_add (safe to call twice).
@@ -133,18 +150,13 @@ why_user_del()
 	WHY_USER=
 }
 
-# why_on_exit: EXIT trap with a test user: cluster.sh's cleanup (logs on
-# failure, every daemon and job stopped), then the user removed (no process
-# of it is left by then), keeping the test's exit status.
-why_on_exit()
+# why_stop: the stop of the EXIT trap with a test user (cluster_on_exit
+# why_stop): every daemon and job stopped, then the user removed (no process
+# of it is left by then).
+why_stop()
 {
-	local rc=$?
-	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$CLUSTER_DIR" ]; then
-		cluster_dump_logs
-	fi
 	cluster_stop
 	why_user_del
-	exit "$rc"
 }
 
 # why_as_user CMD ARGS...: run a command as $WHY_USER, keeping the

@@ -82,7 +82,7 @@ netns_init()
 	NETNS_SUBNET=10.254.$(((CLUSTER_PORT - CLUSTER_PORT_FIRST) / CLUSTER_PORT_BLOCK % 250))
 	NETNS_HEAD=${NETNS_PREFIX}head
 	NETNS_MADE=(); NETNS_NODE_WEIGHT=()
-	trap 'netns_on_exit' EXIT
+	trap 'cluster_on_exit netns_stop' EXIT
 	netns_watch
 }
 
@@ -243,12 +243,7 @@ netns_watch()
 netns_watchdog()
 {
 	local ns
-	trap '' INT TERM HUP PIPE
-	trap - EXIT
-	cluster_close_locks
-	unset NODEOX_IT_DIR    # its own sleeps are not the cluster's processes
-	exec < /dev/null > /dev/null 2>&1
-	while kill -0 "$1" 2>/dev/null; do sleep 1; done
+	cluster_watchdog_wait "$1"
 	sleep 2
 	cluster_sweep
 	for ns in $(ip netns list 2>/dev/null | awk '{ print $1 }'); do
@@ -270,17 +265,6 @@ netns_stop()
 	fi
 	cluster_stop
 	netns_teardown
-}
-
-# netns_on_exit: the EXIT trap: logs on failure, then netns_stop.
-netns_on_exit()
-{
-	local rc=$?
-	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$CLUSTER_DIR" ]; then
-		cluster_dump_logs
-	fi
-	netns_stop
-	exit "$rc"
 }
 
 # netns_finish: like cluster_finish (counts, exit status), namespaces removed.

@@ -212,8 +212,9 @@ cluster_watch()
 	CLUSTER_WATCHER=$!
 }
 
-# cluster_watchdog PARENT: the body of cluster_watch's watchdog.
-cluster_watchdog()
+# cluster_watchdog_wait PARENT: a watchdog's start: detached from the
+# test's signals, trap, locks and output, it returns once PARENT is gone.
+cluster_watchdog_wait()
 {
 	trap '' INT TERM HUP PIPE
 	trap - EXIT
@@ -221,6 +222,12 @@ cluster_watchdog()
 	unset NODEOX_IT_DIR    # its own sleeps are not the cluster's processes
 	exec < /dev/null > /dev/null 2>&1
 	while kill -0 "$1" 2>/dev/null; do sleep 1; done
+}
+
+# cluster_watchdog PARENT: the body of cluster_watch's watchdog.
+cluster_watchdog()
+{
+	cluster_watchdog_wait "$1"
 	cluster_sweep
 	[ "${NODEOX_IT_KEEP:-0}" = 1 ] || rm -rf "$CLUSTER_DIR"
 	exit 0
@@ -751,15 +758,17 @@ cluster_sweep()
 	kill -KILL $left 2>/dev/null
 }
 
-# cluster_on_exit: the EXIT trap: on a failed test print the daemons' log
-# tails, then cluster_stop.
+# cluster_on_exit [STOP...]: the EXIT trap: on a failed test print the
+# daemons' log tails, then stop with STOP (default cluster_stop; the netns
+# cluster and the why tests' test user give their own), keeping the test's
+# exit status.
 cluster_on_exit()
 {
 	local rc=$?
 	if [ "$rc" != 0 ] && [ "$rc" != 77 ] && [ -n "$CLUSTER_DIR" ]; then
 		cluster_dump_logs
 	fi
-	cluster_stop
+	"${@:-cluster_stop}"
 	exit "$rc"
 }
 
@@ -799,6 +808,18 @@ cluster_sbatch()
 	[ -s "$CLUSTER_DIR/submit.err" ] && echo "  sbatch $*: $(cat "$CLUSTER_DIR/submit.err")" >&2
 	[ $rc = 0 ] && echo "${out%%;*}"
 	return $rc
+}
+
+# cluster_filler VAR NODE GRES: an untagged filler job ("sleep 300") pinned
+# to NODE and holding GRES there, so that other jobs must go elsewhere; its id
+# in VAR, and a check that it runs within 20 seconds. (Not called in a
+# subshell: the check is counted here.)
+cluster_filler()
+{
+	local id
+	id=$(cluster_sbatch -w "$2" --gres="$3" --wrap "sleep 300")
+	printf -v "$1" '%s' "$id"
+	check_true "filler $3 on $2 runs" wait_for_state "$id" RUNNING 20
 }
 
 # cluster_submit_msg: print what the last cluster_sbatch wrote to stderr.

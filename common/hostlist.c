@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/cluster.h"
+#include "common/hostlist.h"
 
 #define HOSTLIST_MAX_NAME 256
 #define HOSTLIST_MAX_NAMES (1 << 20)

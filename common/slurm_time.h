@@ -10,8 +10,8 @@
  * a colon must be below 60; no spaces (the trace reader trims its fields).
  * 0 stays 0: what it means (sacct: no limit) is the caller's to say.
  */
-#ifndef SIM_SLURM_TIME_H
-#define SIM_SLURM_TIME_H
+#ifndef NODEOX_SLURM_TIME_H
+#define NODEOX_SLURM_TIME_H
 
 #include <ctype.h>
 #include <stdint.h>
