@@ -295,6 +295,7 @@ static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes, i
 typedef struct {
 	nodeox_running_t *running;      /* xmalloc'd, sorted by end */
 	size_t cap;                     /* entries allocated in running */
+	nodeox_running_t *sort_tmp;     /* nodeox_running_sort's scratch, or NULL */
 	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
 	int32_t *map;                   /* node record index -> snapshot index */
@@ -449,7 +450,12 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 	}
 	list_iterator_destroy(it);
 	cl->running = st->running;
-	nodeox_running_sort(st->running, cl->nrunning);
+	/* the radix sort's scratch; without it, qsort (the same order where
+	 * it is glibc's merge sort), still no abort */
+	if (cl->nrunning > 1)
+		st->sort_tmp = try_xmalloc(cl->nrunning * sizeof(*st->sort_tmp));
+	nodeox_running_sort(st->running, cl->nrunning, st->sort_tmp);
+	xfree(st->sort_tmp);
 }
 
 static void _cluster_state_free(nodeox_state_buf_t *st)

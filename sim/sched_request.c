@@ -200,7 +200,7 @@ void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 			}
 		}
 	}
-	nodeox_running_sort(ps->running, nr);
+	nodeox_running_sort(ps->running, nr, NULL);
 	if (job->partition) {
 		gchar **names = g_strsplit(job->partition, ",", -1);
 		for (gchar **n = names; *n; n++) {
