@@ -158,7 +158,13 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 		}
 	}
 	free(idx);
-	nodeox_running_sort(st->running, nr);
+	{
+		/* the radix sort's scratch; without it, qsort */
+		nodeox_running_t *tmp = nr > 1 ? malloc(nr * sizeof(*tmp)) : NULL;
+
+		nodeox_running_sort(st->running, nr, tmp);
+		free(tmp);
+	}
 	out->running = st->running;
 	out->nrunning = nr;
 	out->ahead = st->ahead;

@@ -295,10 +295,12 @@ static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes, i
 typedef struct {
 	nodeox_running_t *running;      /* xmalloc'd, sorted by end */
 	size_t cap;                     /* entries allocated in running */
+	nodeox_running_t *sort_tmp;     /* nodeox_running_sort's scratch, or NULL */
 	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
 	int32_t *map;                   /* node record index -> snapshot index */
 	uint32_t *scratch;
+	bool nomem;                     /* an allocation failed: no estimate */
 } nodeox_state_buf_t;
 
 static int _gres_is_gpu(void *x, void *key)
@@ -355,7 +357,7 @@ static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record
 }
 
 /* A running job's GPUs on each of its nodes in the snapshot. Returns false
- * when the running list is full. */
+ * when the running list is full, or could not grow (st->nomem). */
 static bool _running_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr,
 			 time_t now)
 {
@@ -377,10 +379,17 @@ static bool _running_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_recor
 			continue;
 		if (st->map[n] >= 0 && js->gres_cnt_node_alloc[j]) {
 			if (cl->nrunning >= st->cap) {
+				size_t cap = MIN(st->cap ? 2 * st->cap : 1024, NODEOX_MAX_RUNNING);
+
 				if (st->cap >= NODEOX_MAX_RUNNING)
 					return false;
-				st->cap = MIN(st->cap ? 2 * st->cap : 1024, NODEOX_MAX_RUNNING);
-				xrecalloc(st->running, st->cap, sizeof(*st->running));
+				/* inside slurmctld: a failed allocation must not
+				 * abort it (xrecalloc would); no estimate instead */
+				if (!try_xrealloc(st->running, cap * sizeof(*st->running))) {
+					st->nomem = true;
+					return false;
+				}
+				st->cap = cap;
 			}
 			r = &st->running[cl->nrunning++];
 			r->node = (uint32_t)st->map[n];
@@ -408,8 +417,12 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 	size_t scanned = 0;
 	time_t now = time(NULL);
 
-	st->scratch = xcalloc(NODEOX_ESTIMATE_SCRATCH(cl->nnodes ? cl->nnodes : 1),
-			      sizeof(uint32_t));
+	st->scratch = try_xcalloc(NODEOX_ESTIMATE_SCRATCH(cl->nnodes ? cl->nnodes : 1),
+				  sizeof(uint32_t));
+	if (!st->scratch) { /* no scratch: the decision makes no estimate */
+		st->nomem = true;
+		return;
+	}
 	cl->scratch = st->scratch;
 	cl->ahead = st->ahead;
 	if (!job_list)
@@ -422,7 +435,10 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 		}
 		if (IS_JOB_RUNNING(job_ptr)) {
 			if (!_running_add(st, cl, job_ptr, now)) {
-				cl->state_cut = true;
+				if (st->nomem) /* no scratch: no estimate */
+					cl->scratch = NULL;
+				else
+					cl->state_cut = true;
 				break;
 			}
 		} else if (IS_JOB_PENDING(job_ptr) && job_ptr->priority &&
@@ -434,7 +450,12 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 	}
 	list_iterator_destroy(it);
 	cl->running = st->running;
-	nodeox_running_sort(st->running, cl->nrunning);
+	/* the radix sort's scratch; without it, qsort (the same order where
+	 * it is glibc's merge sort), still no abort */
+	if (cl->nrunning > 1)
+		st->sort_tmp = try_xmalloc(cl->nrunning * sizeof(*st->sort_tmp));
+	nodeox_running_sort(st->running, cl->nrunning, st->sort_tmp);
+	xfree(st->sort_tmp);
 }
 
 static void _cluster_state_free(nodeox_state_buf_t *st)
@@ -661,8 +682,9 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	if (!job->user && (nx.conf->allow_users.n || nx.conf->deny_users.n))
 		job->user = uid_to_string_cached((uid_t)uid);
 	st = xmalloc(sizeof(*st));
-	if (nx.conf->broaden == NODEOX_BROADEN_WHEN_FASTER && node_record_count > 0)
-		st->map = xcalloc(node_record_count, sizeof(*st->map));
+	if (nx.conf->broaden == NODEOX_BROADEN_WHEN_FASTER && node_record_count > 0 &&
+	    !(st->map = try_xcalloc(node_record_count, sizeof(*st->map))))
+		st->nomem = true; /* no state read: the decision makes no estimate */
 	nodes = _cluster_snapshot(job->partition, &cluster.nnodes, st->map);
 	cluster.nodes = nodes;
 	if (st->map)
@@ -672,7 +694,10 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	if (d->requested_type >= 0) /* the conf may be replaced once unlocked */
 		snprintf(reqname, sizeof(reqname), "%s", nx.conf->types[d->requested_type].name);
 	slurm_mutex_unlock(&nx.lock);
-	if (cluster.state_cut)
+	if (st->nomem)
+		error("%s: %s uid=%u: out of memory for the when-faster estimate: decided "
+		      "as Broaden=when-blocked", plugin_type, what, uid);
+	else if (cluster.state_cut)
 		info("%s: %s uid=%u: more than %d jobs or %d running GPU holdings in "
 		     "slurmctld: no when-faster estimate", plugin_type, what, uid,
 		     NODEOX_MAX_JOBS_SCANNED, NODEOX_MAX_RUNNING);

@@ -35,10 +35,76 @@ static int est_running_cmp(const void *a, const void *b)
 	return (x->end > y->end) - (x->end < y->end);
 }
 
-void nodeox_running_sort(nodeox_running_t *running, size_t n)
+/* A holding's sort key: its end less the smallest end, as unsigned (two's
+ * complement: exact for any pair of int64 ends). */
+#define EST_KEY(r, min) ((uint64_t)(r)->end - (uint64_t)(min))
+
+/*
+ * Stable by end, ascending. With tmp (n entries): an LSD radix sort on the
+ * end less the smallest end, one byte a pass, over only as many bytes as the
+ * ends' range needs (two for ends within 18 hours of each other, three
+ * within 194 days) and skipping a byte that every key shares: one pass to
+ * find the range (returning at once when already sorted), one to count
+ * every byte's values, one scatter per byte that varies. Being stable, it
+ * leaves equal ends in the order given, as a merge sort does (glibc's qsort
+ * with memory to spare, the order every feeder relied on so far). Without
+ * tmp: qsort.
+ */
+void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *tmp)
 {
-	if (running && n > 1)
+	size_t count[8][256], i, pos, c;
+	nodeox_running_t *src = running, *dst = tmp, *swap;
+	int64_t min, max;
+	uint64_t range;
+	bool sorted = true;
+	int nbytes, d;
+
+	if (!running || n < 2)
+		return;
+	min = max = running[0].end;
+	for (i = 1; i < n; i++) {
+		int64_t e = running[i].end;
+
+		sorted = sorted && e >= running[i - 1].end;
+		min = e < min ? e : min;
+		max = e > max ? e : max;
+	}
+	if (sorted)
+		return;
+	if (!tmp) {
 		qsort(running, n, sizeof(*running), est_running_cmp);
+		return;
+	}
+	range = (uint64_t)max - (uint64_t)min;
+	for (nbytes = 1; nbytes < 8 && range >> (8 * nbytes); nbytes++)
+		;
+	memset(count, 0, sizeof(count[0]) * (size_t)nbytes);
+	for (i = 0; i < n; i++) {
+		uint64_t key = EST_KEY(&running[i], min);
+
+		for (d = 0; d < nbytes; d++)
+			count[d][(key >> (8 * d)) & 0xff]++;
+	}
+	for (d = 0; d < nbytes; d++) {
+		int shift = 8 * d;
+
+		/* a byte every key shares leaves the order as it is */
+		if (count[d][(EST_KEY(&src[0], min) >> shift) & 0xff] == n)
+			continue;
+		for (c = 0, pos = 0; c < 256; c++) {
+			size_t k = count[d][c];
+
+			count[d][c] = pos;
+			pos += k;
+		}
+		for (i = 0; i < n; i++)
+			dst[count[d][(EST_KEY(&src[i], min) >> shift) & 0xff]++] = src[i];
+		swap = src;
+		src = dst;
+		dst = swap;
+	}
+	if (src != running)
+		memcpy(running, src, n * sizeof(*running));
 }
 
 /* One side of the comparison: free GPUs on its nodes and how they fit. */

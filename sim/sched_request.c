@@ -200,7 +200,9 @@ void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 			}
 		}
 	}
-	nodeox_running_sort(ps->running, nr);
+	nodeox_running_t *sort_tmp = g_new(nodeox_running_t, MAX(nr, 1)); /* radix scratch */
+	nodeox_running_sort(ps->running, nr, sort_tmp);
+	g_free(sort_tmp);
 	if (job->partition) {
 		gchar **names = g_strsplit(job->partition, ",", -1);
 		for (gchar **n = names; *n; n++) {

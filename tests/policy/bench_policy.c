@@ -8,10 +8,17 @@
  * and Broaden=when-faster at 1000 nodes (10 GPUs each, all busy) and 10,000
  * running 1-GPU jobs ending over two hours, with 300 GPUs of demand ahead:
  * a 4-GPU job, and a 30-node job of 10 GPUs a node whose walk reads nearly
- * every running job.
+ * every running job; and the plugin's own step before those, filling and
+ * sorting the 10,000 running holdings by end: with the radix sort's scratch
+ * as the plugin sorts them, with qsort (no scratch, as nodeox-sim sorts
+ * them) and already in order (its walk of job_list's records is not
+ * measured).
  * Prints ns/call of this process's CPU time (CLOCK_PROCESS_CPUTIME_ID, so
  * that other work on a shared machine does not count); measures, asserts
- * nothing.
+ * nothing. On 2026-12-01 (`make bench-policy`, shared 2-core machine at load
+ * 5-8, three runs): when-faster 17.3-17.8 us (4-GPU job) and 42.4-43.4 us
+ * (30 nodes); the plugin's fill + sort 39.5-39.8 us (qsort 798-814 us,
+ * already in order 8.5-9.0 us); doc/admin-guide.md, Numbers, says more.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +129,49 @@ int main(int argc, char **argv)
 			bench_decide("  the same, 30 nodes of 10: walk through nearly all", wb, &wide,
 				     &state, 5000);
 			nodeox_conf_free(wb);
+		}
+		{
+			/* what the plugin adds per when-faster decision before the
+			 * library runs: the holdings array filled (here copied) in
+			 * job_list order, not by end, and sorted by end
+			 * (nodeox_running_sort with its scratch, as the plugin
+			 * calls it; then without, qsort, as nodeox-sim calls it;
+			 * then an array already in order). Slurm's own part,
+			 * walking job_list records, node bitmaps and gres lists,
+			 * and the plugin's allocations are not in it. */
+			static nodeox_running_t order[10000], work[10000], tmp[10000];
+			static const char *what[] = {
+				"  plugin's 10000 holdings: fill + sort by end",
+				"    the same sorted by qsort (no scratch)",
+				"    the same already in order (no scratch)" };
+			uint32_t r = 1;
+			long k, iters;
+			int m;
+
+			for (i = 0; i < 10000; i++)
+				order[i] = running[i];
+			for (i = 9999; i > 0; i--) { /* a fixed shuffle */
+				nodeox_running_t x;
+
+				r = r * 1103515245u + 12345u;
+				k = (long)((r >> 8) % (uint32_t)(i + 1));
+				x = order[i];
+				order[i] = order[k];
+				order[k] = x;
+			}
+			for (m = 0; m < 3; m++) {
+				const nodeox_running_t *from = m == 2 ? running : order;
+
+				iters = m == 1 ? 500 : 5000;
+				t0 = bench_now();
+				for (k = 0; k < iters; k++) {
+					memcpy(work, from, sizeof(work));
+					nodeox_running_sort(work, 10000, m == 0 ? tmp : NULL);
+					bench_sink += (int)work[k % 10000].end;
+				}
+				printf("%-46s %10.0f ns/call\n", what[m],
+				       (bench_now() - t0) / (double)iters);
+			}
 		}
 	}
 	t0 = bench_now();

@@ -4,7 +4,8 @@
  * 23.11+ "gres/gpu:T:N" and "gres/gpu:T=N", bare "gpu:T:N"; per job, node,
  * task, socket), lists with other entries, the constraint and prefer built,
  * time limit scaling, MinSpeed, tag mem= and types=, scope, when-blocked and
- * feature filtering on a small cluster, dryrun and each KEEP reason.
+ * feature filtering on a small cluster, dryrun and each KEEP reason;
+ * Broaden=when-faster and the sort of its running holdings.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -762,6 +763,67 @@ static void test_when_faster(void **state)
 	nodeox_conf_free(c);
 }
 
+/*
+ * nodeox_running_sort, with its scratch (radix) and without (qsort): by end,
+ * equal ends in the order given (node holds each entry's first place), the
+ * same as a stable insertion sort, over ends with many ties, ends past
+ * INT64_MIN / INT64_MAX apart, already in order and reversed.
+ */
+static void test_running_sort(void **state)
+{
+	static nodeox_running_t a[600], b[600], ref[600], tmp[600];
+	static const int64_t span[] = { 3, 300, 7200, 200000, 1LL << 40, INT64_MAX };
+	uint32_t lcg = 7;
+	size_t n, i, j;
+	int round;
+
+	(void)state;
+	for (round = 0; round < 200; round++) {
+		int64_t s = span[round % 6];
+
+		n = (size_t)(round * 7 % 600);
+		for (i = 0; i < n; i++) {
+			uint64_t r;
+
+			lcg = lcg * 1103515245u + 12345u;
+			r = (uint64_t)lcg << 32;
+			lcg = lcg * 1103515245u + 12345u;
+			r |= lcg;
+			ref[i].node = (uint32_t)i;
+			ref[i].gpus = 1;
+			if (s == INT64_MAX)
+				ref[i].end = (int64_t)r; /* the whole int64 range */
+			else
+				ref[i].end = (int64_t)(r % (uint64_t)(2 * s + 1)) - s;
+			if (round % 5 == 3)     /* already in order */
+				ref[i].end = (int64_t)i - 100;
+			else if (round % 5 == 4) /* reversed, with ties */
+				ref[i].end = 100 - (int64_t)(i / 3);
+			if (round % 11 == 0 && i % 2)
+				ref[i].end = i % 4 == 1 ? INT64_MIN : INT64_MAX;
+		}
+		memcpy(a, ref, n * sizeof(*a));
+		memcpy(b, ref, n * sizeof(*b));
+		for (i = 1; i < n; i++) { /* the reference: stable insertion sort */
+			nodeox_running_t x = ref[i];
+
+			for (j = i; j > 0 && ref[j - 1].end > x.end; j--)
+				ref[j] = ref[j - 1];
+			ref[j] = x;
+		}
+		nodeox_running_sort(a, n, tmp);
+		nodeox_running_sort(b, n, NULL);
+		for (i = 0; i < n; i++) {
+			assert_int_equal(a[i].end, ref[i].end);
+			assert_int_equal(a[i].node, ref[i].node);
+			assert_int_equal(b[i].end, ref[i].end);
+			assert_int_equal(b[i].node, ref[i].node);
+		}
+	}
+	nodeox_running_sort(NULL, 5, tmp);
+	nodeox_running_sort(a, 0, NULL);
+}
+
 static void test_action_names(void **state)
 {
 	(void)state;
@@ -791,4 +853,5 @@ NODEOX_TEST_MAIN(NULL, NULL,
 	cmocka_unit_test(test_feature_filtering),
 	cmocka_unit_test(test_when_blocked),
 	cmocka_unit_test(test_when_faster),
+	cmocka_unit_test(test_running_sort),
 	cmocka_unit_test(test_action_names))

@@ -35,4 +35,14 @@ check_match "$steps" '^[0-9]+,[0-9]+,[0-9]+,[0-9]+$' "steps reported per rank"
 check_true "slow ranks (2,3) took fewer steps than fast ones (0,1): $steps" \
 	sh -c "echo '$steps' | awk -F, '{ exit !(\$3 < \$1 && \$4 < \$2) }'"
 check_eq "$(json rounds)" 6 "rounds"
+# issue 27's API as written there (tests/torch/api_example.py, the loop of
+# test_torch_api.sh), started by srun as well
+cluster_as "$CLUSTER_USER" env PYTHONPATH="$top_builddir/python/build" OMP_NUM_THREADS=1 \
+	OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none \
+	timeout 240 srun -N 1 -n 4 --mpi=pmix --gres=gpu:a100:4 --kill-on-bad-exit=1 --chdir="$work" \
+	"$TR_PY" "$top_srcdir/tests/torch/api_example.py" --mode rounds --steps 100 > "$work/api.out" 2>&1
+rc=$?
+cat "$work/api.out"
+check_eq "$rc" 0 "srun of the issue's API example: exit status"
+check_eq "$(grep -cx PASS "$work/api.out")" 1 "srun: the issue's API example passes (one world of 4)"
 cluster_finish
