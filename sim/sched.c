@@ -495,8 +495,8 @@ static int64_t sched_next_full(const sim_sched_params_t *p, int64_t after)
 {
 	int64_t iv = p->sched_interval_s;
 	int64_t org = ((p->limit_origin_s % iv) + iv) % iv;
-	int64_t k = after - org;
-	k = k >= 0 ? k / iv + 1 : -((-k) / iv);
+	int64_t k = after - org;   /* the grid point after: floor(k / iv) + 1 */
+	k = (k >= 0 ? k / iv : -((-k + iv - 1) / iv)) + 1;
 	return org + k * iv;
 }
 

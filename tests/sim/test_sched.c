@@ -1120,6 +1120,31 @@ static void test_sched_interval(void **state)
 	assert_int_equal(main_limit_start(5, 3), 7);
 }
 
+/* The full passes' grid before the trace's second 0: with the checks'
+ * origin at -1 and the default 60 s interval the first full pass is at 59.
+ * Job 2 waits for job 1's node; the run ends (it never did when the next
+ * full pass came out as the second just passed, -1, and the event loop
+ * stood still). */
+static void test_sched_interval_origin(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=a CPUs=16 RealMemory=64000 Gres=gpu:4\n"
+					"PartitionName=p Nodes=a Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
+				    "1,0,4,1,00:02:00\n"
+				    "2,0,4,1,00:02:00\n", NULL);
+	for (int64_t org = -130; org <= 130; org += 7) {
+		sim_sched_opts_t o = { .params = c->params };
+		o.params.limit_origin_s = org;
+		sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+		assert_int_equal(r->jobs[0].start, 0);
+		assert_true(r->jobs[1].start >= 1 && r->jobs[1].start <= 31);
+		sched_run_free(r);
+	}
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* sched_max_job_start=1: the pass stops after starting A1. */
 static void test_sched_max_job_start(void **state)
 {
@@ -1279,6 +1304,7 @@ int main(void)
 		cmocka_unit_test(test_partition_job_depth),
 		cmocka_unit_test(test_default_queue_depth),
 		cmocka_unit_test(test_sched_interval),
+		cmocka_unit_test(test_sched_interval_origin),
 		cmocka_unit_test(test_sched_max_job_start),
 		cmocka_unit_test(test_bf_max_job_test),
 		cmocka_unit_test(test_bf_max_job_user),
