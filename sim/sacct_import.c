@@ -502,6 +502,15 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 	job->record_unknown = rrc == 2;
 	if (rrc == 1 && record_apply(&rec, job, err, errlen) < 0)
 		return SACCT_LINE_ERROR;
+	/* nodes is what the job asked (-N); NNodes is what it got. A job that
+	 * asked fewer nodes than it got (ReqTRES node= below NNodes: --gpus=6
+	 * without -N, spread 4 + 2 over two nodes) asked its GPUs per job, which
+	 * a trace says with nodes left empty (nodeox-sim refuses a count of GPUs
+	 * that does not divide over nodes). A per-node record keeps NNodes. */
+	int64_t req_nodes = sacct_parse_tres_count(FIELD(SACCT_COL_REQTRES), "node");
+	if (req_nodes > 0 && req_nodes < job->nodes &&
+	    !(rrc == 1 && rec.count[NODEOX_FORM_NODE] >= 0))
+		job->nodes = 0;
 	job->submit = submit;
 	job->run_time = (int64_t)(end - start);
 	job->job_id = dup_or_empty(jid);

@@ -5,11 +5,15 @@
 # wait lies in the predicted range widened by 3% of each end
 # (tools/fidelity-compare --calibrate --check), except the one run
 # doc/simulator.md (Replicas) names: multifactor without the plugin, run 6
-# (332.1 s against 351.0-385.9 s; slurmctld started 19 s before the trace).
-# No cluster needed: the real runs are files.
+# (332.1 s against 351.0-385.9 s; slurmctld started 19 s before the trace),
+# also as multifactor-prefer's run 6 without the plugin (the -prefer traces'
+# runs without the plugin are copies of their originals'). The set is
+# sim/Makefile.inc's FIDELITY_CALIBRATION. No cluster needed: the real runs
+# are files.
 set -eu
 d="$top_srcdir/tests/fidelity"
-NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_CALIBRATION_EXCEPT=multifactor:off:6 \
+NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_CALIBRATION_EXCEPT=multifactor:off:6,multifactor-prefer:off:6 \
 	python3 "$top_srcdir/tools/fidelity-compare" --calibrate --check \
 	"$d/fifo" "$d/multinode" "$d/tagged" "$d/twopart" "$d/tiny" "$d/multifactor" "$d/crosstype" \
+	"$d/tagged-prefer" "$d/multifactor-prefer" "$d/fifo-prefer" \
 	2>/dev/null

@@ -516,6 +516,18 @@ static void test_defaults(void **state)
 	 * memory is allocated */
 	assert_int_equal(second_start(mem, "DefMemPerGPU=3000\n", "cpus", "1", ""), 100);
 	assert_int_equal(second_start("", "DefMemPerGPU=3000\n", "cpus", "1", ""), 0);
+	/* DefCpuPerGPU=2 (no -c, no --cpus-per-gpu): the 2-GPU job takes all 4
+	 * CPUs, as with --cpus-per-gpu=2; the partition's DefCpuPerGPU=1
+	 * replaces the cluster's */
+	assert_int_equal(second_start("", "DefCpuPerGPU=2\n", "cpus_per_gpu", "", ""), 100);
+	assert_int_equal(second_start("", "DefCpuPerGPU=2\n", "cpus_per_gpu", "", " DefCpuPerGPU=1"), 0);
+	/* MaxMemPerCPU=500: --mem=2000M on one node raises the job's CPUs to 4,
+	 * so the 1-CPU, 1000 MB job waits; at MaxMemPerCPU=2000 one CPU holds
+	 * it and both run */
+	assert_int_equal(second_start(mem, "DefMemPerCPU=1000\nMaxMemPerCPU=500\n", "mem", "2000M", ""),
+			 100);
+	assert_int_equal(second_start(mem, "DefMemPerCPU=1000\nMaxMemPerCPU=2000\n", "mem", "2000M", ""),
+			 0);
 	/* MaxMemPerNode: a larger --mem is refused at submission */
 	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nMaxMemPerNode=2000\n", node,
 			 "PartitionName=p Nodes=ALL Default=YES\n");

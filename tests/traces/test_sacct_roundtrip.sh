@@ -3,11 +3,13 @@
 # nodeox-sim on a real accounting stack (tests/integration/lib/accounting.sh:
 # MariaDB, slurmdbd 22.05, the private cluster with job_submit/nodeox). A mixed
 # set of jobs (untagged typed and untyped, tagged and rewritten per node and
-# per job, tagged and kept, a malformed tag rejected, an array, a 2-node job)
-# is submitted, waited for, exported with the documented sacct command and
+# per job, tagged and kept, a malformed tag rejected, an array, a 2-node job,
+# a --cpus-per-gpu job, 6 GPUs per job and per node over 2 nodes) is
+# submitted, waited for, exported with the documented sacct command and
 # imported: each job's trace row must be what was submitted (type, count,
-# nodes, unscaled time limit, comment with its tag), whatever the plugin made
-# of it; then the trace replays in nodeox-sim's compare mode.
+# nodes asked, unscaled time limit, comment with its tag), whatever the plugin
+# made of it, and what it asked (cpus) beside what it got (alloc_cpus,
+# alloc_mem); then the trace replays in nodeox-sim's compare mode.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 . "$top_srcdir/tests/integration/lib/accounting.sh"
@@ -42,6 +44,11 @@ submit "a100|1|1|120|a|b nodeox:flex" --gpus=a100:1 -t 2 --comment "a|b nodeox:f
 submit "a100|1|1|120|nodeox:flex:mem=80G" --gres=gpu:a100:1 -t 2 --comment "nodeox:flex:mem=80G"
 submit "l40s|1|1|120|nodeox:flex" --array=0-1 --gres=gpu:l40s:1 -t 2 --comment nodeox:flex
 submit "a100|4|2|120|2n nodeox:flex:uniform" -N 2 --gres=gpu:a100:2 -t 2 --comment "2n nodeox:flex:uniform"
+submit "l40s|2|1|120|" --gres=gpu:l40s:2 --cpus-per-gpu=2 -t 2
+# --gpus=6 without -N asks per job (ReqTRES node=1) and gets 2 nodes (4 + 2):
+# nodes stays empty; -N 2 asks 2 (ReqTRES node=2)
+submit "a100|6||120|" --gpus=a100:6 -t 2
+submit "a100|6|2|120|" -N 2 --gres=gpu:a100:3 -t 2
 if cluster_sbatch --gres=gpu:a100:1 -t 2 --comment "nodeox:flex:fast" "${w[@]}" > /dev/null; then
 	check_true "a malformed tag was accepted" false
 fi
@@ -55,11 +62,11 @@ check_eq "$(job_field "${ids[4]}" AdminComment)" "" "kept job has no record"
 
 check_true "jobs reached the accounting database" accounting_wait_jobs 40 "${ids[@]}"
 accounting_sacct "$t0" > "$CLUSTER_DIR/history.txt"
-check_match "$(grep -c . "$CLUSTER_DIR/history.txt")" "^9$" "sacct: header and 8 job rows"
+check_match "$(grep -c . "$CLUSTER_DIR/history.txt")" "^12$" "sacct: header and 11 job rows"
 "$imp" -o "$CLUSTER_DIR/trace.csv" "$CLUSTER_DIR/history.txt" 2> "$CLUSTER_DIR/import.err"
 check_eq "$?" 0 "nodeox-sacct-import exit status"
 cat "$CLUSTER_DIR/import.err"
-check_match "$(cat "$CLUSTER_DIR/import.err")" "8 GPU jobs written; .* 0 malformed" "import summary"
+check_match "$(cat "$CLUSTER_DIR/import.err")" "11 GPU jobs written; .* 0 malformed" "import summary"
 check_match "$(cat "$CLUSTER_DIR/import.err")" "5 jobs rewritten by job_submit/nodeox imported as submitted" \
 	"rewritten jobs recovered"
 check_true "no warning: the accounting settings are complete" \
@@ -77,15 +84,23 @@ for row in "${expect[@]}"; do
 	[ "${id%_*}" = "$id" ] || id=$(sacct -n -X -P -j "$id" -o JobIDRaw | head -1)
 	check_eq "$(grep "^$id|" <<< "$got")" "$id|${row#*|}" "trace row of job ${row%%|*}"
 done
-check_match "$(grep -c '' <<< "$got")" "^8$" "8 rows, nothing else"
+check_match "$(grep -c '' <<< "$got")" "^11$" "11 rows, nothing else"
 
-# the imported past replays with and without the policy
-"$sim" -q --cluster "$CLUSTER_DIR" --policy "$CLUSTER_DIR/nodeox.conf" --json "$CLUSTER_DIR/sim.json" \
+# asked and allocated, each in its column: a --cpus-per-gpu=2 job of 2 GPUs
+# asks one CPU (ReqTRES cpu=1: one task; what the job-size priority counts)
+# and gets 4 (AllocTRES cpu=4, mem=4 x DefMemPerCPU=500)
+check_eq "$(grep "^${ids[7]}," "$CLUSTER_DIR/trace.csv" | python3 -c 'import csv, sys
+r = next(csv.DictReader(sys.stdin, fieldnames=sys.argv[1].split(",")))
+print(r["cpus"], r["alloc_cpus"], r["alloc_mem"])' "$(head -1 "$CLUSTER_DIR/trace.csv")")" \
+	"1 4 2000M" "--cpus-per-gpu job: cpus asked 1, allocated 4 (alloc_mem 2000M)"
+# the imported past replays with and without the policy (a run that does not
+# end is a failure, not a stalled make check)
+timeout 300 "$sim" -q --cluster "$CLUSTER_DIR" --policy "$CLUSTER_DIR/nodeox.conf" --json "$CLUSTER_DIR/sim.json" \
 	"$CLUSTER_DIR/trace.csv" > "$CLUSTER_DIR/sim.out" 2>&1
 check_eq "$?" 0 "nodeox-sim compare on the imported trace"
 check_eq "$(python3 -c 'import json,sys; d = json.load(open(sys.argv[1]))
 print(d["baseline"]["all"]["jobs"], d["nodeox"]["all"]["jobs"], d["baseline"]["flex"]["jobs"])' \
-	"$CLUSTER_DIR/sim.json" 2>&1)" "8 8 6" "compare mode: 8 jobs in both runs, the 6 tagged ones seen as tagged"
+	"$CLUSTER_DIR/sim.json" 2>&1)" "11 11 6" "compare mode: 11 jobs in both runs, the 6 tagged ones seen as tagged"
 
 # Without AccountingStoreFlags=job_comment Slurm stores no --comment: the
 # importer says so; a rewritten job still gets its tag back from its record,
