@@ -636,6 +636,7 @@ static void sched_state_free(sched_t *s)
 			g_free(s->wr_memo[k].a);
 		}
 	g_free(s->wr_memo);
+	sched_wr_index_free(&s->wx);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
 	g_free(s->resv_stamp); g_free(s->resv_start);

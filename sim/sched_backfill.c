@@ -170,6 +170,14 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 			body;                                                   \
 		}
 
+/* The same for each node set in a or b but not both: n's bit differs. */
+#define SCHED_FOR_BITS_XOR(a, b, nw, n, body)                                  \
+	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
+		for (uint64_t m_ = (a)[w_] ^ (b)[w_]; m_; m_ &= m_ - 1) {       \
+			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
+			body;                                                   \
+		}
+
 /* What node n of the will-run scratch view gives request r (0 unless the
  * test looks at it), added to have[] of each group its class is in. */
 static void sched_wr_count(const sched_t *s, const req_t *r, int n, int sign, int64_t *have)
@@ -270,26 +278,42 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 	if (sched_wr_fits(r, have))
 		return s->now;
 	const rellist_t *l = &s->all;
+	const release_t *ent = l->e, *stop = l->e + l->n;
+	const uint64_t *bits = s->wr_bits, *cnt = s->wr_cnt;
+	/* a per-node request in one group: a node gives 0 or 1, so a release
+	 * adds whether it made the node fit (the general case below) */
+	const bool one = r->nodes && e->ngroups == 1;
 	int64_t org = s->o->params.bf_origin_s, base = -1, window = 30;
-	size_t i = 0;
+	uint64_t scanned = 0;
+	int64_t when = -1;
 	bool more = true;
 	while (more) {
 		const release_t *last = NULL, *next = NULL;
 		for (;;) {
-			if (i >= l->n) {
+			if (ent >= stop) {
 				more = false;
 				break;
 			}
-			const release_t *h = &l->e[i++];
+			const release_t *h = ent++;
 			if (h->node >= 0) {     /* one node: all the entry needs */
-				if (!bits_test(s->wr_bits, h->node))
+				int n = h->node;
+				if (!bits_test(bits, n))
 					continue;
-				sched_wr_release(s, r, h->node, h->gpus, h->cpus, h->mem, have);
+				if (!one) {
+					sched_wr_release(s, r, n, h->gpus, h->cpus, h->mem, have);
+				} else if (bits_test(cnt, n)) {
+					sched_wr_load(s, n);
+					bool was = sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]);
+					s->wr_g[n] += h->gpus;
+					s->wr_c[n] += h->cpus;
+					s->wr_m[n] += (int64_t)h->mem;
+					have[0] += !was && sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]);
+				}
 			} else {
 				const running_t *run = s->running[h->job];
 				bool usable = false;
 				for (int k = 0; k < run->na && !usable; k++)
-					usable = bits_test(s->wr_bits, run->a[k].node);
+					usable = bits_test(bits, run->a[k].node);
 				if (!usable)
 					continue;
 				for (int k = 0; k < run->na; k++) {
@@ -300,8 +324,8 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 			if (base < 0)
 				base = h->end + (30 - ((h->end + org) % 30 + 30) % 30);
 			last = h;
-			s->run->releases_scanned++;
-			next = i < l->n ? &l->e[i] : NULL;
+			scanned++;
+			next = ent < stop ? ent : NULL;
 			if (!next) {
 				more = false;
 				break;
@@ -314,10 +338,306 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 		do
 			window *= 2;
 		while (next && next->end > base + window);
-		if (sched_wr_fits(r, have))
-			return last->end > s->now ? last->end : s->now + 1;
+		if (sched_wr_fits(r, have)) {
+			when = last->end > s->now ? last->end : s->now + 1;
+			break;
+		}
 	}
-	return -1;
+	s->run->releases_scanned += scanned;
+	if (s->wx.walk_epoch != s->wr_epoch) {
+		s->wx.walk_epoch = s->wr_epoch;
+		s->wx.walked = 0;
+	}
+	s->wx.walked += (uint64_t)(ent - l->e);
+	return when;
+}
+
+/* ------------------------------------------------------------ will-run by index */
+
+/* Fenwick trees over positions 0..n-1 (f has n + 1 counts). */
+static void sched_fen_add(int32_t *f, int n, int i, int d)
+{
+	for (i++; i <= n; i += i & -i)
+		f[i] += d;
+}
+
+/* How many are counted at positions 0..i. */
+static int sched_fen_prefix(const int32_t *f, int i)
+{
+	int c = 0;
+	for (i++; i > 0; i -= i & -i)
+		c += f[i];
+	return c;
+}
+
+/* The smallest position whose prefix holds k (1 <= k <= the total). */
+static int sched_fen_kth(const int32_t *f, int n, int k)
+{
+	int pos = 0, step = 1;
+	while (step * 2 <= n)
+		step *= 2;
+	for (; step; step >>= 1)
+		if (pos + step <= n && f[pos + step] < k) {
+			pos += step;
+			k -= f[pos];
+		}
+	return pos;
+}
+
+void sched_wr_index_free(wr_index_t *x)
+{
+	g_free(x->off);
+	g_free(x->item);
+	g_free(x->hits);
+	g_free(x->fen);
+	g_free(x->set);
+	for (int k = 0; k < SCHED_WR_SHAPES; k++) {
+		g_free(x->shape[k].fit);
+		g_free(x->shape[k].set);
+		g_free(x->shape[k].fen);
+	}
+}
+
+/* The index of the running jobs' releases by node as of this epoch: per
+ * node, the positions in s->all of the entries that release something
+ * there (and what), in order; nothing counted as usable yet. */
+static void sched_wr_index_build(sched_t *s)
+{
+	wr_index_t *x = &s->wx;
+	const rellist_t *l = &s->all;
+	int nn = s->c->nnodes, n = (int)l->n;
+	if (!x->off) {
+		x->off = g_new(int, nn + 2);
+		x->set = g_new(uint64_t, s->nnwords + 1);
+	}
+	if (n > x->cap || !x->fen) {
+		x->cap = MAX(MAX(n, 2 * x->cap), 64);
+		x->hits = g_renew(int, x->hits, x->cap);
+		x->fen = g_renew(int32_t, x->fen, x->cap + 1);
+		for (int k = 0; k < SCHED_WR_SHAPES; k++)
+			if (x->shape[k].fen)
+				x->shape[k].fen = g_renew(int32_t, x->shape[k].fen, x->cap + 1);
+	}
+	memset(x->off, 0, sizeof(int) * (size_t)(nn + 2));
+	for (int p = 0; p < n; p++) {
+		const release_t *h = &l->e[p];
+		if (h->node >= 0) {
+			x->off[h->node + 2]++;
+			continue;
+		}
+		const running_t *run = s->running[h->job];
+		for (int k = 0; k < run->na; k++)
+			x->off[run->a[k].node + 2]++;
+	}
+	for (int v = 2; v < nn + 2; v++)
+		x->off[v] += x->off[v - 1];
+	int items = x->off[nn + 1];
+	if (items > x->icap) {
+		x->icap = MAX(items, 2 * x->icap);
+		x->item = g_renew(wr_item_t, x->item, x->icap);
+	}
+	/* off[v + 1] is node v's next free slot while filling, its start after */
+	for (int p = 0; p < n; p++) {
+		const release_t *h = &l->e[p];
+		if (h->node >= 0) {
+			x->item[x->off[h->node + 1]++] = (wr_item_t){ p, h->gpus, h->cpus, h->mem };
+			continue;
+		}
+		const running_t *run = s->running[h->job];
+		for (int k = 0; k < run->na; k++) {
+			const alloc_t *a = &run->a[k];
+			x->item[x->off[a->node + 1]++] = (wr_item_t){ p, a->gpus, a->cpus, a->mem };
+		}
+	}
+	x->n = n;
+	memset(x->hits, 0, sizeof(int) * (size_t)n);
+	memset(x->fen, 0, sizeof(int32_t) * (size_t)(n + 1));
+	memset(x->set, 0, sizeof(uint64_t) * s->nnwords);
+	x->nuse = 0;
+	x->epoch = s->wr_epoch;
+}
+
+/* Bring the index's usable positions to the nodes in s->wr_bits: an entry
+ * is usable while one of its nodes is there (as the walk skips it). */
+static void sched_wr_index_sync(sched_t *s)
+{
+	wr_index_t *x = &s->wx;
+	if (x->epoch != s->wr_epoch || !x->off)
+		sched_wr_index_build(s);
+	SCHED_FOR_BITS_XOR(x->set, s->wr_bits, s->nnwords, v, {
+		int in = bits_test(s->wr_bits, v) ? 1 : -1;
+		x->set[v >> 6] ^= 1ull << (v & 63);
+		for (int q = x->off[v]; q < x->off[v + 1]; q++) {
+			int p = x->item[q].pos;
+			int before = x->hits[p];
+			x->hits[p] += in;
+			if ((before > 0) != (x->hits[p] > 0)) {
+				sched_fen_add(x->fen, x->n, p, in);
+				x->nuse += in;
+			}
+		}
+	});
+}
+
+/* Request r's shape in this epoch, its counts brought to the nodes in
+ * s->wr_cnt: per node, the first position of s->all after whose release
+ * (and every one before it) the node fits the request. */
+static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
+{
+	wr_index_t *x = &s->wx;
+	const uint64_t *bn = r->elig->bnodes;
+	wr_shape_t *sh = NULL;
+	for (int k = 0; k < SCHED_WR_SHAPES && !sh; k++) {
+		wr_shape_t *t = &x->shape[k];
+		if (t->epoch == s->wr_epoch && t->fit && t->bnodes == bn &&
+		    t->gpus_per_node == r->gpus_per_node && t->cpus_per_node == r->cpus_per_node &&
+		    t->mem_per_node == r->mem_per_node)
+			sh = t;
+	}
+	if (!sh) {
+		int nn = s->c->nnodes;
+		sh = &x->shape[x->next_shape];
+		x->next_shape = (x->next_shape + 1) % SCHED_WR_SHAPES;
+		if (!sh->fit) {
+			sh->fit = g_new(int32_t, nn);
+			sh->set = g_new(uint64_t, s->nnwords + 1);
+			sh->fen = g_new(int32_t, x->cap + 1);
+		}
+		*sh = (wr_shape_t){ s->wr_epoch, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
+				    bn, sh->fit, sh->set, sh->fen, 0, 0 };
+		for (int v = 0; v < nn; v++) {
+			int64_t g = s->free_g[v], c = s->free_c[v], m = s->free_m[v];
+			sh->fit[v] = -1;
+			if (sched_node_fits(r, g, c, m))
+				continue;
+			sh->fit[v] = INT32_MAX;
+			for (int q = x->off[v]; q < x->off[v + 1]; q++) {
+				const wr_item_t *it = &x->item[q];
+				g += it->gpus;
+				c += it->cpus;
+				m += (int64_t)it->mem;
+				if (sched_node_fits(r, g, c, m)) {
+					sh->fit[v] = it->pos;
+					break;
+				}
+			}
+		}
+		memset(sh->set, 0, sizeof(uint64_t) * s->nnwords);
+		memset(sh->fen, 0, sizeof(int32_t) * (size_t)(x->n + 1));
+	}
+	SCHED_FOR_BITS_XOR(sh->set, s->wr_cnt, s->nnwords, v, {
+		int in = bits_test(s->wr_cnt, v) ? 1 : -1;
+		sh->set[v >> 6] ^= 1ull << (v & 63);
+		if (sh->fit[v] < 0) {
+			sh->now += in;
+		} else if (sh->fit[v] != INT32_MAX) {
+			sched_fen_add(sh->fen, x->n, sh->fit[v], in);
+			sh->later += in;
+		}
+	});
+	return sh;
+}
+
+/* Is the index worth building (or built) for this epoch: have its walks
+ * already gone over more entries than building it costs? Either way gives
+ * the same answers; on a short list or a quiet epoch the walk is cheaper. */
+static bool sched_wr_index_pays(const sched_t *s)
+{
+	const wr_index_t *x = &s->wx;
+	if (x->off && x->epoch == s->wr_epoch)
+		return true;
+	return x->walk_epoch == s->wr_epoch &&
+	       x->walked > 4 * ((uint64_t)s->all.n + (uint64_t)s->c->nnodes);
+}
+
+/* sched_will_run's answer and its count of releases (added to
+ * releases_scanned) for a per-node request in one group, from the index
+ * instead of the walk: the walk's `have` reaches the need at the release
+ * where the need-th node of s->wr_cnt comes to fit (have never falls), and
+ * is looked at where a batch ends, so the answer is the end of the first
+ * batch ending there or later; the batches' ends are found by the window's
+ * bounds and the next usable entry, the count by the usable entries up to
+ * there. Leaves no scratch view: sched_wr_index_view makes it from *upto,
+ * the position of the last release it applies (-1: none). */
+static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
+{
+	wr_index_t *x = &s->wx;
+	sched_wr_index_sync(s);
+	const wr_shape_t *sh = sched_wr_shape(s, r);
+	int64_t need = r->nodes;
+	*upto = -1;
+	if (sh->now >= need)
+		return s->now;
+	int n = x->n;
+	const release_t *e = s->all.e;
+	int fit = need - sh->now <= sh->later ? sched_fen_kth(sh->fen, n, (int)(need - sh->now)) : INT32_MAX;
+	if (x->nuse == 0)
+		return -1;
+	int p = sched_fen_kth(x->fen, n, 1);
+	int64_t org = s->o->params.bf_origin_s, window = 30;
+	int64_t base = e[p].end + (30 - ((e[p].end + org) % 30 + 30) % 30);
+	int cur = p;
+	for (;;) {
+		/* the batch from cur ends at the first usable entry at or
+		 * after the last one within the window (e[cur] is within it) */
+		int64_t bound = base + window;
+		int lo = cur, hi = n;
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+			if (e[mid].end <= bound)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		p = MAX(lo - 1, cur);
+		while (p < n && !x->hits[p])
+			p++;
+		if (p == n) {                /* the list ends within this batch */
+			int before = cur > 0 ? sched_fen_prefix(x->fen, cur - 1) : 0;
+			s->run->releases_scanned += (uint64_t)x->nuse;
+			if (x->nuse == before)
+				return -1;
+			int last = sched_fen_kth(x->fen, n, x->nuse);
+			*upto = last;
+			return last >= fit ? (e[last].end > s->now ? e[last].end : s->now + 1) : -1;
+		}
+		if (p >= fit) {
+			*upto = p;
+			s->run->releases_scanned += (uint64_t)sched_fen_prefix(x->fen, p);
+			return e[p].end > s->now ? e[p].end : s->now + 1;
+		}
+		if (p + 1 >= n) {
+			s->run->releases_scanned += (uint64_t)x->nuse;
+			return -1;
+		}
+		do
+			window *= 2;
+		while (e[p + 1].end > base + window);
+		cur = p + 1;
+	}
+}
+
+/* The will-run scratch view sched_wr_fast's answer leaves the nodes of
+ * s->wr_cnt in (the walk's): their free resources and every release at
+ * positions up to upto. */
+static void sched_wr_index_view(sched_t *s, int upto)
+{
+	const wr_index_t *x = &s->wx;
+	if (++s->wr_call == 0) {         /* stamps wrapped: start them over */
+		memset(s->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
+		s->wr_call = 1;
+	}
+	SCHED_FOR_BITS(s->wr_cnt, s->nnwords, v, {
+		s->wr_stamp[v] = s->wr_call;
+		s->wr_g[v] = s->free_g[v];
+		s->wr_c[v] = s->free_c[v];
+		s->wr_m[v] = s->free_m[v];
+		for (int q = x->off[v]; q < x->off[v + 1] && x->item[q].pos <= upto; q++) {
+			s->wr_g[v] += x->item[q].gpus;
+			s->wr_c[v] += x->item[q].cpus;
+			s->wr_m[v] += (int64_t)x->item[q].mem;
+		}
+	});
 }
 
 /* The nodes a reservation for r takes in the scratch view: as select/
@@ -389,13 +709,16 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 		m->nodes = g_new(uint64_t, s->nnwords);
 	memcpy(m->nodes, s->wr_bits, bytes);
 	uint64_t before = s->run->releases_scanned;
-	m->when = sched_will_run(s, r);
+	/* a per-node request in one group: from the index (no scratch view) */
+	bool fast = r->nodes && r->elig->ngroups == 1 && sched_wr_index_pays(s);
+	m->when = fast ? sched_wr_fast(s, r, &m->upto) : sched_will_run(s, r);
+	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;
 	m->epoch = s->wr_epoch;
 	m->hash = h;
 	m->req = r;
 	m->placed = false;
-	*fresh = true;
+	*fresh = !fast;
 	return m;
 }
 
@@ -404,7 +727,9 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fresh)
 {
 	if (!m->placed) {
-		if (!fresh) {
+		if (m->indexed) {
+			sched_wr_index_view(s, m->upto);
+		} else if (!fresh) {
 			uint64_t before = s->run->releases_scanned;
 			sched_will_run(s, r);
 			s->run->releases_scanned = before;
