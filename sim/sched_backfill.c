@@ -354,34 +354,48 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 
 /* ------------------------------------------------------------ will-run by index */
 
-/* Fenwick trees over positions 0..n-1 (f has n + 1 counts). */
-static void sched_fen_add(int32_t *f, int n, int i, int d)
+/* Bitmap u (of n bits): how many are set at 0..i. */
+static int sched_bits_prefix(const uint64_t *u, int i)
 {
-	for (i++; i <= n; i += i & -i)
-		f[i] += d;
+	int c = 0, w = i >> 6;
+	for (int k = 0; k < w; k++)
+		c += __builtin_popcountll(u[k]);
+	uint64_t m = (i & 63) == 63 ? ~0ull : (2ull << (i & 63)) - 1;
+	return c + __builtin_popcountll(u[w] & m);
 }
 
-/* How many are counted at positions 0..i. */
-static int sched_fen_prefix(const int32_t *f, int i)
+/* The first set bit of u (n bits) at or after i, n if none. */
+static int sched_bits_next(const uint64_t *u, int n, int i)
 {
-	int c = 0;
-	for (i++; i > 0; i -= i & -i)
-		c += f[i];
-	return c;
+	if (i >= n)
+		return n;
+	int w = i >> 6, nw = (n + 63) >> 6;
+	uint64_t m = u[w] & (~0ull << (i & 63));
+	while (!m && ++w < nw)
+		m = u[w];
+	return m ? MIN(w * 64 + __builtin_ctzll(m), n) : n;
 }
 
-/* The smallest position whose prefix holds k (1 <= k <= the total). */
-static int sched_fen_kth(const int32_t *f, int n, int k)
+/* The last set bit of u (n bits, one at least). */
+static int sched_bits_last(const uint64_t *u, int n)
 {
-	int pos = 0, step = 1;
-	while (step * 2 <= n)
-		step *= 2;
-	for (; step; step >>= 1)
-		if (pos + step <= n && f[pos + step] < k) {
-			pos += step;
-			k -= f[pos];
-		}
-	return pos;
+	int w = (n + 63) >> 6;
+	while (!u[--w])
+		;
+	return w * 64 + 63 - __builtin_clzll(u[w]);
+}
+
+/* The smallest position whose count with those before it reaches k
+ * (1 <= k <= the total), from per-position counts and their sums per 64. */
+static int sched_count_kth(const int32_t *cnt, const int32_t *blk, int k)
+{
+	int b = 0;
+	while (blk[b] < k)
+		k -= blk[b++];
+	int p = b * 64;
+	while (cnt[p] < k)
+		k -= cnt[p++];
+	return p;
 }
 
 void sched_wr_index_free(wr_index_t *x)
@@ -389,12 +403,13 @@ void sched_wr_index_free(wr_index_t *x)
 	g_free(x->off);
 	g_free(x->item);
 	g_free(x->hits);
-	g_free(x->fen);
+	g_free(x->use);
 	g_free(x->set);
 	for (int k = 0; k < SCHED_WR_SHAPES; k++) {
 		g_free(x->shape[k].fit);
 		g_free(x->shape[k].set);
-		g_free(x->shape[k].fen);
+		g_free(x->shape[k].cnt);
+		g_free(x->shape[k].blk);
 	}
 }
 
@@ -410,13 +425,16 @@ static void sched_wr_index_build(sched_t *s)
 		x->off = g_new(int, nn + 2);
 		x->set = g_new(uint64_t, s->nnwords + 1);
 	}
-	if (n > x->cap || !x->fen) {
+	if (n > x->cap || !x->use) {
 		x->cap = MAX(MAX(n, 2 * x->cap), 64);
+		size_t nb = (size_t)(x->cap + 63) / 64;
 		x->hits = g_renew(int, x->hits, x->cap);
-		x->fen = g_renew(int32_t, x->fen, x->cap + 1);
+		x->use = g_renew(uint64_t, x->use, nb);
 		for (int k = 0; k < SCHED_WR_SHAPES; k++)
-			if (x->shape[k].fen)
-				x->shape[k].fen = g_renew(int32_t, x->shape[k].fen, x->cap + 1);
+			if (x->shape[k].cnt) {
+				x->shape[k].cnt = g_renew(int32_t, x->shape[k].cnt, nb * 64);
+				x->shape[k].blk = g_renew(int32_t, x->shape[k].blk, nb);
+			}
 	}
 	memset(x->off, 0, sizeof(int) * (size_t)(nn + 2));
 	for (int p = 0; p < n; p++) {
@@ -451,9 +469,10 @@ static void sched_wr_index_build(sched_t *s)
 	}
 	x->n = n;
 	memset(x->hits, 0, sizeof(int) * (size_t)n);
-	memset(x->fen, 0, sizeof(int32_t) * (size_t)(n + 1));
+	memset(x->use, 0, sizeof(uint64_t) * (size_t)((n + 63) / 64));
 	memset(x->set, 0, sizeof(uint64_t) * s->nnwords);
 	x->nuse = 0;
+	x->shapes_built = 0;
 	x->epoch = s->wr_epoch;
 }
 
@@ -472,7 +491,7 @@ static void sched_wr_index_sync(sched_t *s)
 			int before = x->hits[p];
 			x->hits[p] += in;
 			if ((before > 0) != (x->hits[p] > 0)) {
-				sched_fen_add(x->fen, x->n, p, in);
+				x->use[p >> 6] ^= 1ull << (p & 63);
 				x->nuse += in;
 			}
 		}
@@ -482,29 +501,40 @@ static void sched_wr_index_sync(sched_t *s)
 /* Request r's shape in this epoch, its counts brought to the nodes in
  * s->wr_cnt: per node, the first position of s->all after whose release
  * (and every one before it) the node fits the request. */
+static wr_shape_t *sched_wr_shape_find(sched_t *s, const req_t *r)
+{
+	for (int i = 0; i < SCHED_WR_SHAPES; i++) {
+		int k = (s->wx.hint + i) % SCHED_WR_SHAPES;   /* the last one found first */
+		wr_shape_t *t = &s->wx.shape[k];
+		if (t->epoch == s->wr_epoch && t->fit && t->bnodes == r->elig->bnodes &&
+		    t->gpus_per_node == r->gpus_per_node && t->cpus_per_node == r->cpus_per_node &&
+		    t->mem_per_node == r->mem_per_node) {
+			s->wx.hint = k;
+			return t;
+		}
+	}
+	return NULL;
+}
+
 static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 {
 	wr_index_t *x = &s->wx;
 	const uint64_t *bn = r->elig->bnodes;
-	wr_shape_t *sh = NULL;
-	for (int k = 0; k < SCHED_WR_SHAPES && !sh; k++) {
-		wr_shape_t *t = &x->shape[k];
-		if (t->epoch == s->wr_epoch && t->fit && t->bnodes == bn &&
-		    t->gpus_per_node == r->gpus_per_node && t->cpus_per_node == r->cpus_per_node &&
-		    t->mem_per_node == r->mem_per_node)
-			sh = t;
-	}
+	wr_shape_t *sh = sched_wr_shape_find(s, r);
 	if (!sh) {
+		x->shapes_built++;
 		int nn = s->c->nnodes;
 		sh = &x->shape[x->next_shape];
 		x->next_shape = (x->next_shape + 1) % SCHED_WR_SHAPES;
+		size_t nb = (size_t)(x->cap + 63) / 64;
 		if (!sh->fit) {
 			sh->fit = g_new(int32_t, nn);
 			sh->set = g_new(uint64_t, s->nnwords + 1);
-			sh->fen = g_new(int32_t, x->cap + 1);
+			sh->cnt = g_new(int32_t, nb * 64);
+			sh->blk = g_new(int32_t, nb);
 		}
 		*sh = (wr_shape_t){ s->wr_epoch, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
-				    bn, sh->fit, sh->set, sh->fen, 0, 0 };
+				    bn, sh->fit, sh->set, sh->cnt, sh->blk, 0, 0 };
 		for (int v = 0; v < nn; v++) {
 			int64_t g = s->free_g[v], c = s->free_c[v], m = s->free_m[v];
 			sh->fit[v] = -1;
@@ -523,7 +553,9 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 			}
 		}
 		memset(sh->set, 0, sizeof(uint64_t) * s->nnwords);
-		memset(sh->fen, 0, sizeof(int32_t) * (size_t)(x->n + 1));
+		size_t used = (size_t)(x->n + 63) / 64;
+		memset(sh->cnt, 0, sizeof(int32_t) * used * 64);
+		memset(sh->blk, 0, sizeof(int32_t) * used);
 	}
 	SCHED_FOR_BITS_XOR(sh->set, s->wr_cnt, s->nnwords, v, {
 		int in = bits_test(s->wr_cnt, v) ? 1 : -1;
@@ -531,23 +563,28 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 		if (sh->fit[v] < 0) {
 			sh->now += in;
 		} else if (sh->fit[v] != INT32_MAX) {
-			sched_fen_add(sh->fen, x->n, sh->fit[v], in);
+			sh->cnt[sh->fit[v]] += in;
+			sh->blk[sh->fit[v] >> 6] += in;
 			sh->later += in;
 		}
 	});
 	return sh;
 }
 
-/* Is the index worth building (or built) for this epoch: have its walks
- * already gone over more entries than building it costs? Either way gives
- * the same answers; on a short list or a quiet epoch the walk is cheaper. */
-static bool sched_wr_index_pays(const sched_t *s)
+/* Is the index worth building (or built) for this epoch and r's shape: have
+ * the epoch's walks already gone over more entries than building it and
+ * the shapes so far costs? Either way gives the same answers; on a short
+ * list or a quiet epoch the walk is cheaper. */
+static bool sched_wr_index_pays(sched_t *s, const req_t *r)
 {
 	const wr_index_t *x = &s->wx;
-	if (x->off && x->epoch == s->wr_epoch)
+	bool built = x->off && x->epoch == s->wr_epoch;
+	if (built && sched_wr_shape_find(s, r))
 		return true;
+	/* each shape costs about as much to set up as the index */
+	uint64_t cost = (uint64_t)s->all.n + (uint64_t)s->c->nnodes;
 	return x->walk_epoch == s->wr_epoch &&
-	       x->walked > 4 * ((uint64_t)s->all.n + (uint64_t)s->c->nnodes);
+	       x->walked > 4 * cost * (1 + (built ? (uint64_t)x->shapes_built : 0));
 }
 
 /* sched_will_run's answer and its count of releases (added to
@@ -570,10 +607,11 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 		return s->now;
 	int n = x->n;
 	const release_t *e = s->all.e;
-	int fit = need - sh->now <= sh->later ? sched_fen_kth(sh->fen, n, (int)(need - sh->now)) : INT32_MAX;
+	int fit = need - sh->now <= sh->later ? sched_count_kth(sh->cnt, sh->blk, (int)(need - sh->now))
+					      : INT32_MAX;
 	if (x->nuse == 0)
 		return -1;
-	int p = sched_fen_kth(x->fen, n, 1);
+	int p = sched_bits_next(x->use, n, 0);
 	int64_t org = s->o->params.bf_origin_s, window = 30;
 	int64_t base = e[p].end + (30 - ((e[p].end + org) % 30 + 30) % 30);
 	int cur = p;
@@ -581,7 +619,12 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 		/* the batch from cur ends at the first usable entry at or
 		 * after the last one within the window (e[cur] is within it) */
 		int64_t bound = base + window;
-		int lo = cur, hi = n;
+		int lo = cur, hi = n, step = 1;
+		while (lo + step < n && e[lo + step].end <= bound) {  /* gallop, then halve */
+			lo += step;
+			step *= 2;
+		}
+		hi = MIN(lo + step, n);
 		while (lo < hi) {
 			int mid = lo + (hi - lo) / 2;
 			if (e[mid].end <= bound)
@@ -589,21 +632,18 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 			else
 				hi = mid;
 		}
-		p = MAX(lo - 1, cur);
-		while (p < n && !x->hits[p])
-			p++;
+		p = sched_bits_next(x->use, n, MAX(lo - 1, cur));
 		if (p == n) {                /* the list ends within this batch */
-			int before = cur > 0 ? sched_fen_prefix(x->fen, cur - 1) : 0;
 			s->run->releases_scanned += (uint64_t)x->nuse;
-			if (x->nuse == before)
+			if (sched_bits_next(x->use, n, cur) == n)
 				return -1;
-			int last = sched_fen_kth(x->fen, n, x->nuse);
+			int last = sched_bits_last(x->use, n);
 			*upto = last;
 			return last >= fit ? (e[last].end > s->now ? e[last].end : s->now + 1) : -1;
 		}
 		if (p >= fit) {
 			*upto = p;
-			s->run->releases_scanned += (uint64_t)sched_fen_prefix(x->fen, p);
+			s->run->releases_scanned += (uint64_t)sched_bits_prefix(x->use, p);
 			return e[p].end > s->now ? e[p].end : s->now + 1;
 		}
 		if (p + 1 >= n) {
@@ -710,7 +750,7 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	memcpy(m->nodes, s->wr_bits, bytes);
 	uint64_t before = s->run->releases_scanned;
 	/* a per-node request in one group: from the index (no scratch view) */
-	bool fast = r->nodes && r->elig->ngroups == 1 && sched_wr_index_pays(s);
+	bool fast = r->nodes && r->elig->ngroups == 1 && sched_wr_index_pays(s, r);
 	m->when = fast ? sched_wr_fast(s, r, &m->upto) : sched_will_run(s, r);
 	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;

@@ -132,7 +132,7 @@ typedef struct {                 /* one per-node request shape's nodes by the */
 	const uint64_t *bnodes;      /* the nodes it may count (its elig's) */
 	int32_t *fit;                /* per node: that position, -1 now, INT32_MAX never */
 	uint64_t *set;               /* the nodes counted (nnwords words) */
-	int32_t *fen;                /* a Fenwick tree over positions: nodes of set */
+	int32_t *cnt, *blk;          /* nodes of set per position, per 64 positions */
 	int now, later;              /* nodes of set that fit now, and from some position */
 } wr_shape_t;
 
@@ -143,11 +143,12 @@ typedef struct {                 /* running jobs' releases by node, rebuilt per 
 	int *off;                    /* per node: where its releases start in item */
 	wr_item_t *item;             /* per node, by position */
 	int *hits;                   /* per position: its allocations on nodes of set */
-	int32_t *fen;                /* a Fenwick tree over positions: hits > 0 */
-	int nuse;                    /* positions with hits > 0 */
+	uint64_t *use;               /* positions with hits > 0 (a bitmap) */
+	int nuse;                    /* how many */
 	uint64_t *set;               /* the nodes hits counts (nnwords words) */
 	wr_shape_t shape[SCHED_WR_SHAPES];
-	int next_shape;
+	int next_shape, shapes_built; /* this epoch */
+	int hint;                    /* the shape last looked up */
 	uint64_t walk_epoch, walked; /* entries the walks of that epoch went over */
 } wr_index_t;
 
