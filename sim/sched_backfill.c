@@ -584,7 +584,7 @@ static bool sched_wr_index_pays(sched_t *s, const req_t *r)
 	/* each shape costs about as much to set up as the index */
 	uint64_t cost = (uint64_t)s->all.n + (uint64_t)s->c->nnodes;
 	return x->walk_epoch == s->wr_epoch &&
-	       x->walked > 4 * cost * (1 + (built ? (uint64_t)x->shapes_built : 0));
+	       x->walked > cost * (1 + (built ? (uint64_t)x->shapes_built : 0));
 }
 
 /* sched_will_run's answer and its count of releases (added to
