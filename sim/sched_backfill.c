@@ -14,6 +14,22 @@
 
 #include "sim/sched_internal.h"
 
+/* Call f(n) for each node n in bitmap b of nw words, ascending. */
+#define SCHED_FOR_BITS(b, nw, n, body)                                          \
+	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
+		for (uint64_t m_ = (b)[w_]; m_; m_ &= m_ - 1) {                 \
+			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
+			body;                                                   \
+		}
+
+/* The same for each node set in a or b but not both: n's bit differs. */
+#define SCHED_FOR_BITS_XOR(a, b, nw, n, body)                                  \
+	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
+		for (uint64_t m_ = (a)[w_] ^ (b)[w_]; m_; m_ &= m_ - 1) {       \
+			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
+			body;                                                   \
+		}
+
 /* t rounded down to a multiple of res on the wall clock, where the trace's
  * second 0 is at org (mod res) on it. */
 static int64_t sched_floor_res(int64_t t, int64_t res, int64_t org)
@@ -161,22 +177,6 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 	*pe = sched_ivl_count_by(s, s->ivl_by_end, false, start_res);
 	sched_wr_nodes_done(s, e);
 }
-
-/* Call f(n) for each node n in bitmap b of nw words, ascending. */
-#define SCHED_FOR_BITS(b, nw, n, body)                                          \
-	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
-		for (uint64_t m_ = (b)[w_]; m_; m_ &= m_ - 1) {                 \
-			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
-			body;                                                   \
-		}
-
-/* The same for each node set in a or b but not both: n's bit differs. */
-#define SCHED_FOR_BITS_XOR(a, b, nw, n, body)                                  \
-	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
-		for (uint64_t m_ = (a)[w_] ^ (b)[w_]; m_; m_ &= m_ - 1) {       \
-			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
-			body;                                                   \
-		}
 
 /* What node n of the will-run scratch view gives request r (0 unless the
  * test looks at it), added to have[] of each group its class is in. */
@@ -680,6 +680,26 @@ static void sched_wr_index_view(sched_t *s, int upto)
 	});
 }
 
+/* sched_wr_place for a per-node request in one group answered from the
+ * index (its shape sh, releases up to upto): the nodes of s->wr_cnt that
+ * fit then are those whose position is at most upto, with their CPUs then. */
+static int sched_wr_index_place(sched_t *s, const req_t *r, const wr_shape_t *sh, int upto)
+{
+	const wr_index_t *x = &s->wx;
+	int nl = 0;
+	SCHED_FOR_BITS(s->wr_cnt, s->nnwords, v, {
+		if (sh->fit[v] <= upto) {
+			int64_t cpu = s->free_c[v];
+			for (int q = x->off[v]; q < x->off[v + 1] && x->item[q].pos <= upto; q++)
+				cpu += x->item[q].cpus;
+			s->run_node[nl] = v;
+			s->run_cpu[nl] = cpu;
+			s->run_weight[nl++] = sched_run_weight(s->c->nodes[v].weight, r->gpus_per_node);
+		}
+	});
+	return sched_runs_choose(s, r, nl);
+}
+
 /* The nodes a reservation for r takes in the scratch view: as select/
  * cons_tres picks them (sched_runs_choose) for a per-node job, the first
  * that can give GPUs for a spreading one. Fills s->abuf; returns the count. */
@@ -766,7 +786,15 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
  * when only its start was remembered). */
 static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fresh)
 {
+	const wr_shape_t *sh;
 	if (!m->placed) {
+		if (m->indexed && r->elig->ngroups == 1 && (sh = sched_wr_shape_find(s, r))) {
+			m->na = sched_wr_index_place(s, r, sh, m->upto);
+			m->a = g_renew(alloc_t, m->a, MAX(m->na, 1));
+			memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
+			m->placed = true;
+			return m->na;
+		}
 		if (m->indexed) {
 			sched_wr_index_view(s, m->upto);
 		} else if (!fresh) {
