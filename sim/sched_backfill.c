@@ -77,22 +77,6 @@ static bool sched_ivl_busy(const sched_t *s, int n, int64_t a, int64_t b)
 	return false;
 }
 
-/* The first end of a reservation of this pass after t (SCHED_INF: none):
- * where Slurm's backfill tries a job again when the nodes free then might
- * let it start earlier (TRY_LATER). */
-static int64_t sched_ivl_next_end(const sched_t *s, int64_t t)
-{
-	size_t lo = 0, hi = s->nivl;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->ivl_ends[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nivl ? s->ivl_ends[lo] : SCHED_INF;
-}
-
 static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 {
 	for (size_t w = 0; w < s->nnwords; w++)
@@ -109,10 +93,12 @@ static void sched_wr_hold(sched_t *s, const elig_t *e, int i, int sign)
 		s->wr_held[n] = 0;
 	}
 	s->wr_held[n] += sign;
+	uint64_t before = s->wr_bits[n >> 6];
 	if (s->wr_held[n] == 0 && bits_test(e->wnodes, n))
 		s->wr_bits[n >> 6] |= 1ull << (n & 63);
 	else if (s->wr_held[n] > 0)
 		s->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+	s->wr_changed |= before != s->wr_bits[n >> 6];
 }
 
 /* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
@@ -841,19 +827,33 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	/* Each try starts later than the one before (at a reservation's end or
 	 * at the start the last one found), so the loop ends by the horizon. */
 	bool swept = false;              /* the node set is set up for updates */
-	size_t ps = 0, pe = 0;
+	size_t ps = 0, pe = 0, ie = 0;
 	int64_t old_end = 0;
+	wr_memo_t *m = NULL;
 	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
-		int64_t later = sched_ivl_next_end(s, start_res);
+		/* the first end of a reservation of this pass after start_res
+		 * (SCHED_INF: none): where Slurm's backfill tries the job again
+		 * when the nodes free then might let it start earlier
+		 * (TRY_LATER); no reservation is added while the tries last */
+		while (ie < s->nivl && s->ivl_ends[ie] <= start_res)
+			ie++;
+		int64_t later = ie < s->nivl ? s->ivl_ends[ie] : SCHED_INF;
+		s->wr_changed = !swept;
 		if (!swept)
 			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
 		else
 			sched_wr_nodes_advance(s, e, old_end, start_res, end_time, &ps, &pe);
 		swept = true;
 		old_end = end_time;
-		bool fresh;
-		wr_memo_t *m = sched_wr_memo(s, r, &fresh);
+		bool fresh = false;
+		if (s->wr_changed) {
+			m = sched_wr_memo(s, r, &fresh);
+		} else {
+			/* the same nodes as the last try: its answer (what
+			 * sched_wr_memo would find, the slot unchanged since) */
+			s->run->releases_scanned += m->scanned;
+		}
 		int64_t when = m->when;
 		if (when < 0) {
 			if (later == SCHED_INF)

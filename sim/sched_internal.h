@@ -212,6 +212,7 @@ typedef struct {
 	size_t nivl, capivl;
 	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
 	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
+	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
 				     /* wr_stamp[n] == wr_call (sched_wr_load) */
