@@ -30,7 +30,8 @@
  * in buckets by free GPUs, so a placement visits only nodes that can serve
  * it; a job that failed to fit is not re-tried until some job has ended (a
  * release epoch); running jobs sit in one array by expected end, which
- * Slurm's will-run test walks over a node bitmap (sched_backfill.c); its
+ * Slurm's will-run test walks over a node bitmap, or reads from an index
+ * of it by node, rebuilt when a job starts or ends (sched_backfill.c); its
  * answers are remembered per request shape and node set until a job starts
  * or ends; reservations are computed lazily, only when a lower-priority job
  * could start now on classes they might use. The same model runs at every

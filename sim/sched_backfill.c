@@ -5,7 +5,11 @@
  * the pass holds then, rounded to bf_resolution on the wall clock), and the
  * pass that
  * starts lower-priority jobs only where they delay no reservation (requests
- * the reservations stop are remembered for the rest of the pass).
+ * the reservations stop are remembered for the rest of the pass). A
+ * per-node request's will-run test is answered from an index of the
+ * releases by node (sched_wr_fast: per node the position after which it
+ * fits, counts over positions) once an epoch's walks have paid for it; the
+ * walk (sched_will_run) answers the rest, with the same answers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -14,21 +18,17 @@
 
 #include "sim/sched_internal.h"
 
-/* Call f(n) for each node n in bitmap b of nw words, ascending. */
-#define SCHED_FOR_BITS(b, nw, n, body)                                          \
+/* Run body for each bit n set in the words word (an expression of w_, the
+ * word's index) of nw words, ascending. */
+#define SCHED_FOR_WORD_BITS(word, nw, n, body)                                  \
 	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
-		for (uint64_t m_ = (b)[w_]; m_; m_ &= m_ - 1) {                 \
+		for (uint64_t m_ = (word); m_; m_ &= m_ - 1) {                  \
 			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
 			body;                                                   \
 		}
-
-/* The same for each node set in a or b but not both: n's bit differs. */
-#define SCHED_FOR_BITS_XOR(a, b, nw, n, body)                                  \
-	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
-		for (uint64_t m_ = (a)[w_] ^ (b)[w_]; m_; m_ &= m_ - 1) {       \
-			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
-			body;                                                   \
-		}
+/* ... for each node n in bitmap b; in a or b but not both (n's bit differs) */
+#define SCHED_FOR_BITS(b, nw, n, body) SCHED_FOR_WORD_BITS((b)[w_], nw, n, body)
+#define SCHED_FOR_BITS_XOR(a, b, nw, n, body) SCHED_FOR_WORD_BITS((a)[w_] ^ (b)[w_], nw, n, body)
 
 /* t rounded down to a multiple of res on the wall clock, where the trace's
  * second 0 is at org (mod res) on it. */
