@@ -591,9 +591,7 @@ static void sched_state_init(sched_t *s)
 	s->bf_part = g_new0(struct bf_count, MAX(c->nparts, 1));
 	if (s->o->params.bf_max_job_user_part)
 		s->bf_user_part = g_new0(struct bf_count, (size_t)MAX(s->nusers, 1) * MAX(c->nparts, 1));
-	s->wr_held = g_new(int, nn);
 	s->wr_stamp = g_new0(uint32_t, nn);
-	s->wr_held_stamp = g_new0(uint32_t, nn);
 	sched_sockets_init(s);
 	s->nnwords = (nn + 63) / 64;
 	s->wr_bits = g_new(uint64_t, s->nnwords + 1);
@@ -627,7 +625,7 @@ static void sched_state_free(sched_t *s)
 	g_free(s->ivl);
 	g_free(s->ivl_head);
 	g_free(s->ivl_ends); g_free(s->ivl_by_start); g_free(s->ivl_by_end);
-	g_free(s->wr_held); g_free(s->wr_stamp); g_free(s->wr_held_stamp);
+	g_free(s->wr_stamp);
 	g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
 	g_free(s->wr_bits);
 	g_free(s->wr_cnt);

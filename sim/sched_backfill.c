@@ -83,22 +83,25 @@ static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 		s->wr_cnt[w] = s->wr_bits[w] & e->bnodes[w];
 }
 
-/* Reservation i holds its node for one more (sign 1) or one fewer try
- * interval's worth: the node leaves or rejoins the test's nodes. */
-static void sched_wr_hold(sched_t *s, const elig_t *e, int i, int sign)
+/* Reservation i meets the try's interval: its node leaves the test's nodes. */
+static inline void sched_wr_hold(sched_t *s, int i)
 {
 	int n = s->ivl[i].node;
-	if (s->wr_held_stamp[n] != s->wr_try) {
-		s->wr_held_stamp[n] = s->wr_try;
-		s->wr_held[n] = 0;
-	}
-	s->wr_held[n] += sign;
 	uint64_t before = s->wr_bits[n >> 6];
-	if (s->wr_held[n] == 0 && bits_test(e->wnodes, n))
-		s->wr_bits[n >> 6] |= 1ull << (n & 63);
-	else if (s->wr_held[n] > 0)
-		s->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+	s->wr_bits[n >> 6] &= ~(1ull << (n & 63));
 	s->wr_changed |= before != s->wr_bits[n >> 6];
+}
+
+/* Reservation i no longer meets the try's interval [a, b]: its node rejoins
+ * the test's nodes unless another reservation on it still meets it (or the
+ * test never looks at it). */
+static void sched_wr_unhold(sched_t *s, const elig_t *e, int i, int64_t a, int64_t b)
+{
+	int n = s->ivl[i].node;
+	if (bits_test(s->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
+		return;
+	s->wr_bits[n >> 6] |= 1ull << (n & 63);
+	s->wr_changed = true;
 }
 
 /* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
@@ -128,10 +131,10 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
 {
 	for (; *ps < s->nivl && s->ivl[s->ivl_by_start[*ps]].start <= end_time; ++*ps)
 		if (s->ivl[s->ivl_by_start[*ps]].end > start_res)
-			sched_wr_hold(s, e, s->ivl_by_start[*ps], 1);
+			sched_wr_hold(s, s->ivl_by_start[*ps]);
 	for (; *pe < s->nivl && s->ivl[s->ivl_by_end[*pe]].end <= start_res; ++*pe)
 		if (s->ivl[s->ivl_by_end[*pe]].start <= old_end)
-			sched_wr_hold(s, e, s->ivl_by_end[*pe], -1);
+			sched_wr_unhold(s, e, s->ivl_by_end[*pe], start_res, end_time);
 	sched_wr_nodes_done(s, e);
 }
 
@@ -155,11 +158,10 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 		}
 	}
 	memcpy(s->wr_bits, e->wnodes, bytes);
-	s->wr_try++;
-	for (size_t i = 0; i < s->nivl; i++)
-		if (s->ivl[i].start <= end_time && s->ivl[i].end > start_res)
-			sched_wr_hold(s, e, (int)i, 1);
 	*ps = sched_ivl_count_by(s, s->ivl_by_start, true, end_time);
+	for (size_t k = 0; k < *ps; k++)
+		if (s->ivl[s->ivl_by_start[k]].end > start_res)
+			sched_wr_hold(s, s->ivl_by_start[k]);
 	*pe = sched_ivl_count_by(s, s->ivl_by_end, false, start_res);
 	sched_wr_nodes_done(s, e);
 }

@@ -206,9 +206,6 @@ typedef struct {
 	int64_t *ivl_ends;           /* the reservations' ends, ascending */
 	int *ivl_by_start;           /* the reservations by start, and by end (the */
 	int *ivl_by_end;             /* order of ivl_ends), for sched_wr_nodes_advance */
-	int *wr_held;                /* per node: reservations meeting the try's interval */
-	uint32_t *wr_held_stamp;     /* wr_held[n] is valid when == wr_try */
-	uint32_t wr_try;
 	size_t nivl, capivl;
 	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
 	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
