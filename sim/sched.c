@@ -30,7 +30,8 @@
  * in buckets by free GPUs, so a placement visits only nodes that can serve
  * it; a job that failed to fit is not re-tried until some job has ended (a
  * release epoch); running jobs sit in one array by expected end, which
- * Slurm's will-run test walks over a node bitmap (sched_backfill.c); its
+ * Slurm's will-run test walks over a node bitmap, or reads from an index
+ * of it by node, rebuilt when a job starts or ends (sched_backfill.c); its
  * answers are remembered per request shape and node set until a job starts
  * or ends; reservations are computed lazily, only when a lower-priority job
  * could start now on classes they might use. The same model runs at every
@@ -607,9 +608,7 @@ static void sched_state_init(sched_t *s)
 	s->bf_part = g_new0(struct bf_count, MAX(c->nparts, 1));
 	if (s->o->params.bf_max_job_user_part)
 		s->bf_user_part = g_new0(struct bf_count, (size_t)MAX(s->nusers, 1) * MAX(c->nparts, 1));
-	s->wr_held = g_new(int, nn);
 	s->wr_stamp = g_new0(uint32_t, nn);
-	s->wr_held_stamp = g_new0(uint32_t, nn);
 	sched_sockets_init(s);
 	s->nnwords = (nn + 63) / 64;
 	s->wr_bits = g_new(uint64_t, s->nnwords + 1);
@@ -643,7 +642,7 @@ static void sched_state_free(sched_t *s)
 	g_free(s->ivl);
 	g_free(s->ivl_head);
 	g_free(s->ivl_ends); g_free(s->ivl_by_start); g_free(s->ivl_by_end);
-	g_free(s->wr_held); g_free(s->wr_stamp); g_free(s->wr_held_stamp);
+	g_free(s->wr_stamp);
 	g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
 	g_free(s->wr_bits);
 	g_free(s->wr_cnt);
@@ -653,6 +652,7 @@ static void sched_state_free(sched_t *s)
 			g_free(s->wr_memo[k].a);
 		}
 	g_free(s->wr_memo);
+	sched_wr_index_free(&s->wx);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
 	g_free(s->resv_stamp); g_free(s->resv_start);

@@ -5,7 +5,11 @@
  * the pass holds then, rounded to bf_resolution on the wall clock), and the
  * pass that
  * starts lower-priority jobs only where they delay no reservation (requests
- * the reservations stop are remembered for the rest of the pass).
+ * the reservations stop are remembered for the rest of the pass). A
+ * per-node request's will-run test is answered from an index of the
+ * releases by node (sched_wr_fast: per node the position after which it
+ * fits, counts over positions) once an epoch's walks have paid for it; the
+ * walk (sched_will_run) answers the rest, with the same answers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -13,6 +17,18 @@
 #include <string.h>
 
 #include "sim/sched_internal.h"
+
+/* Run body for each bit n set in the words word (an expression of w_, the
+ * word's index) of nw words, ascending. */
+#define SCHED_FOR_WORD_BITS(word, nw, n, body)                                  \
+	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
+		for (uint64_t m_ = (word); m_; m_ &= m_ - 1) {                  \
+			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
+			body;                                                   \
+		}
+/* ... for each node n in bitmap b; in a or b but not both (n's bit differs) */
+#define SCHED_FOR_BITS(b, nw, n, body) SCHED_FOR_WORD_BITS((b)[w_], nw, n, body)
+#define SCHED_FOR_BITS_XOR(a, b, nw, n, body) SCHED_FOR_WORD_BITS((a)[w_] ^ (b)[w_], nw, n, body)
 
 /* t rounded down to a multiple of res on the wall clock, where the trace's
  * second 0 is at org (mod res) on it. */
@@ -61,42 +77,31 @@ static bool sched_ivl_busy(const sched_t *s, int n, int64_t a, int64_t b)
 	return false;
 }
 
-/* The first end of a reservation of this pass after t (SCHED_INF: none):
- * where Slurm's backfill tries a job again when the nodes free then might
- * let it start earlier (TRY_LATER). */
-static int64_t sched_ivl_next_end(const sched_t *s, int64_t t)
-{
-	size_t lo = 0, hi = s->nivl;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->ivl_ends[mid] <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < s->nivl ? s->ivl_ends[lo] : SCHED_INF;
-}
-
 static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 {
 	for (size_t w = 0; w < s->nnwords; w++)
 		s->wr_cnt[w] = s->wr_bits[w] & e->bnodes[w];
 }
 
-/* Reservation i holds its node for one more (sign 1) or one fewer try
- * interval's worth: the node leaves or rejoins the test's nodes. */
-static void sched_wr_hold(sched_t *s, const elig_t *e, int i, int sign)
+/* Reservation i meets the try's interval: its node leaves the test's nodes. */
+static inline void sched_wr_hold(sched_t *s, int i)
 {
 	int n = s->ivl[i].node;
-	if (s->wr_held_stamp[n] != s->wr_try) {
-		s->wr_held_stamp[n] = s->wr_try;
-		s->wr_held[n] = 0;
-	}
-	s->wr_held[n] += sign;
-	if (s->wr_held[n] == 0 && bits_test(e->wnodes, n))
-		s->wr_bits[n >> 6] |= 1ull << (n & 63);
-	else if (s->wr_held[n] > 0)
-		s->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+	uint64_t before = s->wr_bits[n >> 6];
+	s->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+	s->wr_changed |= before != s->wr_bits[n >> 6];
+}
+
+/* Reservation i no longer meets the try's interval [a, b]: its node rejoins
+ * the test's nodes unless another reservation on it still meets it (or the
+ * test never looks at it). */
+static void sched_wr_unhold(sched_t *s, const elig_t *e, int i, int64_t a, int64_t b)
+{
+	int n = s->ivl[i].node;
+	if (bits_test(s->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
+		return;
+	s->wr_bits[n >> 6] |= 1ull << (n & 63);
+	s->wr_changed = true;
 }
 
 /* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
@@ -126,10 +131,10 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
 {
 	for (; *ps < s->nivl && s->ivl[s->ivl_by_start[*ps]].start <= end_time; ++*ps)
 		if (s->ivl[s->ivl_by_start[*ps]].end > start_res)
-			sched_wr_hold(s, e, s->ivl_by_start[*ps], 1);
+			sched_wr_hold(s, s->ivl_by_start[*ps]);
 	for (; *pe < s->nivl && s->ivl[s->ivl_by_end[*pe]].end <= start_res; ++*pe)
 		if (s->ivl[s->ivl_by_end[*pe]].start <= old_end)
-			sched_wr_hold(s, e, s->ivl_by_end[*pe], -1);
+			sched_wr_unhold(s, e, s->ivl_by_end[*pe], start_res, end_time);
 	sched_wr_nodes_done(s, e);
 }
 
@@ -153,22 +158,13 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 		}
 	}
 	memcpy(s->wr_bits, e->wnodes, bytes);
-	s->wr_try++;
-	for (size_t i = 0; i < s->nivl; i++)
-		if (s->ivl[i].start <= end_time && s->ivl[i].end > start_res)
-			sched_wr_hold(s, e, (int)i, 1);
 	*ps = sched_ivl_count_by(s, s->ivl_by_start, true, end_time);
+	for (size_t k = 0; k < *ps; k++)
+		if (s->ivl[s->ivl_by_start[k]].end > start_res)
+			sched_wr_hold(s, s->ivl_by_start[k]);
 	*pe = sched_ivl_count_by(s, s->ivl_by_end, false, start_res);
 	sched_wr_nodes_done(s, e);
 }
-
-/* Call f(n) for each node n in bitmap b of nw words, ascending. */
-#define SCHED_FOR_BITS(b, nw, n, body)                                          \
-	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
-		for (uint64_t m_ = (b)[w_]; m_; m_ &= m_ - 1) {                 \
-			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
-			body;                                                   \
-		}
 
 /* What node n of the will-run scratch view gives request r (0 unless the
  * test looks at it), added to have[] of each group its class is in. */
@@ -270,26 +266,42 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 	if (sched_wr_fits(r, have))
 		return s->now;
 	const rellist_t *l = &s->all;
+	const release_t *ent = l->e, *stop = l->e + l->n;
+	const uint64_t *bits = s->wr_bits, *cnt = s->wr_cnt;
+	/* a per-node request in one group: a node gives 0 or 1, so a release
+	 * adds whether it made the node fit (the general case below) */
+	const bool one = r->nodes && e->ngroups == 1;
 	int64_t org = s->o->params.bf_origin_s, base = -1, window = 30;
-	size_t i = 0;
+	uint64_t scanned = 0;
+	int64_t when = -1;
 	bool more = true;
 	while (more) {
 		const release_t *last = NULL, *next = NULL;
 		for (;;) {
-			if (i >= l->n) {
+			if (ent >= stop) {
 				more = false;
 				break;
 			}
-			const release_t *h = &l->e[i++];
+			const release_t *h = ent++;
 			if (h->node >= 0) {     /* one node: all the entry needs */
-				if (!bits_test(s->wr_bits, h->node))
+				int n = h->node;
+				if (!bits_test(bits, n))
 					continue;
-				sched_wr_release(s, r, h->node, h->gpus, h->cpus, h->mem, have);
+				if (!one) {
+					sched_wr_release(s, r, n, h->gpus, h->cpus, h->mem, have);
+				} else if (bits_test(cnt, n)) {
+					sched_wr_load(s, n);
+					bool was = sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]);
+					s->wr_g[n] += h->gpus;
+					s->wr_c[n] += h->cpus;
+					s->wr_m[n] += (int64_t)h->mem;
+					have[0] += !was && sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]);
+				}
 			} else {
 				const running_t *run = s->running[h->job];
 				bool usable = false;
 				for (int k = 0; k < run->na && !usable; k++)
-					usable = bits_test(s->wr_bits, run->a[k].node);
+					usable = bits_test(bits, run->a[k].node);
 				if (!usable)
 					continue;
 				for (int k = 0; k < run->na; k++) {
@@ -300,8 +312,8 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 			if (base < 0)
 				base = h->end + (30 - ((h->end + org) % 30 + 30) % 30);
 			last = h;
-			s->run->releases_scanned++;
-			next = i < l->n ? &l->e[i] : NULL;
+			scanned++;
+			next = ent < stop ? ent : NULL;
 			if (!next) {
 				more = false;
 				break;
@@ -314,10 +326,366 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 		do
 			window *= 2;
 		while (next && next->end > base + window);
-		if (sched_wr_fits(r, have))
-			return last->end > s->now ? last->end : s->now + 1;
+		if (sched_wr_fits(r, have)) {
+			when = last->end > s->now ? last->end : s->now + 1;
+			break;
+		}
 	}
-	return -1;
+	s->run->releases_scanned += scanned;
+	if (s->wx.walk_epoch != s->wr_epoch) {
+		s->wx.walk_epoch = s->wr_epoch;
+		s->wx.walked = 0;
+	}
+	s->wx.walked += (uint64_t)(ent - l->e);
+	return when;
+}
+
+/* ------------------------------------------------------------ will-run by index */
+
+/* Bitmap u (of n bits): how many are set at 0..i. */
+static int sched_bits_prefix(const uint64_t *u, int i)
+{
+	int c = 0, w = i >> 6;
+	for (int k = 0; k < w; k++)
+		c += __builtin_popcountll(u[k]);
+	uint64_t m = (i & 63) == 63 ? ~0ull : (2ull << (i & 63)) - 1;
+	return c + __builtin_popcountll(u[w] & m);
+}
+
+/* The first set bit of u (n bits) at or after i, n if none. */
+static int sched_bits_next(const uint64_t *u, int n, int i)
+{
+	if (i >= n)
+		return n;
+	int w = i >> 6, nw = (n + 63) >> 6;
+	uint64_t m = u[w] & (~0ull << (i & 63));
+	while (!m && ++w < nw)
+		m = u[w];
+	return m ? MIN(w * 64 + __builtin_ctzll(m), n) : n;
+}
+
+/* The last set bit of u (n bits, one at least). */
+static int sched_bits_last(const uint64_t *u, int n)
+{
+	int w = (n + 63) >> 6;
+	while (!u[--w])
+		;
+	return w * 64 + 63 - __builtin_clzll(u[w]);
+}
+
+/* The smallest position whose count with those before it reaches k
+ * (1 <= k <= the total), from per-position counts and their sums per 64. */
+static int sched_count_kth(const int32_t *cnt, const int32_t *blk, int k)
+{
+	int b = 0;
+	while (blk[b] < k)
+		k -= blk[b++];
+	int p = b * 64;
+	while (cnt[p] < k)
+		k -= cnt[p++];
+	return p;
+}
+
+void sched_wr_index_free(wr_index_t *x)
+{
+	g_free(x->off);
+	g_free(x->item);
+	g_free(x->hits);
+	g_free(x->use);
+	g_free(x->set);
+	for (int k = 0; k < SCHED_WR_SHAPES; k++) {
+		g_free(x->shape[k].fit);
+		g_free(x->shape[k].set);
+		g_free(x->shape[k].cnt);
+		g_free(x->shape[k].blk);
+	}
+}
+
+/* The index of the running jobs' releases by node as of this epoch: per
+ * node, the positions in s->all of the entries that release something
+ * there (and what), in order; nothing counted as usable yet. */
+static void sched_wr_index_build(sched_t *s)
+{
+	wr_index_t *x = &s->wx;
+	const rellist_t *l = &s->all;
+	int nn = s->c->nnodes, n = (int)l->n;
+	if (!x->off) {
+		x->off = g_new(int, nn + 2);
+		x->set = g_new(uint64_t, s->nnwords + 1);
+	}
+	if (n > x->cap || !x->use) {
+		x->cap = MAX(MAX(n, 2 * x->cap), 64);
+		size_t nb = (size_t)(x->cap + 63) / 64;
+		x->hits = g_renew(int, x->hits, x->cap);
+		x->use = g_renew(uint64_t, x->use, nb);
+		for (int k = 0; k < SCHED_WR_SHAPES; k++)
+			if (x->shape[k].cnt) {
+				x->shape[k].cnt = g_renew(int32_t, x->shape[k].cnt, nb * 64);
+				x->shape[k].blk = g_renew(int32_t, x->shape[k].blk, nb);
+			}
+	}
+	memset(x->off, 0, sizeof(int) * (size_t)(nn + 2));
+	for (int p = 0; p < n; p++) {
+		const release_t *h = &l->e[p];
+		if (h->node >= 0) {
+			x->off[h->node + 2]++;
+			continue;
+		}
+		const running_t *run = s->running[h->job];
+		for (int k = 0; k < run->na; k++)
+			x->off[run->a[k].node + 2]++;
+	}
+	for (int v = 2; v < nn + 2; v++)
+		x->off[v] += x->off[v - 1];
+	int items = x->off[nn + 1];
+	if (items > x->icap) {
+		x->icap = MAX(items, 2 * x->icap);
+		x->item = g_renew(wr_item_t, x->item, x->icap);
+	}
+	/* off[v + 1] is node v's next free slot while filling, its start after */
+	for (int p = 0; p < n; p++) {
+		const release_t *h = &l->e[p];
+		if (h->node >= 0) {
+			x->item[x->off[h->node + 1]++] = (wr_item_t){ p, h->gpus, h->cpus, h->mem };
+			continue;
+		}
+		const running_t *run = s->running[h->job];
+		for (int k = 0; k < run->na; k++) {
+			const alloc_t *a = &run->a[k];
+			x->item[x->off[a->node + 1]++] = (wr_item_t){ p, a->gpus, a->cpus, a->mem };
+		}
+	}
+	x->n = n;
+	memset(x->hits, 0, sizeof(int) * (size_t)n);
+	memset(x->use, 0, sizeof(uint64_t) * (size_t)((n + 63) / 64));
+	memset(x->set, 0, sizeof(uint64_t) * s->nnwords);
+	x->nuse = 0;
+	x->shapes_built = 0;
+	x->epoch = s->wr_epoch;
+}
+
+/* Bring the index's usable positions to the nodes in s->wr_bits: an entry
+ * is usable while one of its nodes is there (as the walk skips it). */
+static void sched_wr_index_sync(sched_t *s)
+{
+	wr_index_t *x = &s->wx;
+	if (x->epoch != s->wr_epoch || !x->off)
+		sched_wr_index_build(s);
+	SCHED_FOR_BITS_XOR(x->set, s->wr_bits, s->nnwords, v, {
+		int in = bits_test(s->wr_bits, v) ? 1 : -1;
+		x->set[v >> 6] ^= 1ull << (v & 63);
+		for (int q = x->off[v]; q < x->off[v + 1]; q++) {
+			int p = x->item[q].pos;
+			int before = x->hits[p];
+			x->hits[p] += in;
+			if ((before > 0) != (x->hits[p] > 0)) {
+				x->use[p >> 6] ^= 1ull << (p & 63);
+				x->nuse += in;
+			}
+		}
+	});
+}
+
+/* Request r's shape in this epoch, its counts brought to the nodes in
+ * s->wr_cnt: per node, the first position of s->all after whose release
+ * (and every one before it) the node fits the request. */
+static wr_shape_t *sched_wr_shape_find(sched_t *s, const req_t *r)
+{
+	for (int i = 0; i < SCHED_WR_SHAPES; i++) {
+		int k = (s->wx.hint + i) % SCHED_WR_SHAPES;   /* the last one found first */
+		wr_shape_t *t = &s->wx.shape[k];
+		if (t->epoch == s->wr_epoch && t->fit && t->bnodes == r->elig->bnodes &&
+		    t->gpus_per_node == r->gpus_per_node && t->cpus_per_node == r->cpus_per_node &&
+		    t->mem_per_node == r->mem_per_node) {
+			s->wx.hint = k;
+			return t;
+		}
+	}
+	return NULL;
+}
+
+static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
+{
+	wr_index_t *x = &s->wx;
+	const uint64_t *bn = r->elig->bnodes;
+	wr_shape_t *sh = sched_wr_shape_find(s, r);
+	if (!sh) {
+		x->shapes_built++;
+		int nn = s->c->nnodes;
+		sh = &x->shape[x->next_shape];
+		x->next_shape = (x->next_shape + 1) % SCHED_WR_SHAPES;
+		size_t nb = (size_t)(x->cap + 63) / 64;
+		if (!sh->fit) {
+			sh->fit = g_new(int32_t, nn);
+			sh->set = g_new(uint64_t, s->nnwords + 1);
+			sh->cnt = g_new(int32_t, nb * 64);
+			sh->blk = g_new(int32_t, nb);
+		}
+		*sh = (wr_shape_t){ s->wr_epoch, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
+				    bn, sh->fit, sh->set, sh->cnt, sh->blk, 0, 0 };
+		for (int v = 0; v < nn; v++) {
+			int64_t g = s->free_g[v], c = s->free_c[v], m = s->free_m[v];
+			sh->fit[v] = -1;
+			if (sched_node_fits(r, g, c, m))
+				continue;
+			sh->fit[v] = INT32_MAX;
+			for (int q = x->off[v]; q < x->off[v + 1]; q++) {
+				const wr_item_t *it = &x->item[q];
+				g += it->gpus;
+				c += it->cpus;
+				m += (int64_t)it->mem;
+				if (sched_node_fits(r, g, c, m)) {
+					sh->fit[v] = it->pos;
+					break;
+				}
+			}
+		}
+		memset(sh->set, 0, sizeof(uint64_t) * s->nnwords);
+		size_t used = (size_t)(x->n + 63) / 64;
+		memset(sh->cnt, 0, sizeof(int32_t) * used * 64);
+		memset(sh->blk, 0, sizeof(int32_t) * used);
+	}
+	SCHED_FOR_BITS_XOR(sh->set, s->wr_cnt, s->nnwords, v, {
+		int in = bits_test(s->wr_cnt, v) ? 1 : -1;
+		sh->set[v >> 6] ^= 1ull << (v & 63);
+		if (sh->fit[v] < 0) {
+			sh->now += in;
+		} else if (sh->fit[v] != INT32_MAX) {
+			sh->cnt[sh->fit[v]] += in;
+			sh->blk[sh->fit[v] >> 6] += in;
+			sh->later += in;
+		}
+	});
+	return sh;
+}
+
+/* Is the index worth building (or built) for this epoch and r's shape: have
+ * the epoch's walks already gone over more entries than building it and
+ * the shapes so far costs? Either way gives the same answers; on a short
+ * list or a quiet epoch the walk is cheaper. */
+static bool sched_wr_index_pays(sched_t *s, const req_t *r)
+{
+	const wr_index_t *x = &s->wx;
+	bool built = x->off && x->epoch == s->wr_epoch;
+	if (built && sched_wr_shape_find(s, r))
+		return true;
+	/* each shape costs about as much to set up as the index */
+	uint64_t cost = (uint64_t)s->all.n + (uint64_t)s->c->nnodes;
+	return x->walk_epoch == s->wr_epoch &&
+	       x->walked > cost * (1 + (built ? (uint64_t)x->shapes_built : 0));
+}
+
+/* sched_will_run's answer and its count of releases (added to
+ * releases_scanned) for a per-node request in one group, from the index
+ * instead of the walk: the walk's `have` reaches the need at the release
+ * where the need-th node of s->wr_cnt comes to fit (have never falls), and
+ * is looked at where a batch ends, so the answer is the end of the first
+ * batch ending there or later; the batches' ends are found by the window's
+ * bounds and the next usable entry, the count by the usable entries up to
+ * there. Leaves no scratch view: sched_wr_index_view makes it from *upto,
+ * the position of the last release it applies (-1: none). */
+static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
+{
+	wr_index_t *x = &s->wx;
+	sched_wr_index_sync(s);
+	const wr_shape_t *sh = sched_wr_shape(s, r);
+	int64_t need = r->nodes;
+	*upto = -1;
+	if (sh->now >= need)
+		return s->now;
+	int n = x->n;
+	const release_t *e = s->all.e;
+	int fit = need - sh->now <= sh->later ? sched_count_kth(sh->cnt, sh->blk, (int)(need - sh->now))
+					      : INT32_MAX;
+	if (x->nuse == 0)
+		return -1;
+	int p = sched_bits_next(x->use, n, 0);
+	int64_t org = s->o->params.bf_origin_s, window = 30;
+	int64_t base = e[p].end + (30 - ((e[p].end + org) % 30 + 30) % 30);
+	int cur = p;
+	for (;;) {
+		/* the batch from cur ends at the first usable entry at or
+		 * after the last one within the window (e[cur] is within it) */
+		int64_t bound = base + window;
+		int lo = cur, hi = n, step = 1;
+		while (lo + step < n && e[lo + step].end <= bound) {  /* gallop, then halve */
+			lo += step;
+			step *= 2;
+		}
+		hi = MIN(lo + step, n);
+		while (lo < hi) {
+			int mid = lo + (hi - lo) / 2;
+			if (e[mid].end <= bound)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		p = sched_bits_next(x->use, n, MAX(lo - 1, cur));
+		if (p == n) {                /* the list ends within this batch */
+			s->run->releases_scanned += (uint64_t)x->nuse;
+			if (sched_bits_next(x->use, n, cur) == n)
+				return -1;
+			int last = sched_bits_last(x->use, n);
+			*upto = last;
+			return last >= fit ? (e[last].end > s->now ? e[last].end : s->now + 1) : -1;
+		}
+		if (p >= fit) {
+			*upto = p;
+			s->run->releases_scanned += (uint64_t)sched_bits_prefix(x->use, p);
+			return e[p].end > s->now ? e[p].end : s->now + 1;
+		}
+		if (p + 1 >= n) {
+			s->run->releases_scanned += (uint64_t)x->nuse;
+			return -1;
+		}
+		do
+			window *= 2;
+		while (e[p + 1].end > base + window);
+		cur = p + 1;
+	}
+}
+
+/* The will-run scratch view sched_wr_fast's answer leaves the nodes of
+ * s->wr_cnt in (the walk's): their free resources and every release at
+ * positions up to upto. */
+static void sched_wr_index_view(sched_t *s, int upto)
+{
+	const wr_index_t *x = &s->wx;
+	if (++s->wr_call == 0) {         /* stamps wrapped: start them over */
+		memset(s->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
+		s->wr_call = 1;
+	}
+	SCHED_FOR_BITS(s->wr_cnt, s->nnwords, v, {
+		s->wr_stamp[v] = s->wr_call;
+		s->wr_g[v] = s->free_g[v];
+		s->wr_c[v] = s->free_c[v];
+		s->wr_m[v] = s->free_m[v];
+		for (int q = x->off[v]; q < x->off[v + 1] && x->item[q].pos <= upto; q++) {
+			s->wr_g[v] += x->item[q].gpus;
+			s->wr_c[v] += x->item[q].cpus;
+			s->wr_m[v] += (int64_t)x->item[q].mem;
+		}
+	});
+}
+
+/* sched_wr_place for a per-node request in one group answered from the
+ * index (its shape sh, releases up to upto): the nodes of s->wr_cnt that
+ * fit then are those whose position is at most upto, with their CPUs then. */
+static int sched_wr_index_place(sched_t *s, const req_t *r, const wr_shape_t *sh, int upto)
+{
+	const wr_index_t *x = &s->wx;
+	int nl = 0;
+	SCHED_FOR_BITS(s->wr_cnt, s->nnwords, v, {
+		if (sh->fit[v] <= upto) {
+			int64_t cpu = s->free_c[v];
+			for (int q = x->off[v]; q < x->off[v + 1] && x->item[q].pos <= upto; q++)
+				cpu += x->item[q].cpus;
+			s->run_node[nl] = v;
+			s->run_cpu[nl] = cpu;
+			s->run_weight[nl++] = sched_run_weight(s->c->nodes[v].weight, r->gpus_per_node);
+		}
+	});
+	return sched_runs_choose(s, r, nl);
 }
 
 /* The nodes a reservation for r takes in the scratch view: as select/
@@ -389,13 +757,16 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 		m->nodes = g_new(uint64_t, s->nnwords);
 	memcpy(m->nodes, s->wr_bits, bytes);
 	uint64_t before = s->run->releases_scanned;
-	m->when = sched_will_run(s, r);
+	/* a per-node request in one group: from the index (no scratch view) */
+	bool fast = r->nodes && r->elig->ngroups == 1 && sched_wr_index_pays(s, r);
+	m->when = fast ? sched_wr_fast(s, r, &m->upto) : sched_will_run(s, r);
+	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;
 	m->epoch = s->wr_epoch;
 	m->hash = h;
 	m->req = r;
 	m->placed = false;
-	*fresh = true;
+	*fresh = !fast;
 	return m;
 }
 
@@ -403,8 +774,18 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
  * when only its start was remembered). */
 static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fresh)
 {
+	const wr_shape_t *sh;
 	if (!m->placed) {
-		if (!fresh) {
+		if (m->indexed && r->elig->ngroups == 1 && (sh = sched_wr_shape_find(s, r))) {
+			m->na = sched_wr_index_place(s, r, sh, m->upto);
+			m->a = g_renew(alloc_t, m->a, MAX(m->na, 1));
+			memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
+			m->placed = true;
+			return m->na;
+		}
+		if (m->indexed) {
+			sched_wr_index_view(s, m->upto);
+		} else if (!fresh) {
 			uint64_t before = s->run->releases_scanned;
 			sched_will_run(s, r);
 			s->run->releases_scanned = before;
@@ -448,19 +829,33 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	/* Each try starts later than the one before (at a reservation's end or
 	 * at the start the last one found), so the loop ends by the horizon. */
 	bool swept = false;              /* the node set is set up for updates */
-	size_t ps = 0, pe = 0;
+	size_t ps = 0, pe = 0, ie = 0;
 	int64_t old_end = 0;
+	wr_memo_t *m = NULL;
 	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
-		int64_t later = sched_ivl_next_end(s, start_res);
+		/* the first end of a reservation of this pass after start_res
+		 * (SCHED_INF: none): where Slurm's backfill tries the job again
+		 * when the nodes free then might let it start earlier
+		 * (TRY_LATER); no reservation is added while the tries last */
+		while (ie < s->nivl && s->ivl_ends[ie] <= start_res)
+			ie++;
+		int64_t later = ie < s->nivl ? s->ivl_ends[ie] : SCHED_INF;
+		s->wr_changed = !swept;
 		if (!swept)
 			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
 		else
 			sched_wr_nodes_advance(s, e, old_end, start_res, end_time, &ps, &pe);
 		swept = true;
 		old_end = end_time;
-		bool fresh;
-		wr_memo_t *m = sched_wr_memo(s, r, &fresh);
+		bool fresh = false;
+		if (s->wr_changed) {
+			m = sched_wr_memo(s, r, &fresh);
+		} else {
+			/* the same nodes as the last try: its answer (what
+			 * sched_wr_memo would find, the slot unchanged since) */
+			s->run->releases_scanned += m->scanned;
+		}
 		int64_t when = m->when;
 		if (when < 0) {
 			if (later == SCHED_INF)

@@ -102,6 +102,7 @@ typedef struct {                 /* running jobs by (end, job) */
 
 #define SCHED_BLOCKED_SLOTS 64   /* requests remembered as stopped per pass (a power of 2) */
 #define SCHED_WR_SLOTS 4096      /* will-run answers remembered (a power of 2) */
+#define SCHED_WR_SHAPES 16       /* request shapes indexed per epoch (sched_wr_fast) */
 
 typedef struct {                 /* one remembered will-run answer (sched_backfill.c) */
 	uint64_t epoch;              /* valid while == sched_t.wr_epoch */
@@ -111,9 +112,45 @@ typedef struct {                 /* one remembered will-run answer (sched_backfi
 	int64_t when;                /* its answer */
 	uint64_t scanned;            /* releases it applied (for releases_scanned) */
 	bool placed;                 /* na and a hold sched_wr_place's answer */
+	bool indexed;                /* answered by sched_wr_fast: its scratch */
+	int upto;                    /* view is the releases at positions <= upto */
 	int na;
 	alloc_t *a;
 } wr_memo_t;
+
+typedef struct {                 /* a release on one node, for the index below */
+	int pos;                     /* the entry's position in sched_t.all */
+	uint32_t gpus, cpus;
+	uint64_t mem;
+} wr_item_t;
+
+typedef struct {                 /* one per-node request shape's nodes by the */
+				     /* position in sched_t.all after which they fit */
+	uint64_t epoch;              /* valid while == sched_t.wr_epoch */
+	uint32_t gpus_per_node, cpus_per_node;
+	uint64_t mem_per_node;
+	const uint64_t *bnodes;      /* the nodes it may count (its elig's) */
+	int32_t *fit;                /* per node: that position, -1 now, INT32_MAX never */
+	uint64_t *set;               /* the nodes counted (nnwords words) */
+	int32_t *cnt, *blk;          /* nodes of set per position, per 64 positions */
+	int now, later;              /* nodes of set that fit now, and from some position */
+} wr_shape_t;
+
+typedef struct {                 /* running jobs' releases by node, rebuilt per */
+				     /* wr_epoch (sched_wr_fast, sched_backfill.c) */
+	uint64_t epoch;
+	int n, cap, icap;            /* entries indexed (sched_t.all.n), room */
+	int *off;                    /* per node: where its releases start in item */
+	wr_item_t *item;             /* per node, by position */
+	int *hits;                   /* per position: its allocations on nodes of set */
+	uint64_t *use;               /* positions with hits > 0 (a bitmap) */
+	int nuse;                    /* how many */
+	uint64_t *set;               /* the nodes hits counts (nnwords words) */
+	wr_shape_t shape[SCHED_WR_SHAPES];
+	int next_shape, shapes_built; /* this epoch */
+	int hint;                    /* the shape last looked up */
+	uint64_t walk_epoch, walked; /* entries the walks of that epoch went over */
+} wr_index_t;
 
 typedef struct {
 	const sim_cluster_t *c;
@@ -169,12 +206,10 @@ typedef struct {
 	int64_t *ivl_ends;           /* the reservations' ends, ascending */
 	int *ivl_by_start;           /* the reservations by start, and by end (the */
 	int *ivl_by_end;             /* order of ivl_ends), for sched_wr_nodes_advance */
-	int *wr_held;                /* per node: reservations meeting the try's interval */
-	uint32_t *wr_held_stamp;     /* wr_held[n] is valid when == wr_try */
-	uint32_t wr_try;
 	size_t nivl, capivl;
 	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
 	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
+	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
 				     /* wr_stamp[n] == wr_call (sched_wr_load) */
@@ -182,6 +217,7 @@ typedef struct {
 	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
 	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
 	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
+	wr_index_t wx;               /* releases by node, for sched_wr_fast */
 	sim_queue_t events;
 	GHashTable *elig_cache;      /* key string -> elig_t* */
 
@@ -368,5 +404,6 @@ bool sched_prefer_swap(sched_t *s, uint32_t j);
 /* sched_backfill.c */
 /* One backfill pass; returns how many jobs it started. */
 int sched_backfill_pass(sched_t *s);
+void sched_wr_index_free(wr_index_t *x);
 
 #endif
