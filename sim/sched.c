@@ -296,7 +296,7 @@ void sched_start(sched_t *s, uint32_t j, int na)
 	const sim_job_t *job = &s->t->jobs[j];
 	req_t *r = &s->req[j];
 	running_t *run = g_new0(running_t, 1);
-	s->wr_epoch++;                  /* free resources change: no remembered answers */
+	sched_backfill_forget(s);       /* free resources change: no remembered answers */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
 	if (s->sockets) {
@@ -311,12 +311,6 @@ void sched_start(sched_t *s, uint32_t j, int na)
 		int t = c->nodes[a->node].type;
 		if (t >= 0)
 			s->gpus_by_type[t] += a->gpus;
-		if (s->in_backfill && s->resv_stamp[a->node] == s->pass &&
-		    sched_plan_end(s, r) >= s->resv_start[a->node]) {
-			s->spare_g[a->node] -= a->gpus;
-			s->spare_c[a->node] -= a->cpus;
-			s->spare_m[a->node] -= (int64_t)a->mem;
-		}
 	}
 	int64_t dur = runtime_model_duration(s->o->runtime, job, r->req_type, s->gpus_by_type);
 	sim_result_t *res = &s->run->jobs[j];
@@ -384,7 +378,7 @@ static void sched_end(sched_t *s, uint32_t j)
 		}
 	}
 	sched_release_drop(s, j, run);
-	s->wr_epoch++;
+	sched_backfill_forget(s);
 	g_free(run->a);
 	g_free(run->st);
 	g_free(run);
@@ -399,13 +393,13 @@ static void sched_end(sched_t *s, uint32_t j)
 
 /* Nodes for job j now (in s->abuf), or 0. A job that did not fit without
  * reservations is not tried again until some job has ended. */
-int sched_fit_now(sched_t *s, uint32_t j, bool with_resv)
+int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv)
 {
 	req_t *r = &s->req[j];
 	if (s->req[j].fail_epoch == s->release_epoch)
 		return 0;
-	int na = sched_place(s, r, with_resv ? AV_RESV : AV_FREE, sched_plan_end(s, r));
-	if (!na && !with_resv)
+	int na = sched_place(s, r, resv, sched_plan_end(s, r));
+	if (!na && !resv)
 		s->req[j].fail_epoch = s->release_epoch;
 	return na;
 }
@@ -473,7 +467,7 @@ static int sched_main_pass(sched_t *s, bool full)
 				sched_prefer_swap(s, (uint32_t)j);
 			continue;
 		}
-		int na = sched_fit_now(s, (uint32_t)j, false);
+		int na = sched_fit_now(s, (uint32_t)j, NULL);
 		if (pref)
 			sched_prefer_swap(s, (uint32_t)j);
 		if (na) {
@@ -574,11 +568,6 @@ static void sched_state_init(sched_t *s)
 	s->next_recalc = s->o->params.weight_age > 0 ? 0 : SCHED_INF;
 	sim_queue_init(&s->events);
 	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, sched_elig_free);
-	s->resv_stamp = g_new0(uint32_t, nn);
-	s->resv_start = g_new(int64_t, nn);
-	s->spare_g = g_new(int64_t, nn);
-	s->spare_c = g_new(int64_t, nn);
-	s->spare_m = g_new(int64_t, nn);
 	s->abuf = g_new(alloc_t, nn + 1);
 	s->run_node = g_new(int, nn + 1);
 	s->run_cpu = g_new(int64_t, nn + 1);
@@ -591,32 +580,9 @@ static void sched_state_init(sched_t *s)
 	s->sock_near = g_new(int, nn + 1);
 	s->cand = g_new0(uint64_t, (nn + 63) / 64 + 1);
 	s->part_tested = g_new0(int, MAX(c->nparts, 1));
-	/* users, numbered in order of first appearance (for bf_max_job_user*) */
-	s->uid = g_new(int, nj ? nj : 1);
-	GHashTable *users = g_hash_table_new(g_str_hash, g_str_equal);
-	for (size_t j = 0; j < nj; j++) {
-		const char *u = s->t->jobs[j].user ? s->t->jobs[j].user : "";
-		gpointer v;
-		if (!g_hash_table_lookup_extended(users, u, NULL, &v)) {
-			v = GINT_TO_POINTER(s->nusers++);
-			g_hash_table_insert(users, (gpointer)u, v);
-		}
-		s->uid[j] = GPOINTER_TO_INT(v);
-	}
-	g_hash_table_destroy(users);
-	s->bf_user = g_new0(struct bf_count, MAX(s->nusers, 1));
-	s->bf_part = g_new0(struct bf_count, MAX(c->nparts, 1));
-	if (s->o->params.bf_max_job_user_part)
-		s->bf_user_part = g_new0(struct bf_count, (size_t)MAX(s->nusers, 1) * MAX(c->nparts, 1));
-	s->wr_stamp = g_new0(uint32_t, nn);
 	sched_sockets_init(s);
 	s->nnwords = (nn + 63) / 64;
-	s->wr_bits = g_new(uint64_t, s->nnwords + 1);
-	s->wr_cnt = g_new(uint64_t, s->nnwords + 1);
-	s->ivl_head = g_new(int, nn);
-	s->wr_g = g_new(int64_t, nn);
-	s->wr_c = g_new(int64_t, nn);
-	s->wr_m = g_new(int64_t, nn);
+	sched_backfill_init(s);
 }
 
 static void sched_state_free(sched_t *s)
@@ -639,27 +605,11 @@ static void sched_state_free(sched_t *s)
 	prio_list_free(&s->young);
 	prio_list_free(&s->old);
 	g_free(s->all.e);
-	g_free(s->ivl);
-	g_free(s->ivl_head);
-	g_free(s->ivl_ends); g_free(s->ivl_by_start); g_free(s->ivl_by_end);
-	g_free(s->wr_stamp);
-	g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
-	g_free(s->wr_bits);
-	g_free(s->wr_cnt);
-	if (s->wr_memo)
-		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
-			g_free(s->wr_memo[k].nodes);
-			g_free(s->wr_memo[k].a);
-		}
-	g_free(s->wr_memo);
-	sched_wr_index_free(&s->wx);
+	sched_backfill_free(s);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
-	g_free(s->resv_stamp); g_free(s->resv_start);
-	g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
 	g_free(s->sock_cpu); g_free(s->sock_near); g_free(s->cand);
-	g_free(s->part_tested); g_free(s->uid);
-	g_free(s->bf_user); g_free(s->bf_part); g_free(s->bf_user_part);
+	g_free(s->part_tested);
 	g_free(s->abuf);
 	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first); g_free(s->run_weight);
 	g_free(s->sock_c); g_free(s->sock_g);

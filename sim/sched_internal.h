@@ -100,57 +100,15 @@ typedef struct {                 /* running jobs by (end, job) */
 	size_t n, cap;
 } rellist_t;
 
-#define SCHED_BLOCKED_SLOTS 64   /* requests remembered as stopped per pass (a power of 2) */
-#define SCHED_WR_SLOTS 4096      /* will-run answers remembered (a power of 2) */
-#define SCHED_WR_SHAPES 16       /* request shapes indexed per epoch (sched_wr_fast) */
+typedef struct {                 /* a backfill pass's reservations as placement */
+				     /* reads them (written by sched_backfill.c) */
+	uint32_t pass;               /* a node's entries hold while stamp == pass */
+	uint32_t *stamp;
+	int64_t *start;              /* its earliest reservation's start */
+	int64_t *spare_g, *spare_c, *spare_m; /* what is left beside them */
+} sched_resv_t;
 
-typedef struct {                 /* one remembered will-run answer (sched_backfill.c) */
-	uint64_t epoch;              /* valid while == sched_t.wr_epoch */
-	uint64_t hash;               /* of the request's kind and the node set */
-	const req_t *req;            /* a request of the shape asked (sched_same_request) */
-	uint64_t *nodes;             /* the nodes the test looked at (a bitmap) */
-	int64_t when;                /* its answer */
-	uint64_t scanned;            /* releases it applied (for releases_scanned) */
-	bool placed;                 /* na and a hold sched_wr_place's answer */
-	bool indexed;                /* answered by sched_wr_fast: its scratch */
-	int upto;                    /* view is the releases at positions <= upto */
-	int na;
-	alloc_t *a;
-} wr_memo_t;
-
-typedef struct {                 /* a release on one node, for the index below */
-	int pos;                     /* the entry's position in sched_t.all */
-	uint32_t gpus, cpus;
-	uint64_t mem;
-} wr_item_t;
-
-typedef struct {                 /* one per-node request shape's nodes by the */
-				     /* position in sched_t.all after which they fit */
-	uint64_t epoch;              /* valid while == sched_t.wr_epoch */
-	uint32_t gpus_per_node, cpus_per_node;
-	uint64_t mem_per_node;
-	const uint64_t *bnodes;      /* the nodes it may count (its elig's) */
-	int32_t *fit;                /* per node: that position, -1 now, INT32_MAX never */
-	uint64_t *set;               /* the nodes counted (nnwords words) */
-	int32_t *cnt, *blk;          /* nodes of set per position, per 64 positions */
-	int now, later;              /* nodes of set that fit now, and from some position */
-} wr_shape_t;
-
-typedef struct {                 /* running jobs' releases by node, rebuilt per */
-				     /* wr_epoch (sched_wr_fast, sched_backfill.c) */
-	uint64_t epoch;
-	int n, cap, icap;            /* entries indexed (sched_t.all.n), room */
-	int *off;                    /* per node: where its releases start in item */
-	wr_item_t *item;             /* per node, by position */
-	int *hits;                   /* per position: its allocations on nodes of set */
-	uint64_t *use;               /* positions with hits > 0 (a bitmap) */
-	int nuse;                    /* how many */
-	uint64_t *set;               /* the nodes hits counts (nnwords words) */
-	wr_shape_t shape[SCHED_WR_SHAPES];
-	int next_shape, shapes_built; /* this epoch */
-	int hint;                    /* the shape last looked up */
-	uint64_t walk_epoch, walked; /* entries the walks of that epoch went over */
-} wr_index_t;
+typedef struct sched_bf sched_bf_t;  /* backfill's own state (sched_backfill.c) */
 
 typedef struct {
 	const sim_cluster_t *c;
@@ -198,42 +156,10 @@ typedef struct {
 	int64_t next_recalc;         /* the next one, SCHED_INF without an age weight */
 	rellist_t all;               /* every running job by expected end, for */
 				     /* Slurm's will-run batches */
-	struct resv_ivl {            /* this pass's reservations, node by node */
-		int node, next;      /* next: the node's previous one, -1 none */
-		int64_t start, end;
-	} *ivl;
-	int *ivl_head;               /* per node: its last reservation, -1 none */
-	int64_t *ivl_ends;           /* the reservations' ends, ascending */
-	int *ivl_by_start;           /* the reservations by start, and by end (the */
-	int *ivl_by_end;             /* order of ivl_ends), for sched_wr_nodes_advance */
-	size_t nivl, capivl;
-	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
-	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
-	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
-	uint64_t *wr_cnt;            /* those of them the job may use */
-	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
-				     /* wr_stamp[n] == wr_call (sched_wr_load) */
-	size_t nnwords;
-	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
-	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
-	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
-	wr_index_t wx;               /* releases by node, for sched_wr_fast */
+	size_t nnwords;              /* node bitmap words */
 	sim_queue_t events;
 	GHashTable *elig_cache;      /* key string -> elig_t* */
 
-	/* backfill pass state, valid while stamp == pass */
-	uint32_t pass;
-	uint32_t *resv_stamp;
-	int64_t *resv_start;
-	int64_t *spare_g, *spare_c, *spare_m;
-	struct blocked_slot {        /* requests that failed to start in this pass */
-		const req_t *req;    /* (see sched_blocked_known), hashed by request */
-		int64_t end;         /* the earliest planned end seen stopped */
-				     /* (INT64_MIN: on the free nodes alone) */
-		uint32_t pass;       /* valid while == pass */
-	} blocked[SCHED_BLOCKED_SLOTS];
-	bool in_backfill;
-	int nresv;
 
 	bool sockets;                /* some node binds GPUs to sockets */
 	int32_t *sock_c;             /* then per node and socket (SIM_MAX_SOCKETS each): */
@@ -245,16 +171,13 @@ typedef struct {
 	int64_t *sock_cpu;           /* scratch for sched_runs_sockets: CPUs, */
 	int *sock_near;              /* co-located GPUs per candidate */
 	int *part_tested;            /* main pass: jobs tested per partition */
-	int *uid, nusers;            /* per job: its user, numbered from 0 */
-	struct bf_count {            /* a backfill pass's jobs tested per user, */
-		uint32_t pass;       /* partition, user and partition (valid */
-		int n;               /* while pass == sched_t.pass) */
-	} *bf_user, *bf_part, *bf_user_part;
 	uint64_t *cand;              /* scratch for sched_place_runs: nodes with GPUs */
 				     /* enough (a bitmap of nnwords, clear between calls) */
 	uint64_t *run_weight;        /* their scheduling weights (sched_runs_choose) */
 	int *run_nodes, *class_pos;
 	uint32_t gpus_by_type[SIM_MAX_TYPES];
+
+	sched_bf_t *bf;              /* backfill's own (sched_backfill.c) */
 } sched_t;
 
 
@@ -262,8 +185,6 @@ typedef struct {
 	prio_pos_t f, y, o;          /* in the fresh, young and old lists */
 	double young_bonus;          /* the young list's age term as of prio_time */
 } prio_iter_t;
-
-typedef enum { AV_FREE, AV_RESV } avail_mode_t;
 
 /* When a job starting now is expected to end, for backfill's planning. */
 static inline int64_t sched_plan_end(const sched_t *s, const req_t *r)
@@ -388,12 +309,13 @@ void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t);
 void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t);
 int sched_runs_choose(sched_t *s, const req_t *r, int nl);
 void sched_order_end(sched_t *s);
-int sched_fit_now(sched_t *s, uint32_t j, bool with_resv);
+/* Nodes for job j now (in s->abuf), or 0; resv: beside those reservations. */
+int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv);
 void sched_start(sched_t *s, uint32_t j, int na);
 
 /* sched_place.c */
 void sched_bucket_move(sched_t *s, int n, int from, int to);
-int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end);
+int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end);
 
 /* sched_prefer.c */
 void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);
@@ -402,8 +324,11 @@ void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);
 bool sched_prefer_swap(sched_t *s, uint32_t j);
 
 /* sched_backfill.c */
+void sched_backfill_init(sched_t *s);
+void sched_backfill_free(sched_t *s);
+/* Free resources changed (a job started or ended): no remembered answers. */
+void sched_backfill_forget(sched_t *s);
 /* One backfill pass; returns how many jobs it started. */
 int sched_backfill_pass(sched_t *s);
-void sched_wr_index_free(wr_index_t *x);
 
 #endif

@@ -15,23 +15,23 @@
 
 /* What node n offers a job that would hold it until `end`: free now, and in
  * a backfill pass no more than the spare left beside later reservations. */
-static void sched_avail_now(const sched_t *s, int n, int64_t end, bool resv, int64_t *g,
+static void sched_avail_now(const sched_t *s, int n, int64_t end, const sched_resv_t *resv, int64_t *g,
 			    int64_t *cpu, int64_t *m)
 {
 	*g = s->free_g[n];
 	*cpu = s->free_c[n];
 	*m = s->free_m[n];
-	if (resv && s->resv_stamp[n] == s->pass && end >= s->resv_start[n]) {
-		*g = MIN(*g, s->spare_g[n]);
-		*cpu = MIN(*cpu, s->spare_c[n]);
-		*m = MIN(*m, s->spare_m[n]);
+	if (resv && resv->stamp[n] == resv->pass && end >= resv->start[n]) {
+		*g = MIN(*g, resv->spare_g[n]);
+		*cpu = MIN(*cpu, resv->spare_c[n]);
+		*m = MIN(*m, resv->spare_m[n]);
 	}
 }
 
-static void sched_avail(sched_t *s, avail_mode_t mode, int n, int64_t end, int64_t *g,
+static void sched_avail(sched_t *s, const sched_resv_t *resv, int n, int64_t end, int64_t *g,
 			int64_t *cpu, int64_t *m)
 {
-	sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
+	sched_avail_now(s, n, end, resv, g, cpu, m);
 }
 
 /* Move node n between its class's buckets, keeping each bucket in node
@@ -195,10 +195,10 @@ static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
 
 /* Node n as a candidate of sched_place_runs: appended to s->run_node (with
  * its CPUs and weight) if it can take r now; returns the new count. */
-static int sched_runs_offer(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end, int n, int nl)
+static int sched_runs_offer(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end, int n, int nl)
 {
 	int64_t g, cpu, m;
-	sched_avail(s, mode, n, end, &g, &cpu, &m);
+	sched_avail(s, resv, n, end, &g, &cpu, &m);
 	if (!sched_node_fits(r, g, cpu, m))
 		return nl;
 	s->run_node[nl] = n;
@@ -207,7 +207,7 @@ static int sched_runs_offer(sched_t *s, const req_t *r, avail_mode_t mode, int64
 	return nl + 1;
 }
 
-/* Nodes for per-node request r now (modes AV_FREE, AV_RESV) among classes
+/* Nodes for per-node request r now (free, or beside reservations resv) among classes
  * cls, as select/cons_tres's _eval_nodes (22.05, job_test.c) picks them
  * without node weights or topology: the nodes that can take the job form
  * runs of consecutive nodes (slurm.conf order; any node that cannot breaks
@@ -222,7 +222,7 @@ static int sched_runs_offer(sched_t *s, const req_t *r, avail_mode_t mode, int64
  * of the classes with GPUs enough (merged in node order). Fills s->abuf;
  * returns r->nodes, or 0. */
 static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls,
-			    avail_mode_t mode, int64_t end)
+			    const sched_resv_t *resv, int64_t end)
 {
 	const sim_cluster_t *c = s->c;
 	int nl = 0;
@@ -250,7 +250,7 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 		}
 		for (size_t w = lo; w < hi; w++)
 			for (uint64_t b = cand[w]; b; b &= b - 1)
-				nl = sched_runs_offer(s, r, mode, end, (int)(w * 64 + (size_t)__builtin_ctzll(b)), nl);
+				nl = sched_runs_offer(s, r, resv, end, (int)(w * 64 + (size_t)__builtin_ctzll(b)), nl);
 		if (hi > lo)
 			memset(&cand[lo], 0, (hi - lo) * sizeof(uint64_t));
 	} else {
@@ -268,7 +268,7 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 			if (pick < 0)
 				break;
 			s->class_pos[pick]++;
-			nl = sched_runs_offer(s, r, mode, end, n, nl);
+			nl = sched_runs_offer(s, r, resv, end, n, nl);
 		}
 	}
 	if (s->sockets)
@@ -276,7 +276,7 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 	return sched_runs_choose(s, r, nl);
 }
 
-/* The node for one-node request r now (modes AV_FREE, AV_RESV) among
+/* The node for one-node request r now (free, or beside reservations resv) among
  * classes cls: select/cons_tres's best fit, the usable node with the fewest
  * free CPUs, the first in slurm.conf order on ties, among the first
  * SCHED_PLACE_WINDOW nodes that fit, fullest in GPUs first over all the
@@ -284,7 +284,7 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
  * replaces with select/cons_tres's own choice (sched_place_runs). -1: none. */
 #define SCHED_PLACE_WINDOW 4
 static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls, int kmax,
-			   avail_mode_t mode, int64_t end)
+			   const sched_resv_t *resv, int64_t end)
 {
 	int best = -1, seen = 0;
 	int64_t best_cpu = 0, g, cpu, m;
@@ -296,7 +296,7 @@ static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls,
 			const int *bn = sched_bucket(s, cl, k, &nb);
 			for (int q = 0; q < nb && seen < SCHED_PLACE_WINDOW; q++) {
 				int n = bn[q];
-				sched_avail(s, mode, n, end, &g, &cpu, &m);
+				sched_avail(s, resv, n, end, &g, &cpu, &m);
 				if (!sched_node_fits(r, g, cpu, m))
 					continue;
 				seen++;
@@ -314,7 +314,7 @@ static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls,
  * the count or 0. Nodes come from the free-GPU buckets, fullest fitting node
  * first (best fit); a spreading job takes one node if one can hold it, else
  * the emptiest nodes first. */
-static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t mode, int64_t end)
+static int sched_place_group(sched_t *s, const req_t *r, int grp, const sched_resv_t *resv, int64_t end)
 {
 	const sim_cluster_t *c = s->c;
 	const elig_t *e = r->elig;
@@ -329,7 +329,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
 			int kmin = r->nodes ? (int)r->gpus_per_node : pass == 0 ? (int)r->gpus : 1;
 			if (r->nodes == 1) {
-				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, mode, end);
+				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, resv, end);
 				if (n >= 0) {
 					s->abuf[0] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node,
 								r->cpus_per_node, r->mem_per_node };
@@ -349,7 +349,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 							continue;
 						const int *bn = sched_bucket(s, cl, k, &nb);
 						for (int q = 0; q < nb; q++) {
-							sched_avail(s, mode, bn[q], end, &g, &cpu, &m);
+							sched_avail(s, resv, bn[q], end, &g, &cpu, &m);
 							if (sched_offer(s, &p, bn[q], g, cpu, m))
 								return p.found;
 						}
@@ -367,7 +367,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 					int nb;
 					const int *bn = sched_bucket(s, cl, k, &nb);
 					for (int q = 0; q < nb; q++) {
-						sched_avail(s, mode, bn[q], end, &g, &cpu, &m);
+						sched_avail(s, resv, bn[q], end, &g, &cpu, &m);
 						if (sched_offer(s, &p, bn[q], g, cpu, m))
 							return p.found;
 					}
@@ -383,13 +383,13 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
  * per-node job's nodes are then chosen as select/cons_tres does
  * (sched_place_runs), which visits every node of the group's classes: a
  * cost paid per start, not per failed try. */
-int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
+int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end)
 {
 	const elig_t *e = r->elig;
 	for (int grp = 0; grp < e->ngroups; grp++) {
-		int na = sched_place_group(s, r, grp, mode, end);
+		int na = sched_place_group(s, r, grp, resv, end);
 		if (na && r->nodes) {
-			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], mode, end);
+			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], resv, end);
 			if (nr)
 				na = nr;
 		}
