@@ -299,7 +299,7 @@ void sched_start(sched_t *s, uint32_t j, int na)
 	sched_backfill_forget(s);       /* free resources change: no remembered answers */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
-	if (s->sockets) {
+	if (s->sock) {
 		run->st = g_new(sock_take_t, na);
 		for (int i = 0; i < na; i++)
 			sched_socket_take(s, &run->a[i], &run->st[i]);
@@ -569,18 +569,9 @@ static void sched_state_init(sched_t *s)
 	sim_queue_init(&s->events);
 	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, sched_elig_free);
 	s->abuf = g_new(alloc_t, nn + 1);
-	s->run_node = g_new(int, nn + 1);
-	s->run_cpu = g_new(int64_t, nn + 1);
-	s->run_weight = g_new(uint64_t, nn + 1);
-	s->run_first = g_new(int, nn + 2);
-	s->run_cpus = g_new(int64_t, nn + 1);
-	s->run_nodes = g_new(int, nn + 1);
-	s->class_pos = g_new(int, c->nclasses + 1);
-	s->sock_cpu = g_new(int64_t, nn + 1);
-	s->sock_near = g_new(int, nn + 1);
-	s->cand = g_new0(uint64_t, (nn + 63) / 64 + 1);
+	sched_place_init(s);
 	s->part_tested = g_new0(int, MAX(c->nparts, 1));
-	sched_sockets_init(s);
+	sched_socket_init(s);
 	s->nnwords = (nn + 63) / 64;
 	sched_backfill_init(s);
 }
@@ -608,12 +599,10 @@ static void sched_state_free(sched_t *s)
 	sched_backfill_free(s);
 	sim_queue_free(&s->events);
 	g_hash_table_destroy(s->elig_cache);
-	g_free(s->sock_cpu); g_free(s->sock_near); g_free(s->cand);
 	g_free(s->part_tested);
 	g_free(s->abuf);
-	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first); g_free(s->run_weight);
-	g_free(s->sock_c); g_free(s->sock_g);
-	g_free(s->run_cpus); g_free(s->run_nodes); g_free(s->class_pos);
+	sched_place_free(s);
+	sched_socket_free(s);
 }
 
 /* The inputs a run needs to make sense, whoever filled them (slurm.conf,

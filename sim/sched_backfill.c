@@ -165,8 +165,9 @@ static void sched_resv_hold(sched_t *s, int n, int64_t when)
  * (its [start, end) meets the interval)? */
 static bool sched_ivl_busy(const sched_t *s, int n, int64_t a, int64_t b)
 {
-	for (int i = s->bf->ivl_head[n]; i >= 0; i = s->bf->ivl[i].next)
-		if (s->bf->ivl[i].start <= b && s->bf->ivl[i].end > a)
+	const struct resv_ivl *ivl = s->bf->ivl;
+	for (int i = s->bf->ivl_head[n]; i >= 0; i = ivl[i].next)
+		if (ivl[i].start <= b && ivl[i].end > a)
 			return true;
 	return false;
 }
@@ -193,11 +194,12 @@ static inline void sched_wr_hold(sched_t *s, int i)
  * test never looks at it). */
 static void sched_wr_unhold(sched_t *s, const elig_t *e, int i, int64_t a, int64_t b)
 {
-	int n = s->bf->ivl[i].node;
-	if (bits_test(s->bf->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
+	sched_bf_t *bf = s->bf;
+	int n = bf->ivl[i].node;
+	if (bits_test(bf->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
 		return;
-	s->bf->wr_bits[n >> 6] |= 1ull << (n & 63);
-	s->bf->wr_changed = true;
+	bf->wr_bits[n >> 6] |= 1ull << (n & 63);
+	bf->wr_changed = true;
 }
 
 /* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
@@ -790,9 +792,7 @@ static int sched_wr_index_place(sched_t *s, const req_t *r, const wr_shape_t *sh
 			int64_t cpu = s->free_c[v];
 			for (int q = x->off[v]; q < x->off[v + 1] && x->item[q].pos <= upto; q++)
 				cpu += x->item[q].cpus;
-			s->run_node[nl] = v;
-			s->run_cpu[nl] = cpu;
-			s->run_weight[nl++] = sched_run_weight(s->c->nodes[v].weight, r->gpus_per_node);
+			nl = sched_runs_add(s, r, v, cpu, nl);
 		}
 	});
 	return sched_runs_choose(s, r, nl);
@@ -819,10 +819,7 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 				sched_wr_load(s, n);
 				if (r->nodes) {
 					if (sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n])) {
-						s->run_node[nl] = n;
-						s->run_cpu[nl] = b->wr_c[n];
-						s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight,
-										       r->gpus_per_node);
+						nl = sched_runs_add(s, r, n, b->wr_c[n], nl);
 					}
 					continue;
 				}

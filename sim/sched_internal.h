@@ -109,6 +109,8 @@ typedef struct {                 /* a backfill pass's reservations as placement 
 } sched_resv_t;
 
 typedef struct sched_bf sched_bf_t;  /* backfill's own state (sched_backfill.c) */
+typedef struct sched_place_scratch sched_place_t; /* placement's scratch (sched_place.c) */
+typedef struct sched_sock sched_sock_t;  /* free cores and GPUs by socket (sched_socket.c) */
 
 typedef struct {
 	const sim_cluster_t *c;
@@ -161,23 +163,15 @@ typedef struct {
 	GHashTable *elig_cache;      /* key string -> elig_t* */
 
 
-	bool sockets;                /* some node binds GPUs to sockets */
-	int32_t *sock_c;             /* then per node and socket (SIM_MAX_SOCKETS each): */
-	int32_t *sock_g;             /* free cores and GPUs */
-
-	alloc_t *abuf;               /* scratch for placements */
-	int *run_node, *run_first;   /* scratch for sched_place_runs: usable nodes, */
-	int64_t *run_cpu, *run_cpus; /* their CPUs; per run: first, CPUs, nodes */
-	int64_t *sock_cpu;           /* scratch for sched_runs_sockets: CPUs, */
-	int *sock_near;              /* co-located GPUs per candidate */
+	alloc_t *abuf;               /* a placement's answer (sched_place, or */
+				     /* backfill's remembered ones), for sched_start */
 	int *part_tested;            /* main pass: jobs tested per partition */
-	uint64_t *cand;              /* scratch for sched_place_runs: nodes with GPUs */
-				     /* enough (a bitmap of nnwords, clear between calls) */
-	uint64_t *run_weight;        /* their scheduling weights (sched_runs_choose) */
-	int *run_nodes, *class_pos;
 	uint32_t gpus_by_type[SIM_MAX_TYPES];
 
 	sched_bf_t *bf;              /* backfill's own (sched_backfill.c) */
+	sched_place_t *place;        /* placement's (sched_place.c) */
+	sched_sock_t *sock;          /* sockets' (sched_socket.c); NULL: no node */
+				     /* binds GPUs to sockets */
 } sched_t;
 
 
@@ -303,7 +297,8 @@ int sched_job_part(const sched_t *s, uint32_t j);
 void sched_order_begin(sched_t *s, prio_iter_t *it);
 int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
 /* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */
-void sched_sockets_init(sched_t *s);
+void sched_socket_init(sched_t *s);
+void sched_socket_free(sched_t *s);
 int64_t sched_socket_first_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus, int *near);
 void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t);
 void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t);
@@ -314,7 +309,12 @@ int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv);
 void sched_start(sched_t *s, uint32_t j, int na);
 
 /* sched_place.c */
+void sched_place_init(sched_t *s);
+void sched_place_free(sched_t *s);
 void sched_bucket_move(sched_t *s, int n, int from, int to);
+/* Node n, with cpu CPUs free, as the nl-th candidate for per-node request r
+ * of sched_runs_choose; returns nl + 1. */
+int sched_runs_add(sched_t *s, const req_t *r, int n, int64_t cpu, int nl);
 int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end);
 
 /* sched_prefer.c */
