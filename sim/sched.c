@@ -254,27 +254,6 @@ static void sched_release_drop(sched_t *s, uint32_t j, const running_t *run)
 	l->n--;
 }
 
-/* Keep the compact policy view: a node is in it while it has idle GPUs. */
-static void sched_policy_idle(sched_t *s, int n, uint32_t idle)
-{
-	s->pol_nodes[n].gpus_idle = idle;
-	int slot = s->pol_pos[n];
-	if (slot >= 0 && idle > 0) {
-		s->pol_compact[slot].gpus_idle = idle;
-	} else if (slot >= 0) {
-		int last = (int)--s->pol_view.nnodes;
-		s->pol_compact[slot] = s->pol_compact[last];
-		s->pol_node[slot] = s->pol_node[last];
-		s->pol_pos[s->pol_node[slot]] = slot;
-		s->pol_pos[n] = -1;
-	} else if (idle > 0 && s->pol_nodes[n].usable) {
-		slot = (int)s->pol_view.nnodes++;
-		s->pol_compact[slot] = s->pol_nodes[n];
-		s->pol_node[slot] = n;
-		s->pol_pos[n] = slot;
-	}
-}
-
 static void sched_take(sched_t *s, const alloc_t *a, int sign)
 {
 	int n = a->node;
@@ -537,22 +516,7 @@ static void sched_state_init(sched_t *s)
 		s->bpos[n] = s->bucket_n[b];
 		s->bucket[s->bucket_off[b] + s->bucket_n[b]++] = (int)n;
 	}
-	s->pol_nodes = sched_policy_nodes(c);
-	s->pol_compact = g_new(nodeox_node_t, (size_t)c->nclasses + nn);
-	s->pol_node = g_new(int, (size_t)c->nclasses + nn);
-	s->pol_pos = g_new(int, nn);
-	for (int k = 0; k < c->nclasses; k++) {
-		s->pol_compact[k] = s->pol_nodes[c->classes[k].first];
-		s->pol_compact[k].gpus_idle = 0;
-		s->pol_node[k] = -1;
-	}
-	s->pol_view.nodes = s->pol_compact;
-	s->pol_view.nnodes = (size_t)c->nclasses;
-	for (size_t n = 0; n < nn; n++) {
-		s->pol_pos[n] = -1;
-		s->pol_nodes[n].gpus_idle = 0;
-		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
-	}
+	sched_request_init(s);
 	s->req = g_new0(req_t, nj);
 	s->preq = g_new0(req_t, nj);
 	s->tagged = g_new(bool, nj);
@@ -567,7 +531,6 @@ static void sched_state_init(sched_t *s)
 	s->prio_time = 0;
 	s->next_recalc = s->o->params.weight_age > 0 ? 0 : SCHED_INF;
 	sim_queue_init(&s->events);
-	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, sched_elig_free);
 	s->abuf = g_new(alloc_t, nn + 1);
 	sched_place_init(s);
 	s->part_tested = g_new0(int, MAX(c->nparts, 1));
@@ -585,9 +548,7 @@ static void sched_state_free(sched_t *s)
 			g_free(s->running[j]);
 		}
 	g_free(s->free_g); g_free(s->free_c); g_free(s->free_m); g_free(s->class_free_g);
-	sched_policy_nodes_free(s->pol_nodes);
-	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
-	g_free(s->pol_state.running); g_free(s->pol_state.scratch); g_free(s->pol_state.cls_at);
+	sched_request_free(s);
 	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
 	g_free(s->bpos);
 	g_free(s->req); g_free(s->preq); g_free(s->tagged); g_free(s->where); g_free(s->key);
@@ -598,7 +559,6 @@ static void sched_state_free(sched_t *s)
 	g_free(s->all.e);
 	sched_backfill_free(s);
 	sim_queue_free(&s->events);
-	g_hash_table_destroy(s->elig_cache);
 	g_free(s->part_tested);
 	g_free(s->abuf);
 	sched_place_free(s);
@@ -708,7 +668,9 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 		 * end a fraction of a second after its last second (the script's
 		 * exit, slurmd's report), after the pass that took the new jobs. */
 		while (next_submit < t->njobs && t->jobs[next_submit].submit == s.now) {
-			sched_submit(&s, (uint32_t)next_submit++);
+			if (sched_submit(&s, (uint32_t)next_submit))
+				sched_pending_add(&s, (uint32_t)next_submit);
+			next_submit++;
 			submitted = true;
 		}
 		ev = sim_queue_peek(&s.events);

@@ -110,6 +110,7 @@ typedef struct {                 /* a backfill pass's reservations as placement 
 
 typedef struct sched_bf sched_bf_t;  /* backfill's own state (sched_backfill.c) */
 typedef struct sched_place_scratch sched_place_t; /* placement's scratch (sched_place.c) */
+typedef struct sched_pol sched_pol_t;    /* submission's policy view (sched_request.c) */
 typedef struct sched_sock sched_sock_t;  /* free cores and GPUs by socket (sched_socket.c) */
 
 typedef struct {
@@ -130,17 +131,6 @@ typedef struct {
 	int *bucket_n;               /* per bucket: how many */
 	int *bucket_base;            /* per class: bucket id of k = 0 */
 	int *bpos;                   /* per node: position in its bucket */
-	nodeox_node_t *pol_nodes;    /* the policy's view of every node */
-	nodeox_node_t *pol_compact;  /* one idle-less copy per class + the idle nodes */
-	int *pol_pos, *pol_node;     /* node -> compact slot (-1), slot -> node */
-	nodeox_cluster_t pol_view;   /* over pol_compact: same decisions, less to scan */
-	struct pol_state {           /* Broaden=when-faster's state (sched_policy_state) */
-		nodeox_running_t *running;
-		size_t cap;
-		nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
-		uint32_t *scratch;
-		size_t *cls_at;      /* per class: where its allocations go */
-	} pol_state;
 
 	/* jobs */
 	req_t *req;
@@ -160,7 +150,6 @@ typedef struct {
 				     /* Slurm's will-run batches */
 	size_t nnwords;              /* node bitmap words */
 	sim_queue_t events;
-	GHashTable *elig_cache;      /* key string -> elig_t* */
 
 
 	alloc_t *abuf;               /* a placement's answer (sched_place, or */
@@ -170,6 +159,7 @@ typedef struct {
 
 	sched_bf_t *bf;              /* backfill's own (sched_backfill.c) */
 	sched_place_t *place;        /* placement's (sched_place.c) */
+	sched_pol_t *pol;            /* submission's (sched_request.c) */
 	sched_sock_t *sock;          /* sockets' (sched_socket.c); NULL: no node */
 				     /* binds GPUs to sockets */
 } sched_t;
@@ -283,13 +273,14 @@ static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_
 }
 
 /* sched_request.c */
-void sched_elig_free(gpointer p);
-void sched_submit(sched_t *s, uint32_t j);
+void sched_request_init(sched_t *s);
+void sched_request_free(sched_t *s);
+/* Job j's submission: its request, or its rejection; true: it pends (the
+ * run adds it to the pending jobs). */
+bool sched_submit(sched_t *s, uint32_t j);
 void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
-/* Broaden=when-faster: fill cl with the scheduler's state as the policy
- * reads it (every node, running jobs' GPUs by expected end, the GPUs pending
- * jobs want), for job j's decision (sched_request.c). */
-void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl);
+/* Node n now has idle GPUs free: the policy's view follows. */
+void sched_policy_idle(sched_t *s, int n, uint32_t idle);
 
 /* sched.c */
 void sched_pending_add(sched_t *s, uint32_t j);
