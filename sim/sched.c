@@ -370,28 +370,6 @@ static void sched_end(sched_t *s, uint32_t j)
 
 /* ------------------------------------------------------------ passes */
 
-/* Nodes for job j now (in s->abuf), or 0. A job that did not fit without
- * reservations is not tried again until some job has ended. */
-int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv)
-{
-	req_t *r = &s->req[j];
-	if (s->req[j].fail_epoch == s->release_epoch)
-		return 0;
-	int na = sched_place(s, r, resv, sched_plan_end(s, r));
-	if (!na && !resv)
-		s->req[j].fail_epoch = s->release_epoch;
-	return na;
-}
-
-/* The partition job j is counted in by the per-partition limits: its
- * first (Slurm queues a job of several partitions once per partition;
- * the model once, under the first). */
-int sched_job_part(const sched_t *s, uint32_t j)
-{
-	uint64_t parts = s->req[j].parts;
-	return parts ? __builtin_ctzll(parts) : 0;
-}
-
 /* Are all the nodes elig may use in a partition that failed this pass?
  * Slurm's main pass takes a failed job's partition's nodes away from every
  * later job (job_scheduler.c: bit_and_not(avail_node_bitmap,

@@ -188,6 +188,15 @@ static inline uint32_t sched_request_kind(const req_t *r)
 	return (uint32_t)(h >> 32);
 }
 
+/* The partition job j is counted in by the per-partition limits: its
+ * first (Slurm queues a job of several partitions once per partition;
+ * the model once, under the first). */
+static inline int sched_job_part(const sched_t *s, uint32_t j)
+{
+	uint64_t parts = s->req[j].parts;
+	return parts ? __builtin_ctzll(parts) : 0;
+}
+
 static inline bool bits_test(const uint64_t *b, int i)
 {
 	return (b[i >> 6] >> (i & 63)) & 1;
@@ -284,7 +293,6 @@ void sched_policy_idle(sched_t *s, int n, uint32_t idle);
 
 /* sched.c */
 void sched_pending_add(sched_t *s, uint32_t j);
-int sched_job_part(const sched_t *s, uint32_t j);
 void sched_order_begin(sched_t *s, prio_iter_t *it);
 int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
 /* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */
@@ -295,8 +303,6 @@ void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t);
 void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t);
 int sched_runs_choose(sched_t *s, const req_t *r, int nl);
 void sched_order_end(sched_t *s);
-/* Nodes for job j now (in s->abuf), or 0; resv: beside those reservations. */
-int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv);
 void sched_start(sched_t *s, uint32_t j, int na);
 
 /* sched_place.c */
@@ -307,6 +313,9 @@ void sched_bucket_move(sched_t *s, int n, int from, int to);
  * of sched_runs_choose; returns nl + 1. */
 int sched_runs_add(sched_t *s, const req_t *r, int n, int64_t cpu, int nl);
 int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end);
+/* Nodes for job j now (in s->abuf), or 0; resv: beside those reservations
+ * (NULL: on the free resources alone). */
+int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv);
 
 /* sched_prefer.c */
 void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);

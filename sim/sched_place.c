@@ -456,3 +456,16 @@ int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t en
 	}
 	return 0;
 }
+
+/* Nodes for job j now (in s->abuf), or 0. A job that did not fit without
+ * reservations is not tried again until some job has ended. */
+int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv)
+{
+	req_t *r = &s->req[j];
+	if (s->req[j].fail_epoch == s->release_epoch)
+		return 0;
+	int na = sched_place(s, r, resv, sched_plan_end(s, r));
+	if (!na && !resv)
+		s->req[j].fail_epoch = s->release_epoch;
+	return na;
+}
