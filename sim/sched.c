@@ -2,7 +2,9 @@
  * sched.c: the scheduler model of nodeox-sim: the run (events, priority
  * order, the main pass, job start and end). Submission is in
  * sched_request.c, placement in sched_place.c, backfill in sched_backfill.c;
- * what they share in sched_internal.h.
+ * what they share (sched_t) in sched_internal.h, and each keeps its own
+ * state to itself. The run calls them; they do not call the run, but for
+ * the backfill pass's priority order and job starts.
  *
  * Events (job ends from a binary heap, submissions from the sorted trace)
  * drive two kinds of passes, as in slurmctld:
@@ -87,7 +89,7 @@ static double sched_tier_key(const sched_t *s, uint32_t j)
  * the job accrues any): it waits in the fresh list until the next
  * recalculation. Without an age weight priorities never change and every
  * job goes straight to the young list. */
-void sched_pending_add(sched_t *s, uint32_t j)
+static void sched_pending_add(sched_t *s, uint32_t j)
 {
 	s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, j);
 	if (s->o->params.weight_age > 0) {
@@ -472,28 +474,7 @@ static void sched_state_init(sched_t *s)
 		s->class_free_g[nd->cls] += s->free_g[n];
 		s->total_free_g += s->free_g[n];
 	}
-	s->bucket_base = g_new(int, c->nclasses + 1);
-	int nb = 0;
-	for (int k = 0; k < c->nclasses; k++) {
-		s->bucket_base[k] = nb;
-		nb += (int)c->nodes[c->classes[k].first].gpus + 1;
-	}
-	s->bucket_base[c->nclasses] = nb;
-	s->bucket_off = g_new(int, nb);
-	s->bucket_n = g_new0(int, nb);
-	int off = 0;
-	for (int k = 0; k < c->nclasses; k++)
-		for (int b = s->bucket_base[k]; b < s->bucket_base[k + 1]; b++) {
-			s->bucket_off[b] = off;
-			off += c->classes[k].nnodes;
-		}
-	s->bucket = g_new(int, off + 1);
-	s->bpos = g_new(int, nn);
-	for (size_t n = 0; n < nn; n++) {
-		int b = s->bucket_base[c->nodes[n].cls] + s->free_g[n];
-		s->bpos[n] = s->bucket_n[b];
-		s->bucket[s->bucket_off[b] + s->bucket_n[b]++] = (int)n;
-	}
+	sched_place_init(s);            /* buckets by the free GPUs above */
 	sched_request_init(s);
 	s->req = g_new0(req_t, nj);
 	s->preq = g_new0(req_t, nj);
@@ -510,7 +491,6 @@ static void sched_state_init(sched_t *s)
 	s->next_recalc = s->o->params.weight_age > 0 ? 0 : SCHED_INF;
 	sim_queue_init(&s->events);
 	s->abuf = g_new(alloc_t, nn + 1);
-	sched_place_init(s);
 	s->part_tested = g_new0(int, MAX(c->nparts, 1));
 	sched_socket_init(s);
 	s->nnwords = (nn + 63) / 64;
@@ -527,8 +507,6 @@ static void sched_state_free(sched_t *s)
 		}
 	g_free(s->free_g); g_free(s->free_c); g_free(s->free_m); g_free(s->class_free_g);
 	sched_request_free(s);
-	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
-	g_free(s->bpos);
 	g_free(s->req); g_free(s->preq); g_free(s->tagged); g_free(s->where); g_free(s->key);
 	g_free(s->running);
 	prio_list_free(&s->fresh);

@@ -145,7 +145,7 @@ static inline bool sched_same_request(const req_t *a, const req_t *b)
  * reserved node out of the backfill map whole, from the reservation's
  * start, so a job that would still run then may not use even the node's
  * spare GPUs (backfill.c _add_reservation clears the node's bit in
- * avail_bitmap); the start-now test reads resv_start and the spare. */
+ * avail_bitmap); the start-now test reads resv.start and the spare. */
 static void sched_resv_hold(sched_t *s, int n, int64_t when)
 {
 	sched_bf_t *b = s->bf;

@@ -1,18 +1,27 @@
 /*
  * sched_internal.h: what the scheduler model's files share (sim/sched.c and
  * the files it is split into; none of this is seen outside sim/sched*.c):
- * the scheduler's state, a job's request as scheduled, running jobs and
- * their allocations by expected end, remembered will-run answers, the
- * small inline helpers the hot loops use, and the functions one file calls
- * in another.
+ * the run's shared state (sched_t: cluster, trace, options, the clock, free
+ * resources and their buckets, jobs' requests and priority lists, running
+ * jobs by expected end), a job's request as scheduled, running jobs and
+ * their allocations, the small inline helpers the hot loops use, and the
+ * functions one file calls in another. Each file keeps its own state in a
+ * struct only it sees, reached through one pointer in sched_t and made and
+ * freed by its sched_<file>_init/_free:
  *
  *   sched.c           the run: events, priority order, main pass, start/end
  *   sched_request.c   submission: the policy's decision turned into a request,
  *                     eligible node classes, limits, rejections
- *   sched_place.c     placement: free resources, free-GPU buckets, node choice
+ *                     (sched_pol_t: the policy's node view, eligibility cache)
+ *   sched_place.c     placement: free-GPU buckets, node choice
+ *                     (sched_place_t: candidate runs and their scratch)
  *   sched_backfill.c  backfill: reservations (Slurm's will-run batches over
  *                     the backfill map, bf_resolution) and the backfill pass
+ *                     (sched_bf_t: reservations, will-run memo and index,
+ *                     per-pass limits)
  *   sched_prefer.c    --prefer: the job's prefer record, tried first
+ *   sched_socket.c    GPUs bound to sockets (sched_sock_t: free cores and
+ *                     GPUs per socket)
  */
 #ifndef SIM_SCHED_INTERNAL_H
 #define SIM_SCHED_INTERNAL_H
@@ -113,7 +122,7 @@ typedef struct sched_place_scratch sched_place_t; /* placement's scratch (sched_
 typedef struct sched_pol sched_pol_t;    /* submission's policy view (sched_request.c) */
 typedef struct sched_sock sched_sock_t;  /* free cores and GPUs by socket (sched_socket.c) */
 
-typedef struct {
+typedef struct {                 /* the run's state, which every file reads */
 	const sim_cluster_t *c;
 	const sim_trace_t *t;
 	const sim_sched_opts_t *o;
@@ -126,7 +135,8 @@ typedef struct {
 	int64_t *free_m;
 	int64_t *class_free_g;
 	int64_t total_free_g;
-	int *bucket;                 /* nodes by class and free GPUs (see sched_bucket) */
+	int *bucket;                 /* nodes by class and free GPUs (see sched_bucket; */
+				     /* made and moved by sched_place.c) */
 	int *bucket_off;             /* per bucket: where its nodes start in bucket */
 	int *bucket_n;               /* per bucket: how many */
 	int *bucket_base;            /* per class: bucket id of k = 0 */
@@ -281,6 +291,18 @@ static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_
 	return lo;
 }
 
+/* The calls run one way: sched.c (the run) calls every other file; the
+ * backfill pass calls placement and --prefer, submission --prefer,
+ * placement sockets. Two calls still go back up, from the backfill pass into the run:
+ * the priority order and a job's start (see sched.c). */
+
+/* sched.c: what the backfill pass takes from the run */
+void sched_order_begin(sched_t *s, prio_iter_t *it);
+int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
+void sched_order_end(sched_t *s);
+/* Start job j on the na nodes placed in s->abuf. */
+void sched_start(sched_t *s, uint32_t j, int na);
+
 /* sched_request.c */
 void sched_request_init(sched_t *s);
 void sched_request_free(sched_t *s);
@@ -291,38 +313,6 @@ void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
 /* Node n now has idle GPUs free: the policy's view follows. */
 void sched_policy_idle(sched_t *s, int n, uint32_t idle);
 
-/* sched.c */
-void sched_pending_add(sched_t *s, uint32_t j);
-void sched_order_begin(sched_t *s, prio_iter_t *it);
-int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
-/* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */
-void sched_socket_init(sched_t *s);
-void sched_socket_free(sched_t *s);
-int64_t sched_socket_first_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus, int *near);
-void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t);
-void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t);
-int sched_runs_choose(sched_t *s, const req_t *r, int nl);
-void sched_order_end(sched_t *s);
-void sched_start(sched_t *s, uint32_t j, int na);
-
-/* sched_place.c */
-void sched_place_init(sched_t *s);
-void sched_place_free(sched_t *s);
-void sched_bucket_move(sched_t *s, int n, int from, int to);
-/* Node n, with cpu CPUs free, as the nl-th candidate for per-node request r
- * of sched_runs_choose; returns nl + 1. */
-int sched_runs_add(sched_t *s, const req_t *r, int n, int64_t cpu, int nl);
-int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end);
-/* Nodes for job j now (in s->abuf), or 0; resv: beside those reservations
- * (NULL: on the free resources alone). */
-int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv);
-
-/* sched_prefer.c */
-void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);
-/* Swap job j's prefer request with its request; false (nothing done) when
- * it has none. Called again, it swaps them back. */
-bool sched_prefer_swap(sched_t *s, uint32_t j);
-
 /* sched_backfill.c */
 void sched_backfill_init(sched_t *s);
 void sched_backfill_free(sched_t *s);
@@ -330,5 +320,31 @@ void sched_backfill_free(sched_t *s);
 void sched_backfill_forget(sched_t *s);
 /* One backfill pass; returns how many jobs it started. */
 int sched_backfill_pass(sched_t *s);
+
+/* sched_place.c */
+void sched_place_init(sched_t *s);
+void sched_place_free(sched_t *s);
+void sched_bucket_move(sched_t *s, int n, int from, int to);
+int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end);
+/* Nodes for job j now (in s->abuf), or 0; resv: beside those reservations
+ * (NULL: on the free resources alone). */
+int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv);
+/* Node n, with cpu CPUs free, as the nl-th candidate for per-node request r
+ * of sched_runs_choose; returns nl + 1. */
+int sched_runs_add(sched_t *s, const req_t *r, int n, int64_t cpu, int nl);
+int sched_runs_choose(sched_t *s, const req_t *r, int nl);
+
+/* sched_prefer.c */
+void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);
+/* Swap job j's prefer request with its request; false (nothing done) when
+ * it has none. Called again, it swaps them back. */
+bool sched_prefer_swap(sched_t *s, uint32_t j);
+
+/* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */
+void sched_socket_init(sched_t *s);
+void sched_socket_free(sched_t *s);
+int64_t sched_socket_first_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus, int *near);
+void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t);
+void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t);
 
 #endif

@@ -41,6 +41,30 @@ void sched_place_init(sched_t *s)
 	p->sock_cpu = g_new(int64_t, nn + 1);
 	p->sock_near = g_new(int, nn + 1);
 	p->cand = g_new0(uint64_t, (nn + 63) / 64 + 1);
+	/* every node in the bucket of its class and free GPUs */
+	const sim_cluster_t *c = s->c;
+	s->bucket_base = g_new(int, c->nclasses + 1);
+	int nb = 0;
+	for (int k = 0; k < c->nclasses; k++) {
+		s->bucket_base[k] = nb;
+		nb += (int)c->nodes[c->classes[k].first].gpus + 1;
+	}
+	s->bucket_base[c->nclasses] = nb;
+	s->bucket_off = g_new(int, nb);
+	s->bucket_n = g_new0(int, nb);
+	int off = 0;
+	for (int k = 0; k < c->nclasses; k++)
+		for (int b = s->bucket_base[k]; b < s->bucket_base[k + 1]; b++) {
+			s->bucket_off[b] = off;
+			off += c->classes[k].nnodes;
+		}
+	s->bucket = g_new(int, off + 1);
+	s->bpos = g_new(int, nn);
+	for (size_t n = 0; n < nn; n++) {
+		int b = s->bucket_base[c->nodes[n].cls] + s->free_g[n];
+		s->bpos[n] = s->bucket_n[b];
+		s->bucket[s->bucket_off[b] + s->bucket_n[b]++] = (int)n;
+	}
 }
 
 void sched_place_free(sched_t *s)
@@ -51,6 +75,8 @@ void sched_place_free(sched_t *s)
 	g_free(p->run_node); g_free(p->run_cpu); g_free(p->run_first); g_free(p->run_weight);
 	g_free(p->run_cpus); g_free(p->run_nodes); g_free(p->class_pos);
 	g_free(p->sock_cpu); g_free(p->sock_near); g_free(p->cand);
+	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
+	g_free(s->bpos);
 	g_free(p);
 	s->place = NULL;
 }
