@@ -3,8 +3,8 @@
  * order, the main pass, job start and end). Submission is in
  * sched_request.c, placement in sched_place.c, backfill in sched_backfill.c;
  * what they share (sched_t) in sched_internal.h, and each keeps its own
- * state to itself. The run calls them; they do not call the run, but for
- * the backfill pass's priority order and job starts.
+ * state to itself. The run calls them; they do not call the run (the
+ * backfill pass hands the run the jobs it starts, sched_backfill_next).
  *
  * Events (job ends from a binary heap, submissions from the sorted trace)
  * drive two kinds of passes, as in slurmctld:
@@ -142,57 +142,6 @@ static void sched_recalc(sched_t *s, int64_t at, size_t submitted)
 	s->prio_time = at;
 }
 
-/* Begin a walk in priority order; the lists keep it valid while the pass
- * starts (removes) the jobs it returns. End it with sched_order_end. */
-void sched_order_begin(sched_t *s, prio_iter_t *it)
-{
-	it->f = (prio_pos_t){ 0, 0 };
-	it->y = (prio_pos_t){ 0, 0 };
-	it->o = (prio_pos_t){ 0, 0 };
-	/* constant while the walk lasts (recalculations happen between passes) */
-	const sim_sched_params_t *p = &s->o->params;
-	it->young_bonus = p->weight_age > 0
-		? p->weight_age * (double)s->prio_time / (double)p->max_age_s : 0;
-	s->fresh.track = &it->f;
-	s->young.track = &it->y;
-	s->old.track = &it->o;
-}
-
-void sched_order_end(sched_t *s)
-{
-	s->fresh.track = s->young.track = s->old.track = NULL;
-}
-
-/* Next pending job in priority order (advancing past it), or -1: the head of
- * the three lists with the highest priority as of the last recalculation
- * (ties to the earlier job, as Slurm's queue sort: submit time, then id). */
-int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
-{
-	const prio_ent_t *f = prio_list_at(&s->fresh, &it->f), *y = prio_list_at(&s->young, &it->y),
-			 *o = prio_list_at(&s->old, &it->o);
-	prio_pos_t *pos = NULL;
-	const prio_ent_t *best = NULL;
-	double best_prio = 0;
-	if (y) {
-		best = y;
-		pos = &it->y;
-		best_prio = y->key + it->young_bonus;
-	}
-	if (o && (!best || o->key > best_prio || (o->key == best_prio && o->job < best->job))) {
-		best = o;
-		pos = &it->o;
-		best_prio = o->key;
-	}
-	if (f && (!best || f->key > best_prio || (f->key == best_prio && f->job < best->job))) {
-		best = f;
-		pos = &it->f;
-	}
-	if (!best)
-		return -1;
-	pos->p++;
-	return best->job;
-}
-
 /* ------------------------------------------------------------ start / end */
 
 /* The seconds job j's nodes stay taken after its last second.
@@ -271,7 +220,7 @@ static void sched_take(sched_t *s, const alloc_t *a, int sign)
 	}
 }
 
-void sched_start(sched_t *s, uint32_t j, int na)
+static void sched_start(sched_t *s, uint32_t j, int na)
 {
 	const sim_cluster_t *c = s->c;
 	const sim_job_t *job = &s->t->jobs[j];
@@ -371,6 +320,21 @@ static void sched_end(sched_t *s, uint32_t j)
 }
 
 /* ------------------------------------------------------------ passes */
+
+/* One backfill pass (sched_backfill.c decides, the run starts the jobs it
+ * picks); returns how many jobs it started. */
+static int sched_backfill(sched_t *s)
+{
+	int started = 0, na;
+	int64_t j;
+	sched_backfill_begin(s);
+	while ((j = sched_backfill_next(s, &na)) >= 0) {
+		sched_start(s, (uint32_t)j, na);
+		started++;
+	}
+	sched_backfill_end(s);
+	return started;
+}
 
 /* Are all the nodes elig may use in a partition that failed this pass?
  * Slurm's main pass takes a failed job's partition's nodes away from every
@@ -659,7 +623,7 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			 * _start_job sets last_job_update, so backfill's
 			 * _more_work() says yes, and the jobs tested before those
 			 * starts now see them running (22.05, backfill.c). */
-			bf_dirty = s.npending && sched_backfill_pass(&s) > 0;
+			bf_dirty = s.npending && sched_backfill(&s) > 0;
 			next_bf = bf_dirty ? s.now + bf_iv : SCHED_INF;
 		}
 		if (o->progress && s.ended >= progress_next) {

@@ -105,6 +105,14 @@ struct sched_bf {
 		uint32_t pass;       /* valid while == pass */
 	} blocked[SCHED_BLOCKED_SLOTS];
 	int *uid, nusers;            /* per job: its user, numbered from 0 */
+	struct bf_walk {             /* the pass under way (sched_backfill_next) */
+		prio_iter_t it;      /* where it is in the priority order */
+		uint32_t *deferred;  /* the jobs it could not start, to reserve */
+		int ndef;
+		uint64_t *defbits;   /* the classes they may use */
+		int tested, max_test;
+		bool limits;         /* some bf_max_job_user/part limit is set */
+	} walk;
 	struct bf_count {            /* a pass's jobs tested per user, partition, */
 		uint32_t pass;       /* user and partition (valid while pass */
 		int n;               /* == sched_bf_t.pass) */
@@ -1169,9 +1177,9 @@ static int sched_backfill_now(sched_t *s, uint32_t j, uint32_t *deferred, int *n
 	return blocked ? 0 : na;
 }
 
-/* Start job j on the nodes in s->abuf: what it takes on nodes reserved
+/* Job j starts on the nodes in s->abuf: what it takes on nodes reserved
  * later in the pass comes out of the spare left beside them. */
-static void sched_backfill_start(sched_t *s, uint32_t j, int na)
+static void sched_backfill_taken(sched_t *s, uint32_t j, int na)
 {
 	sched_resv_t *v = &s->bf->resv;
 	int64_t end = sched_plan_end(s, &s->req[j]);
@@ -1183,41 +1191,48 @@ static void sched_backfill_start(sched_t *s, uint32_t j, int na)
 			v->spare_m[a->node] -= (int64_t)a->mem;
 		}
 	}
-	sched_start(s, j, na);
 }
 
-int sched_backfill_pass(sched_t *s)
+void sched_backfill_begin(sched_t *s)
 {
 	sched_bf_t *b = s->bf;
-	int started = 0;
+	struct bf_walk *w = &b->walk;
+	const sim_sched_params_t *p = &s->o->params;
 	s->run->bf_passes++;
 	b->pass++;
 	b->resv.pass = b->pass;
 	b->wr_epoch++;
 	b->nresv = 0;
-	int max_test = s->o->params.bf_max_job_test;
-	uint32_t *deferred = g_new(uint32_t, max_test);
-	int ndef = 0;
-	uint64_t *defbits = g_new0(uint64_t, s->nwords);
-	prio_iter_t it;
-	sched_order_begin(s, &it);
-	const sim_sched_params_t *p = &s->o->params;
-	bool limits = p->bf_max_job_part || p->bf_max_job_user || p->bf_max_job_user_part;
-	for (int tested = 0; tested < max_test;) {
-		int64_t j = sched_order_next(s, &it);
+	w->max_test = p->bf_max_job_test;
+	w->deferred = g_new(uint32_t, w->max_test);
+	w->ndef = 0;
+	w->defbits = g_new0(uint64_t, s->nwords);
+	w->tested = 0;
+	w->limits = p->bf_max_job_part || p->bf_max_job_user || p->bf_max_job_user_part;
+	sched_order_begin(s, &w->it);
+}
+
+/* The next job the pass starts, with its nodes (na of them) in s->abuf, or
+ * -1 when the pass is over. The run starts it before calling again. */
+int64_t sched_backfill_next(sched_t *s, int *na_out)
+{
+	sched_bf_t *b = s->bf;
+	struct bf_walk *w = &b->walk;
+	while (w->tested < w->max_test) {
+		int64_t j = sched_order_next(s, &w->it);
 		if (j < 0)
 			break;
-		if (limits && sched_bf_limited(s, (uint32_t)j))
+		if (w->limits && sched_bf_limited(s, (uint32_t)j))
 			continue;
-		tested++;
+		w->tested++;
 		if (sched_prefer_swap(s, (uint32_t)j)) {
 			/* the prefer record: a start now only (sched_prefer.c) */
-			int na = sched_backfill_now(s, (uint32_t)j, deferred, &ndef, defbits);
+			int na = sched_backfill_now(s, (uint32_t)j, w->deferred, &w->ndef, w->defbits);
 			sched_prefer_swap(s, (uint32_t)j);
 			if (na) {
-				sched_backfill_start(s, (uint32_t)j, na);
-				started++;
-				continue;
+				sched_backfill_taken(s, (uint32_t)j, na);
+				*na_out = na;
+				return j;
 			}
 		}
 		const elig_t *e = s->req[j].elig;
@@ -1226,30 +1241,38 @@ int sched_backfill_pass(sched_t *s)
 		if (known || !(na = sched_fit_now(s, (uint32_t)j, NULL))) {
 			if (!known)
 				sched_blocked_note(s, (uint32_t)j, INT64_MIN);
-			deferred[ndef++] = (uint32_t)j;
-			bits_or(defbits, e->bits, s->nwords);
+			w->deferred[w->ndef++] = (uint32_t)j;
+			bits_or(w->defbits, e->bits, s->nwords);
 			continue;
 		}
 		/* Reservations made so far already stop it? More would too: do not
 		 * compute the waiting jobs' reservations for it. */
 		bool blocked = b->nresv && !(na = sched_fit_now(s, (uint32_t)j, &b->resv));
-		if (!blocked && ndef && bits_meet(defbits, e->bits, s->nwords)) {
-			ndef = sched_reserve_deferred(s, (uint32_t)j, deferred, ndef, defbits);
+		if (!blocked && w->ndef && bits_meet(w->defbits, e->bits, s->nwords)) {
+			w->ndef = sched_reserve_deferred(s, (uint32_t)j, w->deferred, w->ndef, w->defbits);
 			blocked = b->nresv && !(na = sched_fit_now(s, (uint32_t)j, &b->resv));
 		}
 		if (blocked) {
 			sched_blocked_note(s, (uint32_t)j, sched_plan_end(s, &s->req[j]));
-			deferred[ndef++] = (uint32_t)j;
-			bits_or(defbits, e->bits, s->nwords);
+			w->deferred[w->ndef++] = (uint32_t)j;
+			bits_or(w->defbits, e->bits, s->nwords);
 			continue;
 		}
-		sched_backfill_start(s, (uint32_t)j, na);
-		started++;
+		sched_backfill_taken(s, (uint32_t)j, na);
+		*na_out = na;
+		return j;
 	}
+	return -1;
+}
+
+void sched_backfill_end(sched_t *s)
+{
+	struct bf_walk *w = &s->bf->walk;
 	sched_order_end(s);
-	g_free(deferred);
-	g_free(defbits);
-	return started;
+	g_free(w->deferred);
+	g_free(w->defbits);
+	w->deferred = NULL;
+	w->defbits = NULL;
 }
 
 /* ------------------------------------------------------------ state */

@@ -272,6 +272,59 @@ static inline const int *sched_bucket(const sched_t *s, int cl, int k, int *n)
 	return &s->bucket[s->bucket_off[b]];
 }
 
+/* The pending jobs in priority order (the main and backfill passes' walk). */
+
+/* Begin a walk in priority order; the lists keep it valid while the pass
+ * starts (removes) the jobs it returns. End it with sched_order_end. */
+static inline void sched_order_begin(sched_t *s, prio_iter_t *it)
+{
+	it->f = (prio_pos_t){ 0, 0 };
+	it->y = (prio_pos_t){ 0, 0 };
+	it->o = (prio_pos_t){ 0, 0 };
+	/* constant while the walk lasts (recalculations happen between passes) */
+	const sim_sched_params_t *p = &s->o->params;
+	it->young_bonus = p->weight_age > 0
+		? p->weight_age * (double)s->prio_time / (double)p->max_age_s : 0;
+	s->fresh.track = &it->f;
+	s->young.track = &it->y;
+	s->old.track = &it->o;
+}
+
+static inline void sched_order_end(sched_t *s)
+{
+	s->fresh.track = s->young.track = s->old.track = NULL;
+}
+
+/* Next pending job in priority order (advancing past it), or -1: the head of
+ * the three lists with the highest priority as of the last recalculation
+ * (ties to the earlier job, as Slurm's queue sort: submit time, then id). */
+static inline int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
+{
+	const prio_ent_t *f = prio_list_at(&s->fresh, &it->f), *y = prio_list_at(&s->young, &it->y),
+			 *o = prio_list_at(&s->old, &it->o);
+	prio_pos_t *pos = NULL;
+	const prio_ent_t *best = NULL;
+	double best_prio = 0;
+	if (y) {
+		best = y;
+		pos = &it->y;
+		best_prio = y->key + it->young_bonus;
+	}
+	if (o && (!best || o->key > best_prio || (o->key == best_prio && o->job < best->job))) {
+		best = o;
+		pos = &it->o;
+		best_prio = o->key;
+	}
+	if (f && (!best || f->key > best_prio || (f->key == best_prio && f->job < best->job))) {
+		best = f;
+		pos = &it->f;
+	}
+	if (!best)
+		return -1;
+	pos->p++;
+	return best->job;
+}
+
 static inline bool release_before(const release_t *a, int64_t end, uint32_t job)
 {
 	return a->end < end || (a->end == end && a->job < job);
@@ -293,15 +346,7 @@ static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_
 
 /* The calls run one way: sched.c (the run) calls every other file; the
  * backfill pass calls placement and --prefer, submission --prefer,
- * placement sockets. Two calls still go back up, from the backfill pass into the run:
- * the priority order and a job's start (see sched.c). */
-
-/* sched.c: what the backfill pass takes from the run */
-void sched_order_begin(sched_t *s, prio_iter_t *it);
-int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
-void sched_order_end(sched_t *s);
-/* Start job j on the na nodes placed in s->abuf. */
-void sched_start(sched_t *s, uint32_t j, int na);
+ * placement sockets; none calls the run. */
 
 /* sched_request.c */
 void sched_request_init(sched_t *s);
@@ -318,8 +363,12 @@ void sched_backfill_init(sched_t *s);
 void sched_backfill_free(sched_t *s);
 /* Free resources changed (a job started or ended): no remembered answers. */
 void sched_backfill_forget(sched_t *s);
-/* One backfill pass; returns how many jobs it started. */
-int sched_backfill_pass(sched_t *s);
+/* One backfill pass, as a walk: begin it, take the jobs it would start
+ * (each with its na nodes in s->abuf, to be started before the next call)
+ * until -1, end it. */
+void sched_backfill_begin(sched_t *s);
+int64_t sched_backfill_next(sched_t *s, int *na);
+void sched_backfill_end(sched_t *s);
 
 /* sched_place.c */
 void sched_place_init(sched_t *s);
