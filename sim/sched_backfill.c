@@ -3,9 +3,9 @@
  * for jobs that cannot start now (running jobs released at their expected
  * ends in Slurm's will-run batches, on the nodes no earlier reservation of
  * the pass holds then, rounded to bf_resolution on the wall clock), and the
- * pass that
- * starts lower-priority jobs only where they delay no reservation (requests
- * the reservations stop are remembered for the rest of the pass). A
+ * pass, which picks the lower-priority jobs that delay no reservation for
+ * the run to start (sched_backfill_next; requests the reservations stop are
+ * remembered for the rest of the pass). A
  * per-node request's will-run test is answered from an index of the
  * releases by node (sched_wr_fast: per node the position after which it
  * fits, counts over positions) once an epoch's walks have paid for it; the
