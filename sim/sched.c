@@ -2,7 +2,9 @@
  * sched.c: the scheduler model of nodeox-sim: the run (events, priority
  * order, the main pass, job start and end). Submission is in
  * sched_request.c, placement in sched_place.c, backfill in sched_backfill.c;
- * what they share in sched_internal.h.
+ * what they share (sched_t) in sched_internal.h, and each keeps its own
+ * state to itself. The run calls them; they do not call the run (the
+ * backfill pass hands the run the jobs it starts, sched_backfill_next).
  *
  * Events (job ends from a binary heap, submissions from the sorted trace)
  * drive two kinds of passes, as in slurmctld:
@@ -87,7 +89,7 @@ static double sched_tier_key(const sched_t *s, uint32_t j)
  * the job accrues any): it waits in the fresh list until the next
  * recalculation. Without an age weight priorities never change and every
  * job goes straight to the young list. */
-void sched_pending_add(sched_t *s, uint32_t j)
+static void sched_pending_add(sched_t *s, uint32_t j)
 {
 	s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, j);
 	if (s->o->params.weight_age > 0) {
@@ -138,57 +140,6 @@ static void sched_recalc(sched_t *s, int64_t at, size_t submitted)
 		prio_list_insert(&s->old, s->key[j], j);
 	}
 	s->prio_time = at;
-}
-
-/* Begin a walk in priority order; the lists keep it valid while the pass
- * starts (removes) the jobs it returns. End it with sched_order_end. */
-void sched_order_begin(sched_t *s, prio_iter_t *it)
-{
-	it->f = (prio_pos_t){ 0, 0 };
-	it->y = (prio_pos_t){ 0, 0 };
-	it->o = (prio_pos_t){ 0, 0 };
-	/* constant while the walk lasts (recalculations happen between passes) */
-	const sim_sched_params_t *p = &s->o->params;
-	it->young_bonus = p->weight_age > 0
-		? p->weight_age * (double)s->prio_time / (double)p->max_age_s : 0;
-	s->fresh.track = &it->f;
-	s->young.track = &it->y;
-	s->old.track = &it->o;
-}
-
-void sched_order_end(sched_t *s)
-{
-	s->fresh.track = s->young.track = s->old.track = NULL;
-}
-
-/* Next pending job in priority order (advancing past it), or -1: the head of
- * the three lists with the highest priority as of the last recalculation
- * (ties to the earlier job, as Slurm's queue sort: submit time, then id). */
-int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
-{
-	const prio_ent_t *f = prio_list_at(&s->fresh, &it->f), *y = prio_list_at(&s->young, &it->y),
-			 *o = prio_list_at(&s->old, &it->o);
-	prio_pos_t *pos = NULL;
-	const prio_ent_t *best = NULL;
-	double best_prio = 0;
-	if (y) {
-		best = y;
-		pos = &it->y;
-		best_prio = y->key + it->young_bonus;
-	}
-	if (o && (!best || o->key > best_prio || (o->key == best_prio && o->job < best->job))) {
-		best = o;
-		pos = &it->o;
-		best_prio = o->key;
-	}
-	if (f && (!best || f->key > best_prio || (f->key == best_prio && f->job < best->job))) {
-		best = f;
-		pos = &it->f;
-	}
-	if (!best)
-		return -1;
-	pos->p++;
-	return best->job;
 }
 
 /* ------------------------------------------------------------ start / end */
@@ -254,27 +205,6 @@ static void sched_release_drop(sched_t *s, uint32_t j, const running_t *run)
 	l->n--;
 }
 
-/* Keep the compact policy view: a node is in it while it has idle GPUs. */
-static void sched_policy_idle(sched_t *s, int n, uint32_t idle)
-{
-	s->pol_nodes[n].gpus_idle = idle;
-	int slot = s->pol_pos[n];
-	if (slot >= 0 && idle > 0) {
-		s->pol_compact[slot].gpus_idle = idle;
-	} else if (slot >= 0) {
-		int last = (int)--s->pol_view.nnodes;
-		s->pol_compact[slot] = s->pol_compact[last];
-		s->pol_node[slot] = s->pol_node[last];
-		s->pol_pos[s->pol_node[slot]] = slot;
-		s->pol_pos[n] = -1;
-	} else if (idle > 0 && s->pol_nodes[n].usable) {
-		slot = (int)s->pol_view.nnodes++;
-		s->pol_compact[slot] = s->pol_nodes[n];
-		s->pol_node[slot] = n;
-		s->pol_pos[n] = slot;
-	}
-}
-
 static void sched_take(sched_t *s, const alloc_t *a, int sign)
 {
 	int n = a->node;
@@ -290,16 +220,16 @@ static void sched_take(sched_t *s, const alloc_t *a, int sign)
 	}
 }
 
-void sched_start(sched_t *s, uint32_t j, int na)
+static void sched_start(sched_t *s, uint32_t j, int na)
 {
 	const sim_cluster_t *c = s->c;
 	const sim_job_t *job = &s->t->jobs[j];
 	req_t *r = &s->req[j];
 	running_t *run = g_new0(running_t, 1);
-	s->wr_epoch++;                  /* free resources change: no remembered answers */
+	sched_backfill_forget(s);       /* free resources change: no remembered answers */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
-	if (s->sockets) {
+	if (s->sock) {
 		run->st = g_new(sock_take_t, na);
 		for (int i = 0; i < na; i++)
 			sched_socket_take(s, &run->a[i], &run->st[i]);
@@ -311,12 +241,6 @@ void sched_start(sched_t *s, uint32_t j, int na)
 		int t = c->nodes[a->node].type;
 		if (t >= 0)
 			s->gpus_by_type[t] += a->gpus;
-		if (s->in_backfill && s->resv_stamp[a->node] == s->pass &&
-		    sched_plan_end(s, r) >= s->resv_start[a->node]) {
-			s->spare_g[a->node] -= a->gpus;
-			s->spare_c[a->node] -= a->cpus;
-			s->spare_m[a->node] -= (int64_t)a->mem;
-		}
 	}
 	int64_t dur = runtime_model_duration(s->o->runtime, job, r->req_type, s->gpus_by_type);
 	sim_result_t *res = &s->run->jobs[j];
@@ -384,7 +308,7 @@ static void sched_end(sched_t *s, uint32_t j)
 		}
 	}
 	sched_release_drop(s, j, run);
-	s->wr_epoch++;
+	sched_backfill_forget(s);
 	g_free(run->a);
 	g_free(run->st);
 	g_free(run);
@@ -397,26 +321,19 @@ static void sched_end(sched_t *s, uint32_t j)
 
 /* ------------------------------------------------------------ passes */
 
-/* Nodes for job j now (in s->abuf), or 0. A job that did not fit without
- * reservations is not tried again until some job has ended. */
-int sched_fit_now(sched_t *s, uint32_t j, bool with_resv)
+/* One backfill pass (sched_backfill.c decides, the run starts the jobs it
+ * picks); returns how many jobs it started. */
+static int sched_backfill(sched_t *s)
 {
-	req_t *r = &s->req[j];
-	if (s->req[j].fail_epoch == s->release_epoch)
-		return 0;
-	int na = sched_place(s, r, with_resv ? AV_RESV : AV_FREE, sched_plan_end(s, r));
-	if (!na && !with_resv)
-		s->req[j].fail_epoch = s->release_epoch;
-	return na;
-}
-
-/* The partition job j is counted in by the per-partition limits: its
- * first (Slurm queues a job of several partitions once per partition;
- * the model once, under the first). */
-int sched_job_part(const sched_t *s, uint32_t j)
-{
-	uint64_t parts = s->req[j].parts;
-	return parts ? __builtin_ctzll(parts) : 0;
+	int started = 0, na;
+	int64_t j;
+	sched_backfill_begin(s);
+	while ((j = sched_backfill_next(s, &na)) >= 0) {
+		sched_start(s, (uint32_t)j, na);
+		started++;
+	}
+	sched_backfill_end(s);
+	return started;
 }
 
 /* Are all the nodes elig may use in a partition that failed this pass?
@@ -473,7 +390,7 @@ static int sched_main_pass(sched_t *s, bool full)
 				sched_prefer_swap(s, (uint32_t)j);
 			continue;
 		}
-		int na = sched_fit_now(s, (uint32_t)j, false);
+		int na = sched_fit_now(s, (uint32_t)j, NULL);
 		if (pref)
 			sched_prefer_swap(s, (uint32_t)j);
 		if (na) {
@@ -521,44 +438,8 @@ static void sched_state_init(sched_t *s)
 		s->class_free_g[nd->cls] += s->free_g[n];
 		s->total_free_g += s->free_g[n];
 	}
-	s->bucket_base = g_new(int, c->nclasses + 1);
-	int nb = 0;
-	for (int k = 0; k < c->nclasses; k++) {
-		s->bucket_base[k] = nb;
-		nb += (int)c->nodes[c->classes[k].first].gpus + 1;
-	}
-	s->bucket_base[c->nclasses] = nb;
-	s->bucket_off = g_new(int, nb);
-	s->bucket_n = g_new0(int, nb);
-	int off = 0;
-	for (int k = 0; k < c->nclasses; k++)
-		for (int b = s->bucket_base[k]; b < s->bucket_base[k + 1]; b++) {
-			s->bucket_off[b] = off;
-			off += c->classes[k].nnodes;
-		}
-	s->bucket = g_new(int, off + 1);
-	s->bpos = g_new(int, nn);
-	for (size_t n = 0; n < nn; n++) {
-		int b = s->bucket_base[c->nodes[n].cls] + s->free_g[n];
-		s->bpos[n] = s->bucket_n[b];
-		s->bucket[s->bucket_off[b] + s->bucket_n[b]++] = (int)n;
-	}
-	s->pol_nodes = sched_policy_nodes(c);
-	s->pol_compact = g_new(nodeox_node_t, (size_t)c->nclasses + nn);
-	s->pol_node = g_new(int, (size_t)c->nclasses + nn);
-	s->pol_pos = g_new(int, nn);
-	for (int k = 0; k < c->nclasses; k++) {
-		s->pol_compact[k] = s->pol_nodes[c->classes[k].first];
-		s->pol_compact[k].gpus_idle = 0;
-		s->pol_node[k] = -1;
-	}
-	s->pol_view.nodes = s->pol_compact;
-	s->pol_view.nnodes = (size_t)c->nclasses;
-	for (size_t n = 0; n < nn; n++) {
-		s->pol_pos[n] = -1;
-		s->pol_nodes[n].gpus_idle = 0;
-		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
-	}
+	sched_place_init(s);            /* buckets by the free GPUs above */
+	sched_request_init(s);
 	s->req = g_new0(req_t, nj);
 	s->preq = g_new0(req_t, nj);
 	s->tagged = g_new(bool, nj);
@@ -573,50 +454,11 @@ static void sched_state_init(sched_t *s)
 	s->prio_time = 0;
 	s->next_recalc = s->o->params.weight_age > 0 ? 0 : SCHED_INF;
 	sim_queue_init(&s->events);
-	s->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, sched_elig_free);
-	s->resv_stamp = g_new0(uint32_t, nn);
-	s->resv_start = g_new(int64_t, nn);
-	s->spare_g = g_new(int64_t, nn);
-	s->spare_c = g_new(int64_t, nn);
-	s->spare_m = g_new(int64_t, nn);
 	s->abuf = g_new(alloc_t, nn + 1);
-	s->run_node = g_new(int, nn + 1);
-	s->run_cpu = g_new(int64_t, nn + 1);
-	s->run_weight = g_new(uint64_t, nn + 1);
-	s->run_first = g_new(int, nn + 2);
-	s->run_cpus = g_new(int64_t, nn + 1);
-	s->run_nodes = g_new(int, nn + 1);
-	s->class_pos = g_new(int, c->nclasses + 1);
-	s->sock_cpu = g_new(int64_t, nn + 1);
-	s->sock_near = g_new(int, nn + 1);
-	s->cand = g_new0(uint64_t, (nn + 63) / 64 + 1);
 	s->part_tested = g_new0(int, MAX(c->nparts, 1));
-	/* users, numbered in order of first appearance (for bf_max_job_user*) */
-	s->uid = g_new(int, nj ? nj : 1);
-	GHashTable *users = g_hash_table_new(g_str_hash, g_str_equal);
-	for (size_t j = 0; j < nj; j++) {
-		const char *u = s->t->jobs[j].user ? s->t->jobs[j].user : "";
-		gpointer v;
-		if (!g_hash_table_lookup_extended(users, u, NULL, &v)) {
-			v = GINT_TO_POINTER(s->nusers++);
-			g_hash_table_insert(users, (gpointer)u, v);
-		}
-		s->uid[j] = GPOINTER_TO_INT(v);
-	}
-	g_hash_table_destroy(users);
-	s->bf_user = g_new0(struct bf_count, MAX(s->nusers, 1));
-	s->bf_part = g_new0(struct bf_count, MAX(c->nparts, 1));
-	if (s->o->params.bf_max_job_user_part)
-		s->bf_user_part = g_new0(struct bf_count, (size_t)MAX(s->nusers, 1) * MAX(c->nparts, 1));
-	s->wr_stamp = g_new0(uint32_t, nn);
-	sched_sockets_init(s);
+	sched_socket_init(s);
 	s->nnwords = (nn + 63) / 64;
-	s->wr_bits = g_new(uint64_t, s->nnwords + 1);
-	s->wr_cnt = g_new(uint64_t, s->nnwords + 1);
-	s->ivl_head = g_new(int, nn);
-	s->wr_g = g_new(int64_t, nn);
-	s->wr_c = g_new(int64_t, nn);
-	s->wr_m = g_new(int64_t, nn);
+	sched_backfill_init(s);
 }
 
 static void sched_state_free(sched_t *s)
@@ -628,42 +470,19 @@ static void sched_state_free(sched_t *s)
 			g_free(s->running[j]);
 		}
 	g_free(s->free_g); g_free(s->free_c); g_free(s->free_m); g_free(s->class_free_g);
-	sched_policy_nodes_free(s->pol_nodes);
-	g_free(s->pol_compact); g_free(s->pol_node); g_free(s->pol_pos);
-	g_free(s->pol_state.running); g_free(s->pol_state.scratch); g_free(s->pol_state.cls_at);
-	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
-	g_free(s->bpos);
+	sched_request_free(s);
 	g_free(s->req); g_free(s->preq); g_free(s->tagged); g_free(s->where); g_free(s->key);
 	g_free(s->running);
 	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);
 	prio_list_free(&s->old);
 	g_free(s->all.e);
-	g_free(s->ivl);
-	g_free(s->ivl_head);
-	g_free(s->ivl_ends); g_free(s->ivl_by_start); g_free(s->ivl_by_end);
-	g_free(s->wr_stamp);
-	g_free(s->wr_g); g_free(s->wr_c); g_free(s->wr_m);
-	g_free(s->wr_bits);
-	g_free(s->wr_cnt);
-	if (s->wr_memo)
-		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
-			g_free(s->wr_memo[k].nodes);
-			g_free(s->wr_memo[k].a);
-		}
-	g_free(s->wr_memo);
-	sched_wr_index_free(&s->wx);
+	sched_backfill_free(s);
 	sim_queue_free(&s->events);
-	g_hash_table_destroy(s->elig_cache);
-	g_free(s->resv_stamp); g_free(s->resv_start);
-	g_free(s->spare_g); g_free(s->spare_c); g_free(s->spare_m);
-	g_free(s->sock_cpu); g_free(s->sock_near); g_free(s->cand);
-	g_free(s->part_tested); g_free(s->uid);
-	g_free(s->bf_user); g_free(s->bf_part); g_free(s->bf_user_part);
+	g_free(s->part_tested);
 	g_free(s->abuf);
-	g_free(s->run_node); g_free(s->run_cpu); g_free(s->run_first); g_free(s->run_weight);
-	g_free(s->sock_c); g_free(s->sock_g);
-	g_free(s->run_cpus); g_free(s->run_nodes); g_free(s->class_pos);
+	sched_place_free(s);
+	sched_socket_free(s);
 }
 
 /* The inputs a run needs to make sense, whoever filled them (slurm.conf,
@@ -769,7 +588,9 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 		 * end a fraction of a second after its last second (the script's
 		 * exit, slurmd's report), after the pass that took the new jobs. */
 		while (next_submit < t->njobs && t->jobs[next_submit].submit == s.now) {
-			sched_submit(&s, (uint32_t)next_submit++);
+			if (sched_submit(&s, (uint32_t)next_submit))
+				sched_pending_add(&s, (uint32_t)next_submit);
+			next_submit++;
 			submitted = true;
 		}
 		ev = sim_queue_peek(&s.events);
@@ -802,7 +623,7 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			 * _start_job sets last_job_update, so backfill's
 			 * _more_work() says yes, and the jobs tested before those
 			 * starts now see them running (22.05, backfill.c). */
-			bf_dirty = s.npending && sched_backfill_pass(&s) > 0;
+			bf_dirty = s.npending && sched_backfill(&s) > 0;
 			next_bf = bf_dirty ? s.now + bf_iv : SCHED_INF;
 		}
 		if (o->progress && s.ended >= progress_next) {

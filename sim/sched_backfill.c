@@ -3,9 +3,9 @@
  * for jobs that cannot start now (running jobs released at their expected
  * ends in Slurm's will-run batches, on the nodes no earlier reservation of
  * the pass holds then, rounded to bf_resolution on the wall clock), and the
- * pass that
- * starts lower-priority jobs only where they delay no reservation (requests
- * the reservations stop are remembered for the rest of the pass). A
+ * pass, which picks the lower-priority jobs that delay no reservation for
+ * the run to start (sched_backfill_next; requests the reservations stop are
+ * remembered for the rest of the pass). A
  * per-node request's will-run test is answered from an index of the
  * releases by node (sched_wr_fast: per node the position after which it
  * fits, counts over positions) once an epoch's walks have paid for it; the
@@ -17,6 +17,107 @@
 #include <string.h>
 
 #include "sim/sched_internal.h"
+
+/* ------------------------------------------------------------ state */
+
+#define SCHED_BLOCKED_SLOTS 64   /* requests remembered as stopped per pass (a power of 2) */
+#define SCHED_WR_SLOTS 4096      /* will-run answers remembered (a power of 2) */
+#define SCHED_WR_SHAPES 16       /* request shapes indexed per epoch (sched_wr_fast) */
+
+typedef struct {                 /* one remembered will-run answer */
+	uint64_t epoch;              /* valid while == sched_bf_t.wr_epoch */
+	uint64_t hash;               /* of the request's kind and the node set */
+	const req_t *req;            /* a request of the shape asked (sched_same_request) */
+	uint64_t *nodes;             /* the nodes the test looked at (a bitmap) */
+	int64_t when;                /* its answer */
+	uint64_t scanned;            /* releases it applied (for releases_scanned) */
+	bool placed;                 /* na and a hold sched_wr_place's answer */
+	bool indexed;                /* answered by sched_wr_fast: its scratch */
+	int upto;                    /* view is the releases at positions <= upto */
+	int na;
+	alloc_t *a;
+} wr_memo_t;
+
+typedef struct {                 /* a release on one node, for the index below */
+	int pos;                     /* the entry's position in sched_t.all */
+	uint32_t gpus, cpus;
+	uint64_t mem;
+} wr_item_t;
+
+typedef struct {                 /* one per-node request shape's nodes by the */
+				     /* position in sched_t.all after which they fit */
+	uint64_t epoch;              /* valid while == sched_bf_t.wr_epoch */
+	uint32_t gpus_per_node, cpus_per_node;
+	uint64_t mem_per_node;
+	const uint64_t *bnodes;      /* the nodes it may count (its elig's) */
+	int32_t *fit;                /* per node: that position, -1 now, INT32_MAX never */
+	uint64_t *set;               /* the nodes counted (nnwords words) */
+	int32_t *cnt, *blk;          /* nodes of set per position, per 64 positions */
+	int now, later;              /* nodes of set that fit now, and from some position */
+} wr_shape_t;
+
+typedef struct {                 /* running jobs' releases by node, rebuilt per */
+				     /* wr_epoch (sched_wr_fast) */
+	uint64_t epoch;
+	int n, cap, icap;            /* entries indexed (sched_t.all.n), room */
+	int *off;                    /* per node: where its releases start in item */
+	wr_item_t *item;             /* per node, by position */
+	int *hits;                   /* per position: its allocations on nodes of set */
+	uint64_t *use;               /* positions with hits > 0 (a bitmap) */
+	int nuse;                    /* how many */
+	uint64_t *set;               /* the nodes hits counts (nnwords words) */
+	wr_shape_t shape[SCHED_WR_SHAPES];
+	int next_shape, shapes_built; /* this epoch */
+	int hint;                    /* the shape last looked up */
+	uint64_t walk_epoch, walked; /* entries the walks of that epoch went over */
+} wr_index_t;
+
+/* Backfill's own state: the pass's reservations, the will-run test's
+ * scratch, its remembered answers and their index, the requests the pass
+ * saw stopped, and the per-user and per-partition test counts. */
+struct sched_bf {
+	uint32_t pass;               /* the current (last) pass */
+	sched_resv_t resv;           /* its reservations as placement reads them */
+	struct resv_ivl {            /* this pass's reservations, node by node */
+		int node, next;      /* next: the node's previous one, -1 none */
+		int64_t start, end;
+	} *ivl;
+	int *ivl_head;               /* per node: its last reservation, -1 none */
+	int64_t *ivl_ends;           /* the reservations' ends, ascending */
+	int *ivl_by_start;           /* the reservations by start, and by end (the */
+	int *ivl_by_end;             /* order of ivl_ends), for sched_wr_nodes_advance */
+	size_t nivl, capivl;
+	uint32_t ivl_pass;           /* the pass ivl belongs to */
+	int nresv;
+	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
+	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
+	uint64_t *wr_cnt;            /* those of them the job may use */
+	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
+				     /* wr_stamp[n] == wr_call (sched_wr_load) */
+	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
+	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
+	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
+	wr_index_t wx;               /* releases by node, for sched_wr_fast */
+	struct blocked_slot {        /* requests that failed to start in this pass */
+		const req_t *req;    /* (see sched_blocked_known), hashed by request */
+		int64_t end;         /* the earliest planned end seen stopped */
+				     /* (INT64_MIN: on the free nodes alone) */
+		uint32_t pass;       /* valid while == pass */
+	} blocked[SCHED_BLOCKED_SLOTS];
+	int *uid, nusers;            /* per job: its user, numbered from 0 */
+	struct bf_walk {             /* the pass under way (sched_backfill_next) */
+		prio_iter_t it;      /* where it is in the priority order */
+		uint32_t *deferred;  /* the jobs it could not start, to reserve */
+		int ndef;
+		uint64_t *defbits;   /* the classes they may use */
+		int tested, max_test;
+		bool limits;         /* some bf_max_job_user/part limit is set */
+	} walk;
+	struct bf_count {            /* a pass's jobs tested per user, partition, */
+		uint32_t pass;       /* user and partition (valid while pass */
+		int n;               /* == sched_bf_t.pass) */
+	} *bf_user, *bf_part, *bf_user_part;
+};
 
 /* Run body for each bit n set in the words word (an expression of w_, the
  * word's index) of nw words, ascending. */
@@ -52,44 +153,48 @@ static inline bool sched_same_request(const req_t *a, const req_t *b)
  * reserved node out of the backfill map whole, from the reservation's
  * start, so a job that would still run then may not use even the node's
  * spare GPUs (backfill.c _add_reservation clears the node's bit in
- * avail_bitmap); the start-now test reads resv_start and the spare. */
+ * avail_bitmap); the start-now test reads resv.start and the spare. */
 static void sched_resv_hold(sched_t *s, int n, int64_t when)
 {
-	if (s->resv_stamp[n] != s->pass) {
-		s->resv_stamp[n] = s->pass;
-		s->resv_start[n] = when;
-		s->spare_g[n] = s->spare_c[n] = s->spare_m[n] = 0;
+	sched_bf_t *b = s->bf;
+	if (b->resv.stamp[n] != b->pass) {
+		b->resv.stamp[n] = b->pass;
+		b->resv.start[n] = when;
+		b->resv.spare_g[n] = b->resv.spare_c[n] = b->resv.spare_m[n] = 0;
 		return;
 	}
-	s->resv_start[n] = MIN(s->resv_start[n], when);
-	s->spare_g[n] = MIN(s->spare_g[n], 0);
-	s->spare_c[n] = MIN(s->spare_c[n], 0);
-	s->spare_m[n] = MIN(s->spare_m[n], 0);
+	b->resv.start[n] = MIN(b->resv.start[n], when);
+	b->resv.spare_g[n] = MIN(b->resv.spare_g[n], 0);
+	b->resv.spare_c[n] = MIN(b->resv.spare_c[n], 0);
+	b->resv.spare_m[n] = MIN(b->resv.spare_m[n], 0);
 }
 
 /* Does a reservation made in this pass hold node n at some time in [a, b]
  * (its [start, end) meets the interval)? */
 static bool sched_ivl_busy(const sched_t *s, int n, int64_t a, int64_t b)
 {
-	for (int i = s->ivl_head[n]; i >= 0; i = s->ivl[i].next)
-		if (s->ivl[i].start <= b && s->ivl[i].end > a)
+	const struct resv_ivl *ivl = s->bf->ivl;
+	for (int i = s->bf->ivl_head[n]; i >= 0; i = ivl[i].next)
+		if (ivl[i].start <= b && ivl[i].end > a)
 			return true;
 	return false;
 }
 
 static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 {
+	sched_bf_t *b = s->bf;
 	for (size_t w = 0; w < s->nnwords; w++)
-		s->wr_cnt[w] = s->wr_bits[w] & e->bnodes[w];
+		b->wr_cnt[w] = b->wr_bits[w] & e->bnodes[w];
 }
 
 /* Reservation i meets the try's interval: its node leaves the test's nodes. */
 static inline void sched_wr_hold(sched_t *s, int i)
 {
-	int n = s->ivl[i].node;
-	uint64_t before = s->wr_bits[n >> 6];
-	s->wr_bits[n >> 6] &= ~(1ull << (n & 63));
-	s->wr_changed |= before != s->wr_bits[n >> 6];
+	sched_bf_t *b = s->bf;
+	int n = b->ivl[i].node;
+	uint64_t before = b->wr_bits[n >> 6];
+	b->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+	b->wr_changed |= before != b->wr_bits[n >> 6];
 }
 
 /* Reservation i no longer meets the try's interval [a, b]: its node rejoins
@@ -97,21 +202,23 @@ static inline void sched_wr_hold(sched_t *s, int i)
  * test never looks at it). */
 static void sched_wr_unhold(sched_t *s, const elig_t *e, int i, int64_t a, int64_t b)
 {
-	int n = s->ivl[i].node;
-	if (bits_test(s->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
+	sched_bf_t *bf = s->bf;
+	int n = bf->ivl[i].node;
+	if (bits_test(bf->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
 		return;
-	s->wr_bits[n >> 6] |= 1ull << (n & 63);
-	s->wr_changed = true;
+	bf->wr_bits[n >> 6] |= 1ull << (n & 63);
+	bf->wr_changed = true;
 }
 
 /* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
  * how many reservations start (end) by t. */
 static size_t sched_ivl_count_by(const sched_t *s, const int *order, bool by_start, int64_t t)
 {
-	size_t lo = 0, hi = s->nivl;
+	const sched_bf_t *b = s->bf;
+	size_t lo = 0, hi = b->nivl;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct resv_ivl *v = &s->ivl[order[mid]];
+		const struct resv_ivl *v = &b->ivl[order[mid]];
 		if ((by_start ? v->start : v->end) <= t)
 			lo = mid + 1;
 		else
@@ -129,22 +236,24 @@ static size_t sched_ivl_count_by(const sched_t *s, const int *order, bool by_sta
 static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end, int64_t start_res,
 				   int64_t end_time, size_t *ps, size_t *pe)
 {
-	for (; *ps < s->nivl && s->ivl[s->ivl_by_start[*ps]].start <= end_time; ++*ps)
-		if (s->ivl[s->ivl_by_start[*ps]].end > start_res)
-			sched_wr_hold(s, s->ivl_by_start[*ps]);
-	for (; *pe < s->nivl && s->ivl[s->ivl_by_end[*pe]].end <= start_res; ++*pe)
-		if (s->ivl[s->ivl_by_end[*pe]].start <= old_end)
-			sched_wr_unhold(s, e, s->ivl_by_end[*pe], start_res, end_time);
+	sched_bf_t *b = s->bf;
+	for (; *ps < b->nivl && b->ivl[b->ivl_by_start[*ps]].start <= end_time; ++*ps)
+		if (b->ivl[b->ivl_by_start[*ps]].end > start_res)
+			sched_wr_hold(s, b->ivl_by_start[*ps]);
+	for (; *pe < b->nivl && b->ivl[b->ivl_by_end[*pe]].end <= start_res; ++*pe)
+		if (b->ivl[b->ivl_by_end[*pe]].start <= old_end)
+			sched_wr_unhold(s, e, b->ivl_by_end[*pe], start_res, end_time);
 	sched_wr_nodes_done(s, e);
 }
 
 /* The nodes a will-run test for e looks at from start_res until end_time
- * (s->wr_bits): the usable nodes of its partitions and constraint that no
+ * (s->bf->wr_bits): the usable nodes of its partitions and constraint that no
  * reservation of this pass holds at any time in between. Also sets up
  * sched_wr_nodes_advance for the later tries of the same reservation. */
 static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time,
 			   size_t *ps, size_t *pe)
 {
+	sched_bf_t *b = s->bf;
 	const sim_cluster_t *c = s->c;
 	size_t bytes = s->nnwords * sizeof(uint64_t);
 	if (!e->wnodes) {
@@ -157,12 +266,12 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 				e->bnodes[n >> 6] |= 1ull << (n & 63);
 		}
 	}
-	memcpy(s->wr_bits, e->wnodes, bytes);
-	*ps = sched_ivl_count_by(s, s->ivl_by_start, true, end_time);
+	memcpy(b->wr_bits, e->wnodes, bytes);
+	*ps = sched_ivl_count_by(s, b->ivl_by_start, true, end_time);
 	for (size_t k = 0; k < *ps; k++)
-		if (s->ivl[s->ivl_by_start[k]].end > start_res)
-			sched_wr_hold(s, s->ivl_by_start[k]);
-	*pe = sched_ivl_count_by(s, s->ivl_by_end, false, start_res);
+		if (b->ivl[b->ivl_by_start[k]].end > start_res)
+			sched_wr_hold(s, b->ivl_by_start[k]);
+	*pe = sched_ivl_count_by(s, b->ivl_by_end, false, start_res);
 	sched_wr_nodes_done(s, e);
 }
 
@@ -170,10 +279,11 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
  * test looks at it), added to have[] of each group its class is in. */
 static void sched_wr_count(const sched_t *s, const req_t *r, int n, int sign, int64_t *have)
 {
+	const sched_bf_t *b = s->bf;
 	const elig_t *e = r->elig;
-	if (!bits_test(s->wr_cnt, n))
+	if (!bits_test(b->wr_cnt, n))
 		return;
-	int64_t v = sched_contrib(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]) * sign;
+	int64_t v = sched_contrib(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]) * sign;
 	if (e->ngroups == 1) {
 		have[0] += v;
 		return;
@@ -188,27 +298,29 @@ static void sched_wr_count(const sched_t *s, const req_t *r, int n, int sign, in
  * resources on first use. */
 static inline void sched_wr_load(sched_t *s, int n)
 {
-	if (s->wr_stamp[n] == s->wr_call)
+	sched_bf_t *b = s->bf;
+	if (b->wr_stamp[n] == b->wr_call)
 		return;
-	s->wr_stamp[n] = s->wr_call;
-	s->wr_g[n] = s->free_g[n];
-	s->wr_c[n] = s->free_c[n];
-	s->wr_m[n] = s->free_m[n];
+	b->wr_stamp[n] = b->wr_call;
+	b->wr_g[n] = s->free_g[n];
+	b->wr_c[n] = s->free_c[n];
+	b->wr_m[n] = s->free_m[n];
 }
 
 /* Release g GPUs, cpu CPUs and m memory on node n into the will-run scratch
- * view, where the test counts n for r (s->wr_cnt; the placement reads no
+ * view, where the test counts n for r (s->bf->wr_cnt; the placement reads no
  * other node's scratch). */
 static inline void sched_wr_release(sched_t *s, const req_t *r, int n, uint32_t g, uint32_t cpu,
 				    uint64_t m, int64_t *have)
 {
-	if (!bits_test(s->wr_cnt, n))
+	sched_bf_t *b = s->bf;
+	if (!bits_test(b->wr_cnt, n))
 		return;
 	sched_wr_load(s, n);
 	sched_wr_count(s, r, n, -1, have);
-	s->wr_g[n] += g;
-	s->wr_c[n] += cpu;
-	s->wr_m[n] += (int64_t)m;
+	b->wr_g[n] += g;
+	b->wr_c[n] += cpu;
+	b->wr_m[n] += (int64_t)m;
 	sched_wr_count(s, r, n, 1, have);
 }
 
@@ -223,7 +335,7 @@ static bool sched_wr_fits(const req_t *r, const int64_t *have)
 }
 
 /* Slurm's will-run test (select/cons_common _will_run_test, 22.05) on the
- * nodes in s->wr_bits: the job's start if it fits now (s->now), else the end
+ * nodes in s->bf->wr_bits: the job's start if it fits now (s->now), else the end
  * of the last job of the first batch of releases it fits after, -1 if none;
  * leaves the scratch view as of then. The batches: every running job of
  * the cluster in expected-end order; those on none of the nodes are
@@ -236,10 +348,11 @@ static bool sched_wr_fits(const req_t *r, const int64_t *have)
  * doubles until it covers that job. */
 static int64_t sched_will_run(sched_t *s, const req_t *r)
 {
+	sched_bf_t *b = s->bf;
 	int64_t have[SIM_MAX_TERMS] = { 0 };
-	if (++s->wr_call == 0) {         /* stamps wrapped: start them over */
-		memset(s->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
-		s->wr_call = 1;
+	if (++b->wr_call == 0) {         /* stamps wrapped: start them over */
+		memset(b->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
+		b->wr_call = 1;
 	}
 	const elig_t *e = r->elig;
 	int kmin = r->nodes ? (int)r->gpus_per_node : 1;
@@ -251,14 +364,14 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 				int nb;
 				const int *bn = sched_bucket(s, cl, q, &nb);
 				for (int i = 0; i < nb; i++)
-					if (bits_test(s->wr_cnt, bn[i])) {
+					if (bits_test(b->wr_cnt, bn[i])) {
 						sched_wr_load(s, bn[i]);
 						sched_wr_count(s, r, bn[i], 1, have);
 					}
 			}
 		}
 	} else {
-		SCHED_FOR_BITS(s->wr_cnt, s->nnwords, n, {
+		SCHED_FOR_BITS(b->wr_cnt, s->nnwords, n, {
 			sched_wr_load(s, n);
 			sched_wr_count(s, r, n, 1, have);
 		});
@@ -267,7 +380,7 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 		return s->now;
 	const rellist_t *l = &s->all;
 	const release_t *ent = l->e, *stop = l->e + l->n;
-	const uint64_t *bits = s->wr_bits, *cnt = s->wr_cnt;
+	const uint64_t *bits = b->wr_bits, *cnt = b->wr_cnt;
 	/* a per-node request in one group: a node gives 0 or 1, so a release
 	 * adds whether it made the node fit (the general case below) */
 	const bool one = r->nodes && e->ngroups == 1;
@@ -291,11 +404,11 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 					sched_wr_release(s, r, n, h->gpus, h->cpus, h->mem, have);
 				} else if (bits_test(cnt, n)) {
 					sched_wr_load(s, n);
-					bool was = sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]);
-					s->wr_g[n] += h->gpus;
-					s->wr_c[n] += h->cpus;
-					s->wr_m[n] += (int64_t)h->mem;
-					have[0] += !was && sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]);
+					bool was = sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]);
+					b->wr_g[n] += h->gpus;
+					b->wr_c[n] += h->cpus;
+					b->wr_m[n] += (int64_t)h->mem;
+					have[0] += !was && sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]);
 				}
 			} else {
 				const running_t *run = s->running[h->job];
@@ -332,11 +445,11 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 		}
 	}
 	s->run->releases_scanned += scanned;
-	if (s->wx.walk_epoch != s->wr_epoch) {
-		s->wx.walk_epoch = s->wr_epoch;
-		s->wx.walked = 0;
+	if (b->wx.walk_epoch != b->wr_epoch) {
+		b->wx.walk_epoch = b->wr_epoch;
+		b->wx.walked = 0;
 	}
-	s->wx.walked += (uint64_t)(ent - l->e);
+	b->wx.walked += (uint64_t)(ent - l->e);
 	return when;
 }
 
@@ -386,7 +499,7 @@ static int sched_count_kth(const int32_t *cnt, const int32_t *blk, int k)
 	return p;
 }
 
-void sched_wr_index_free(wr_index_t *x)
+static void sched_wr_index_free(wr_index_t *x)
 {
 	g_free(x->off);
 	g_free(x->item);
@@ -406,7 +519,8 @@ void sched_wr_index_free(wr_index_t *x)
  * there (and what), in order; nothing counted as usable yet. */
 static void sched_wr_index_build(sched_t *s)
 {
-	wr_index_t *x = &s->wx;
+	sched_bf_t *b = s->bf;
+	wr_index_t *x = &b->wx;
 	const rellist_t *l = &s->all;
 	int nn = s->c->nnodes, n = (int)l->n;
 	if (!x->off) {
@@ -461,18 +575,19 @@ static void sched_wr_index_build(sched_t *s)
 	memset(x->set, 0, sizeof(uint64_t) * s->nnwords);
 	x->nuse = 0;
 	x->shapes_built = 0;
-	x->epoch = s->wr_epoch;
+	x->epoch = b->wr_epoch;
 }
 
-/* Bring the index's usable positions to the nodes in s->wr_bits: an entry
+/* Bring the index's usable positions to the nodes in s->bf->wr_bits: an entry
  * is usable while one of its nodes is there (as the walk skips it). */
 static void sched_wr_index_sync(sched_t *s)
 {
-	wr_index_t *x = &s->wx;
-	if (x->epoch != s->wr_epoch || !x->off)
+	sched_bf_t *b = s->bf;
+	wr_index_t *x = &b->wx;
+	if (x->epoch != b->wr_epoch || !x->off)
 		sched_wr_index_build(s);
-	SCHED_FOR_BITS_XOR(x->set, s->wr_bits, s->nnwords, v, {
-		int in = bits_test(s->wr_bits, v) ? 1 : -1;
+	SCHED_FOR_BITS_XOR(x->set, b->wr_bits, s->nnwords, v, {
+		int in = bits_test(b->wr_bits, v) ? 1 : -1;
 		x->set[v >> 6] ^= 1ull << (v & 63);
 		for (int q = x->off[v]; q < x->off[v + 1]; q++) {
 			int p = x->item[q].pos;
@@ -487,17 +602,18 @@ static void sched_wr_index_sync(sched_t *s)
 }
 
 /* Request r's shape in this epoch, its counts brought to the nodes in
- * s->wr_cnt: per node, the first position of s->all after whose release
+ * s->bf->wr_cnt: per node, the first position of s->all after whose release
  * (and every one before it) the node fits the request. */
 static wr_shape_t *sched_wr_shape_find(sched_t *s, const req_t *r)
 {
+	sched_bf_t *b = s->bf;
 	for (int i = 0; i < SCHED_WR_SHAPES; i++) {
-		int k = (s->wx.hint + i) % SCHED_WR_SHAPES;   /* the last one found first */
-		wr_shape_t *t = &s->wx.shape[k];
-		if (t->epoch == s->wr_epoch && t->fit && t->bnodes == r->elig->bnodes &&
+		int k = (b->wx.hint + i) % SCHED_WR_SHAPES;   /* the last one found first */
+		wr_shape_t *t = &b->wx.shape[k];
+		if (t->epoch == b->wr_epoch && t->fit && t->bnodes == r->elig->bnodes &&
 		    t->gpus_per_node == r->gpus_per_node && t->cpus_per_node == r->cpus_per_node &&
 		    t->mem_per_node == r->mem_per_node) {
-			s->wx.hint = k;
+			b->wx.hint = k;
 			return t;
 		}
 	}
@@ -506,7 +622,8 @@ static wr_shape_t *sched_wr_shape_find(sched_t *s, const req_t *r)
 
 static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 {
-	wr_index_t *x = &s->wx;
+	sched_bf_t *b = s->bf;
+	wr_index_t *x = &b->wx;
 	const uint64_t *bn = r->elig->bnodes;
 	wr_shape_t *sh = sched_wr_shape_find(s, r);
 	if (!sh) {
@@ -521,7 +638,7 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 			sh->cnt = g_new(int32_t, nb * 64);
 			sh->blk = g_new(int32_t, nb);
 		}
-		*sh = (wr_shape_t){ s->wr_epoch, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
+		*sh = (wr_shape_t){ b->wr_epoch, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
 				    bn, sh->fit, sh->set, sh->cnt, sh->blk, 0, 0 };
 		for (int v = 0; v < nn; v++) {
 			int64_t g = s->free_g[v], c = s->free_c[v], m = s->free_m[v];
@@ -545,8 +662,8 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 		memset(sh->cnt, 0, sizeof(int32_t) * used * 64);
 		memset(sh->blk, 0, sizeof(int32_t) * used);
 	}
-	SCHED_FOR_BITS_XOR(sh->set, s->wr_cnt, s->nnwords, v, {
-		int in = bits_test(s->wr_cnt, v) ? 1 : -1;
+	SCHED_FOR_BITS_XOR(sh->set, b->wr_cnt, s->nnwords, v, {
+		int in = bits_test(b->wr_cnt, v) ? 1 : -1;
 		sh->set[v >> 6] ^= 1ull << (v & 63);
 		if (sh->fit[v] < 0) {
 			sh->now += in;
@@ -565,20 +682,21 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
  * list or a quiet epoch the walk is cheaper. */
 static bool sched_wr_index_pays(sched_t *s, const req_t *r)
 {
-	const wr_index_t *x = &s->wx;
-	bool built = x->off && x->epoch == s->wr_epoch;
+	sched_bf_t *b = s->bf;
+	const wr_index_t *x = &b->wx;
+	bool built = x->off && x->epoch == b->wr_epoch;
 	if (built && sched_wr_shape_find(s, r))
 		return true;
 	/* each shape costs about as much to set up as the index */
 	uint64_t cost = (uint64_t)s->all.n + (uint64_t)s->c->nnodes;
-	return x->walk_epoch == s->wr_epoch &&
+	return x->walk_epoch == b->wr_epoch &&
 	       x->walked > cost * (1 + (built ? (uint64_t)x->shapes_built : 0));
 }
 
 /* sched_will_run's answer and its count of releases (added to
  * releases_scanned) for a per-node request in one group, from the index
  * instead of the walk: the walk's `have` reaches the need at the release
- * where the need-th node of s->wr_cnt comes to fit (have never falls), and
+ * where the need-th node of s->bf->wr_cnt comes to fit (have never falls), and
  * is looked at where a batch ends, so the answer is the end of the first
  * batch ending there or later; the batches' ends are found by the window's
  * bounds and the next usable entry, the count by the usable entries up to
@@ -586,7 +704,7 @@ static bool sched_wr_index_pays(sched_t *s, const req_t *r)
  * the position of the last release it applies (-1: none). */
 static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 {
-	wr_index_t *x = &s->wx;
+	wr_index_t *x = &s->bf->wx;
 	sched_wr_index_sync(s);
 	const wr_shape_t *sh = sched_wr_shape(s, r);
 	int64_t need = r->nodes;
@@ -646,43 +764,43 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 }
 
 /* The will-run scratch view sched_wr_fast's answer leaves the nodes of
- * s->wr_cnt in (the walk's): their free resources and every release at
+ * s->bf->wr_cnt in (the walk's): their free resources and every release at
  * positions up to upto. */
 static void sched_wr_index_view(sched_t *s, int upto)
 {
-	const wr_index_t *x = &s->wx;
-	if (++s->wr_call == 0) {         /* stamps wrapped: start them over */
-		memset(s->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
-		s->wr_call = 1;
+	sched_bf_t *b = s->bf;
+	const wr_index_t *x = &b->wx;
+	if (++b->wr_call == 0) {         /* stamps wrapped: start them over */
+		memset(b->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
+		b->wr_call = 1;
 	}
-	SCHED_FOR_BITS(s->wr_cnt, s->nnwords, v, {
-		s->wr_stamp[v] = s->wr_call;
-		s->wr_g[v] = s->free_g[v];
-		s->wr_c[v] = s->free_c[v];
-		s->wr_m[v] = s->free_m[v];
+	SCHED_FOR_BITS(b->wr_cnt, s->nnwords, v, {
+		b->wr_stamp[v] = b->wr_call;
+		b->wr_g[v] = s->free_g[v];
+		b->wr_c[v] = s->free_c[v];
+		b->wr_m[v] = s->free_m[v];
 		for (int q = x->off[v]; q < x->off[v + 1] && x->item[q].pos <= upto; q++) {
-			s->wr_g[v] += x->item[q].gpus;
-			s->wr_c[v] += x->item[q].cpus;
-			s->wr_m[v] += (int64_t)x->item[q].mem;
+			b->wr_g[v] += x->item[q].gpus;
+			b->wr_c[v] += x->item[q].cpus;
+			b->wr_m[v] += (int64_t)x->item[q].mem;
 		}
 	});
 }
 
 /* sched_wr_place for a per-node request in one group answered from the
- * index (its shape sh, releases up to upto): the nodes of s->wr_cnt that
+ * index (its shape sh, releases up to upto): the nodes of s->bf->wr_cnt that
  * fit then are those whose position is at most upto, with their CPUs then. */
 static int sched_wr_index_place(sched_t *s, const req_t *r, const wr_shape_t *sh, int upto)
 {
-	const wr_index_t *x = &s->wx;
+	sched_bf_t *b = s->bf;
+	const wr_index_t *x = &b->wx;
 	int nl = 0;
-	SCHED_FOR_BITS(s->wr_cnt, s->nnwords, v, {
+	SCHED_FOR_BITS(b->wr_cnt, s->nnwords, v, {
 		if (sh->fit[v] <= upto) {
 			int64_t cpu = s->free_c[v];
 			for (int q = x->off[v]; q < x->off[v + 1] && x->item[q].pos <= upto; q++)
 				cpu += x->item[q].cpus;
-			s->run_node[nl] = v;
-			s->run_cpu[nl] = cpu;
-			s->run_weight[nl++] = sched_run_weight(s->c->nodes[v].weight, r->gpus_per_node);
+			nl = sched_runs_add(s, r, v, cpu, nl);
 		}
 	});
 	return sched_runs_choose(s, r, nl);
@@ -693,6 +811,7 @@ static int sched_wr_index_place(sched_t *s, const req_t *r, const wr_shape_t *sh
  * that can give GPUs for a spreading one. Fills s->abuf; returns the count. */
 static int sched_wr_place(sched_t *s, const req_t *r)
 {
+	sched_bf_t *b = s->bf;
 	const sim_cluster_t *c = s->c;
 	const elig_t *e = r->elig;
 	for (int g = 0; g < e->ngroups; g++) {
@@ -701,21 +820,18 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 		/* the test's nodes of group g, ascending: within wr_cnt, since
 		 * the group's classes are among the request's */
 		for (size_t w = 0; w < s->nnwords; w++)
-			for (uint64_t mb = s->wr_cnt[w]; mb; mb &= mb - 1) {
+			for (uint64_t mb = b->wr_cnt[w]; mb; mb &= mb - 1) {
 				int n = (int)(w * 64 + (size_t)__builtin_ctzll(mb));
 				if (!bits_test(e->gbits[g], c->nodes[n].cls))
 					continue;
 				sched_wr_load(s, n);
 				if (r->nodes) {
-					if (sched_node_fits(r, s->wr_g[n], s->wr_c[n], s->wr_m[n])) {
-						s->run_node[nl] = n;
-						s->run_cpu[nl] = s->wr_c[n];
-						s->run_weight[nl++] = sched_run_weight(c->nodes[n].weight,
-										       r->gpus_per_node);
+					if (sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n])) {
+						nl = sched_runs_add(s, r, n, b->wr_c[n], nl);
 					}
 					continue;
 				}
-				int64_t take = MIN(sched_spread_take(r, s->wr_g[n], s->wr_c[n], s->wr_m[n]), rem);
+				int64_t take = MIN(sched_spread_take(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]), rem);
 				if (take <= 0 || rem == 0)
 					continue;
 				s->abuf[found++] = sched_spread_alloc(r, n, c->nodes[n].cls, take);
@@ -732,37 +848,38 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 	return 0;
 }
 
-/* The will-run answer for request r on the nodes in s->wr_bits, remembered
+/* The will-run answer for request r on the nodes in s->bf->wr_bits, remembered
  * per request shape and node set while no job starts or ends (wr_epoch): a
  * deep queue asks the same question again and again within a pass, for jobs
  * of one shape and for one job's tries from later start times. *fresh: the
- * test was just run, so its scratch view is in s->wr_g/c/m. */
+ * test was just run, so its scratch view is in s->bf->wr_g/c/m. */
 static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 {
+	sched_bf_t *b = s->bf;
 	uint64_t h = r->kind * 0x9e3779b97f4a7c15ull;
 	for (size_t w = 0; w < s->nnwords; w++)
-		h = (h ^ s->wr_bits[w]) * 0x100000001b3ull;
+		h = (h ^ b->wr_bits[w]) * 0x100000001b3ull;
 	h ^= h >> 29;
-	if (!s->wr_memo)
-		s->wr_memo = g_new0(wr_memo_t, SCHED_WR_SLOTS);
-	wr_memo_t *m = &s->wr_memo[h & (SCHED_WR_SLOTS - 1)];
+	if (!b->wr_memo)
+		b->wr_memo = g_new0(wr_memo_t, SCHED_WR_SLOTS);
+	wr_memo_t *m = &b->wr_memo[h & (SCHED_WR_SLOTS - 1)];
 	size_t bytes = s->nnwords * sizeof(uint64_t);
-	if (m->epoch == s->wr_epoch && m->hash == h && sched_same_request(m->req, r) &&
-	    !memcmp(m->nodes, s->wr_bits, bytes)) {
+	if (m->epoch == b->wr_epoch && m->hash == h && sched_same_request(m->req, r) &&
+	    !memcmp(m->nodes, b->wr_bits, bytes)) {
 		s->run->releases_scanned += m->scanned;
 		*fresh = false;
 		return m;
 	}
 	if (!m->nodes)
 		m->nodes = g_new(uint64_t, s->nnwords);
-	memcpy(m->nodes, s->wr_bits, bytes);
+	memcpy(m->nodes, b->wr_bits, bytes);
 	uint64_t before = s->run->releases_scanned;
 	/* a per-node request in one group: from the index (no scratch view) */
 	bool fast = r->nodes && r->elig->ngroups == 1 && sched_wr_index_pays(s, r);
 	m->when = fast ? sched_wr_fast(s, r, &m->upto) : sched_will_run(s, r);
 	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;
-	m->epoch = s->wr_epoch;
+	m->epoch = b->wr_epoch;
 	m->hash = h;
 	m->req = r;
 	m->placed = false;
@@ -813,14 +930,15 @@ static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fr
  * the reservation's start, or SCHED_INF. */
 static int64_t sched_reserve(sched_t *s, uint32_t j)
 {
+	sched_bf_t *b = s->bf;
 	const sim_cluster_t *c = s->c;
 	const req_t *r = &s->req[j];
 	const elig_t *e = r->elig;
-	if (s->ivl_pass != s->pass) {
-		s->nivl = 0;
-		s->ivl_pass = s->pass;
+	if (b->ivl_pass != b->pass) {
+		b->nivl = 0;
+		b->ivl_pass = b->pass;
 		for (int n = 0; n < c->nnodes; n++)
-			s->ivl_head[n] = -1;
+			b->ivl_head[n] = -1;
 	}
 	int64_t res = s->o->params.bf_resolution_s, org = s->o->params.bf_origin_s;
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
@@ -838,10 +956,10 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		 * (SCHED_INF: none): where Slurm's backfill tries the job again
 		 * when the nodes free then might let it start earlier
 		 * (TRY_LATER); no reservation is added while the tries last */
-		while (ie < s->nivl && s->ivl_ends[ie] <= start_res)
+		while (ie < b->nivl && b->ivl_ends[ie] <= start_res)
 			ie++;
-		int64_t later = ie < s->nivl ? s->ivl_ends[ie] : SCHED_INF;
-		s->wr_changed = !swept;
+		int64_t later = ie < b->nivl ? b->ivl_ends[ie] : SCHED_INF;
+		b->wr_changed = !swept;
 		if (!swept)
 			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
 		else
@@ -849,7 +967,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		swept = true;
 		old_end = end_time;
 		bool fresh = false;
-		if (s->wr_changed) {
+		if (b->wr_changed) {
 			m = sched_wr_memo(s, r, &fresh);
 		} else {
 			/* the same nodes as the last try: its answer (what
@@ -888,33 +1006,33 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			break;
 		for (int i = 0; i < na; i++) {
 			int n = s->abuf[i].node;
-			if (s->nivl == s->capivl) {
-				s->capivl = s->capivl ? 2 * s->capivl : 64;
-				s->ivl = g_renew(struct resv_ivl, s->ivl, s->capivl);
-				s->ivl_ends = g_renew(int64_t, s->ivl_ends, s->capivl);
-				s->ivl_by_start = g_renew(int, s->ivl_by_start, s->capivl);
-				s->ivl_by_end = g_renew(int, s->ivl_by_end, s->capivl);
+			if (b->nivl == b->capivl) {
+				b->capivl = b->capivl ? 2 * b->capivl : 64;
+				b->ivl = g_renew(struct resv_ivl, b->ivl, b->capivl);
+				b->ivl_ends = g_renew(int64_t, b->ivl_ends, b->capivl);
+				b->ivl_by_start = g_renew(int, b->ivl_by_start, b->capivl);
+				b->ivl_by_end = g_renew(int, b->ivl_by_end, b->capivl);
 			}
-			s->ivl[s->nivl] = (struct resv_ivl){ n, s->ivl_head[n], sr, er };
-			s->ivl_head[n] = (int)s->nivl;
-			size_t at = s->nivl;        /* its end, in order */
-			while (at > 0 && s->ivl_ends[at - 1] > er) {
-				s->ivl_ends[at] = s->ivl_ends[at - 1];
-				s->ivl_by_end[at] = s->ivl_by_end[at - 1];
+			b->ivl[b->nivl] = (struct resv_ivl){ n, b->ivl_head[n], sr, er };
+			b->ivl_head[n] = (int)b->nivl;
+			size_t at = b->nivl;        /* its end, in order */
+			while (at > 0 && b->ivl_ends[at - 1] > er) {
+				b->ivl_ends[at] = b->ivl_ends[at - 1];
+				b->ivl_by_end[at] = b->ivl_by_end[at - 1];
 				at--;
 			}
-			s->ivl_ends[at] = er;
-			s->ivl_by_end[at] = (int)s->nivl;
-			at = s->nivl;               /* its start, in order */
-			while (at > 0 && s->ivl[s->ivl_by_start[at - 1]].start > sr) {
-				s->ivl_by_start[at] = s->ivl_by_start[at - 1];
+			b->ivl_ends[at] = er;
+			b->ivl_by_end[at] = (int)b->nivl;
+			at = b->nivl;               /* its start, in order */
+			while (at > 0 && b->ivl[b->ivl_by_start[at - 1]].start > sr) {
+				b->ivl_by_start[at] = b->ivl_by_start[at - 1];
 				at--;
 			}
-			s->ivl_by_start[at] = (int)s->nivl;
-			s->nivl++;
+			b->ivl_by_start[at] = (int)b->nivl;
+			b->nivl++;
 			sched_resv_hold(s, n, sr);
 		}
-		s->nresv++;
+		b->nresv++;
 		s->run->reservations++;
 		return sr;
 	}
@@ -966,7 +1084,7 @@ static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, in
 	memset(defbits, 0, sizeof(uint64_t) * s->nwords);
 	for (int q = 0; q < ndef; q++) {
 		if (sel[q] && !stopped) {
-			if (sched_reserve(s, deferred[q]) < end_k && !sched_fit_now(s, k, true))
+			if (sched_reserve(s, deferred[q]) < end_k && !sched_fit_now(s, k, &s->bf->resv))
 				stopped = true;
 			continue;
 		}
@@ -978,10 +1096,10 @@ static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, in
 	return keep;
 }
 
-/* The slot of requests identical to r (sched_same_request) in s->blocked. */
+/* The slot of requests identical to r (sched_same_request) in s->bf->blocked. */
 static struct blocked_slot *sched_blocked_slot(sched_t *s, const req_t *r)
 {
-	return &s->blocked[r->kind & (SCHED_BLOCKED_SLOTS - 1)];
+	return &s->bf->blocked[r->kind & (SCHED_BLOCKED_SLOTS - 1)];
 }
 
 /* Does a request identical to job j's, planned to end no later, already
@@ -994,7 +1112,7 @@ static bool sched_blocked_known(sched_t *s, uint32_t j)
 {
 	const req_t *r = &s->req[j];
 	const struct blocked_slot *b = sched_blocked_slot(s, r);
-	return b->pass == s->pass && sched_same_request(b->req, r) && sched_plan_end(s, r) >= b->end;
+	return b->pass == s->bf->pass && sched_same_request(b->req, r) && sched_plan_end(s, r) >= b->end;
 }
 
 /* Job j failed to start with plan end `end` (INT64_MIN: on the free nodes
@@ -1003,10 +1121,10 @@ static void sched_blocked_note(sched_t *s, uint32_t j, int64_t end)
 {
 	const req_t *r = &s->req[j];
 	struct blocked_slot *b = sched_blocked_slot(s, r);
-	if (b->pass == s->pass && sched_same_request(b->req, r))
+	if (b->pass == s->bf->pass && sched_same_request(b->req, r))
 		b->end = MIN(b->end, end);
 	else
-		*b = (struct blocked_slot){ r, end, s->pass };
+		*b = (struct blocked_slot){ r, end, s->bf->pass };
 }
 
 /* Has job j's user, partition, or user in that partition had its
@@ -1017,19 +1135,20 @@ static void sched_blocked_note(sched_t *s, uint32_t j, int64_t end)
  * none, and not towards bf_max_job_test either). */
 static bool sched_bf_limited(sched_t *s, uint32_t j)
 {
+	sched_bf_t *b = s->bf;
 	const sim_sched_params_t *p = &s->o->params;
-	int part = sched_job_part(s, j), u = s->uid[j];
+	int part = sched_job_part(s, j), u = b->uid[j];
 	struct bf_count *c[3] = {
-		p->bf_max_job_user_part ? &s->bf_user_part[(size_t)u * MAX(s->c->nparts, 1) + part] : NULL,
-		p->bf_max_job_part ? &s->bf_part[part] : NULL,
-		p->bf_max_job_user ? &s->bf_user[u] : NULL,
+		p->bf_max_job_user_part ? &b->bf_user_part[(size_t)u * MAX(s->c->nparts, 1) + part] : NULL,
+		p->bf_max_job_part ? &b->bf_part[part] : NULL,
+		p->bf_max_job_user ? &b->bf_user[u] : NULL,
 	};
 	const int lim[3] = { p->bf_max_job_user_part, p->bf_max_job_part, p->bf_max_job_user };
 	for (int k = 0; k < 3; k++) {
 		if (!c[k])
 			continue;
-		if (c[k]->pass != s->pass)
-			*c[k] = (struct bf_count){ s->pass, 0 };
+		if (c[k]->pass != b->pass)
+			*c[k] = (struct bf_count){ b->pass, 0 };
 		if (c[k]->n >= lim[k])
 			return true;
 	}
@@ -1046,80 +1165,183 @@ static bool sched_bf_limited(sched_t *s, uint32_t j)
 static int sched_backfill_now(sched_t *s, uint32_t j, uint32_t *deferred, int *ndef,
 			      uint64_t *defbits)
 {
-	int na = sched_fit_now(s, j, false);
+	sched_bf_t *b = s->bf;
+	int na = sched_fit_now(s, j, NULL);
 	if (!na)
 		return 0;
-	bool blocked = s->nresv && !(na = sched_fit_now(s, j, true));
+	bool blocked = b->nresv && !(na = sched_fit_now(s, j, &b->resv));
 	if (!blocked && *ndef && bits_meet(defbits, s->req[j].elig->bits, s->nwords)) {
 		*ndef = sched_reserve_deferred(s, j, deferred, *ndef, defbits);
-		blocked = s->nresv && !(na = sched_fit_now(s, j, true));
+		blocked = b->nresv && !(na = sched_fit_now(s, j, &b->resv));
 	}
 	return blocked ? 0 : na;
 }
 
-int sched_backfill_pass(sched_t *s)
+/* Job j starts on the nodes in s->abuf: what it takes on nodes reserved
+ * later in the pass comes out of the spare left beside them. */
+static void sched_backfill_taken(sched_t *s, uint32_t j, int na)
 {
-	int started = 0;
-	s->run->bf_passes++;
-	s->pass++;
-	s->wr_epoch++;
-	s->in_backfill = true;
-	s->nresv = 0;
-	int max_test = s->o->params.bf_max_job_test;
-	uint32_t *deferred = g_new(uint32_t, max_test);
-	int ndef = 0;
-	uint64_t *defbits = g_new0(uint64_t, s->nwords);
-	prio_iter_t it;
-	sched_order_begin(s, &it);
+	sched_resv_t *v = &s->bf->resv;
+	int64_t end = sched_plan_end(s, &s->req[j]);
+	for (int i = 0; i < na; i++) {
+		const alloc_t *a = &s->abuf[i];
+		if (v->stamp[a->node] == v->pass && end >= v->start[a->node]) {
+			v->spare_g[a->node] -= a->gpus;
+			v->spare_c[a->node] -= a->cpus;
+			v->spare_m[a->node] -= (int64_t)a->mem;
+		}
+	}
+}
+
+void sched_backfill_begin(sched_t *s)
+{
+	sched_bf_t *b = s->bf;
+	struct bf_walk *w = &b->walk;
 	const sim_sched_params_t *p = &s->o->params;
-	bool limits = p->bf_max_job_part || p->bf_max_job_user || p->bf_max_job_user_part;
-	for (int tested = 0; tested < max_test;) {
-		int64_t j = sched_order_next(s, &it);
+	s->run->bf_passes++;
+	b->pass++;
+	b->resv.pass = b->pass;
+	b->wr_epoch++;
+	b->nresv = 0;
+	w->max_test = p->bf_max_job_test;
+	w->deferred = g_new(uint32_t, w->max_test);
+	w->ndef = 0;
+	w->defbits = g_new0(uint64_t, s->nwords);
+	w->tested = 0;
+	w->limits = p->bf_max_job_part || p->bf_max_job_user || p->bf_max_job_user_part;
+	sched_order_begin(s, &w->it);
+}
+
+/* The next job the pass starts, with its nodes (na of them) in s->abuf, or
+ * -1 when the pass is over. The run starts it before calling again. */
+int64_t sched_backfill_next(sched_t *s, int *na_out)
+{
+	sched_bf_t *b = s->bf;
+	struct bf_walk *w = &b->walk;
+	while (w->tested < w->max_test) {
+		int64_t j = sched_order_next(s, &w->it);
 		if (j < 0)
 			break;
-		if (limits && sched_bf_limited(s, (uint32_t)j))
+		if (w->limits && sched_bf_limited(s, (uint32_t)j))
 			continue;
-		tested++;
+		w->tested++;
 		if (sched_prefer_swap(s, (uint32_t)j)) {
 			/* the prefer record: a start now only (sched_prefer.c) */
-			int na = sched_backfill_now(s, (uint32_t)j, deferred, &ndef, defbits);
+			int na = sched_backfill_now(s, (uint32_t)j, w->deferred, &w->ndef, w->defbits);
 			sched_prefer_swap(s, (uint32_t)j);
 			if (na) {
-				sched_start(s, (uint32_t)j, na);
-				started++;
-				continue;
+				sched_backfill_taken(s, (uint32_t)j, na);
+				*na_out = na;
+				return j;
 			}
 		}
 		const elig_t *e = s->req[j].elig;
 		int na = 0;
 		bool known = sched_blocked_known(s, (uint32_t)j);
-		if (known || !(na = sched_fit_now(s, (uint32_t)j, false))) {
+		if (known || !(na = sched_fit_now(s, (uint32_t)j, NULL))) {
 			if (!known)
 				sched_blocked_note(s, (uint32_t)j, INT64_MIN);
-			deferred[ndef++] = (uint32_t)j;
-			bits_or(defbits, e->bits, s->nwords);
+			w->deferred[w->ndef++] = (uint32_t)j;
+			bits_or(w->defbits, e->bits, s->nwords);
 			continue;
 		}
 		/* Reservations made so far already stop it? More would too: do not
 		 * compute the waiting jobs' reservations for it. */
-		bool blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
-		if (!blocked && ndef && bits_meet(defbits, e->bits, s->nwords)) {
-			ndef = sched_reserve_deferred(s, (uint32_t)j, deferred, ndef, defbits);
-			blocked = s->nresv && !(na = sched_fit_now(s, (uint32_t)j, true));
+		bool blocked = b->nresv && !(na = sched_fit_now(s, (uint32_t)j, &b->resv));
+		if (!blocked && w->ndef && bits_meet(w->defbits, e->bits, s->nwords)) {
+			w->ndef = sched_reserve_deferred(s, (uint32_t)j, w->deferred, w->ndef, w->defbits);
+			blocked = b->nresv && !(na = sched_fit_now(s, (uint32_t)j, &b->resv));
 		}
 		if (blocked) {
 			sched_blocked_note(s, (uint32_t)j, sched_plan_end(s, &s->req[j]));
-			deferred[ndef++] = (uint32_t)j;
-			bits_or(defbits, e->bits, s->nwords);
+			w->deferred[w->ndef++] = (uint32_t)j;
+			bits_or(w->defbits, e->bits, s->nwords);
 			continue;
 		}
-		sched_start(s, (uint32_t)j, na);
-		started++;
+		sched_backfill_taken(s, (uint32_t)j, na);
+		*na_out = na;
+		return j;
 	}
-	sched_order_end(s);
-	g_free(deferred);
-	g_free(defbits);
-	s->in_backfill = false;
-	return started;
+	return -1;
 }
 
+void sched_backfill_end(sched_t *s)
+{
+	struct bf_walk *w = &s->bf->walk;
+	sched_order_end(s);
+	g_free(w->deferred);
+	g_free(w->defbits);
+	w->deferred = NULL;
+	w->defbits = NULL;
+}
+
+/* ------------------------------------------------------------ state */
+
+void sched_backfill_init(sched_t *s)
+{
+	const sim_cluster_t *c = s->c;
+	size_t nj = s->t->njobs, nn = (size_t)c->nnodes;
+	sched_bf_t *b = g_new0(sched_bf_t, 1);
+	s->bf = b;
+	b->resv.stamp = g_new0(uint32_t, nn);
+	b->resv.start = g_new(int64_t, nn);
+	b->resv.spare_g = g_new(int64_t, nn);
+	b->resv.spare_c = g_new(int64_t, nn);
+	b->resv.spare_m = g_new(int64_t, nn);
+	/* users, numbered in order of first appearance (for bf_max_job_user*) */
+	b->uid = g_new(int, nj ? nj : 1);
+	GHashTable *users = g_hash_table_new(g_str_hash, g_str_equal);
+	for (size_t j = 0; j < nj; j++) {
+		const char *u = s->t->jobs[j].user ? s->t->jobs[j].user : "";
+		gpointer v;
+		if (!g_hash_table_lookup_extended(users, u, NULL, &v)) {
+			v = GINT_TO_POINTER(b->nusers++);
+			g_hash_table_insert(users, (gpointer)u, v);
+		}
+		b->uid[j] = GPOINTER_TO_INT(v);
+	}
+	g_hash_table_destroy(users);
+	b->bf_user = g_new0(struct bf_count, MAX(b->nusers, 1));
+	b->bf_part = g_new0(struct bf_count, MAX(c->nparts, 1));
+	if (s->o->params.bf_max_job_user_part)
+		b->bf_user_part = g_new0(struct bf_count, (size_t)MAX(b->nusers, 1) * MAX(c->nparts, 1));
+	b->wr_stamp = g_new0(uint32_t, nn);
+	b->wr_bits = g_new(uint64_t, s->nnwords + 1);
+	b->wr_cnt = g_new(uint64_t, s->nnwords + 1);
+	b->ivl_head = g_new(int, nn);
+	b->wr_g = g_new(int64_t, nn);
+	b->wr_c = g_new(int64_t, nn);
+	b->wr_m = g_new(int64_t, nn);
+}
+
+void sched_backfill_free(sched_t *s)
+{
+	sched_bf_t *b = s->bf;
+	if (!b)
+		return;
+	g_free(b->ivl);
+	g_free(b->ivl_head);
+	g_free(b->ivl_ends); g_free(b->ivl_by_start); g_free(b->ivl_by_end);
+	g_free(b->wr_stamp);
+	g_free(b->wr_g); g_free(b->wr_c); g_free(b->wr_m);
+	g_free(b->wr_bits);
+	g_free(b->wr_cnt);
+	if (b->wr_memo)
+		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
+			g_free(b->wr_memo[k].nodes);
+			g_free(b->wr_memo[k].a);
+		}
+	g_free(b->wr_memo);
+	sched_wr_index_free(&b->wx);
+	g_free(b->resv.stamp); g_free(b->resv.start);
+	g_free(b->resv.spare_g); g_free(b->resv.spare_c); g_free(b->resv.spare_m);
+	g_free(b->uid);
+	g_free(b->bf_user); g_free(b->bf_part); g_free(b->bf_user_part);
+	g_free(b);
+	s->bf = NULL;
+}
+
+void sched_backfill_forget(sched_t *s)
+{
+	s->bf->wr_epoch++;
+}

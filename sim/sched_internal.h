@@ -1,18 +1,27 @@
 /*
  * sched_internal.h: what the scheduler model's files share (sim/sched.c and
  * the files it is split into; none of this is seen outside sim/sched*.c):
- * the scheduler's state, a job's request as scheduled, running jobs and
- * their allocations by expected end, remembered will-run answers, the
- * small inline helpers the hot loops use, and the functions one file calls
- * in another.
+ * the run's shared state (sched_t: cluster, trace, options, the clock, free
+ * resources and their buckets, jobs' requests and priority lists, running
+ * jobs by expected end), a job's request as scheduled, running jobs and
+ * their allocations, the small inline helpers the hot loops use, and the
+ * functions one file calls in another. Each file keeps its own state in a
+ * struct only it sees, reached through one pointer in sched_t and made and
+ * freed by its sched_<file>_init/_free:
  *
  *   sched.c           the run: events, priority order, main pass, start/end
  *   sched_request.c   submission: the policy's decision turned into a request,
  *                     eligible node classes, limits, rejections
- *   sched_place.c     placement: free resources, free-GPU buckets, node choice
+ *                     (sched_pol_t: the policy's node view, eligibility cache)
+ *   sched_place.c     placement: free-GPU buckets, node choice
+ *                     (sched_place_t: candidate runs and their scratch)
  *   sched_backfill.c  backfill: reservations (Slurm's will-run batches over
  *                     the backfill map, bf_resolution) and the backfill pass
+ *                     (sched_bf_t: reservations, will-run memo and index,
+ *                     per-pass limits)
  *   sched_prefer.c    --prefer: the job's prefer record, tried first
+ *   sched_socket.c    GPUs bound to sockets (sched_sock_t: free cores and
+ *                     GPUs per socket)
  */
 #ifndef SIM_SCHED_INTERNAL_H
 #define SIM_SCHED_INTERNAL_H
@@ -100,59 +109,20 @@ typedef struct {                 /* running jobs by (end, job) */
 	size_t n, cap;
 } rellist_t;
 
-#define SCHED_BLOCKED_SLOTS 64   /* requests remembered as stopped per pass (a power of 2) */
-#define SCHED_WR_SLOTS 4096      /* will-run answers remembered (a power of 2) */
-#define SCHED_WR_SHAPES 16       /* request shapes indexed per epoch (sched_wr_fast) */
+typedef struct {                 /* a backfill pass's reservations as placement */
+				     /* reads them (written by sched_backfill.c) */
+	uint32_t pass;               /* a node's entries hold while stamp == pass */
+	uint32_t *stamp;
+	int64_t *start;              /* its earliest reservation's start */
+	int64_t *spare_g, *spare_c, *spare_m; /* what is left beside them */
+} sched_resv_t;
 
-typedef struct {                 /* one remembered will-run answer (sched_backfill.c) */
-	uint64_t epoch;              /* valid while == sched_t.wr_epoch */
-	uint64_t hash;               /* of the request's kind and the node set */
-	const req_t *req;            /* a request of the shape asked (sched_same_request) */
-	uint64_t *nodes;             /* the nodes the test looked at (a bitmap) */
-	int64_t when;                /* its answer */
-	uint64_t scanned;            /* releases it applied (for releases_scanned) */
-	bool placed;                 /* na and a hold sched_wr_place's answer */
-	bool indexed;                /* answered by sched_wr_fast: its scratch */
-	int upto;                    /* view is the releases at positions <= upto */
-	int na;
-	alloc_t *a;
-} wr_memo_t;
+typedef struct sched_bf sched_bf_t;  /* backfill's own state (sched_backfill.c) */
+typedef struct sched_place_scratch sched_place_t; /* placement's scratch (sched_place.c) */
+typedef struct sched_pol sched_pol_t;    /* submission's policy view (sched_request.c) */
+typedef struct sched_sock sched_sock_t;  /* free cores and GPUs by socket (sched_socket.c) */
 
-typedef struct {                 /* a release on one node, for the index below */
-	int pos;                     /* the entry's position in sched_t.all */
-	uint32_t gpus, cpus;
-	uint64_t mem;
-} wr_item_t;
-
-typedef struct {                 /* one per-node request shape's nodes by the */
-				     /* position in sched_t.all after which they fit */
-	uint64_t epoch;              /* valid while == sched_t.wr_epoch */
-	uint32_t gpus_per_node, cpus_per_node;
-	uint64_t mem_per_node;
-	const uint64_t *bnodes;      /* the nodes it may count (its elig's) */
-	int32_t *fit;                /* per node: that position, -1 now, INT32_MAX never */
-	uint64_t *set;               /* the nodes counted (nnwords words) */
-	int32_t *cnt, *blk;          /* nodes of set per position, per 64 positions */
-	int now, later;              /* nodes of set that fit now, and from some position */
-} wr_shape_t;
-
-typedef struct {                 /* running jobs' releases by node, rebuilt per */
-				     /* wr_epoch (sched_wr_fast, sched_backfill.c) */
-	uint64_t epoch;
-	int n, cap, icap;            /* entries indexed (sched_t.all.n), room */
-	int *off;                    /* per node: where its releases start in item */
-	wr_item_t *item;             /* per node, by position */
-	int *hits;                   /* per position: its allocations on nodes of set */
-	uint64_t *use;               /* positions with hits > 0 (a bitmap) */
-	int nuse;                    /* how many */
-	uint64_t *set;               /* the nodes hits counts (nnwords words) */
-	wr_shape_t shape[SCHED_WR_SHAPES];
-	int next_shape, shapes_built; /* this epoch */
-	int hint;                    /* the shape last looked up */
-	uint64_t walk_epoch, walked; /* entries the walks of that epoch went over */
-} wr_index_t;
-
-typedef struct {
+typedef struct {                 /* the run's state, which every file reads */
 	const sim_cluster_t *c;
 	const sim_trace_t *t;
 	const sim_sched_opts_t *o;
@@ -165,22 +135,12 @@ typedef struct {
 	int64_t *free_m;
 	int64_t *class_free_g;
 	int64_t total_free_g;
-	int *bucket;                 /* nodes by class and free GPUs (see sched_bucket) */
+	int *bucket;                 /* nodes by class and free GPUs (see sched_bucket; */
+				     /* made and moved by sched_place.c) */
 	int *bucket_off;             /* per bucket: where its nodes start in bucket */
 	int *bucket_n;               /* per bucket: how many */
 	int *bucket_base;            /* per class: bucket id of k = 0 */
 	int *bpos;                   /* per node: position in its bucket */
-	nodeox_node_t *pol_nodes;    /* the policy's view of every node */
-	nodeox_node_t *pol_compact;  /* one idle-less copy per class + the idle nodes */
-	int *pol_pos, *pol_node;     /* node -> compact slot (-1), slot -> node */
-	nodeox_cluster_t pol_view;   /* over pol_compact: same decisions, less to scan */
-	struct pol_state {           /* Broaden=when-faster's state (sched_policy_state) */
-		nodeox_running_t *running;
-		size_t cap;
-		nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
-		uint32_t *scratch;
-		size_t *cls_at;      /* per class: where its allocations go */
-	} pol_state;
 
 	/* jobs */
 	req_t *req;
@@ -198,63 +158,20 @@ typedef struct {
 	int64_t next_recalc;         /* the next one, SCHED_INF without an age weight */
 	rellist_t all;               /* every running job by expected end, for */
 				     /* Slurm's will-run batches */
-	struct resv_ivl {            /* this pass's reservations, node by node */
-		int node, next;      /* next: the node's previous one, -1 none */
-		int64_t start, end;
-	} *ivl;
-	int *ivl_head;               /* per node: its last reservation, -1 none */
-	int64_t *ivl_ends;           /* the reservations' ends, ascending */
-	int *ivl_by_start;           /* the reservations by start, and by end (the */
-	int *ivl_by_end;             /* order of ivl_ends), for sched_wr_nodes_advance */
-	size_t nivl, capivl;
-	uint32_t ivl_pass;           /* the pass s->ivl belongs to */
-	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
-	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
-	uint64_t *wr_cnt;            /* those of them the job may use */
-	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
-				     /* wr_stamp[n] == wr_call (sched_wr_load) */
-	size_t nnwords;
-	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
-	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
-	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
-	wr_index_t wx;               /* releases by node, for sched_wr_fast */
+	size_t nnwords;              /* node bitmap words */
 	sim_queue_t events;
-	GHashTable *elig_cache;      /* key string -> elig_t* */
 
-	/* backfill pass state, valid while stamp == pass */
-	uint32_t pass;
-	uint32_t *resv_stamp;
-	int64_t *resv_start;
-	int64_t *spare_g, *spare_c, *spare_m;
-	struct blocked_slot {        /* requests that failed to start in this pass */
-		const req_t *req;    /* (see sched_blocked_known), hashed by request */
-		int64_t end;         /* the earliest planned end seen stopped */
-				     /* (INT64_MIN: on the free nodes alone) */
-		uint32_t pass;       /* valid while == pass */
-	} blocked[SCHED_BLOCKED_SLOTS];
-	bool in_backfill;
-	int nresv;
 
-	bool sockets;                /* some node binds GPUs to sockets */
-	int32_t *sock_c;             /* then per node and socket (SIM_MAX_SOCKETS each): */
-	int32_t *sock_g;             /* free cores and GPUs */
-
-	alloc_t *abuf;               /* scratch for placements */
-	int *run_node, *run_first;   /* scratch for sched_place_runs: usable nodes, */
-	int64_t *run_cpu, *run_cpus; /* their CPUs; per run: first, CPUs, nodes */
-	int64_t *sock_cpu;           /* scratch for sched_runs_sockets: CPUs, */
-	int *sock_near;              /* co-located GPUs per candidate */
+	alloc_t *abuf;               /* a placement's answer (sched_place, or */
+				     /* backfill's remembered ones), for sched_start */
 	int *part_tested;            /* main pass: jobs tested per partition */
-	int *uid, nusers;            /* per job: its user, numbered from 0 */
-	struct bf_count {            /* a backfill pass's jobs tested per user, */
-		uint32_t pass;       /* partition, user and partition (valid */
-		int n;               /* while pass == sched_t.pass) */
-	} *bf_user, *bf_part, *bf_user_part;
-	uint64_t *cand;              /* scratch for sched_place_runs: nodes with GPUs */
-				     /* enough (a bitmap of nnwords, clear between calls) */
-	uint64_t *run_weight;        /* their scheduling weights (sched_runs_choose) */
-	int *run_nodes, *class_pos;
 	uint32_t gpus_by_type[SIM_MAX_TYPES];
+
+	sched_bf_t *bf;              /* backfill's own (sched_backfill.c) */
+	sched_place_t *place;        /* placement's (sched_place.c) */
+	sched_pol_t *pol;            /* submission's (sched_request.c) */
+	sched_sock_t *sock;          /* sockets' (sched_socket.c); NULL: no node */
+				     /* binds GPUs to sockets */
 } sched_t;
 
 
@@ -262,8 +179,6 @@ typedef struct {
 	prio_pos_t f, y, o;          /* in the fresh, young and old lists */
 	double young_bonus;          /* the young list's age term as of prio_time */
 } prio_iter_t;
-
-typedef enum { AV_FREE, AV_RESV } avail_mode_t;
 
 /* When a job starting now is expected to end, for backfill's planning. */
 static inline int64_t sched_plan_end(const sched_t *s, const req_t *r)
@@ -281,6 +196,15 @@ static inline uint32_t sched_request_kind(const req_t *r)
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		h = (h ^ f[i]) * 0x9e3779b97f4a7c15ull;
 	return (uint32_t)(h >> 32);
+}
+
+/* The partition job j is counted in by the per-partition limits: its
+ * first (Slurm queues a job of several partitions once per partition;
+ * the model once, under the first). */
+static inline int sched_job_part(const sched_t *s, uint32_t j)
+{
+	uint64_t parts = s->req[j].parts;
+	return parts ? __builtin_ctzll(parts) : 0;
 }
 
 static inline bool bits_test(const uint64_t *b, int i)
@@ -348,6 +272,59 @@ static inline const int *sched_bucket(const sched_t *s, int cl, int k, int *n)
 	return &s->bucket[s->bucket_off[b]];
 }
 
+/* The pending jobs in priority order (the main and backfill passes' walk). */
+
+/* Begin a walk in priority order; the lists keep it valid while the pass
+ * starts (removes) the jobs it returns. End it with sched_order_end. */
+static inline void sched_order_begin(sched_t *s, prio_iter_t *it)
+{
+	it->f = (prio_pos_t){ 0, 0 };
+	it->y = (prio_pos_t){ 0, 0 };
+	it->o = (prio_pos_t){ 0, 0 };
+	/* constant while the walk lasts (recalculations happen between passes) */
+	const sim_sched_params_t *p = &s->o->params;
+	it->young_bonus = p->weight_age > 0
+		? p->weight_age * (double)s->prio_time / (double)p->max_age_s : 0;
+	s->fresh.track = &it->f;
+	s->young.track = &it->y;
+	s->old.track = &it->o;
+}
+
+static inline void sched_order_end(sched_t *s)
+{
+	s->fresh.track = s->young.track = s->old.track = NULL;
+}
+
+/* Next pending job in priority order (advancing past it), or -1: the head of
+ * the three lists with the highest priority as of the last recalculation
+ * (ties to the earlier job, as Slurm's queue sort: submit time, then id). */
+static inline int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
+{
+	const prio_ent_t *f = prio_list_at(&s->fresh, &it->f), *y = prio_list_at(&s->young, &it->y),
+			 *o = prio_list_at(&s->old, &it->o);
+	prio_pos_t *pos = NULL;
+	const prio_ent_t *best = NULL;
+	double best_prio = 0;
+	if (y) {
+		best = y;
+		pos = &it->y;
+		best_prio = y->key + it->young_bonus;
+	}
+	if (o && (!best || o->key > best_prio || (o->key == best_prio && o->job < best->job))) {
+		best = o;
+		pos = &it->o;
+		best_prio = o->key;
+	}
+	if (f && (!best || f->key > best_prio || (f->key == best_prio && f->job < best->job))) {
+		best = f;
+		pos = &it->f;
+	}
+	if (!best)
+		return -1;
+	pos->p++;
+	return best->job;
+}
+
 static inline bool release_before(const release_t *a, int64_t end, uint32_t job)
 {
 	return a->end < end || (a->end == end && a->job < job);
@@ -367,33 +344,44 @@ static inline size_t sched_release_find(const rellist_t *l, int64_t end, uint32_
 	return lo;
 }
 
-/* sched_request.c */
-void sched_elig_free(gpointer p);
-void sched_submit(sched_t *s, uint32_t j);
-void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
-/* Broaden=when-faster: fill cl with the scheduler's state as the policy
- * reads it (every node, running jobs' GPUs by expected end, the GPUs pending
- * jobs want), for job j's decision (sched_request.c). */
-void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl);
+/* The calls run one way: sched.c (the run) calls every other file; the
+ * backfill pass calls placement and --prefer, submission --prefer,
+ * placement sockets; none calls the run. */
 
-/* sched.c */
-void sched_pending_add(sched_t *s, uint32_t j);
-int sched_job_part(const sched_t *s, uint32_t j);
-void sched_order_begin(sched_t *s, prio_iter_t *it);
-int64_t sched_order_next(const sched_t *s, prio_iter_t *it);
-/* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */
-void sched_sockets_init(sched_t *s);
-int64_t sched_socket_first_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus, int *near);
-void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t);
-void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t);
-int sched_runs_choose(sched_t *s, const req_t *r, int nl);
-void sched_order_end(sched_t *s);
-int sched_fit_now(sched_t *s, uint32_t j, bool with_resv);
-void sched_start(sched_t *s, uint32_t j, int na);
+/* sched_request.c */
+void sched_request_init(sched_t *s);
+void sched_request_free(sched_t *s);
+/* Job j's submission: its request, or its rejection; true: it pends (the
+ * run adds it to the pending jobs). */
+bool sched_submit(sched_t *s, uint32_t j);
+void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
+/* Node n now has idle GPUs free: the policy's view follows. */
+void sched_policy_idle(sched_t *s, int n, uint32_t idle);
+
+/* sched_backfill.c */
+void sched_backfill_init(sched_t *s);
+void sched_backfill_free(sched_t *s);
+/* Free resources changed (a job started or ended): no remembered answers. */
+void sched_backfill_forget(sched_t *s);
+/* One backfill pass, as a walk: begin it, take the jobs it would start
+ * (each with its na nodes in s->abuf, to be started before the next call)
+ * until -1, end it. */
+void sched_backfill_begin(sched_t *s);
+int64_t sched_backfill_next(sched_t *s, int *na);
+void sched_backfill_end(sched_t *s);
 
 /* sched_place.c */
+void sched_place_init(sched_t *s);
+void sched_place_free(sched_t *s);
 void sched_bucket_move(sched_t *s, int n, int from, int to);
-int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end);
+int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end);
+/* Nodes for job j now (in s->abuf), or 0; resv: beside those reservations
+ * (NULL: on the free resources alone). */
+int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv);
+/* Node n, with cpu CPUs free, as the nl-th candidate for per-node request r
+ * of sched_runs_choose; returns nl + 1. */
+int sched_runs_add(sched_t *s, const req_t *r, int n, int64_t cpu, int nl);
+int sched_runs_choose(sched_t *s, const req_t *r, int nl);
 
 /* sched_prefer.c */
 void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);
@@ -401,9 +389,11 @@ void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);
  * it has none. Called again, it swaps them back. */
 bool sched_prefer_swap(sched_t *s, uint32_t j);
 
-/* sched_backfill.c */
-/* One backfill pass; returns how many jobs it started. */
-int sched_backfill_pass(sched_t *s);
-void sched_wr_index_free(wr_index_t *x);
+/* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */
+void sched_socket_init(sched_t *s);
+void sched_socket_free(sched_t *s);
+int64_t sched_socket_first_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus, int *near);
+void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t);
+void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t);
 
 #endif

@@ -11,27 +11,111 @@
 
 #include "sim/sched_internal.h"
 
+/* Placement's scratch: the candidates of sched_place_runs and their runs
+ * (sched_runs_choose), their socket view (sched_runs_sockets), the class
+ * merge's positions and the candidate bitmap. */
+struct sched_place_scratch {
+	int *run_node, *run_first;   /* usable nodes; per run: the first, */
+	int64_t *run_cpu, *run_cpus; /* their CPUs; per run: CPUs, */
+	int *run_nodes;              /* nodes */
+	uint64_t *run_weight;        /* their scheduling weights (sched_runs_choose) */
+	int64_t *sock_cpu;           /* sched_runs_sockets: CPUs, */
+	int *sock_near;              /* co-located GPUs per candidate */
+	int *class_pos;              /* per class: the merge's position in it */
+	uint64_t *cand;              /* nodes with GPUs enough (a bitmap of */
+				     /* nnwords, clear between calls) */
+};
+
+void sched_place_init(sched_t *s)
+{
+	size_t nn = (size_t)s->c->nnodes;
+	sched_place_t *p = g_new0(sched_place_t, 1);
+	s->place = p;
+	p->run_node = g_new(int, nn + 1);
+	p->run_cpu = g_new(int64_t, nn + 1);
+	p->run_weight = g_new(uint64_t, nn + 1);
+	p->run_first = g_new(int, nn + 2);
+	p->run_cpus = g_new(int64_t, nn + 1);
+	p->run_nodes = g_new(int, nn + 1);
+	p->class_pos = g_new(int, s->c->nclasses + 1);
+	p->sock_cpu = g_new(int64_t, nn + 1);
+	p->sock_near = g_new(int, nn + 1);
+	p->cand = g_new0(uint64_t, (nn + 63) / 64 + 1);
+	/* every node in the bucket of its class and free GPUs */
+	const sim_cluster_t *c = s->c;
+	s->bucket_base = g_new(int, c->nclasses + 1);
+	int nb = 0;
+	for (int k = 0; k < c->nclasses; k++) {
+		s->bucket_base[k] = nb;
+		nb += (int)c->nodes[c->classes[k].first].gpus + 1;
+	}
+	s->bucket_base[c->nclasses] = nb;
+	s->bucket_off = g_new(int, nb);
+	s->bucket_n = g_new0(int, nb);
+	int off = 0;
+	for (int k = 0; k < c->nclasses; k++)
+		for (int b = s->bucket_base[k]; b < s->bucket_base[k + 1]; b++) {
+			s->bucket_off[b] = off;
+			off += c->classes[k].nnodes;
+		}
+	s->bucket = g_new(int, off + 1);
+	s->bpos = g_new(int, nn);
+	for (size_t n = 0; n < nn; n++) {
+		int b = s->bucket_base[c->nodes[n].cls] + s->free_g[n];
+		s->bpos[n] = s->bucket_n[b];
+		s->bucket[s->bucket_off[b] + s->bucket_n[b]++] = (int)n;
+	}
+}
+
+void sched_place_free(sched_t *s)
+{
+	sched_place_t *p = s->place;
+	if (!p)
+		return;
+	g_free(p->run_node); g_free(p->run_cpu); g_free(p->run_first); g_free(p->run_weight);
+	g_free(p->run_cpus); g_free(p->run_nodes); g_free(p->class_pos);
+	g_free(p->sock_cpu); g_free(p->sock_near); g_free(p->cand);
+	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
+	g_free(s->bpos);
+	g_free(p);
+	s->place = NULL;
+}
+
+static inline int sched_runs_push(sched_t *s, const req_t *r, int n, int64_t cpu, int nl)
+{
+	sched_place_t *p = s->place;
+	p->run_node[nl] = n;
+	p->run_cpu[nl] = cpu;
+	p->run_weight[nl] = sched_run_weight(s->c->nodes[n].weight, r->gpus_per_node);
+	return nl + 1;
+}
+
+int sched_runs_add(sched_t *s, const req_t *r, int n, int64_t cpu, int nl)
+{
+	return sched_runs_push(s, r, n, cpu, nl);
+}
+
 /* ------------------------------------------------------------ resources */
 
 /* What node n offers a job that would hold it until `end`: free now, and in
  * a backfill pass no more than the spare left beside later reservations. */
-static void sched_avail_now(const sched_t *s, int n, int64_t end, bool resv, int64_t *g,
+static void sched_avail_now(const sched_t *s, int n, int64_t end, const sched_resv_t *resv, int64_t *g,
 			    int64_t *cpu, int64_t *m)
 {
 	*g = s->free_g[n];
 	*cpu = s->free_c[n];
 	*m = s->free_m[n];
-	if (resv && s->resv_stamp[n] == s->pass && end >= s->resv_start[n]) {
-		*g = MIN(*g, s->spare_g[n]);
-		*cpu = MIN(*cpu, s->spare_c[n]);
-		*m = MIN(*m, s->spare_m[n]);
+	if (resv && resv->stamp[n] == resv->pass && end >= resv->start[n]) {
+		*g = MIN(*g, resv->spare_g[n]);
+		*cpu = MIN(*cpu, resv->spare_c[n]);
+		*m = MIN(*m, resv->spare_m[n]);
 	}
 }
 
-static void sched_avail(sched_t *s, avail_mode_t mode, int n, int64_t end, int64_t *g,
+static void sched_avail(sched_t *s, const sched_resv_t *resv, int n, int64_t end, int64_t *g,
 			int64_t *cpu, int64_t *m)
 {
-	sched_avail_now(s, n, end, mode == AV_RESV, g, cpu, m);
+	sched_avail_now(s, n, end, resv, g, cpu, m);
 }
 
 /* Move node n between its class's buckets, keeping each bucket in node
@@ -91,68 +175,69 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 }
 
 /* select/cons_tres's choice (sched_place_runs) among the nl nodes that can
- * take per-node request r, in s->run_node (ascending) with their free CPUs
- * in s->run_cpu and scheduling weights in s->run_weight (slurm.conf's
+ * take per-node request r, in s->place->run_node (ascending) with their free CPUs
+ * in s->place->run_cpu and scheduling weights in s->place->run_weight (slurm.conf's
  * Weight, shifted left 8 bits, and cons_tres's co-located GPU byte):
  * runs of consecutive nodes of one weight, the lowest weight
  * first (whether or not it suffices), then the tightest sufficient run, and
  * so on (_eval_nodes' consec_weight). Fills s->abuf; returns r->nodes, or 0. */
 int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 {
+	sched_place_t *ps = s->place;
 	const sim_cluster_t *c = s->c;
 	int nrun = 0;
 	for (int q = 0; q < nl; q++) {
-		if (q == 0 || s->run_node[q] != s->run_node[q - 1] + 1 ||
-		    s->run_weight[q] != s->run_weight[q - 1]) {
-			s->run_first[nrun] = q;
-			s->run_cpus[nrun] = 0;
-			s->run_nodes[nrun] = 0;
+		if (q == 0 || ps->run_node[q] != ps->run_node[q - 1] + 1 ||
+		    ps->run_weight[q] != ps->run_weight[q - 1]) {
+			ps->run_first[nrun] = q;
+			ps->run_cpus[nrun] = 0;
+			ps->run_nodes[nrun] = 0;
 			nrun++;
 		}
-		s->run_cpus[nrun - 1] += s->run_cpu[q];
-		s->run_nodes[nrun - 1]++;
+		ps->run_cpus[nrun - 1] += ps->run_cpu[q];
+		ps->run_nodes[nrun - 1]++;
 	}
-	s->run_first[nrun] = nl;
+	ps->run_first[nrun] = nl;
 	int found = 0, rem_nodes = (int)r->nodes;
 	int64_t rem_cpus = (int64_t)r->cpus_per_node * r->nodes;
 	while (rem_nodes > 0) {
 		int best = -1;
 		bool best_enough = false;
 		for (int i = 0; i < nrun; i++) {
-			if (!s->run_nodes[i])
+			if (!ps->run_nodes[i])
 				continue;
-			bool enough = s->run_cpus[i] >= rem_cpus && s->run_nodes[i] >= rem_nodes;
-			uint64_t w = s->run_weight[s->run_first[i]];
-			uint64_t bw = best < 0 ? 0 : s->run_weight[s->run_first[best]];
+			bool enough = ps->run_cpus[i] >= rem_cpus && ps->run_nodes[i] >= rem_nodes;
+			uint64_t w = ps->run_weight[ps->run_first[i]];
+			uint64_t bw = best < 0 ? 0 : ps->run_weight[ps->run_first[best]];
 			if (best < 0 || w < bw ||
 			    (w == bw && ((enough && !best_enough) ||
-					 (enough && s->run_cpus[i] < s->run_cpus[best]) ||
-					 (!enough && s->run_cpus[i] > s->run_cpus[best])))) {
+					 (enough && ps->run_cpus[i] < ps->run_cpus[best]) ||
+					 (!enough && ps->run_cpus[i] > ps->run_cpus[best])))) {
 				best = i;
 				best_enough = enough;
 			}
 		}
 		if (best < 0)
 			break;
-		int first = s->run_first[best], last = s->run_first[best + 1], only = -1;
+		int first = ps->run_first[best], last = ps->run_first[best + 1], only = -1;
 		if (rem_nodes <= 1)
 			for (int q = first; q < last; q++)
-				if (s->run_cpu[q] >= rem_cpus &&
-				    (only < 0 || s->run_cpu[q] < s->run_cpu[only]))
+				if (ps->run_cpu[q] >= rem_cpus &&
+				    (only < 0 || ps->run_cpu[q] < ps->run_cpu[only]))
 					only = q;
 		for (int q = first; q < last && rem_nodes > 0; q++) {
 			if (only >= 0 && q != only)
 				continue;
-			if (rem_nodes == 1 && s->run_cpu[q] < rem_cpus)
+			if (rem_nodes == 1 && ps->run_cpu[q] < rem_cpus)
 				continue;
-			int n = s->run_node[q];
+			int n = ps->run_node[q];
 			s->abuf[found++] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node,
 						      r->cpus_per_node, r->mem_per_node };
 			rem_nodes--;
-			rem_cpus -= s->run_cpu[q];
+			rem_cpus -= ps->run_cpu[q];
 		}
-		s->run_nodes[best] = 0;
-		s->run_cpus[best] = 0;
+		ps->run_nodes[best] = 0;
+		ps->run_cpus[best] = 0;
 	}
 	return rem_nodes == 0 ? found : 0;
 }
@@ -165,49 +250,47 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
  * are). Returns the candidates left, in order. */
 static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
 {
+	sched_place_t *ps = s->place;
 	const sim_cluster_t *c = s->c;
-	int64_t *cpus = s->sock_cpu;
-	int *near = s->sock_near, kept = 0;
+	int64_t *cpus = ps->sock_cpu;
+	int *near = ps->sock_near, kept = 0;
 	for (int q = 0; q < nl; q++) {
-		int n = s->run_node[q];
+		int n = ps->run_node[q];
 		cpus[q] = c->nodes[n].sockets > 1
 			? sched_socket_first_pass(s, n, r->gpus_per_node, r->cpus_per_node, &near[q])
-			: s->run_cpu[q];
+			: ps->run_cpu[q];
 		kept += cpus[q] >= 0;
 	}
 	if (!kept)
 		return nl;
 	int out = 0;
 	for (int q = 0; q < nl; q++) {
-		int n = s->run_node[q];
+		int n = ps->run_node[q];
 		if (cpus[q] < 0)
 			continue;
 		if (c->nodes[n].sockets > 1) {
-			s->run_cpu[q] = MIN(s->run_cpu[q], cpus[q]);
-			s->run_weight[q] = sched_run_weight(c->nodes[n].weight, (uint32_t)near[q]);
+			ps->run_cpu[q] = MIN(ps->run_cpu[q], cpus[q]);
+			ps->run_weight[q] = sched_run_weight(c->nodes[n].weight, (uint32_t)near[q]);
 		}
-		s->run_node[out] = n;
-		s->run_cpu[out] = s->run_cpu[q];
-		s->run_weight[out++] = s->run_weight[q];
+		ps->run_node[out] = n;
+		ps->run_cpu[out] = ps->run_cpu[q];
+		ps->run_weight[out++] = ps->run_weight[q];
 	}
 	return out;
 }
 
-/* Node n as a candidate of sched_place_runs: appended to s->run_node (with
+/* Node n as a candidate of sched_place_runs: appended to s->place->run_node (with
  * its CPUs and weight) if it can take r now; returns the new count. */
-static int sched_runs_offer(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end, int n, int nl)
+static int sched_runs_offer(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end, int n, int nl)
 {
 	int64_t g, cpu, m;
-	sched_avail(s, mode, n, end, &g, &cpu, &m);
+	sched_avail(s, resv, n, end, &g, &cpu, &m);
 	if (!sched_node_fits(r, g, cpu, m))
 		return nl;
-	s->run_node[nl] = n;
-	s->run_cpu[nl] = cpu;
-	s->run_weight[nl] = sched_run_weight(s->c->nodes[n].weight, r->gpus_per_node);
-	return nl + 1;
+	return sched_runs_push(s, r, n, cpu, nl);
 }
 
-/* Nodes for per-node request r now (modes AV_FREE, AV_RESV) among classes
+/* Nodes for per-node request r now (free, or beside reservations resv) among classes
  * cls, as select/cons_tres's _eval_nodes (22.05, job_test.c) picks them
  * without node weights or topology: the nodes that can take the job form
  * runs of consecutive nodes (slurm.conf order; any node that cannot breaks
@@ -222,8 +305,9 @@ static int sched_runs_offer(sched_t *s, const req_t *r, avail_mode_t mode, int64
  * of the classes with GPUs enough (merged in node order). Fills s->abuf;
  * returns r->nodes, or 0. */
 static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls,
-			    avail_mode_t mode, int64_t end)
+			    const sched_resv_t *resv, int64_t end)
 {
+	sched_place_t *ps = s->place;
 	const sim_cluster_t *c = s->c;
 	int nl = 0;
 	if (r->gpus_per_node > 0) {
@@ -231,7 +315,7 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 		 * free-GPU buckets, then in node order (the same candidates,
 		 * in the same order, as the merge below, without the visit to
 		 * every full node). */
-		uint64_t *cand = s->cand;   /* a node bitmap, all clear between calls */
+		uint64_t *cand = ps->cand;   /* a node bitmap, all clear between calls */
 		size_t lo = s->nnwords, hi = 0;
 		for (int i = 0; i < ncls; i++) {
 			int cl = cls[i], kmax = sched_class_gpus(s, cl);
@@ -250,33 +334,33 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 		}
 		for (size_t w = lo; w < hi; w++)
 			for (uint64_t b = cand[w]; b; b &= b - 1)
-				nl = sched_runs_offer(s, r, mode, end, (int)(w * 64 + (size_t)__builtin_ctzll(b)), nl);
+				nl = sched_runs_offer(s, r, resv, end, (int)(w * 64 + (size_t)__builtin_ctzll(b)), nl);
 		if (hi > lo)
 			memset(&cand[lo], 0, (hi - lo) * sizeof(uint64_t));
 	} else {
 		for (int i = 0; i < ncls; i++)
-			s->class_pos[i] = 0;
+			ps->class_pos[i] = 0;
 		for (;;) {               /* merge the classes' node lists in node order */
 			int pick = -1, n = INT32_MAX;
 			for (int i = 0; i < ncls; i++) {
 				const sim_class_t *cl = &c->classes[cls[i]];
-				if (s->class_pos[i] < cl->nnodes && cl->nodes[s->class_pos[i]] < n) {
-					n = cl->nodes[s->class_pos[i]];
+				if (ps->class_pos[i] < cl->nnodes && cl->nodes[ps->class_pos[i]] < n) {
+					n = cl->nodes[ps->class_pos[i]];
 					pick = i;
 				}
 			}
 			if (pick < 0)
 				break;
-			s->class_pos[pick]++;
-			nl = sched_runs_offer(s, r, mode, end, n, nl);
+			ps->class_pos[pick]++;
+			nl = sched_runs_offer(s, r, resv, end, n, nl);
 		}
 	}
-	if (s->sockets)
+	if (s->sock)
 		nl = sched_runs_sockets(s, r, nl);
 	return sched_runs_choose(s, r, nl);
 }
 
-/* The node for one-node request r now (modes AV_FREE, AV_RESV) among
+/* The node for one-node request r now (free, or beside reservations resv) among
  * classes cls: select/cons_tres's best fit, the usable node with the fewest
  * free CPUs, the first in slurm.conf order on ties, among the first
  * SCHED_PLACE_WINDOW nodes that fit, fullest in GPUs first over all the
@@ -284,7 +368,7 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
  * replaces with select/cons_tres's own choice (sched_place_runs). -1: none. */
 #define SCHED_PLACE_WINDOW 4
 static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls, int kmax,
-			   avail_mode_t mode, int64_t end)
+			   const sched_resv_t *resv, int64_t end)
 {
 	int best = -1, seen = 0;
 	int64_t best_cpu = 0, g, cpu, m;
@@ -296,7 +380,7 @@ static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls,
 			const int *bn = sched_bucket(s, cl, k, &nb);
 			for (int q = 0; q < nb && seen < SCHED_PLACE_WINDOW; q++) {
 				int n = bn[q];
-				sched_avail(s, mode, n, end, &g, &cpu, &m);
+				sched_avail(s, resv, n, end, &g, &cpu, &m);
 				if (!sched_node_fits(r, g, cpu, m))
 					continue;
 				seen++;
@@ -314,7 +398,7 @@ static int sched_place_one(sched_t *s, const req_t *r, const int *cls, int ncls,
  * the count or 0. Nodes come from the free-GPU buckets, fullest fitting node
  * first (best fit); a spreading job takes one node if one can hold it, else
  * the emptiest nodes first. */
-static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t mode, int64_t end)
+static int sched_place_group(sched_t *s, const req_t *r, int grp, const sched_resv_t *resv, int64_t end)
 {
 	const sim_cluster_t *c = s->c;
 	const elig_t *e = r->elig;
@@ -329,7 +413,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 			place_t p = { .r = r, .rem = r->gpus, .single = pass == 0 };
 			int kmin = r->nodes ? (int)r->gpus_per_node : pass == 0 ? (int)r->gpus : 1;
 			if (r->nodes == 1) {
-				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, mode, end);
+				int n = sched_place_one(s, r, e->cls[grp], e->ncls[grp], e->kmax, resv, end);
 				if (n >= 0) {
 					s->abuf[0] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node,
 								r->cpus_per_node, r->mem_per_node };
@@ -349,7 +433,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 							continue;
 						const int *bn = sched_bucket(s, cl, k, &nb);
 						for (int q = 0; q < nb; q++) {
-							sched_avail(s, mode, bn[q], end, &g, &cpu, &m);
+							sched_avail(s, resv, bn[q], end, &g, &cpu, &m);
 							if (sched_offer(s, &p, bn[q], g, cpu, m))
 								return p.found;
 						}
@@ -367,7 +451,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
 					int nb;
 					const int *bn = sched_bucket(s, cl, k, &nb);
 					for (int q = 0; q < nb; q++) {
-						sched_avail(s, mode, bn[q], end, &g, &cpu, &m);
+						sched_avail(s, resv, bn[q], end, &g, &cpu, &m);
 						if (sched_offer(s, &p, bn[q], g, cpu, m))
 							return p.found;
 					}
@@ -383,13 +467,13 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, avail_mode_t m
  * per-node job's nodes are then chosen as select/cons_tres does
  * (sched_place_runs), which visits every node of the group's classes: a
  * cost paid per start, not per failed try. */
-int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
+int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end)
 {
 	const elig_t *e = r->elig;
 	for (int grp = 0; grp < e->ngroups; grp++) {
-		int na = sched_place_group(s, r, grp, mode, end);
+		int na = sched_place_group(s, r, grp, resv, end);
 		if (na && r->nodes) {
-			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], mode, end);
+			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], resv, end);
 			if (nr)
 				na = nr;
 		}
@@ -397,4 +481,17 @@ int sched_place(sched_t *s, const req_t *r, avail_mode_t mode, int64_t end)
 			return na;
 	}
 	return 0;
+}
+
+/* Nodes for job j now (in s->abuf), or 0. A job that did not fit without
+ * reservations is not tried again until some job has ended. */
+int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv)
+{
+	req_t *r = &s->req[j];
+	if (s->req[j].fail_epoch == s->release_epoch)
+		return 0;
+	int na = sched_place(s, r, resv, sched_plan_end(s, r));
+	if (!na && !resv)
+		s->req[j].fail_epoch = s->release_epoch;
+	return na;
 }

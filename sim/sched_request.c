@@ -14,9 +14,27 @@
 #include "policy/policy.h"
 #include "sim/sched_internal.h"
 
+/* Submission's own state: the policy's view of the nodes (every node; one
+ * idle-less copy per class and the idle nodes, which the decisions scan),
+ * Broaden=when-faster's state, and the eligibility of each request shape. */
+struct sched_pol {
+	nodeox_node_t *nodes;        /* the policy's view of every node */
+	nodeox_node_t *compact;      /* one idle-less copy per class + the idle nodes */
+	int *pos, *node;             /* node -> compact slot (-1), slot -> node */
+	nodeox_cluster_t view;       /* over compact: same decisions, less to scan */
+	struct pol_state {           /* Broaden=when-faster's state (sched_policy_state) */
+		nodeox_running_t *running;
+		size_t cap;
+		nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
+		uint32_t *scratch;
+		size_t *cls_at;      /* per class: where its allocations go */
+	} state;
+	GHashTable *elig_cache;      /* key string -> elig_t* */
+};
+
 /* ------------------------------------------------------------ eligibility */
 
-void sched_elig_free(gpointer p)
+static void sched_elig_free(gpointer p)
 {
 	elig_t *e = p;
 	for (int g = 0; g < e->ngroups; g++) {
@@ -40,7 +58,7 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 	char key[NODEOX_STR_MAX + 64];
 	snprintf(key, sizeof(key), "%d|%d|%" G_GINT64_MODIFIER "x|%s", type, gpus, parts,
 		 features ? features : "");
-	elig_t *e = g_hash_table_lookup(s->elig_cache, key);
+	elig_t *e = g_hash_table_lookup(s->pol->elig_cache, key);
 	if (e) {
 		*why = e->why_not;
 		return e;
@@ -90,7 +108,7 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 			e->why_not = k.never ? "constraint names a feature no node has"
 				: "no node in the job's partitions matches its GPU type and constraint";
 	}
-	g_hash_table_insert(s->elig_cache, g_strdup(key), e);
+	g_hash_table_insert(s->pol->elig_cache, g_strdup(key), e);
 	*why = e->why_not;
 	return e;
 }
@@ -126,6 +144,67 @@ static bool sched_capacity_ok(const sched_t *s, const req_t *r)
 
 /* ------------------------------------------------------------ policy */
 
+/* Keep the compact policy view: a node is in it while it has idle GPUs. */
+void sched_policy_idle(sched_t *s, int n, uint32_t idle)
+{
+	sched_pol_t *p = s->pol;
+	p->nodes[n].gpus_idle = idle;
+	int slot = p->pos[n];
+	if (slot >= 0 && idle > 0) {
+		p->compact[slot].gpus_idle = idle;
+	} else if (slot >= 0) {
+		int last = (int)--p->view.nnodes;
+		p->compact[slot] = p->compact[last];
+		p->node[slot] = p->node[last];
+		p->pos[p->node[slot]] = slot;
+		p->pos[n] = -1;
+	} else if (idle > 0 && p->nodes[n].usable) {
+		slot = (int)p->view.nnodes++;
+		p->compact[slot] = p->nodes[n];
+		p->node[slot] = n;
+		p->pos[n] = slot;
+	}
+}
+
+void sched_request_init(sched_t *s)
+{
+	const sim_cluster_t *c = s->c;
+	size_t nn = (size_t)c->nnodes;
+	sched_pol_t *p = g_new0(sched_pol_t, 1);
+	s->pol = p;
+	p->nodes = sched_policy_nodes(c);
+	p->compact = g_new(nodeox_node_t, (size_t)c->nclasses + nn);
+	p->node = g_new(int, (size_t)c->nclasses + nn);
+	p->pos = g_new(int, nn);
+	for (int k = 0; k < c->nclasses; k++) {
+		p->compact[k] = p->nodes[c->classes[k].first];
+		p->compact[k].gpus_idle = 0;
+		p->node[k] = -1;
+	}
+	p->view.nodes = p->compact;
+	p->view.nnodes = (size_t)c->nclasses;
+	for (size_t n = 0; n < nn; n++) {
+		p->pos[n] = -1;
+		p->nodes[n].gpus_idle = 0;
+		sched_policy_idle(s, (int)n, (uint32_t)s->free_g[n]);
+	}
+	p->elig_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, sched_elig_free);
+}
+
+void sched_request_free(sched_t *s)
+{
+	sched_pol_t *p = s->pol;
+	if (!p)
+		return;
+	sched_policy_nodes_free(p->nodes);
+	g_free(p->compact); g_free(p->node); g_free(p->pos);
+	g_free(p->state.running); g_free(p->state.scratch); g_free(p->state.cls_at);
+	g_hash_table_destroy(p->elig_cache);
+	g_free(p);
+	s->pol = NULL;
+}
+
+
 nodeox_node_t *sched_policy_nodes(const sim_cluster_t *c)
 {
 	nodeox_node_t *v = g_new0(nodeox_node_t, c->nnodes);
@@ -156,11 +235,11 @@ void sched_policy_nodes_free(nodeox_node_t *nodes)
  * under its type ("" for a broadened one): a new submission is behind all
  * of them. The one place the simulator feeds the estimate.
  */
-void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
+static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 {
 	const sim_cluster_t *c = s->c;
 	const sim_job_t *job = &s->t->jobs[j];
-	struct pol_state *ps = &s->pol_state;
+	struct pol_state *ps = &s->pol->state;
 	uint64_t parts = 0;
 	size_t nr = 0, nahead = 0;
 
@@ -234,7 +313,7 @@ void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 			ps->ahead[k].gpus += r->gpus;
 		}
 	}
-	*cl = (nodeox_cluster_t){ .nodes = s->pol_nodes, .nnodes = (size_t)c->nnodes,
+	*cl = (nodeox_cluster_t){ .nodes = s->pol->nodes, .nnodes = (size_t)c->nnodes,
 				  .running = ps->running, .nrunning = nr,
 				  .ahead = ps->ahead, .nahead = nahead, .scratch = ps->scratch };
 }
@@ -438,7 +517,7 @@ static int sched_submit_prefer(sched_t *s, uint32_t j, int type, bool gpus, cons
 	return -1;
 }
 
-void sched_submit(sched_t *s, uint32_t j)
+bool sched_submit(sched_t *s, uint32_t j)
 {
 	const sim_cluster_t *c = s->c;
 	const sim_job_t *job = &s->t->jobs[j];
@@ -462,7 +541,7 @@ void sched_submit(sched_t *s, uint32_t j)
 		const char *comment = job->comment && strstr(job->comment, "nodeox:flex")
 			? job->comment : "nodeox:flex";
 		nodeox_cluster_t state;
-		const nodeox_cluster_t *view = &s->pol_view;
+		const nodeox_cluster_t *view = &s->pol->view;
 		sched_policy_job(s->c, job, comment, tres, sizeof(tres), &pj);
 		if (s->o->policy->broaden == NODEOX_BROADEN_WHEN_FASTER) {
 			sched_policy_state(s, j, &state);
@@ -470,12 +549,12 @@ void sched_submit(sched_t *s, uint32_t j)
 		}
 		nodeox_policy_decide(s->o->policy, &pj, view, &d);
 		if (s->o->on_decide) {
-			nodeox_cluster_t all = { .nodes = s->pol_nodes, .nnodes = (size_t)c->nnodes };
+			nodeox_cluster_t all = { .nodes = s->pol->nodes, .nnodes = (size_t)c->nnodes };
 			s->o->on_decide(s->o->decide_arg, j, &pj, &all, &d);
 		}
 		if (d.action == NODEOX_REJECT) {
 			sched_reject(s, j, SIM_JOB_REJECTED, d.reason);
-			return;
+			return false;
 		}
 		if (d.action != NODEOX_PASS)
 			res->reason = g_string_chunk_insert_const(s->run->strings, d.reason);
@@ -517,7 +596,7 @@ void sched_submit(sched_t *s, uint32_t j)
 				snprintf(why, sizeof(why), "invalid partition '%s'", *p);
 				g_strfreev(names);
 				sched_reject(s, j, SIM_JOB_REJECTED, why);
-				return;
+				return false;
 			}
 			if (!parts)
 				first_part = pi;
@@ -528,7 +607,7 @@ void sched_submit(sched_t *s, uint32_t j)
 		parts = 1ull << c->default_part;
 	} else {
 		sched_reject(s, j, SIM_JOB_REJECTED, "no partition given and none is Default=YES");
-		return;
+		return false;
 	}
 	int type = -1;
 	if (type_name) {
@@ -537,7 +616,7 @@ void sched_submit(sched_t *s, uint32_t j)
 			char why[128];
 			snprintf(why, sizeof(why), "no node has GPU type '%s'", type_name);
 			sched_reject(s, j, SIM_JOB_REJECTED, why);
-			return;
+			return false;
 		}
 	}
 	r->req_type = job->gpu_type ? cluster_find_type(c, job->gpu_type) : -1;
@@ -545,7 +624,7 @@ void sched_submit(sched_t *s, uint32_t j)
 	r->elig = sched_elig(s, type, gpus > 0, parts, features, &why);
 	if (why) {
 		sched_reject(s, j, SIM_JOB_REJECTED, why);
-		return;
+		return false;
 	}
 	r->gpus = gpus;
 	r->parts = parts;
@@ -553,7 +632,7 @@ void sched_submit(sched_t *s, uint32_t j)
 	const char *mem_why = sched_request_resources(c, job, &c->parts[first_part].defs, r);
 	if (mem_why) {
 		sched_reject(s, j, SIM_JOB_REJECTED, mem_why);
-		return;
+		return false;
 	}
 	if (limit == SIM_TIME_NONE) {
 		limit = sched_part_default_time(s, parts);
@@ -571,7 +650,7 @@ void sched_submit(sched_t *s, uint32_t j)
 		if (!fits_one) {
 			sched_reject(s, j, SIM_JOB_NEVER, "time limit above the partition's MaxTime "
 				     "(Slurm leaves it pending: PartitionTimeLimit)");
-			return;
+			return false;
 		}
 	}
 	r->limit = limit == SIM_TIME_NONE ? SCHED_INF : limit;
@@ -591,19 +670,19 @@ void sched_submit(sched_t *s, uint32_t j)
 	}
 	if (!sched_capacity_ok(s, r)) {
 		sched_reject(s, j, SIM_JOB_REJECTED, "more resources than the eligible nodes have");
-		return;
+		return false;
 	}
 	if (prefer && sched_submit_prefer(s, j, type, gpus > 0, prefer) < 0)
-		return;
+		return false;
 	bool any_up = false;
 	for (int p = 0; p < c->nparts; p++)
 		any_up = any_up || ((parts >> p & 1) && c->parts[p].up);
 	if (!any_up) {
 		sched_reject(s, j, SIM_JOB_NEVER, "partition is not up");
-		return;
+		return false;
 	}
 	r->kind = sched_request_kind(r);
 	s->req[j].fail_epoch = UINT64_MAX;
-	sched_pending_add(s, j);
+	return true;
 }
 

@@ -29,23 +29,32 @@
 
 #include "sim/sched_internal.h"
 
-void sched_sockets_init(sched_t *s)
+/* Free cores and GPUs per node and socket (SIM_MAX_SOCKETS each). */
+struct sched_sock {
+	int32_t *sock_c;
+	int32_t *sock_g;
+};
+
+/* s->sock stays NULL unless some node binds GPUs to sockets. */
+void sched_socket_init(sched_t *s)
 {
 	const sim_cluster_t *c = s->c;
-	s->sockets = false;
+	bool any = false;
 	for (int n = 0; n < c->nnodes; n++)
-		s->sockets |= c->nodes[n].sockets > 1;
-	if (!s->sockets)
+		any |= c->nodes[n].sockets > 1;
+	if (!any)
 		return;
-	s->sock_c = g_new0(int32_t, (size_t)c->nnodes * SIM_MAX_SOCKETS);
-	s->sock_g = g_new0(int32_t, (size_t)c->nnodes * SIM_MAX_SOCKETS);
+	sched_sock_t *k = g_new0(sched_sock_t, 1);
+	s->sock = k;
+	k->sock_c = g_new0(int32_t, (size_t)c->nnodes * SIM_MAX_SOCKETS);
+	k->sock_g = g_new0(int32_t, (size_t)c->nnodes * SIM_MAX_SOCKETS);
 	for (int n = 0; n < c->nnodes; n++) {
 		const sim_node_t *nd = &c->nodes[n];
 		if (!nd->usable)
 			continue;
-		for (uint32_t k = 0; k < nd->sockets; k++) {
-			s->sock_c[n * SIM_MAX_SOCKETS + k] = (int32_t)(nd->cpus / nd->sockets);
-			s->sock_g[n * SIM_MAX_SOCKETS + k] = (int32_t)(nd->gpus / nd->sockets);
+		for (uint32_t q = 0; q < nd->sockets; q++) {
+			k->sock_c[n * SIM_MAX_SOCKETS + q] = (int32_t)(nd->cpus / nd->sockets);
+			k->sock_g[n * SIM_MAX_SOCKETS + q] = (int32_t)(nd->gpus / nd->sockets);
 		}
 	}
 }
@@ -63,7 +72,7 @@ static int64_t sched_socket_pass(const sched_t *s, int n, uint32_t gpus, uint32_
 		int64_t all = 0;
 		for (int k = 0; k < S; k++) {
 			req[k] = true;
-			all += s->sock_c[n * SIM_MAX_SOCKETS + k];
+			all += s->sock->sock_c[n * SIM_MAX_SOCKETS + k];
 		}
 		*near = 0;
 		return all >= (int64_t)cpus ? all : -1;
@@ -71,8 +80,8 @@ static int64_t sched_socket_pass(const sched_t *s, int n, uint32_t gpus, uint32_
 	int order[SIM_MAX_SOCKETS];
 	int64_t tot = 0, near_all = 0;
 	for (int k = 0; k < S; k++) {
-		fc[k] = s->sock_c[n * SIM_MAX_SOCKETS + k];
-		fg[k] = s->sock_g[n * SIM_MAX_SOCKETS + k];
+		fc[k] = s->sock->sock_c[n * SIM_MAX_SOCKETS + k];
+		fg[k] = s->sock->sock_g[n * SIM_MAX_SOCKETS + k];
 		tot += fc[k];
 		if (fc[k] > 0)
 			near_all += fg[k];
@@ -136,8 +145,8 @@ void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t)
 		for (int k = 0; k < S; k++) {
 			if (round == 0 && !req[k])
 				continue;
-			int32_t *fc = &s->sock_c[n * SIM_MAX_SOCKETS + k];
-			int32_t *fg = &s->sock_g[n * SIM_MAX_SOCKETS + k];
+			int32_t *fc = &s->sock->sock_c[n * SIM_MAX_SOCKETS + k];
+			int32_t *fg = &s->sock->sock_g[n * SIM_MAX_SOCKETS + k];
 			int64_t tg = MIN(g, (int64_t)MAX(*fg, 0)), tc = MIN(cpu, (int64_t)MAX(*fc, 0));
 			*fg -= (int32_t)tg;
 			*fc -= (int32_t)tc;
@@ -152,7 +161,17 @@ void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t)
 {
 	int n = a->node, S = (int)s->c->nodes[n].sockets;
 	for (int k = 0; k < S && S > 1; k++) {
-		s->sock_c[n * SIM_MAX_SOCKETS + k] += t->c[k];
-		s->sock_g[n * SIM_MAX_SOCKETS + k] += t->g[k];
+		s->sock->sock_c[n * SIM_MAX_SOCKETS + k] += t->c[k];
+		s->sock->sock_g[n * SIM_MAX_SOCKETS + k] += t->g[k];
 	}
+}
+
+void sched_socket_free(sched_t *s)
+{
+	if (!s->sock)
+		return;
+	g_free(s->sock->sock_c);
+	g_free(s->sock->sock_g);
+	g_free(s->sock);
+	s->sock = NULL;
 }

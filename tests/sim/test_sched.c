@@ -1214,28 +1214,31 @@ static void test_bf_max_job_test(void **state)
 	assert_true(st[0] >= 1000 && st[1] >= 1000);
 }
 
+/* A per-user or per-partition limit (which: as bf_limit_starts) of 1: J
+ * counts against it, so S1 (s1) is skipped and S2 (s2) is not; without
+ * the limit S1 backfills at 30 s. */
+static void bf_limit_check(int which, const char *s1, const char *s2)
+{
+	int64_t st[2];
+	bf_limit_starts(0, 0, s1, s2, st);
+	assert_int_equal(st[0], 30);
+	bf_limit_starts(which, 1, s1, s2, st);
+	assert_true(st[0] >= 1000);
+	assert_int_equal(st[1], 30);
+}
+
 /* bf_max_job_user=1: J counts for u1, so S1 (u1) is skipped, S2 (u2) not. */
 static void test_bf_max_job_user(void **state)
 {
 	(void)state;
-	int64_t st[2];
-	bf_limit_starts(0, 0, "u1,p1", "u2,p1", st);
-	assert_int_equal(st[0], 30);
-	bf_limit_starts(2, 1, "u1,p1", "u2,p1", st);
-	assert_true(st[0] >= 1000);
-	assert_int_equal(st[1], 30);
+	bf_limit_check(2, "u1,p1", "u2,p1");
 }
 
 /* bf_max_job_part=1: J counts for p1, so S1 (p1) is skipped, S2 (p2) not. */
 static void test_bf_max_job_part(void **state)
 {
 	(void)state;
-	int64_t st[2];
-	bf_limit_starts(0, 0, "u2,p1", "u3,p2", st);
-	assert_int_equal(st[0], 30);
-	bf_limit_starts(3, 1, "u2,p1", "u3,p2", st);
-	assert_true(st[0] >= 1000);
-	assert_int_equal(st[1], 30);
+	bf_limit_check(3, "u2,p1", "u3,p2");
 }
 
 /* bf_max_job_user_part=1: J counts for u1 in p1: S1 (u1, p1) is skipped,
@@ -1243,12 +1246,7 @@ static void test_bf_max_job_part(void **state)
 static void test_bf_max_job_user_part(void **state)
 {
 	(void)state;
-	int64_t st[2];
-	bf_limit_starts(0, 0, "u1,p1", "u1,p2", st);
-	assert_int_equal(st[0], 30);
-	bf_limit_starts(4, 1, "u1,p1", "u1,p2", st);
-	assert_true(st[0] >= 1000);
-	assert_int_equal(st[1], 30);
+	bf_limit_check(4, "u1,p1", "u1,p2");
 }
 
 /* sched_run refuses inputs it cannot run, with an error naming the input
