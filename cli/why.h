@@ -30,35 +30,35 @@
 #include "common/util.h"
 #include "policy/policy.h"
 
-#define WHY_MAX_NODE_GPUS 8     /* GPU types on one node */
-#define WHY_NAME_MAX      64
-#define WHY_MEM_NONE      0     /* no memory request */
+#define WHY_MAX_NODE_GPUS 8 /* GPU types on one node */
+#define WHY_NAME_MAX 64
+#define WHY_MEM_NONE 0 /* no memory request */
 
 /* ------------------------------------------------------------------ input */
 
 /* What the node is doing, reduced to what decides whether it can take work. */
 typedef enum {
-	WHY_NODE_UP = 0,          /* idle, mixed or allocated */
-	WHY_NODE_DOWN,            /* down or failed */
-	WHY_NODE_DRAINED,         /* drained or draining */
+	WHY_NODE_UP = 0,  /* idle, mixed or allocated */
+	WHY_NODE_DOWN,    /* down or failed */
+	WHY_NODE_DRAINED, /* drained or draining */
 	WHY_NODE_NOT_RESPONDING,
-	WHY_NODE_UNAVAILABLE,     /* powered down, future, maintenance, ... */
+	WHY_NODE_UNAVAILABLE, /* powered down, future, maintenance, ... */
 } why_node_state_t;
 
 /* One GPU type present on a node: "gpu:a100:4" with 2 of them in use. */
 typedef struct {
-	char type[WHY_NAME_MAX];  /* "" for untyped GPUs */
+	char type[WHY_NAME_MAX]; /* "" for untyped GPUs */
 	uint32_t total;
 	uint32_t used;
 } why_gpu_t;
 
 typedef struct {
 	const char *name;
-	const char *features;       /* active features, comma list */
-	const char *partitions;     /* comma list */
+	const char *features;   /* active features, comma list */
+	const char *partitions; /* comma list */
 	why_node_state_t state;
-	const char *state_name;     /* Slurm's words, e.g. "IDLE+DRAIN" */
-	const char *state_reason;   /* why an admin drained it, may be NULL */
+	const char *state_name;   /* Slurm's words, e.g. "IDLE+DRAIN" */
+	const char *state_reason; /* why an admin drained it, may be NULL */
 	why_gpu_t gpus[WHY_MAX_NODE_GPUS];
 	int ngpus;
 	uint32_t cpus, cpus_alloc;
@@ -68,8 +68,8 @@ typedef struct {
 /* Where a job is in its life. */
 typedef enum {
 	WHY_PHASE_PENDING = 0,
-	WHY_PHASE_ACTIVE,           /* running, suspended, configuring, completing */
-	WHY_PHASE_ENDED,            /* completed, failed, cancelled, timeout, ... */
+	WHY_PHASE_ACTIVE, /* running, suspended, configuring, completing */
+	WHY_PHASE_ENDED,  /* completed, failed, cancelled, timeout, ... */
 } why_phase_t;
 
 /* The job, with Slurm's fields as loaded (22.05 strings, e.g. "gres:gpu:a100:4"). */
@@ -77,49 +77,49 @@ typedef struct {
 	uint32_t job_id;
 	bool pending;
 	why_phase_t phase;
-	const char *state_name;     /* "PENDING", "RUNNING", ... */
-	const char *reason;         /* Slurm's pending reason, e.g. "Resources" */
-	const char *reason_desc;    /* Slurm's detail for it, may be NULL */
-	const char *name;           /* job name */
-	uint32_t priority;          /* 0 = held */
-	const char *dependency;     /* "afterok:12(unfulfilled),..." */
-	const char *reservation;    /* --reservation */
-	const char *licenses;       /* "matlab:1,..." */
+	const char *state_name;  /* "PENDING", "RUNNING", ... */
+	const char *reason;      /* Slurm's pending reason, e.g. "Resources" */
+	const char *reason_desc; /* Slurm's detail for it, may be NULL */
+	const char *name;        /* job name */
+	uint32_t priority;       /* 0 = held */
+	const char *dependency;  /* "afterok:12(unfulfilled),..." */
+	const char *reservation; /* --reservation */
+	const char *licenses;    /* "matlab:1,..." */
 	const char *qos;
-	const char *alloc_nodes;    /* nodes of a started job, Slurm's hostlist form */
-	time_t begin_time;          /* --begin (eligible time), 0 = none */
-	time_t start_time;          /* started, or backfill's expected start; 0 = none */
-	time_t end_time;            /* ended, or expected end */
-	int exit_status;            /* of an ended job; -1 = killed by a signal */
+	const char *alloc_nodes; /* nodes of a started job, Slurm's hostlist form */
+	time_t begin_time;       /* --begin (eligible time), 0 = none */
+	time_t start_time;       /* started, or backfill's expected start; 0 = none */
+	time_t end_time;         /* ended, or expected end */
+	int exit_status;         /* of an ended job; -1 = killed by a signal */
 	const char *user, *account;
-	const char *partition;      /* comma list as Slurm assigned it */
-	const char *features;       /* --constraint */
+	const char *partition; /* comma list as Slurm assigned it */
+	const char *features;  /* --constraint */
 	const char *prefer;
 	const char *comment, *admin_comment;
 	const char *tres_per_job, *tres_per_node, *tres_per_task, *tres_per_socket;
-	const char *cpus_per_tres, *mem_per_tres;  /* "gres:gpu:N" */
-	const char *req_nodes, *exc_nodes;         /* comma lists, expanded */
-	uint32_t time_limit;        /* minutes, NODEOX_TIME_NONE/INFINITE */
-	uint32_t num_nodes, max_nodes;  /* max 0 = no maximum */
+	const char *cpus_per_tres, *mem_per_tres; /* "gres:gpu:N" */
+	const char *req_nodes, *exc_nodes;        /* comma lists, expanded */
+	uint32_t time_limit;                      /* minutes, NODEOX_TIME_NONE/INFINITE */
+	uint32_t num_nodes, max_nodes;            /* max 0 = no maximum */
 	uint32_t num_tasks;
-	uint32_t num_cpus;          /* minimum CPUs in total */
-	uint32_t pn_min_cpus;       /* minimum CPUs per node */
+	uint32_t num_cpus;    /* minimum CPUs in total */
+	uint32_t pn_min_cpus; /* minimum CPUs per node */
 	uint32_t cpus_per_task;
-	uint64_t mem_per_node_mb;   /* 0 = none asked */
-	uint64_t mem_per_cpu_mb;    /* 0 = none asked */
-	bool mem_tracked;           /* memory is consumable (CR_MEMORY): a job
+	uint64_t mem_per_node_mb; /* 0 = none asked */
+	uint64_t mem_per_cpu_mb;  /* 0 = none asked */
+	bool mem_tracked;         /* memory is consumable (CR_MEMORY): a job
 				     * asking none gets a whole node's memory */
 } why_job_t;
 
 /* A partition as configured. */
 typedef struct {
 	const char *name;
-	const char *state_name;     /* "UP", "DOWN", "DRAIN", "INACTIVE" */
+	const char *state_name; /* "UP", "DOWN", "DRAIN", "INACTIVE" */
 	bool up;
-	uint32_t max_time;          /* minutes, NODEOX_TIME_INFINITE = no limit */
-	uint32_t max_nodes;         /* per job, 0 = no limit */
-	uint32_t min_nodes;         /* per job */
-	uint32_t max_cpus_per_node; /* 0 = no limit */
+	uint32_t max_time;            /* minutes, NODEOX_TIME_INFINITE = no limit */
+	uint32_t max_nodes;           /* per job, 0 = no limit */
+	uint32_t min_nodes;           /* per job */
+	uint32_t max_cpus_per_node;   /* 0 = no limit */
 	uint64_t max_mem_per_node_mb; /* 0 = no limit */
 } why_part_t;
 
@@ -127,13 +127,13 @@ typedef struct {
  * jobs on the nodes, dependency targets, license holders. */
 typedef struct {
 	uint32_t job_id;
-	uint32_t array_job_id, array_task_id;  /* array_job_id 0: not an array */
+	uint32_t array_job_id, array_task_id; /* array_job_id 0: not an array */
 	why_phase_t phase;
 	const char *state_name;
 	const char *reason;
 	const char *name, *user;
-	const char *partition;      /* comma list */
-	const char *nodes;          /* allocated, expanded comma list, may be NULL */
+	const char *partition; /* comma list */
+	const char *nodes;     /* allocated, expanded comma list, may be NULL */
 	const char *licenses;
 	uint32_t priority;
 	uint32_t num_nodes, num_cpus, num_tasks;
@@ -149,10 +149,10 @@ typedef struct {
 /* A reservation. */
 typedef struct {
 	const char *name;
-	const char *nodes;          /* expanded comma list */
+	const char *nodes; /* expanded comma list */
 	const char *users, *accounts;
 	time_t start_time, end_time;
-	bool maint;                 /* Flags=MAINT */
+	bool maint; /* Flags=MAINT */
 } why_resv_t;
 
 /* A license of slurm.conf (Licenses=). */
@@ -167,18 +167,18 @@ typedef struct {
 #define WHY_ACCT_TRES_MAX 32
 #define WHY_ACCT_NONE UINT64_MAX
 typedef struct {
-	bool readable;              /* slurmctld answered with accounting data */
-	char why_not[160];          /* else: why not, in plain words */
-	bool qos_found, assoc_found;/* the job's QOS / user association seen */
+	bool readable;               /* slurmctld answered with accounting data */
+	char why_not[160];           /* else: why not, in plain words */
+	bool qos_found, assoc_found; /* the job's QOS / user association seen */
 	size_t ntres;
 	char tres[WHY_ACCT_TRES_MAX][WHY_NAME_MAX];
-	uint64_t job[WHY_ACCT_TRES_MAX];          /* the job's request (tres_req_str) */
-	uint64_t qos_max_pu[WHY_ACCT_TRES_MAX];   /* QOS MaxTRESPerUser */
-	uint64_t qos_user_used[WHY_ACCT_TRES_MAX];/* the job's user's use in the QOS */
-	uint64_t qos_max_pj[WHY_ACCT_TRES_MAX];   /* QOS MaxTRESPerJob */
-	uint64_t qos_grp[WHY_ACCT_TRES_MAX];      /* QOS GrpTRES */
+	uint64_t job[WHY_ACCT_TRES_MAX];           /* the job's request (tres_req_str) */
+	uint64_t qos_max_pu[WHY_ACCT_TRES_MAX];    /* QOS MaxTRESPerUser */
+	uint64_t qos_user_used[WHY_ACCT_TRES_MAX]; /* the job's user's use in the QOS */
+	uint64_t qos_max_pj[WHY_ACCT_TRES_MAX];    /* QOS MaxTRESPerJob */
+	uint64_t qos_grp[WHY_ACCT_TRES_MAX];       /* QOS GrpTRES */
 	uint64_t qos_grp_used[WHY_ACCT_TRES_MAX];
-	uint64_t assoc_grp[WHY_ACCT_TRES_MAX];    /* GrpTRES of the nearest association
+	uint64_t assoc_grp[WHY_ACCT_TRES_MAX]; /* GrpTRES of the nearest association
 						   * (user, then its accounts up) setting it */
 	uint64_t assoc_grp_used[WHY_ACCT_TRES_MAX];
 	uint64_t assoc_max_pj[WHY_ACCT_TRES_MAX]; /* MaxTRES (per job) */
@@ -196,7 +196,7 @@ typedef struct {
 	size_t nresvs;
 	const why_license_t *lics;
 	size_t nlics;
-	const why_acct_t *acct;     /* NULL: not loaded */
+	const why_acct_t *acct; /* NULL: not loaded */
 	time_t now;
 } why_cluster_t;
 
@@ -204,20 +204,24 @@ typedef struct {
 
 /* How the GPU count is given. */
 typedef enum {
-	WHY_PER_NONE = 0, WHY_PER_NODE, WHY_PER_JOB, WHY_PER_TASK, WHY_PER_SOCKET,
+	WHY_PER_NONE = 0,
+	WHY_PER_NODE,
+	WHY_PER_JOB,
+	WHY_PER_TASK,
+	WHY_PER_SOCKET,
 } why_per_t;
 
 /* The job's GPU request, read from its TRES strings. */
 typedef struct {
 	why_per_t per;
-	char type[WHY_NAME_MAX];    /* "" = any type */
-	uint32_t count;             /* per unit of `per` */
-	uint32_t total;             /* GPUs the job needs in all */
-	uint32_t per_node_min;      /* GPUs one node must have idle to help */
-	uint32_t nodes;             /* nodes the job needs at least */
-	uint32_t cpus_per_node;     /* CPUs one node must have left */
-	uint64_t mem_per_node_mb;   /* memory one node must have left */
-	bool several;               /* more than one GPU entry: only the first is read */
+	char type[WHY_NAME_MAX];  /* "" = any type */
+	uint32_t count;           /* per unit of `per` */
+	uint32_t total;           /* GPUs the job needs in all */
+	uint32_t per_node_min;    /* GPUs one node must have idle to help */
+	uint32_t nodes;           /* nodes the job needs at least */
+	uint32_t cpus_per_node;   /* CPUs one node must have left */
+	uint64_t mem_per_node_mb; /* memory one node must have left */
+	bool several;             /* more than one GPU entry: only the first is read */
 } why_request_t;
 
 /* Why idle GPUs cannot serve the request. Order = the order of the checks. */
@@ -228,7 +232,7 @@ typedef enum {
 	WHY_CAUSE_NODE_NOT_RESPONDING,
 	WHY_CAUSE_NODE_UNAVAILABLE,
 	WHY_CAUSE_PARTITION,
-	WHY_CAUSE_NODELIST,         /* not in --nodelist, or in --exclude */
+	WHY_CAUSE_NODELIST, /* not in --nodelist, or in --exclude */
 	WHY_CAUSE_GPU_TYPE,
 	WHY_CAUSE_FEATURE,
 	WHY_CAUSE_CPUS,
@@ -240,10 +244,10 @@ typedef enum {
 /* The verdict on one GPU type of one node with idle GPUs. */
 typedef struct {
 	const why_node_t *node;
-	const char *type;           /* node's GPU type ("" untyped) */
+	const char *type; /* node's GPU type ("" untyped) */
 	uint32_t idle;
 	why_cause_t cause;
-	char detail[160];           /* e.g. "needs 8 CPUs, 2 left" */
+	char detail[160]; /* e.g. "needs 8 CPUs, 2 left" */
 } why_verdict_t;
 
 /* Idle GPUs excluded for one cause and one type, on some nodes. */
@@ -251,22 +255,22 @@ typedef struct {
 	why_cause_t cause;
 	char type[WHY_NAME_MAX];
 	uint32_t gpus;
-	char nodes[512];            /* comma list, truncated with "..." */
-	char detail[160];           /* the first node's detail */
+	char nodes[512];  /* comma list, truncated with "..." */
+	char detail[160]; /* the first node's detail */
 } why_excluded_t;
 
 /* What the cluster can do for one version of the request. */
 typedef struct {
 	why_request_t req;
-	uint32_t idle_gpus;         /* idle GPUs on all nodes */
-	uint32_t eligible_gpus;     /* of those, usable by the request */
+	uint32_t idle_gpus;     /* idle GPUs on all nodes */
+	uint32_t eligible_gpus; /* of those, usable by the request */
 	uint32_t eligible_nodes;
-	bool could_start;           /* the usable GPUs cover the request now */
-	why_verdict_t *verdicts;    /* one per (node, GPU type) with idle GPUs */
+	bool could_start;        /* the usable GPUs cover the request now */
+	why_verdict_t *verdicts; /* one per (node, GPU type) with idle GPUs */
 	size_t nverdicts;
-	why_excluded_t excluded[64];/* grouped by cause and type */
+	why_excluded_t excluded[64]; /* grouped by cause and type */
 	size_t nexcluded;
-	char shortfall[256];        /* what is missing, "" if could_start */
+	char shortfall[256]; /* what is missing, "" if could_start */
 } why_fit_t;
 
 /* The nodeox.conf view. */
@@ -274,43 +278,43 @@ typedef struct {
 	bool conf_loaded;
 	char conf_path[512];
 	char conf_error[NODEOX_ERR_MAX + 512];
-	bool tagged;                /* the comment carries nodeox:flex */
+	bool tagged; /* the comment carries nodeox:flex */
 	char tag_error[NODEOX_ERR_MAX];
 	bool applied;               /* the plugin already broadened this job */
 	nodeox_decision_t decision; /* for the job as tagged (or as if tagged) */
 	char eligible_types[NODEOX_MAX_TYPES][NODEOX_NAME_MAX];
 	int neligible;
-	double run_time_factor;     /* 0 = not known */
-	bool analysed;              /* fit below is filled */
-	why_fit_t fit;              /* the broadened request against the cluster */
+	double run_time_factor; /* 0 = not known */
+	bool analysed;          /* fit below is filled */
+	why_fit_t fit;          /* the broadened request against the cluster */
 } why_flex_t;
 
 /* What keeps a pending job from starting, in the job's terms. */
 typedef enum {
-	WHY_BLK_HELD_USER = 0,      /* held by its user: scontrol release */
-	WHY_BLK_HELD_ADMIN,         /* held by an administrator */
-	WHY_BLK_DEPENDENCY,         /* waits for other jobs */
-	WHY_BLK_BEGIN_TIME,         /* --begin in the future */
-	WHY_BLK_JOBS_AHEAD,         /* higher-priority jobs of its partitions */
-	WHY_BLK_BUSY,               /* running jobs hold the nodes it could use */
-	WHY_BLK_PART_TIME,          /* time limit over the partition's MaxTime */
-	WHY_BLK_PART_NODES,         /* node count outside MinNodes..MaxNodes or the partition's size */
-	WHY_BLK_PART_CPUS,          /* no node of the partition has the CPUs */
-	WHY_BLK_PART_MEMORY,        /* no node of the partition has the memory */
-	WHY_BLK_PART_GPUS,          /* no node of the partition has the GPUs */
-	WHY_BLK_PART_FEATURE,       /* no node of the partition has the features */
-	WHY_BLK_PART_STATE,         /* partition down, drained or inactive */
-	WHY_BLK_PART_UNKNOWN,       /* the job names a partition that does not exist */
-	WHY_BLK_QOS,                /* a QOS limit */
-	WHY_BLK_ASSOC,              /* an association (account/user) limit */
-	WHY_BLK_RESERVATION,        /* its reservation has not started */
-	WHY_BLK_NODES_RESERVED,     /* a reservation holds the nodes */
-	WHY_BLK_LICENSES,           /* not enough licenses free */
-	WHY_BLK_NODES_UNAVAILABLE,  /* nodes down, drained, not responding */
-	WHY_BLK_CPUS,               /* not enough CPUs free on enough nodes now */
-	WHY_BLK_MEMORY,             /* not enough memory free on enough nodes now */
-	WHY_BLK_GPUS,               /* the idle GPUs do not cover the request */
-	WHY_BLK_OTHER,              /* a reason not modelled: Slurm's words */
+	WHY_BLK_HELD_USER = 0,     /* held by its user: scontrol release */
+	WHY_BLK_HELD_ADMIN,        /* held by an administrator */
+	WHY_BLK_DEPENDENCY,        /* waits for other jobs */
+	WHY_BLK_BEGIN_TIME,        /* --begin in the future */
+	WHY_BLK_JOBS_AHEAD,        /* higher-priority jobs of its partitions */
+	WHY_BLK_BUSY,              /* running jobs hold the nodes it could use */
+	WHY_BLK_PART_TIME,         /* time limit over the partition's MaxTime */
+	WHY_BLK_PART_NODES,        /* node count outside MinNodes..MaxNodes or the partition's size */
+	WHY_BLK_PART_CPUS,         /* no node of the partition has the CPUs */
+	WHY_BLK_PART_MEMORY,       /* no node of the partition has the memory */
+	WHY_BLK_PART_GPUS,         /* no node of the partition has the GPUs */
+	WHY_BLK_PART_FEATURE,      /* no node of the partition has the features */
+	WHY_BLK_PART_STATE,        /* partition down, drained or inactive */
+	WHY_BLK_PART_UNKNOWN,      /* the job names a partition that does not exist */
+	WHY_BLK_QOS,               /* a QOS limit */
+	WHY_BLK_ASSOC,             /* an association (account/user) limit */
+	WHY_BLK_RESERVATION,       /* its reservation has not started */
+	WHY_BLK_NODES_RESERVED,    /* a reservation holds the nodes */
+	WHY_BLK_LICENSES,          /* not enough licenses free */
+	WHY_BLK_NODES_UNAVAILABLE, /* nodes down, drained, not responding */
+	WHY_BLK_CPUS,              /* not enough CPUs free on enough nodes now */
+	WHY_BLK_MEMORY,            /* not enough memory free on enough nodes now */
+	WHY_BLK_GPUS,              /* the idle GPUs do not cover the request */
+	WHY_BLK_OTHER,             /* a reason not modelled: Slurm's words */
 	WHY_BLK_COUNT
 } why_blk_kind_t;
 
@@ -319,33 +323,33 @@ typedef enum {
 
 typedef struct {
 	why_blk_kind_t kind;
-	bool never;                 /* does not go away by waiting: needs a change
+	bool never;                               /* does not go away by waiting: needs a change
 				     * to the job or to the configuration */
-	char detail[512];           /* a sentence in the job's terms */
-	char item[48];              /* what is compared, e.g. "time_limit_min" */
-	char job_value[64];         /* the job's side ("" = none) */
-	char limit_value[64];       /* the limit's side ("" = none) */
-	char used_value[64];        /* current use, where it counts ("" = none) */
-	const why_qjob_t *jobs[WHY_BLK_MAX_JOBS];  /* jobs ahead, holders, ... */
+	char detail[512];                         /* a sentence in the job's terms */
+	char item[48];                            /* what is compared, e.g. "time_limit_min" */
+	char job_value[64];                       /* the job's side ("" = none) */
+	char limit_value[64];                     /* the limit's side ("" = none) */
+	char used_value[64];                      /* current use, where it counts ("" = none) */
+	const why_qjob_t *jobs[WHY_BLK_MAX_JOBS]; /* jobs ahead, holders, ... */
 	size_t njobs;
-	size_t more_jobs;           /* further jobs not listed */
+	size_t more_jobs; /* further jobs not listed */
 } why_blocker_t;
 
 typedef struct {
 	why_blocker_t blockers[WHY_MAX_BLOCKERS];
 	size_t nblockers;
-	size_t more_blockers;       /* found past the list's end: counted, not shown */
-	why_blocker_t spill;        /* where those were filled (why_blockers.c) */
-	time_t expected_start;      /* 0 = unknown */
+	size_t more_blockers;        /* found past the list's end: counted, not shown */
+	why_blocker_t spill;         /* where those were filled (why_blockers.c) */
+	time_t expected_start;       /* 0 = unknown */
 	const char *expected_source; /* "backfill", "begin_time", "reservation" */
-	bool never_runs;            /* no partition of the job can ever run it */
+	bool never_runs;             /* no partition of the job can ever run it */
 } why_pending_t;
 
 typedef struct {
 	const why_job_t *job;
-	why_fit_t fit;              /* the request as it stands */
+	why_fit_t fit; /* the request as it stands */
 	why_flex_t flex;
-	why_pending_t pend;         /* filled by why_pending_explain */
+	why_pending_t pend; /* filled by why_pending_explain */
 } why_result_t;
 
 /* why_analyze.c */
@@ -353,14 +357,13 @@ typedef struct {
  * when a TRES string cannot be read. */
 int why_request_read(const why_job_t *job, why_request_t *req, char *err, size_t errlen);
 /* Judge every node's idle GPUs against req. */
-void why_fit_compute(const why_job_t *job, const why_request_t *req,
-		     const why_node_t *nodes, size_t nnodes, why_fit_t *fit);
+void why_fit_compute(const why_job_t *job, const why_request_t *req, const why_node_t *nodes, size_t nnodes,
+		     why_fit_t *fit);
 /* Everything: the request as it stands, and under conf (may be NULL) as if
  * tagged flexible. conf_path/conf_error say where conf came from or why not.
  * state (may be NULL): the queue, for Broaden=when-faster's estimate. */
-int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
-		const why_cluster_t *state, const nodeox_conf_t *conf, why_result_t *res,
-		char *err, size_t errlen);
+int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes, const why_cluster_t *state,
+		const nodeox_conf_t *conf, why_result_t *res, char *err, size_t errlen);
 
 /* why_state.c: Broaden=when-faster's state from the live queue, as
  * job_submit/nodeox reads it from slurmctld: every running job's GPUs on each
@@ -374,8 +377,8 @@ typedef struct {
 	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
 	uint32_t *scratch;
 } why_state_t;
-int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes,
-		   size_t nnodes, why_state_t *st, nodeox_cluster_t *out);
+int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes, size_t nnodes,
+		   why_state_t *st, nodeox_cluster_t *out);
 void why_state_free(why_state_t *st);
 void why_fit_free(why_fit_t *fit);
 void why_result_free(why_result_t *res);
@@ -386,9 +389,8 @@ const char *why_cause_text(why_cause_t cause);
 /* The check of one node for the request (state, partition, node list, GPU
  * type, constraint, CPUs and memory left): WHY_OK or the first cause, with
  * detail filled. gpu_type "" for a node without GPUs. */
-why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,
-			   const why_node_t *node, const char *gpu_type,
-			   char *detail, size_t dlen);
+why_cause_t why_node_check(const why_job_t *job, const why_request_t *req, const why_node_t *node,
+			   const char *gpu_type, char *detail, size_t dlen);
 
 /* why_pending.c */
 /* The blockers of a pending job, from Slurm's reason first, then what the
@@ -411,8 +413,8 @@ void why_blockers_rewind(why_pending_t *p, size_t count);
  * states and other jobs)? Adds a never blocker per partition that cannot
  * host it; sets p->never_runs when none can. Returns the partitions that
  * could host it. */
-int why_never_check(const why_job_t *job, const why_request_t *req,
-		    const why_cluster_t *cl, why_pending_t *p);
+int why_never_check(const why_job_t *job, const why_request_t *req, const why_cluster_t *cl,
+		    why_pending_t *p);
 
 /* why_gres.c: strings */
 /* Parse a node's gres ("gpu:a100:4(S:0-1),gpu:l40s:2") into GPU entries;
@@ -446,8 +448,7 @@ typedef struct why_load why_load_t;
  * nodes, partitions, jobs, reservations and licenses. Returns NULL with err
  * set on failure; *unknown is set when slurmctld does not know the job. */
 #define WHY_NO_TASK 0xfffffffeu
-why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
-		     char *err, size_t errlen);
+why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown, char *err, size_t errlen);
 const why_job_t *why_load_job(const why_load_t *ld);
 const why_node_t *why_load_nodes(const why_load_t *ld, size_t *nnodes);
 const why_cluster_t *why_load_cluster(const why_load_t *ld);

@@ -88,8 +88,7 @@ int why_request_read(const why_job_t *job, why_request_t *req, char *err, size_t
 		int rc = why_gres_parse_job(s, type, sizeof(type), &count, &more);
 
 		if (rc < 0) {
-			snprintf(err, errlen, "job %u: cannot read %s=%s", job->job_id,
-				 forms[i].what, s);
+			snprintf(err, errlen, "job %u: cannot read %s=%s", job->job_id, forms[i].what, s);
 			return -1;
 		}
 		if (rc == 0)
@@ -118,8 +117,7 @@ int why_request_read(const why_job_t *job, why_request_t *req, char *err, size_t
 		req->total = req->count * tasks;
 		req->per_node_min = job->max_nodes == 1 ? req->total : req->count;
 		break;
-	case WHY_PER_NONE:
-		break;
+	case WHY_PER_NONE: break;
 	}
 
 	/* CPUs one node must still have: per task, per node, per GPU, or all
@@ -128,12 +126,12 @@ int why_request_read(const why_job_t *job, why_request_t *req, char *err, size_t
 	if (job->max_nodes == 1)
 		req->cpus_per_node = _max_u32(req->cpus_per_node, job->num_cpus);
 	else if (job->max_nodes > 1)
-		req->cpus_per_node = _max_u32(req->cpus_per_node,
-					      (job->num_cpus + job->max_nodes - 1) / job->max_nodes);
+		req->cpus_per_node =
+			_max_u32(req->cpus_per_node, (job->num_cpus + job->max_nodes - 1) / job->max_nodes);
 	per_gpu_cpus = _per_gpu(job->cpus_per_tres);
 	if (per_gpu_cpus)
-		req->cpus_per_node = _max_u32(req->cpus_per_node,
-					      (uint32_t)(per_gpu_cpus * req->per_node_min));
+		req->cpus_per_node =
+			_max_u32(req->cpus_per_node, (uint32_t)(per_gpu_cpus * req->per_node_min));
 
 	/* Memory as cons_tres reckons it: --mem-per-gpu wins, then --mem, then
 	 * --mem-per-cpu times the CPUs on the node. */
@@ -164,9 +162,8 @@ static bool _in_partition(const why_job_t *job, const why_node_t *node)
 	       nodeox_util_lists_meet(job->partition, node->partitions);
 }
 
-why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,
-			   const why_node_t *node, const char *gpu_type,
-			   char *detail, size_t dlen)
+why_cause_t why_node_check(const why_job_t *job, const why_request_t *req, const why_node_t *node,
+			   const char *gpu_type, char *detail, size_t dlen)
 {
 	why_cause_t c = _state_cause(node->state);
 	uint32_t cpus_left;
@@ -203,8 +200,8 @@ why_cause_t why_node_check(const why_job_t *job, const why_request_t *req,
 	}
 	cpus_left = node->cpus > node->cpus_alloc ? node->cpus - node->cpus_alloc : 0;
 	if (cpus_left < req->cpus_per_node) {
-		snprintf(detail, dlen, "needs %u CPUs, %u of %u left", req->cpus_per_node,
-			 cpus_left, node->cpus);
+		snprintf(detail, dlen, "needs %u CPUs, %u of %u left", req->cpus_per_node, cpus_left,
+			 node->cpus);
 		return WHY_CAUSE_CPUS;
 	}
 	mem_left = node->mem_mb > node->mem_alloc_mb ? node->mem_mb - node->mem_alloc_mb : 0;
@@ -232,14 +229,15 @@ static void _fit_group(why_fit_t *fit)
 		if (v->cause == WHY_OK)
 			continue;
 		for (size_t k = 0; k < fit->nexcluded; k++) {
-			if (fit->excluded[k].cause == v->cause && strcmp(fit->excluded[k].type, v->type) == 0) {
+			if (fit->excluded[k].cause == v->cause &&
+			    strcmp(fit->excluded[k].type, v->type) == 0) {
 				g = &fit->excluded[k];
 				break;
 			}
 		}
 		if (!g) {
 			if (fit->nexcluded == sizeof(fit->excluded) / sizeof(fit->excluded[0]))
-				g = &fit->excluded[fit->nexcluded - 1];   /* last bucket takes the rest */
+				g = &fit->excluded[fit->nexcluded - 1]; /* last bucket takes the rest */
 			else {
 				g = &fit->excluded[fit->nexcluded++];
 				memset(g, 0, sizeof(*g));
@@ -275,19 +273,17 @@ static void _fit_decide(const why_job_t *job, why_fit_t *fit, uint32_t *usable, 
 		fit->could_start = fit->eligible_nodes >= r->nodes;
 		if (!fit->could_start)
 			snprintf(fit->shortfall, sizeof(fit->shortfall),
-				 "needs %u node%s with %u idle %s GPUs each; %u node%s qualif%s",
-				 r->nodes, r->nodes == 1 ? "" : "s", r->per_node_min, t,
-				 fit->eligible_nodes, fit->eligible_nodes == 1 ? "" : "s",
-				 fit->eligible_nodes == 1 ? "ies" : "y");
+				 "needs %u node%s with %u idle %s GPUs each; %u node%s qualif%s", r->nodes,
+				 r->nodes == 1 ? "" : "s", r->per_node_min, t, fit->eligible_nodes,
+				 fit->eligible_nodes == 1 ? "" : "s", fit->eligible_nodes == 1 ? "ies" : "y");
 		return;
 	case WHY_PER_JOB:
 		for (size_t i = 0; i < n && (job->max_nodes == 0 || i < job->max_nodes); i++)
 			room += usable[i];
 		fit->could_start = room >= r->total && fit->eligible_nodes >= r->nodes;
 		if (!fit->could_start)
-			snprintf(fit->shortfall, sizeof(fit->shortfall),
-				 "needs %u %s GPUs%s; %u usable%s", r->total, t,
-				 job->max_nodes == 1 ? " on one node" : "", room,
+			snprintf(fit->shortfall, sizeof(fit->shortfall), "needs %u %s GPUs%s; %u usable%s",
+				 r->total, t, job->max_nodes == 1 ? " on one node" : "", room,
 				 job->max_nodes == 1 ? " on the best node" : "");
 		return;
 	case WHY_PER_TASK:
@@ -295,12 +291,12 @@ static void _fit_decide(const why_job_t *job, why_fit_t *fit, uint32_t *usable, 
 			room += usable[i] / (r->count ? r->count : 1);
 		if (job->max_nodes == 1)
 			room = n ? (job->num_tasks ? job->num_tasks : 1) : 0;
-		fit->could_start = room >= (job->num_tasks ? job->num_tasks : 1) &&
-				   fit->eligible_nodes >= r->nodes;
+		fit->could_start =
+			room >= (job->num_tasks ? job->num_tasks : 1) && fit->eligible_nodes >= r->nodes;
 		if (!fit->could_start)
 			snprintf(fit->shortfall, sizeof(fit->shortfall),
-				 "needs %u tasks with %u %s GPUs each; room for %u", job->num_tasks ? job->num_tasks : 1,
-				 r->count, t, room);
+				 "needs %u tasks with %u %s GPUs each; room for %u",
+				 job->num_tasks ? job->num_tasks : 1, r->count, t, room);
 		return;
 	case WHY_PER_NONE:
 		fit->could_start = false;
@@ -309,8 +305,8 @@ static void _fit_decide(const why_job_t *job, why_fit_t *fit, uint32_t *usable, 
 	}
 }
 
-void why_fit_compute(const why_job_t *job, const why_request_t *req,
-		     const why_node_t *nodes, size_t nnodes, why_fit_t *fit)
+void why_fit_compute(const why_job_t *job, const why_request_t *req, const why_node_t *nodes, size_t nnodes,
+		     why_fit_t *fit)
 {
 	size_t nv = 0;
 	uint32_t *usable;
@@ -347,8 +343,7 @@ void why_fit_compute(const why_job_t *job, const why_request_t *req,
 			v->type = gpu->type;
 			v->idle = gpu->total - gpu->used;
 			fit->idle_gpus += v->idle;
-			v->cause = why_node_check(job, req, node, gpu->type, v->detail,
-						  sizeof(v->detail));
+			v->cause = why_node_check(job, req, node, gpu->type, v->detail, sizeof(v->detail));
 			if (v->cause == WHY_OK)
 				ok_idle += v->idle;
 		}
@@ -361,8 +356,9 @@ void why_fit_compute(const why_job_t *job, const why_request_t *req,
 				if (v->cause != WHY_OK)
 					continue;
 				v->cause = WHY_CAUSE_GPUS_PER_NODE;
-				snprintf(v->detail, sizeof(v->detail), "needs %u idle on one node, %u idle here",
-					 req->per_node_min, ok_idle);
+				snprintf(v->detail, sizeof(v->detail),
+					 "needs %u idle on one node, %u idle here", req->per_node_min,
+					 ok_idle);
 			}
 			continue;
 		}
@@ -454,8 +450,7 @@ static void _flex_applied(const why_job_t *job, const nodeox_conf_t *conf, why_f
 
 		if (!_constraint_names(job->features, conf->types[t].feature))
 			continue;
-		snprintf(fx->eligible_types[fx->neligible++], NODEOX_NAME_MAX, "%s",
-			 conf->types[t].name);
+		snprintf(fx->eligible_types[fx->neligible++], NODEOX_NAME_MAX, "%s", conf->types[t].name);
 		if (slowest == 0 || conf->types[t].speed < slowest)
 			slowest = conf->types[t].speed;
 		snprintf(pat, sizeof(pat), "gpu:%s", conf->types[t].name);
@@ -469,8 +464,8 @@ static void _flex_applied(const why_job_t *job, const nodeox_conf_t *conf, why_f
 }
 
 static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
-			  const why_cluster_t *state, const nodeox_conf_t *conf,
-			  const why_fit_t *fit, why_flex_t *fx)
+			  const why_cluster_t *state, const nodeox_conf_t *conf, const why_fit_t *fit,
+			  why_flex_t *fx)
 {
 	why_state_t st = { 0 };
 	nodeox_tag_t tag;
@@ -548,9 +543,8 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 	fx->analysed = true;
 }
 
-int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes,
-		const why_cluster_t *state, const nodeox_conf_t *conf, why_result_t *res,
-		char *err, size_t errlen)
+int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes, const why_cluster_t *state,
+		const nodeox_conf_t *conf, why_result_t *res, char *err, size_t errlen)
 {
 	why_request_t req;
 

@@ -37,19 +37,18 @@ enum {
 
 static void _usage(FILE *out)
 {
-	fprintf(out,
-		"usage: nodeox why [--json] [--conf FILE] JOBID[_TASK]\n"
-		"Explain why a pending job waits: first what Slurm's pending reason means\n"
-		"for it (hold, dependency, jobs ahead, limits, reservation, licenses,\n"
-		"nodes, CPUs, memory) and when Slurm expects it to start, then the idle\n"
-		"GPUs it can and cannot use, and what tagging it --comment=nodeox:flex\n"
-		"would change under nodeox.conf. A job that is not pending gets one line.\n"
-		"  -j, --json       write JSON (keys in doc/why.md)\n"
-		"  -c, --conf FILE  nodeox.conf to use (default: $NODEOX_CONF, else\n"
-		"                   nodeox.conf next to slurm.conf)\n"
-		"  -h, --help       this text\n"
-		"Exit: 0 pending job explained, 1 error, 2 usage, 3 job started,\n"
-		"4 job ended, 5 job unknown to slurmctld.\n");
+	fprintf(out, "usage: nodeox why [--json] [--conf FILE] JOBID[_TASK]\n"
+		     "Explain why a pending job waits: first what Slurm's pending reason means\n"
+		     "for it (hold, dependency, jobs ahead, limits, reservation, licenses,\n"
+		     "nodes, CPUs, memory) and when Slurm expects it to start, then the idle\n"
+		     "GPUs it can and cannot use, and what tagging it --comment=nodeox:flex\n"
+		     "would change under nodeox.conf. A job that is not pending gets one line.\n"
+		     "  -j, --json       write JSON (keys in doc/why.md)\n"
+		     "  -c, --conf FILE  nodeox.conf to use (default: $NODEOX_CONF, else\n"
+		     "                   nodeox.conf next to slurm.conf)\n"
+		     "  -h, --help       this text\n"
+		     "Exit: 0 pending job explained, 1 error, 2 usage, 3 job started,\n"
+		     "4 job ended, 5 job unknown to slurmctld.\n");
 }
 
 /* JOBID or JOBID_TASK. Returns 0 or -1. */
@@ -161,7 +160,8 @@ int why_cmd_run(int argc, char **argv)
 	if (!ld) {
 		if (unknown && json)
 			printf("{\"job_id\": %u, \"state\": \"UNKNOWN\", \"pending\": false, "
-			       "\"reason\": null, \"blockers\": [], \"expected_start\": null}\n", job_id);
+			       "\"reason\": null, \"blockers\": [], \"expected_start\": null}\n",
+			       job_id);
 		else if (unknown)
 			printf("nodeox why: %s\n", err);
 		else

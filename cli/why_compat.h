@@ -42,8 +42,7 @@ extern char *slurm_job_state_string(uint32_t inx);
 extern char *slurm_node_state_string(uint32_t inx);
 /* Both declared weak: the one this libslurm lacks is NULL at run time, so
  * no version boundary has to be guessed for the releases in between. */
-extern const char *slurm_job_state_reason_string(enum job_state_reason inx)
-	__attribute__((weak));
+extern const char *slurm_job_state_reason_string(enum job_state_reason inx) __attribute__((weak));
 extern char *slurm_job_reason_string(enum job_state_reason inx) __attribute__((weak));
 
 static inline const char *why_job_reason_string(enum job_state_reason r)

@@ -27,7 +27,7 @@ static bool _feat_has(void *arg, int i)
 	size_t len = n->e->t[i].len;
 
 	if (len >= sizeof(name))
-		return false;                  /* longer than any feature name */
+		return false; /* longer than any feature name */
 	memcpy(name, n->constraint + n->e->t[i].off, len);
 	name[len] = '\0';
 	return why_list_has(n->features, name);

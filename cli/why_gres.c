@@ -45,8 +45,8 @@ int why_gres_parse_node(const char *gres, const char *used, why_gpu_t *gpus, int
 		nodeox_tres_type_copy(used, &u[j], type, sizeof(type));
 		for (int i = 0; i < n; i++) {
 			if (strcmp(gpus[i].type, type) == 0) {
-				gpus[i].used = u[j].count > gpus[i].total ? gpus[i].total
-					: (uint32_t)u[j].count;
+				gpus[i].used =
+					u[j].count > gpus[i].total ? gpus[i].total : (uint32_t)u[j].count;
 				break;
 			}
 		}
@@ -85,7 +85,7 @@ void why_list_add(char *buf, size_t len, const char *name)
 
 	if (used >= 3 && strcmp(buf + used - 3, "...") == 0)
 		return;
-	if (used + need + 4 >= len) {   /* keep room for ",..." */
+	if (used + need + 4 >= len) { /* keep room for ",..." */
 		if (used + 4 < len)
 			strcat(buf, used ? ",..." : "...");
 		return;

@@ -42,7 +42,7 @@
 
 struct why_load {
 	job_info_msg_t *jobs;
-	job_info_msg_t *queue_msg;      /* every job */
+	job_info_msg_t *queue_msg; /* every job */
 	node_info_msg_t *nodes_msg;
 	partition_info_msg_t *parts;
 	reserve_info_msg_t *resv_msg;
@@ -52,15 +52,15 @@ struct why_load {
 	size_t nnodes;
 	why_part_t *wparts;
 	why_qjob_t *qjobs;
-	char **qnodes;                  /* per queue job, expanded, malloc'd */
+	char **qnodes; /* per queue job, expanded, malloc'd */
 	why_resv_t *resvs;
-	char **rnodes;                  /* per reservation, expanded, malloc'd */
+	char **rnodes; /* per reservation, expanded, malloc'd */
 	why_license_t *lics;
 	why_acct_t acct;
 	why_cluster_t cluster;
 	char user[64];
-	char *req_nodes, *exc_nodes;    /* expanded, malloc'd */
-	char **state_names;             /* per node, malloc'd */
+	char *req_nodes, *exc_nodes; /* expanded, malloc'd */
+	char **state_names;          /* per node, malloc'd */
 };
 
 /* "a[1-2],l1" -> "a1,a2,l1" (malloc'd), NULL for NULL/"". */
@@ -261,10 +261,10 @@ static int _load_nodes(why_load_t *ld, char *err, size_t errlen)
 		w->state_name = ld->state_names[ld->nnodes];
 		w->state_reason = n->reason;
 		w->ngpus = ng;
-		slurm_get_select_nodeinfo(n->select_nodeinfo, SELECT_NODEDATA_SUBCNT,
-					  NODE_STATE_ALLOCATED, &alloc_cpus);
-		slurm_get_select_nodeinfo(n->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC,
-					  NODE_STATE_ALLOCATED, &alloc_mem);
+		slurm_get_select_nodeinfo(n->select_nodeinfo, SELECT_NODEDATA_SUBCNT, NODE_STATE_ALLOCATED,
+					  &alloc_cpus);
+		slurm_get_select_nodeinfo(n->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC, NODE_STATE_ALLOCATED,
+					  &alloc_mem);
 		w->cpus = n->cpus;
 		w->cpus_alloc = alloc_cpus;
 		w->mem_mb = n->real_memory > n->mem_spec_limit ? n->real_memory - n->mem_spec_limit : 0;
@@ -287,11 +287,12 @@ static int _load_parts(why_load_t *ld)
 
 		w->name = pt->name;
 		w->up = pt->state_up == PARTITION_UP;
-		w->state_name = pt->state_up == PARTITION_UP ? "UP" :
-				pt->state_up == PARTITION_DOWN ? "DOWN" :
-				pt->state_up == PARTITION_DRAIN ? "DRAIN" : "INACTIVE";
-		w->max_time = pt->max_time == INFINITE || pt->max_time == NO_VAL ?
-			      NODEOX_TIME_INFINITE : pt->max_time;
+		w->state_name = pt->state_up == PARTITION_UP      ? "UP"
+				: pt->state_up == PARTITION_DOWN  ? "DOWN"
+				: pt->state_up == PARTITION_DRAIN ? "DRAIN"
+								  : "INACTIVE";
+		w->max_time = pt->max_time == INFINITE || pt->max_time == NO_VAL ? NODEOX_TIME_INFINITE
+										 : pt->max_time;
 		w->max_nodes = _val32(pt->max_nodes);
 		w->min_nodes = _val32(pt->min_nodes);
 		w->max_cpus_per_node = _val32(pt->max_cpus_per_node);
@@ -415,8 +416,10 @@ static void _acct_job(why_acct_t *a, const char *req)
 			char *unit;
 			unsigned long long v = strtoull(eq + 1, &unit, 10);
 
-			if (*unit == 'G') v *= 1024;
-			else if (*unit == 'T') v *= 1024 * 1024;
+			if (*unit == 'G')
+				v *= 1024;
+			else if (*unit == 'T')
+				v *= 1024 * 1024;
 			n = (size_t)(eq - p);
 			for (size_t i = 0; i < a->ntres; i++)
 				if (strlen(a->tres[i]) == n && strncmp(a->tres[i], p, n) == 0)
@@ -426,16 +429,15 @@ static void _acct_job(why_acct_t *a, const char *req)
 	}
 }
 
-static slurmdb_assoc_rec_t *_acct_assoc_find(void *list, const char *acct,
-					     const char *user, uint32_t id)
+static slurmdb_assoc_rec_t *_acct_assoc_find(void *list, const char *acct, const char *user, uint32_t id)
 {
 	why_list_itr_t it = slurm_list_iterator_create(list);
 	slurmdb_assoc_rec_t *a, *hit = NULL;
 
 	while ((a = slurm_list_next(it))) {
-		if (id ? a->id == id :
-		    (a->acct && a->user && strcmp(a->acct, acct) == 0 &&
-		     strcmp(a->user, user) == 0 && (!a->partition || !*a->partition))) {
+		if (id ? a->id == id
+		       : (a->acct && a->user && strcmp(a->acct, acct) == 0 && strcmp(a->user, user) == 0 &&
+			  (!a->partition || !*a->partition))) {
 			hit = a;
 			break;
 		}
@@ -455,9 +457,9 @@ static void _load_acct(why_load_t *ld, const job_info_t *j, bool has_dbd)
 
 	ld->cluster.acct = a;
 	for (size_t i = 0; i < WHY_ACCT_TRES_MAX; i++)
-		a->job[i] = a->qos_max_pu[i] = a->qos_user_used[i] = a->qos_max_pj[i] =
-		a->qos_grp[i] = a->qos_grp_used[i] = a->assoc_grp[i] = a->assoc_grp_used[i] =
-		a->assoc_max_pj[i] = WHY_ACCT_NONE;
+		a->job[i] = a->qos_max_pu[i] = a->qos_user_used[i] = a->qos_max_pj[i] = a->qos_grp[i] =
+			a->qos_grp_used[i] = a->assoc_grp[i] = a->assoc_grp_used[i] = a->assoc_max_pj[i] =
+				WHY_ACCT_NONE;
 	if (!has_dbd) {
 		snprintf(a->why_not, sizeof(a->why_not),
 			 "slurmctld keeps no accounting (AccountingStorageType is not slurmdbd)");
@@ -466,8 +468,7 @@ static void _load_acct(why_load_t *ld, const job_info_t *j, bool has_dbd)
 	memset(&req, 0, sizeof(req));
 	req.flags = ASSOC_MGR_INFO_FLAG_ASSOC | ASSOC_MGR_INFO_FLAG_QOS;
 	if (slurm_load_assoc_mgr_info(&req, &msg) != SLURM_SUCCESS || !msg) {
-		snprintf(a->why_not, sizeof(a->why_not),
-			 "slurmctld gives no accounting view (%s)",
+		snprintf(a->why_not, sizeof(a->why_not), "slurmctld gives no accounting view (%s)",
 			 slurm_strerror(why_slurm_errno()));
 		return;
 	}
@@ -499,7 +500,8 @@ static void _load_acct(why_load_t *ld, const job_info_t *j, bool has_dbd)
 				for (size_t i = 0; i < n; i++)
 					a->qos_user_used[i] = 0;
 				if (q->usage->user_limit_list) {
-					why_list_itr_t ut = slurm_list_iterator_create(q->usage->user_limit_list);
+					why_list_itr_t ut =
+						slurm_list_iterator_create(q->usage->user_limit_list);
 					slurmdb_used_limits_t *u;
 
 					while ((u = slurm_list_next(ut)))
@@ -525,17 +527,18 @@ static void _load_acct(why_load_t *ld, const job_info_t *j, bool has_dbd)
 				    as->grp_tres_ctld[i] == INFINITE64 || as->grp_tres_ctld[i] == NO_VAL64)
 					continue;
 				a->assoc_grp[i] = as->grp_tres_ctld[i];
-				a->assoc_grp_used[i] = (as->usage && as->usage->grp_used_tres) ?
-						       as->usage->grp_used_tres[i] : WHY_ACCT_NONE;
+				a->assoc_grp_used[i] = (as->usage && as->usage->grp_used_tres)
+							       ? as->usage->grp_used_tres[i]
+							       : WHY_ACCT_NONE;
 			}
-			as = as->parent_id ? _acct_assoc_find(msg->assoc_list, NULL, NULL, as->parent_id) : NULL;
+			as = as->parent_id ? _acct_assoc_find(msg->assoc_list, NULL, NULL, as->parent_id)
+					   : NULL;
 		}
 	}
 	slurm_free_assoc_mgr_info_msg(msg);
 }
 
-why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
-		     char *err, size_t errlen)
+why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown, char *err, size_t errlen)
 {
 	why_load_t *ld = calloc(1, sizeof(*ld));
 	slurm_conf_t *ctl = NULL;
@@ -553,7 +556,8 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
 		*unknown = e == ESLURM_INVALID_JOB_ID;
 		snprintf(err, errlen, "job %u: %s", job_id,
 			 *unknown ? "unknown to slurmctld (never submitted, or ended more than "
-				    "MinJobAge ago)" : slurm_strerror(e));
+				    "MinJobAge ago)"
+				  : slurm_strerror(e));
 		goto fail;
 	}
 	j = _pick_job(ld->jobs, job_id, array_task);
@@ -594,7 +598,7 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown,
 		goto fail;
 	}
 	if (slurm_load_reservations(0, &ld->resv_msg) != SLURM_SUCCESS)
-		ld->resv_msg = NULL;    /* none readable: none explained */
+		ld->resv_msg = NULL; /* none readable: none explained */
 	if (slurm_load_licenses(0, &ld->lic_msg, SHOW_ALL) != SLURM_SUCCESS)
 		ld->lic_msg = NULL;
 	_load_acct(ld, j, has_dbd);
@@ -638,8 +642,8 @@ void why_load_free(why_load_t *ld)
 	if (ld->rnodes)
 		for (size_t i = 0; i < ld->cluster.nresvs; i++)
 			free(ld->rnodes[i]);
-	nodeox_free_all(ld->qnodes, ld->rnodes, ld->qjobs, ld->resvs, ld->lics, ld->wparts,
-			ld->nodes, ld->req_nodes, ld->exc_nodes);
+	nodeox_free_all(ld->qnodes, ld->rnodes, ld->qjobs, ld->resvs, ld->lics, ld->wparts, ld->nodes,
+			ld->req_nodes, ld->exc_nodes);
 	if (ld->jobs)
 		slurm_free_job_info_msg(ld->jobs);
 	if (ld->nodes_msg)

@@ -55,9 +55,9 @@ static void _values(why_blocker_t *b, const char *item, const char *job, const c
 /* A blocker no wait lifts: KIND, the values compared (ITEM: the job's and
  * the partition's or its nodes') and the detail. Returns false, the
  * callers' answer when a partition fails. */
-__attribute__((format(printf, 6, 7)))
-static bool _never(why_pending_t *p, why_blk_kind_t kind, const char *item, uint64_t job,
-		   uint64_t limit, const char *fmt, ...)
+__attribute__((format(printf, 6, 7))) static bool _never(why_pending_t *p, why_blk_kind_t kind,
+							 const char *item, uint64_t job, uint64_t limit,
+							 const char *fmt, ...)
 {
 	why_blocker_t *k = why_blockers_add(p, kind, true);
 	char a[32], b[32];
@@ -74,8 +74,8 @@ static bool _never(why_pending_t *p, why_blk_kind_t kind, const char *item, uint
 
 /* The partition's own limits. Returns false (with a blocker) when one is
  * exceeded. */
-static bool _part_limits(const why_job_t *job, const why_request_t *req,
-			 const why_part_t *pt, uint32_t nnodes, why_pending_t *p)
+static bool _part_limits(const why_job_t *job, const why_request_t *req, const why_part_t *pt,
+			 uint32_t nnodes, why_pending_t *p)
 {
 	char a[32], b[32];
 	why_blocker_t *k;
@@ -104,8 +104,7 @@ static bool _part_limits(const why_job_t *job, const why_request_t *req,
 			      job->max_nodes, pt->name, pt->min_nodes);
 	if (req->nodes > nnodes)
 		return _never(p, WHY_BLK_PART_NODES, "nodes", req->nodes, nnodes,
-			      "it asks for %u nodes; partition %s has %u", req->nodes, pt->name,
-			      nnodes);
+			      "it asks for %u nodes; partition %s has %u", req->nodes, pt->name, nnodes);
 	if (pt->max_cpus_per_node && req->cpus_per_node > pt->max_cpus_per_node)
 		return _never(p, WHY_BLK_PART_CPUS, "cpus_per_node", req->cpus_per_node,
 			      pt->max_cpus_per_node,
@@ -170,15 +169,14 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 			      "the nodes of partition %s have at most %u",
 			      req->cpus_per_node, pt->name, cpus_max);
 	if (mem_ok < req->nodes)
-		return _never(p, WHY_BLK_PART_MEMORY, "mem_per_node_mb", req->mem_per_node_mb,
-			      mem_max,
+		return _never(p, WHY_BLK_PART_MEMORY, "mem_per_node_mb", req->mem_per_node_mb, mem_max,
 			      "it needs %llu MB on a node; "
 			      "the nodes of partition %s have at most %llu MB",
 			      (unsigned long long)req->mem_per_node_mb, pt->name,
 			      (unsigned long long)mem_max);
 	if (feat_ok < req->nodes && gpu_ok >= req->nodes)
-		return _never(p, WHY_BLK_PART_FEATURE, "nodes_with_features", req->nodes,
-			      feat_ok, "its constraint %s is met by %u node%s of partition %s; "
+		return _never(p, WHY_BLK_PART_FEATURE, "nodes_with_features", req->nodes, feat_ok,
+			      "its constraint %s is met by %u node%s of partition %s; "
 			      "it needs %u",
 			      job->features, feat_ok, feat_ok == 1 ? "" : "s", pt->name, req->nodes);
 	if (gpu_ok < req->nodes)
@@ -193,12 +191,11 @@ static bool _part_nodes(const why_job_t *job, const why_request_t *req, const wh
 			      req->total, t, sp, pt->name, gpus_sum);
 	return _never(p, WHY_BLK_PART_NODES, "nodes", req->nodes, ok,
 		      "it needs %u nodes that each have its CPUs, memory, GPUs and features; "
-		      "partition %s has %u such node%s", req->nodes, pt->name, ok,
-		      ok == 1 ? "" : "s");
+		      "partition %s has %u such node%s",
+		      req->nodes, pt->name, ok, ok == 1 ? "" : "s");
 }
 
-int why_never_check(const why_job_t *job, const why_request_t *req,
-		    const why_cluster_t *cl, why_pending_t *p)
+int why_never_check(const why_job_t *job, const why_request_t *req, const why_cluster_t *cl, why_pending_t *p)
 {
 	const char *s = job->partition, *it;
 	size_t n;

@@ -80,14 +80,14 @@ static void _held(const why_job_t *job, why_pending_t *p)
 		b = why_blockers_add(p, WHY_BLK_HELD_USER, false);
 		snprintf(b->detail, sizeof(b->detail),
 			 "held by its user (sbatch -H or scontrol hold): it will not start until "
-			 "released (scontrol release %u)", job->job_id);
+			 "released (scontrol release %u)",
+			 job->job_id);
 	} else if (_is(job->reason, "JobHeldAdmin")) {
 		b = why_blockers_add(p, WHY_BLK_HELD_ADMIN, false);
 		snprintf(b->detail, sizeof(b->detail),
 			 "held by an administrator%s%s: it will not start until an administrator "
 			 "releases it (scontrol release %u); its user cannot",
-			 job->reason_desc ? ": " : "", job->reason_desc ? job->reason_desc : "",
-			 job->job_id);
+			 job->reason_desc ? ": " : "", job->reason_desc ? job->reason_desc : "", job->job_id);
 	} else {
 		return;
 	}
@@ -156,13 +156,14 @@ static const char *_dep_wants(const char *type)
 }
 
 /* One item "afterok:12_3+5(unfulfilled)" or "singleton(unfulfilled)". */
-static void _dep_item(const why_job_t *job, const why_cluster_t *cl, const char *item,
-		      bool any, why_pending_t *p)
+static void _dep_item(const why_job_t *job, const why_cluster_t *cl, const char *item, bool any,
+		      why_pending_t *p)
 {
 	char type[32] = "", state[32] = "", rest[64];
 	const char *colon = strchr(item, ':'), *paren = strchr(item, '(');
-	size_t tl = colon && (!paren || colon < paren) ? (size_t)(colon - item) :
-		    paren ? (size_t)(paren - item) : strlen(item);
+	size_t tl = colon && (!paren || colon < paren) ? (size_t)(colon - item)
+		    : paren                            ? (size_t)(paren - item)
+						       : strlen(item);
 	why_blocker_t *b;
 	const why_qjob_t *q = NULL;
 	uint32_t id = 0;
@@ -181,16 +182,15 @@ static void _dep_item(const why_job_t *job, const why_cluster_t *cl, const char 
 		for (size_t i = 0; i < cl->njobs; i++) {
 			const why_qjob_t *o = &cl->jobs[i];
 
-			if (!_same_job(job, o) && o->phase == WHY_PHASE_ACTIVE && job->name &&
-			    o->name && strcmp(o->name, job->name) == 0)
+			if (!_same_job(job, o) && o->phase == WHY_PHASE_ACTIVE && job->name && o->name &&
+			    strcmp(o->name, job->name) == 0)
 				_job_add(b, o);
 		}
 		return;
 	}
 	if (colon)
 		id = (uint32_t)strtoul(colon + 1, NULL, 10);
-	snprintf(rest, sizeof(rest), "%.*s", (int)((paren ? paren : item + strlen(item)) - item),
-		 item);
+	snprintf(rest, sizeof(rest), "%.*s", (int)((paren ? paren : item + strlen(item)) - item), item);
 	snprintf(b->job_value, sizeof(b->job_value), "%s", rest);
 	q = id ? _qjob_find(cl, id) : NULL;
 	if (_is(state, "failed"))
@@ -199,15 +199,15 @@ static void _dep_item(const why_job_t *job, const why_cluster_t *cl, const char 
 		_job_add(b, q);
 		can = can && _dep_can(type, q, &met);
 		snprintf(b->limit_value, sizeof(b->limit_value), "%s", q->state_name);
-		snprintf(b->detail, sizeof(b->detail),
-			 "%s on job %u (%s), which is %s%s%s%s: %s",
-			 type, id, q->name ? q->name : "?", q->state_name ? q->state_name : "?",
+		snprintf(b->detail, sizeof(b->detail), "%s on job %u (%s), which is %s%s%s%s: %s", type, id,
+			 q->name ? q->name : "?", q->state_name ? q->state_name : "?",
 			 q->phase == WHY_PHASE_PENDING && q->reason ? " (Reason=" : "",
 			 q->phase == WHY_PHASE_PENDING && q->reason ? q->reason : "",
 			 q->phase == WHY_PHASE_PENDING && q->reason ? ")" : "",
-			 !can ? "it can no longer be satisfied: cancel this job or change its dependency "
-				"(scontrol update jobid=N dependency=...)" :
-			 met ? "satisfied; Slurm clears it on its next pass" : "");
+			 !can  ? "it can no longer be satisfied: cancel this job or change its dependency "
+				 "(scontrol update jobid=N dependency=...)"
+			 : met ? "satisfied; Slurm clears it on its next pass"
+			       : "");
 		if (can && !met) {
 			size_t l = strlen(b->detail);
 
@@ -266,7 +266,8 @@ static void _begin(const why_job_t *job, why_pending_t *p)
 	b = why_blockers_add(p, WHY_BLK_BEGIN_TIME, false);
 	snprintf(b->detail, sizeof(b->detail),
 		 "it may not start before %s (sbatch --begin); scontrol update jobid=%u "
-		 "starttime=now lifts that", when, job->job_id);
+		 "starttime=now lifts that",
+		 when, job->job_id);
 	snprintf(b->item, sizeof(b->item), "begin_time");
 	snprintf(b->job_value, sizeof(b->job_value), "%s", when);
 }
@@ -296,8 +297,8 @@ static int _cmp_end(const void *a, const void *b)
 static bool _competes(const why_qjob_t *q)
 {
 	static const char *const waiting[] = {
-		"JobHeld", "Dependency", "BeginTime", "Reservation", "QOS", "Assoc",
-		"Partition", "Licenses", "JobArrayTaskLimit",
+		"JobHeld", "Dependency", "BeginTime", "Reservation",       "QOS",
+		"Assoc",   "Partition",  "Licenses",  "JobArrayTaskLimit",
 	};
 
 	if (q->phase != WHY_PHASE_PENDING || q->priority == 0)
@@ -325,8 +326,8 @@ static bool _is_on_nodes(const why_job_t *job, const why_cluster_t *cl, const wh
  * order; NULL when there is none. */
 static why_blocker_t *_collect(const why_job_t *job, const why_cluster_t *cl,
 			       bool (*pick)(const why_job_t *, const why_cluster_t *, const why_qjob_t *),
-			       int (*cmp)(const void *, const void *), why_blk_kind_t kind,
-			       why_pending_t *p, size_t *count)
+			       int (*cmp)(const void *, const void *), why_blk_kind_t kind, why_pending_t *p,
+			       size_t *count)
 {
 	const why_qjob_t **list = calloc(cl->njobs ? cl->njobs : 1, sizeof(*list));
 	why_blocker_t *b = NULL;
@@ -362,8 +363,8 @@ static void _ahead(const why_job_t *job, const why_cluster_t *cl, why_pending_t 
 	snprintf(b->detail, sizeof(b->detail),
 		 "%zu pending job%s of its partitions come%s first (higher priority than its %u); "
 		 "the first, job %u (priority %u, Reason=%s), is expected to start %s",
-		 n, n == 1 ? "" : "s", n == 1 ? "s" : "", job->priority, first->job_id,
-		 first->priority, first->reason ? first->reason : "?",
+		 n, n == 1 ? "" : "s", n == 1 ? "s" : "", job->priority, first->job_id, first->priority,
+		 first->reason ? first->reason : "?",
 		 first->start_time ? when : "at a time Slurm has not planned yet");
 	snprintf(b->item, sizeof(b->item), "priority");
 	snprintf(b->job_value, sizeof(b->job_value), "%u", job->priority);
@@ -384,10 +385,11 @@ static void _busy(const why_job_t *job, const why_cluster_t *cl, why_pending_t *
 	/* Slurm gives a job without a time limit an end a year ahead. */
 	snprintf(b->detail, sizeof(b->detail),
 		 "%zu running job%s hold%s nodes of its partitions; the first to end, job %u "
-		 "on %s, ends by %s (%s)", n, n == 1 ? "" : "s", n == 1 ? "s" : "",
-		 first->job_id, first->nodes, when,
-		 first->end_time - first->start_time >= 365L * 24 * 3600 ?
-		 "it has no time limit: Slurm puts its end a year ahead" : "its time limit");
+		 "on %s, ends by %s (%s)",
+		 n, n == 1 ? "" : "s", n == 1 ? "s" : "", first->job_id, first->nodes, when,
+		 first->end_time - first->start_time >= 365L * 24 * 3600
+			 ? "it has no time limit: Slurm puts its end a year ahead"
+			 : "its time limit");
 	snprintf(b->item, sizeof(b->item), "end_time");
 	snprintf(b->limit_value, sizeof(b->limit_value), "%s", when);
 }
@@ -405,8 +407,8 @@ static void _partition_state(const why_job_t *job, const why_cluster_t *cl, why_
 		b = why_blockers_add(p, WHY_BLK_PART_STATE, false);
 		snprintf(b->detail, sizeof(b->detail),
 			 "partition %s is %s: it starts no job until an administrator sets it UP "
-			 "(scontrol update partition=%s state=up)", pt->name,
-			 pt->state_name ? pt->state_name : "not up", pt->name);
+			 "(scontrol update partition=%s state=up)",
+			 pt->name, pt->state_name ? pt->state_name : "not up", pt->name);
 		snprintf(b->item, sizeof(b->item), "partition_state");
 		snprintf(b->job_value, sizeof(b->job_value), "%s", pt->name);
 		snprintf(b->limit_value, sizeof(b->limit_value), "%s", pt->state_name ? pt->state_name : "");
@@ -429,10 +431,12 @@ static void _limit_name(const char *reason, const char *prefix, char *buf, size_
  * (jobs, wall time, minutes). */
 static const char *_limit_tres(const char *name)
 {
-	static const struct { const char *word, *tres; } words[] = {
-		{ "Cpu", "cpu" }, { "CPU", "cpu" }, { "Memory", "mem" }, { "Mem", "mem" },
-		{ "Node", "node" }, { "Billing", "billing" }, { "Energy", "energy" },
-		{ "GRES", "gres/" }, { "BB", "bb/" }, { "License", "license/" },
+	static const struct {
+		const char *word, *tres;
+	} words[] = {
+		{ "Cpu", "cpu" },   { "CPU", "cpu" },          { "Memory", "mem" },    { "Mem", "mem" },
+		{ "Node", "node" }, { "Billing", "billing" },  { "Energy", "energy" }, { "GRES", "gres/" },
+		{ "BB", "bb/" },    { "License", "license/" },
 	};
 	const char *s = name;
 
@@ -461,8 +465,8 @@ static void _u64(char *buf, size_t len, uint64_t v)
 
 /* Fill what/job/limit/in_use of a QOS or association blocker from
  * slurmctld's accounting view; returns false when nothing could be read. */
-static bool _qos_assoc_values(const why_job_t *job, const why_acct_t *a, bool qos,
-			      const char *name, why_blocker_t *b)
+static bool _qos_assoc_values(const why_job_t *job, const why_acct_t *a, bool qos, const char *name,
+			      why_blocker_t *b)
 {
 	const char *fam = _limit_tres(name);
 	const uint64_t *lim, *used;
@@ -492,8 +496,8 @@ static bool _qos_assoc_values(const why_job_t *job, const why_acct_t *a, bool qo
 	/* The TRES of the family the job asks for with a limit set: first one
 	 * over its limit, else the first limited one. */
 	for (size_t i = 0; i < a->ntres; i++) {
-		bool match = fam[flen - 1] == '/' ? strncmp(a->tres[i], fam, flen) == 0 :
-			     strcmp(a->tres[i], fam) == 0;
+		bool match = fam[flen - 1] == '/' ? strncmp(a->tres[i], fam, flen) == 0
+						  : strcmp(a->tres[i], fam) == 0;
 		uint64_t u;
 
 		if (!match || lim[i] == WHY_ACCT_NONE || a->job[i] == WHY_ACCT_NONE || !a->job[i])
@@ -527,24 +531,24 @@ static void _qos_assoc(const why_job_t *job, const why_cluster_t *cl, why_pendin
 		return;
 	_limit_name(job->reason, qos ? "QOS" : "Assoc", name, sizeof(name));
 	b = why_blockers_add(p, qos ? WHY_BLK_QOS : WHY_BLK_ASSOC,
-			    strstr(name, "PerJob") != NULL || _starts(name, "Min"));
+			     strstr(name, "PerJob") != NULL || _starts(name, "Min"));
 	snprintf(b->item, sizeof(b->item), "%.47s", name);
 	if (qos)
-		snprintf(b->detail, sizeof(b->detail),
-			 "a limit of its QOS%s%s is reached: %s (%s); %s", job->qos ? " " : "",
-			 job->qos ? job->qos : "", name,
-			 strstr(name, "PerJob") ? "the job alone exceeds it: shrink the job or change the QOS" :
-			 "it starts when the use counted against the limit drops",
+		snprintf(b->detail, sizeof(b->detail), "a limit of its QOS%s%s is reached: %s (%s); %s",
+			 job->qos ? " " : "", job->qos ? job->qos : "", name,
+			 strstr(name, "PerJob") ? "the job alone exceeds it: shrink the job or change the QOS"
+						: "it starts when the use counted against the limit drops",
 			 "use and limit: scontrol show assoc_mgr flags=qos");
 	else
 		snprintf(b->detail, sizeof(b->detail),
 			 "a limit of its association (account %s, user %s) is reached: %s (%s); %s",
 			 job->account ? job->account : "?", job->user ? job->user : "?", name,
-			 strstr(name, "PerJob") ? "the job alone exceeds it: shrink the job or raise the limit" :
-			 "it starts when the account's use drops",
+			 strstr(name, "PerJob")
+				 ? "the job alone exceeds it: shrink the job or raise the limit"
+				 : "it starts when the account's use drops",
 			 "use and limit: scontrol show assoc_mgr flags=assoc");
-	snprintf(b->job_value, sizeof(b->job_value), "%s", qos ? (job->qos ? job->qos : "") :
-		 (job->account ? job->account : ""));
+	snprintf(b->job_value, sizeof(b->job_value), "%s",
+		 qos ? (job->qos ? job->qos : "") : (job->account ? job->account : ""));
 	if (_qos_assoc_values(job, cl->acct, qos, name, b)) {
 		size_t l;
 		/* The numbers replace the pointer to scontrol. */
@@ -554,8 +558,8 @@ static void _qos_assoc(const why_job_t *job, const why_cluster_t *cl, why_pendin
 			*cut = '\0';
 		l = strlen(b->detail);
 		snprintf(b->detail + l, sizeof(b->detail) - l, "; %s: the job asks %s, %s%slimit %s",
-			 strchr(b->item, ' ') + 1, b->job_value,
-			 b->used_value, b->used_value[0] ? " in use, " : "", b->limit_value);
+			 strchr(b->item, ' ') + 1, b->job_value, b->used_value,
+			 b->used_value[0] ? " in use, " : "", b->limit_value);
 	} else if (cl->acct && !cl->acct->readable) {
 		size_t l = strlen(b->detail);
 
@@ -590,7 +594,8 @@ static void _reservation(const why_job_t *job, const why_cluster_t *cl, why_pend
 	snprintf(b->job_value, sizeof(b->job_value), "%s", job->reservation);
 	if (!r) {
 		b->never = true;
-		snprintf(b->detail, sizeof(b->detail), "it runs only in reservation %s, which does not exist "
+		snprintf(b->detail, sizeof(b->detail),
+			 "it runs only in reservation %s, which does not exist "
 			 "(any more): change it (scontrol update jobid=%u reservation=...)",
 			 job->reservation, job->job_id);
 		return;
@@ -600,12 +605,13 @@ static void _reservation(const why_job_t *job, const why_cluster_t *cl, why_pend
 	snprintf(b->limit_value, sizeof(b->limit_value), "%s", when);
 	if (r->start_time > cl->now)
 		snprintf(b->detail, sizeof(b->detail),
-			 "it runs only in reservation %s, which starts at %s (until %s, nodes %s)",
-			 r->name, when, end, r->nodes ? r->nodes : "?");
+			 "it runs only in reservation %s, which starts at %s (until %s, nodes %s)", r->name,
+			 when, end, r->nodes ? r->nodes : "?");
 	else
-		snprintf(b->detail, sizeof(b->detail),
-			 "it runs only in reservation %s (nodes %s, until %s), whose nodes cannot take it now",
-			 r->name, r->nodes ? r->nodes : "?", end);
+		snprintf(
+			b->detail, sizeof(b->detail),
+			"it runs only in reservation %s (nodes %s, until %s), whose nodes cannot take it now",
+			r->name, r->nodes ? r->nodes : "?", end);
 }
 
 /* Reservations the job is not in that hold nodes of its partitions now or
@@ -632,8 +638,8 @@ static void _nodes_reserved(const why_job_t *job, const why_cluster_t *cl, why_p
 		_fmt_when(r->end_time, end, sizeof(end));
 		b = why_blockers_add(p, WHY_BLK_NODES_RESERVED, false);
 		snprintf(b->detail, sizeof(b->detail),
-			 "reservation %s%s holds %s from %s to %s, and the job is not in it%s",
-			 r->name, r->maint ? " (maintenance)" : "", r->nodes, when, end,
+			 "reservation %s%s holds %s from %s to %s, and the job is not in it%s", r->name,
+			 r->maint ? " (maintenance)" : "", r->nodes, when, end,
 			 r->start_time > cl->now ? " (the job would still run when it starts)" : "");
 		snprintf(b->item, sizeof(b->item), "reservation");
 		snprintf(b->job_value, sizeof(b->job_value), "%s", job->reservation ? job->reservation : "");
@@ -666,8 +672,10 @@ static void _licenses(const why_job_t *job, const why_cluster_t *cl, why_pending
 				lic = &cl->lics[i];
 		if (!lic) {
 			b = why_blockers_add(p, WHY_BLK_LICENSES, true);
-			snprintf(b->detail, sizeof(b->detail), "it needs license %s, which slurmctld does "
-				 "not know", item);
+			snprintf(b->detail, sizeof(b->detail),
+				 "it needs license %s, which slurmctld does "
+				 "not know",
+				 item);
 			snprintf(b->item, sizeof(b->item), "%.47s", item);
 			snprintf(b->job_value, sizeof(b->job_value), "%u", want);
 			continue;
@@ -685,9 +693,8 @@ static void _licenses(const why_job_t *job, const why_cluster_t *cl, why_pending
 			if (q->phase == WHY_PHASE_ACTIVE && q->licenses && strstr(q->licenses, item))
 				_job_add(b, q);
 		}
-		snprintf(b->detail, sizeof(b->detail),
-			 "it needs %u %s license%s; %u of %u are in use%s%s", want, item,
-			 want == 1 ? "" : "s", lic->in_use, lic->total,
+		snprintf(b->detail, sizeof(b->detail), "it needs %u %s license%s; %u of %u are in use%s%s",
+			 want, item, want == 1 ? "" : "s", lic->in_use, lic->total,
 			 lic->reserved ? " and some reserved" : "",
 			 b->njobs ? " by the running jobs listed" : "");
 	}
@@ -699,8 +706,7 @@ static void _licenses(const why_job_t *job, const why_cluster_t *cl, why_pending
  * (GPUs left to why_analyze.c): which are down, which lack free CPUs or
  * memory. Adds blockers when fewer nodes than the job needs could take it,
  * or when the GPU view says the idle GPUs do not cover it. */
-static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_cluster_t *cl,
-		       why_pending_t *p)
+static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_cluster_t *cl, why_pending_t *p)
 {
 	const why_request_t *req = &fit->req;
 	why_blocker_t *down = NULL, *cpus = NULL, *mem = NULL;
@@ -716,7 +722,7 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 			continue;
 		c = why_node_check(job, req, n, req->type, detail, sizeof(detail));
 		if (c == WHY_CAUSE_GPU_TYPE)
-			c = WHY_OK;        /* GPUs: the GPU view's business */
+			c = WHY_OK; /* GPUs: the GPU view's business */
 		if (c == WHY_OK) {
 			ok++;
 			continue;
@@ -737,7 +743,7 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 
 			if (!*bp)
 				*bp = why_blockers_add(p, c == WHY_CAUSE_CPUS ? WHY_BLK_CPUS : WHY_BLK_MEMORY,
-						      false);
+						       false);
 			*(c == WHY_CAUSE_CPUS ? &ncpus : &nmem) += 1;
 			if (strlen((*bp)->detail) < 300) {
 				size_t l = strlen((*bp)->detail);
@@ -765,7 +771,8 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 	if (cpus) {
 		char buf[512];
 
-		snprintf(buf, sizeof(buf), "it needs %u CPU(s) free on %u node%s; %u node%s lack%s them now (%.400s)",
+		snprintf(buf, sizeof(buf),
+			 "it needs %u CPU(s) free on %u node%s; %u node%s lack%s them now (%.400s)",
 			 req->cpus_per_node, req->nodes, req->nodes == 1 ? "" : "s", ncpus,
 			 ncpus == 1 ? "" : "s", ncpus == 1 ? "s" : "", cpus->detail);
 		snprintf(cpus->detail, sizeof(cpus->detail), "%s", buf);
@@ -775,7 +782,8 @@ static void _nodes_now(const why_job_t *job, const why_fit_t *fit, const why_clu
 	if (mem) {
 		char buf[512];
 
-		snprintf(buf, sizeof(buf), "it needs %llu MB free on %u node%s; %u node%s lack%s it now (%.400s)",
+		snprintf(buf, sizeof(buf),
+			 "it needs %llu MB free on %u node%s; %u node%s lack%s it now (%.400s)",
 			 (unsigned long long)req->mem_per_node_mb, req->nodes, req->nodes == 1 ? "" : "s",
 			 nmem, nmem == 1 ? "" : "s", nmem == 1 ? "s" : "", mem->detail);
 		snprintf(mem->detail, sizeof(mem->detail), "%s", buf);
@@ -793,8 +801,10 @@ static void _gpus_now(const why_result_t *res, why_pending_t *p)
 	if (f->req.per == WHY_PER_NONE || f->could_start)
 		return;
 	b = why_blockers_add(p, WHY_BLK_GPUS, false);
-	snprintf(b->detail, sizeof(b->detail), "%s (the GPU view below says which idle GPUs "
-		 "it cannot use and why)", f->shortfall);
+	snprintf(b->detail, sizeof(b->detail),
+		 "%s (the GPU view below says which idle GPUs "
+		 "it cannot use and why)",
+		 f->shortfall);
 	snprintf(b->item, sizeof(b->item), "gpus");
 	snprintf(b->job_value, sizeof(b->job_value), "%u", f->req.total);
 	snprintf(b->limit_value, sizeof(b->limit_value), "%u", f->eligible_gpus);
@@ -860,11 +870,14 @@ void why_pending_explain(const why_cluster_t *cl, why_result_t *res)
 		else if (_is(job->reason, "Priority") || _is(job->reason, "Resources"))
 			snprintf(b->detail, sizeof(b->detail),
 				 "Slurm says Reason=%s, but nothing ahead of it or in the way was found "
-				 "now: the next scheduling pass should start it", job->reason);
+				 "now: the next scheduling pass should start it",
+				 job->reason);
 		else
-			snprintf(b->detail, sizeof(b->detail), "Slurm says Reason=%s%s%s (not explained further "
-				 "by nodeox why)", job->reason ? job->reason : "?",
-				 job->reason_desc ? ": " : "", job->reason_desc ? job->reason_desc : "");
+			snprintf(b->detail, sizeof(b->detail),
+				 "Slurm says Reason=%s%s%s (not explained further "
+				 "by nodeox why)",
+				 job->reason ? job->reason : "?", job->reason_desc ? ": " : "",
+				 job->reason_desc ? job->reason_desc : "");
 		snprintf(b->item, sizeof(b->item), "reason");
 		snprintf(b->job_value, sizeof(b->job_value), "%s", job->reason ? job->reason : "");
 	}

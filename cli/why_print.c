@@ -73,8 +73,8 @@ static void _text_qjob(FILE *out, const why_qjob_t *q)
 	fprintf(out, " %s", _or(q->state_name, "?"));
 	if (q->phase == WHY_PHASE_PENDING) {
 		_fmt_when(q->start_time, when, sizeof(when));
-		fprintf(out, ", priority %u, Reason=%s, expected start %s", q->priority,
-			_or(q->reason, "?"), q->start_time ? when : "not planned");
+		fprintf(out, ", priority %u, Reason=%s, expected start %s", q->priority, _or(q->reason, "?"),
+			q->start_time ? when : "not planned");
 	} else if (q->phase == WHY_PHASE_ACTIVE) {
 		_fmt_when(q->end_time, when, sizeof(when));
 		fprintf(out, " on %s, ends by %s", _or(q->nodes, "?"), when);
@@ -92,7 +92,8 @@ static void _text_pending(FILE *out, const why_result_t *res)
 	char when[32];
 
 	/* Slurm's detail often repeats the reason ("ReqNodeNotAvail, May be ..."). */
-	if (job->reason_desc && job->reason && strncmp(job->reason_desc, job->reason, strlen(job->reason)) == 0)
+	if (job->reason_desc && job->reason &&
+	    strncmp(job->reason_desc, job->reason, strlen(job->reason)) == 0)
 		fprintf(out, "Job %u: %s, Reason=%s\n", job->job_id, _or(job->state_name, "?"),
 			job->reason_desc);
 	else
@@ -100,8 +101,10 @@ static void _text_pending(FILE *out, const why_result_t *res)
 			_or(job->reason, "None"), job->reason_desc ? " (" : "", _or(job->reason_desc, ""),
 			job->reason_desc ? ")" : "");
 	if (p->never_runs)
-		fprintf(out, "It can never run in its partition%s as configured (%s): it waits for "
-			"nothing that will come.\n", job->partition && strchr(job->partition, ',') ? "s" : "",
+		fprintf(out,
+			"It can never run in its partition%s as configured (%s): it waits for "
+			"nothing that will come.\n",
+			job->partition && strchr(job->partition, ',') ? "s" : "",
 			_or(job->partition, "default partition"));
 	fprintf(out, "Why it waits:\n");
 	for (size_t i = 0; i < p->nblockers; i++) {
@@ -119,15 +122,18 @@ static void _text_pending(FILE *out, const why_result_t *res)
 	_fmt_when(p->expected_start, when, sizeof(when));
 	if (p->expected_start)
 		fprintf(out, "Expected start: %s (%s)\n", when,
-			strcmp(p->expected_source, "backfill") == 0 ? "slurmctld's backfill plan, as squeue --start shows" :
-			strcmp(p->expected_source, "begin_time") == 0 ? "its begin time" :
-			"the start of its reservation");
+			strcmp(p->expected_source, "backfill") == 0
+				? "slurmctld's backfill plan, as squeue --start shows"
+			: strcmp(p->expected_source, "begin_time") == 0 ? "its begin time"
+									: "the start of its reservation");
 	else
-		fprintf(out, "Expected start: %s\n", p->never_runs ? "never, as configured" :
-			job->priority == 0 ? "none while it is held" : "not planned by Slurm yet");
+		fprintf(out, "Expected start: %s\n",
+			p->never_runs        ? "never, as configured"
+			: job->priority == 0 ? "none while it is held"
+					     : "not planned by Slurm yet");
 	if (res->flex.analysed && res->flex.fit.could_start && !res->flex.tagged && !p->never_runs)
 		fprintf(out, "Tagged --comment=nodeox:flex it could start now on idle GPUs of other "
-			"types (see below).\n");
+			     "types (see below).\n");
 }
 
 static void _text_request(FILE *out, const why_job_t *job, const why_request_t *r)
@@ -139,8 +145,8 @@ static void _text_request(FILE *out, const why_job_t *job, const why_request_t *
 		fprintf(out, "  GPUs        none\n");
 	else
 		fprintf(out, "  GPUs        %u x %s per %s (%s): %u in all, at least %u on a node%s\n",
-			r->count, r->type[0] ? r->type : "any type", _per_name(r->per),
-			_per_option(r->per), r->total, r->per_node_min,
+			r->count, r->type[0] ? r->type : "any type", _per_name(r->per), _per_option(r->per),
+			r->total, r->per_node_min,
 			r->several ? " (more GPU entries: only the first is explained)" : "");
 	fprintf(out, "  nodes       %u", r->nodes);
 	if (job->max_nodes && job->max_nodes != r->nodes)
@@ -170,9 +176,8 @@ static void _text_fit(FILE *out, const why_fit_t *f, const char *indent)
 {
 	const why_request_t *r = &f->req;
 
-	fprintf(out, "%sIdle GPUs: %u in the cluster; the request can use %u (on %u node%s).\n",
-		indent, f->idle_gpus, f->eligible_gpus, f->eligible_nodes,
-		f->eligible_nodes == 1 ? "" : "s");
+	fprintf(out, "%sIdle GPUs: %u in the cluster; the request can use %u (on %u node%s).\n", indent,
+		f->idle_gpus, f->eligible_gpus, f->eligible_nodes, f->eligible_nodes == 1 ? "" : "s");
 	for (size_t i = 0; i < f->nverdicts; i++) {
 		const why_verdict_t *v = &f->verdicts[i];
 
@@ -185,8 +190,8 @@ static void _text_fit(FILE *out, const why_fit_t *f, const char *indent)
 	for (size_t i = 0; i < f->nexcluded; i++) {
 		const why_excluded_t *g = &f->excluded[i];
 
-		fprintf(out, "%s  %-30s %3u %-6s on %s (%s)\n", indent, why_cause_text(g->cause),
-			g->gpus, g->type[0] ? g->type : "GPU", g->nodes, g->detail);
+		fprintf(out, "%s  %-30s %3u %-6s on %s (%s)\n", indent, why_cause_text(g->cause), g->gpus,
+			g->type[0] ? g->type : "GPU", g->nodes, g->detail);
 	}
 	if (r->per == WHY_PER_NONE)
 		fprintf(out, "%sThe job asks for no GPUs: what holds it is said above.\n", indent);
@@ -203,8 +208,7 @@ static void _text_secs(FILE *out, const char *what, int64_t start, int64_t finis
 		fprintf(out, "%s: not within the running jobs' limits", what);
 		return;
 	}
-	fprintf(out, "%s: start in %lld s, finish in %lld s", what, (long long)start,
-		(long long)finish);
+	fprintf(out, "%s: start in %lld s, finish in %lld s", what, (long long)start, (long long)finish);
 }
 
 /* Broaden=when-faster: the two finishes the decision compared. */
@@ -246,9 +250,10 @@ static void _text_flex(FILE *out, const why_result_t *res)
 		if (fx->run_time_factor > 0)
 			fprintf(out, "  expected run time: up to x%.2f on the slowest eligible type\n",
 				fx->run_time_factor);
-		fprintf(out, "  %s\n", res->fit.could_start ?
-			"the idle GPUs it may use cover it now" :
-			"even broadened, the idle GPUs it may use do not cover it (see above)");
+		fprintf(out, "  %s\n",
+			res->fit.could_start
+				? "the idle GPUs it may use cover it now"
+				: "even broadened, the idle GPUs it may use do not cover it (see above)");
 		return;
 	}
 	fprintf(out, "  %s, the policy %s %s%s: %s\n",
@@ -267,7 +272,9 @@ static void _text_flex(FILE *out, const why_result_t *res)
 		d->tres_per_task_set ? d->tres_per_task : "",
 		d->tres_per_socket_set ? d->tres_per_socket : "",
 		(d->tres_per_node_set || d->tres_per_job_set || d->tres_per_task_set ||
-		 d->tres_per_socket_set) ? "" : "(GPU request unchanged)",
+		 d->tres_per_socket_set)
+			? ""
+			: "(GPU request unchanged)",
 		d->features_set ? _or(d->features, "(none)") : _or(res->job->features, "(none)"));
 	_text_fit(out, &fx->fit, "  ");
 	fprintf(out, "  could start now on idle GPUs: %s\n", fx->fit.could_start ? "yes" : "no");
@@ -293,8 +300,10 @@ void why_print_text(FILE *out, const why_result_t *res)
 	fprintf(out, "\n");
 	_text_fit(out, &res->fit, "");
 	if (job->pending && res->fit.could_start && res->fit.req.per != WHY_PER_NONE)
-		fprintf(out, "So GPUs are not what holds it: Slurm says Reason=%s (priority, "
-			"dependency, limits, or the next scheduling pass).\n", _or(job->reason, "None"));
+		fprintf(out,
+			"So GPUs are not what holds it: Slurm says Reason=%s (priority, "
+			"dependency, limits, or the next scheduling pass).\n",
+			_or(job->reason, "None"));
 	_text_flex(out, res);
 }
 
@@ -388,9 +397,8 @@ static void _json_flex(FILE *out, const why_result_t *res)
 	const nodeox_decision_t *d = &fx->decision;
 	const why_fit_t *f = fx->analysed ? &fx->fit : &res->fit;
 
-	fprintf(out, "{\"tagged\": %s, \"applied\": %s, \"dryrun\": %s",
-		fx->tagged ? "true" : "false", fx->applied ? "true" : "false",
-		d->dryrun ? "true" : "false");
+	fprintf(out, "{\"tagged\": %s, \"applied\": %s, \"dryrun\": %s", fx->tagged ? "true" : "false",
+		fx->applied ? "true" : "false", d->dryrun ? "true" : "false");
 	_json_kv(out, "conf", fx->conf_loaded ? fx->conf_path : NULL);
 	_json_kv(out, "conf_error", fx->conf_error[0] ? fx->conf_error : NULL);
 	_json_kv(out, "tag_error", fx->tag_error[0] ? fx->tag_error : NULL);
@@ -402,15 +410,15 @@ static void _json_flex(FILE *out, const why_result_t *res)
 		json_write_string(out, fx->eligible_types[i]);
 	}
 	fprintf(out, "], \"eligible_gpus\": %u, \"could_start_now\": %s, \"run_time_factor\": ",
-		fx->conf_loaded ? f->eligible_gpus : 0,
-		fx->conf_loaded && f->could_start ? "true" : "false");
+		fx->conf_loaded ? f->eligible_gpus : 0, fx->conf_loaded && f->could_start ? "true" : "false");
 	if (fx->run_time_factor > 0)
 		fprintf(out, "%.4g", fx->run_time_factor);
 	else
 		fputs("null", out);
 	_json_time(out, "time_limit_min", d->time_limit_set ? d->time_limit : res->job->time_limit);
 	if (d->estimate.made)
-		fprintf(out, ", \"estimate\": {\"kept_start_s\": %lld, \"kept_finish_s\": %lld, "
+		fprintf(out,
+			", \"estimate\": {\"kept_start_s\": %lld, \"kept_finish_s\": %lld, "
 			"\"broadened_start_s\": %lld, \"broadened_finish_s\": %lld, "
 			"\"broadened_factor\": %.4g, \"extrapolated\": %s, \"broaden\": %s}",
 			(long long)d->estimate.kept_start, (long long)d->estimate.kept_finish,
@@ -519,7 +527,8 @@ void why_print_json(FILE *out, const why_result_t *res)
 	fputs(",\n \"request\": {\"gpus_per\": ", out);
 	json_write_string(out, _per_name(r->per));
 	_json_kv(out, "gpu_type", r->per == WHY_PER_NONE ? NULL : r->type);
-	fprintf(out, ", \"gpu_count\": %u, \"gpus_total\": %u, \"gpus_per_node_min\": %u, "
+	fprintf(out,
+		", \"gpu_count\": %u, \"gpus_total\": %u, \"gpus_per_node_min\": %u, "
 		"\"nodes\": %u, \"max_nodes\": %u, \"tasks\": %u, \"cpus_per_task\": %u, "
 		"\"cpus_per_node\": %u, \"mem_per_node_mb\": %llu",
 		r->count, r->total, r->per_node_min, r->nodes, job->max_nodes,
@@ -534,9 +543,10 @@ void why_print_json(FILE *out, const why_result_t *res)
 	_json_kv(out, "tres_per_socket", job->tres_per_socket);
 	_json_kv(out, "comment", job->comment);
 	_json_kv(out, "admin_comment", job->admin_comment);
-	fprintf(out, "},\n \"idle_gpus\": %u, \"eligible_gpus\": %u, \"eligible_nodes\": %u, "
-		"\"could_start_now\": %s", f->idle_gpus, f->eligible_gpus,
-		f->eligible_nodes, f->could_start ? "true" : "false");
+	fprintf(out,
+		"},\n \"idle_gpus\": %u, \"eligible_gpus\": %u, \"eligible_nodes\": %u, "
+		"\"could_start_now\": %s",
+		f->idle_gpus, f->eligible_gpus, f->eligible_nodes, f->could_start ? "true" : "false");
 	_json_kv(out, "shortfall", f->could_start ? NULL : f->shortfall);
 	fputs(",\n \"excluded\": ", out);
 	_json_excluded(out, f);
@@ -562,8 +572,8 @@ void why_print_done_text(FILE *out, const why_job_t *job)
 		fprintf(out, "Job %u is not pending: it ended %s at %s, exit status %d.\n", job->job_id,
 			_or(job->state_name, "?"), end, job->exit_status);
 	else
-		fprintf(out, "Job %u is not pending: it ended %s at %s, killed by a signal.\n",
-			job->job_id, _or(job->state_name, "?"), end);
+		fprintf(out, "Job %u is not pending: it ended %s at %s, killed by a signal.\n", job->job_id,
+			_or(job->state_name, "?"), end);
 }
 
 void why_print_done_json(FILE *out, const why_job_t *job)

@@ -33,8 +33,7 @@ static int state_name_cmp(const void *a, const void *b)
  * if none); per-node and per-socket counts times nodes, per-task times
  * tasks. Typed entries are counted when there are any: tres_alloc_str
  * holds "gres/gpu=4,gres/gpu:a100=4", the same GPUs twice. */
-static uint64_t state_gpus(const char *const *field, int nfield, const uint64_t *mult,
-			   char *type, size_t cap)
+static uint64_t state_gpus(const char *const *field, int nfield, const uint64_t *mult, char *type, size_t cap)
 {
 	nodeox_tres_gpu_t e[NODEOX_TRES_MAX_GPU];
 	uint64_t typed = 0, untyped = 0;
@@ -60,8 +59,8 @@ static uint64_t state_gpus(const char *const *field, int nfield, const uint64_t 
 
 /* The policy node of that name holding that GPU type (the first one of the
  * name when the type is "" or not found), or -1. */
-static long state_node(const state_name_t *idx, size_t n, const nodeox_node_t *nodes,
-		       const char *name, size_t len, const char *type)
+static long state_node(const state_name_t *idx, size_t n, const nodeox_node_t *nodes, const char *name,
+		       size_t len, const char *type)
 {
 	char key[WHY_NAME_MAX];
 	state_name_t k = { key, 0 }, *hit;
@@ -82,8 +81,8 @@ static long state_node(const state_name_t *idx, size_t n, const nodeox_node_t *n
 	return (long)hit->idx;
 }
 
-int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes,
-		   size_t nnodes, why_state_t *st, nodeox_cluster_t *out)
+int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes, size_t nnodes,
+		   why_state_t *st, nodeox_cluster_t *out)
 {
 	state_name_t *idx;
 	size_t nr = 0, cap = 0, i;
@@ -127,9 +126,10 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 				long at = state_node(idx, nnodes, nodes, p, n, type);
 
 				if (at >= 0)
-					st->running[nr++] = (nodeox_running_t){
-						(uint32_t)at, (uint32_t)((gpus + nn - 1) / nn),
-						(int64_t)(q->end_time - cl->now) };
+					st->running[nr++] =
+						(nodeox_running_t){ (uint32_t)at,
+								    (uint32_t)((gpus + nn - 1) / nn),
+								    (int64_t)(q->end_time - cl->now) };
 				p += n + (p[n] == ',');
 			}
 		} else if (q->phase == WHY_PHASE_PENDING && q->priority && q->job_id != job->job_id &&
@@ -153,8 +153,8 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 				st->ahead[k] = (nodeox_demand_t){ st->ahead_type[k], 0 };
 				out->nahead++;
 			}
-			st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX :
-				st->ahead[k].gpus + gpus;
+			st->ahead[k].gpus =
+				gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX : st->ahead[k].gpus + gpus;
 		}
 	}
 	free(idx);

@@ -25,9 +25,8 @@ static int feature_expr_fail(char *err, size_t errlen, const char *what, const c
 	return -1;
 }
 
-static int feature_expr_add(feature_expr_t *e, const char *s, const char *name, size_t len,
-			    uint32_t count, int paren, uint8_t op, int bracket, bool in_set,
-			    char *err, size_t errlen)
+static int feature_expr_add(feature_expr_t *e, const char *s, const char *name, size_t len, uint32_t count,
+			    int paren, uint8_t op, int bracket, bool in_set, char *err, size_t errlen)
 {
 	if (e->n == FEATURE_EXPR_MAX)
 		return feature_expr_fail(err, errlen, "too many feature names", name);
@@ -61,13 +60,14 @@ int feature_expr_parse(const char *expr, feature_expr_t *out, char *err, size_t 
 	size_t flen = 0;
 	uint32_t count = 0;
 	int paren = 0, bracket = 0, sets = 0, bracket_first = -1;
-	bool in_set = false;             /* the current name began inside [ ] */
+	bool in_set = false; /* the current name began inside [ ] */
 	for (;; p++) {
 		char ch = *p;
 		if (ch == '*') {
 			if (!feature || paren)
-				return feature_expr_fail(err, errlen, feature ? "count inside ( )"
-							 : "count without a feature", p);
+				return feature_expr_fail(
+					err, errlen, feature ? "count inside ( )" : "count without a feature",
+					p);
 			if (!flen)
 				flen = (size_t)(p - feature);
 			char *end;
@@ -79,9 +79,9 @@ int feature_expr_parse(const char *expr, feature_expr_t *out, char *err, size_t 
 		} else if (ch == '&' || ch == ',' || ch == '|') {
 			if (!feature)
 				return feature_expr_fail(err, errlen, "expected a feature name", p);
-			if (feature_expr_add(out, expr, feature, flen ? flen : (size_t)(p - feature),
-					     count, paren, ch == '|' ? FEATURE_OP_OR : FEATURE_OP_AND,
-					     bracket, in_set, err, errlen) < 0)
+			if (feature_expr_add(out, expr, feature, flen ? flen : (size_t)(p - feature), count,
+					     paren, ch == '|' ? FEATURE_OP_OR : FEATURE_OP_AND, bracket,
+					     in_set, err, errlen) < 0)
 				return -1;
 			feature = NULL;
 			flen = 0;
@@ -89,7 +89,7 @@ int feature_expr_parse(const char *expr, feature_expr_t *out, char *err, size_t 
 		} else if (ch == '[') {
 			if (feature || bracket)
 				return feature_expr_fail(err, errlen, "unexpected '['", p);
-			if (paren)   /* Slurm takes it, but gives no clear meaning */
+			if (paren) /* Slurm takes it, but gives no clear meaning */
 				return feature_expr_fail(err, errlen, "[ ] inside ( )", p);
 			if (++sets > 1)
 				return feature_expr_fail(err, errlen, "more than one [ ] set", p);
@@ -103,8 +103,8 @@ int feature_expr_parse(const char *expr, feature_expr_t *out, char *err, size_t 
 			bracket--;
 		} else if (ch == '(') {
 			if (feature || paren)
-				return feature_expr_fail(err, errlen, paren ? "nested '('"
-							 : "unexpected '('", p);
+				return feature_expr_fail(err, errlen, paren ? "nested '('" : "unexpected '('",
+							 p);
 			if (bracket)
 				return feature_expr_fail(err, errlen, "( ) inside [ ]", p);
 			paren++;
@@ -115,10 +115,9 @@ int feature_expr_parse(const char *expr, feature_expr_t *out, char *err, size_t 
 				flen = (size_t)(p - feature);
 			paren--;
 		} else if (ch == '\0') {
-			if (feature && feature_expr_add(out, expr, feature,
-							flen ? flen : (size_t)(p - feature), count,
-							paren, FEATURE_OP_END, bracket, in_set,
-							err, errlen) < 0)
+			if (feature &&
+			    feature_expr_add(out, expr, feature, flen ? flen : (size_t)(p - feature), count,
+					     paren, FEATURE_OP_END, bracket, in_set, err, errlen) < 0)
 				return -1;
 			if (!feature && out->n > 0)
 				return feature_expr_fail(err, errlen, "expected a feature name", p);
@@ -143,10 +142,10 @@ int feature_expr_parse(const char *expr, feature_expr_t *out, char *err, size_t 
 		for (int i = bracket_first; i < out->n; i++)
 			if (out->t[i].op == FEATURE_OP_XOR)
 				xor = true;
-		for (int i = bracket_first; xor && i < out->n; i++) {
+		for (int i = bracket_first; xor &&i < out->n; i++) {
 			out->t[i].alt = (int16_t)out->nalt++;
 			if (out->t[i].op != FEATURE_OP_XOR)
-				break;               /* the set's last name */
+				break; /* the set's last name */
 		}
 	}
 	return 0;
@@ -159,8 +158,7 @@ static bool feature_fold(bool v, int op, bool w)
 	return v && w;
 }
 
-bool feature_expr_eval(const feature_expr_t *e, int alt, bool (*has)(void *arg, int i),
-		       void *arg)
+bool feature_expr_eval(const feature_expr_t *e, int alt, bool (*has)(void *arg, int i), void *arg)
 {
 	if (e->n == 0 || e->has_count)
 		return true;
@@ -170,7 +168,7 @@ bool feature_expr_eval(const feature_expr_t *e, int alt, bool (*has)(void *arg, 
 		const feature_term_t *t = &e->t[i];
 		bool set_begins = t->in_set && (i == 0 || !e->t[i - 1].in_set);
 		bool set_ends = t->in_set && (i + 1 == e->n || !e->t[i + 1].in_set);
-		if (last_paren < t->paren || set_begins) {   /* a group begins */
+		if (last_paren < t->paren || set_begins) { /* a group begins */
 			last_paren_op = last_op;
 			last_op = FEATURE_OP_AND;
 			group = true;
@@ -178,7 +176,7 @@ bool feature_expr_eval(const feature_expr_t *e, int alt, bool (*has)(void *arg, 
 		}
 		bool w = (alt >= 0 && t->alt >= 0 && t->alt != alt) ? false : has(arg, i);
 		*work = feature_fold(*work, last_op, w);
-		if (last_paren > t->paren || set_ends) {     /* the group ends with this name */
+		if (last_paren > t->paren || set_ends) { /* the group ends with this name */
 			feature = feature_fold(feature, last_paren_op, group);
 			work = &feature;
 		}

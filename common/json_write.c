@@ -15,7 +15,7 @@
  */
 static size_t json_utf8_length(const unsigned char *s, size_t *bad)
 {
-	unsigned char lo = 0x80, hi = 0xbf;     /* range of the second byte */
+	unsigned char lo = 0x80, hi = 0xbf; /* range of the second byte */
 	size_t need, i;
 
 	if (s[0] < 0x80)
@@ -25,21 +25,21 @@ static size_t json_utf8_length(const unsigned char *s, size_t *bad)
 	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
 		need = 3;
 		if (s[0] == 0xe0)
-			lo = 0xa0;              /* no overlong forms */
+			lo = 0xa0; /* no overlong forms */
 		else if (s[0] == 0xed)
-			hi = 0x9f;              /* no surrogates */
+			hi = 0x9f; /* no surrogates */
 	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
 		need = 4;
 		if (s[0] == 0xf0)
-			lo = 0x90;              /* no overlong forms */
+			lo = 0x90; /* no overlong forms */
 		else if (s[0] == 0xf4)
-			hi = 0x8f;              /* nothing above U+10FFFF */
+			hi = 0x8f; /* nothing above U+10FFFF */
 	} else {
-		*bad = 1;                       /* continuation, 0xc0, 0xc1, 0xf5.. */
+		*bad = 1; /* continuation, 0xc0, 0xc1, 0xf5.. */
 		return 0;
 	}
 	for (i = 1; i < need; i++) {
-		if (s[i] < lo || s[i] > hi) {   /* a NUL ends it here too */
+		if (s[i] < lo || s[i] > hi) { /* a NUL ends it here too */
 			*bad = i;
 			return 0;
 		}
@@ -62,13 +62,34 @@ void json_write_string(FILE *f, const char *str)
 		size_t n, bad = 0;
 
 		switch (*s) {
-		case '"': fputs("\\\"", f); s++; continue;
-		case '\\': fputs("\\\\", f); s++; continue;
-		case '\b': fputs("\\b", f); s++; continue;
-		case '\f': fputs("\\f", f); s++; continue;
-		case '\n': fputs("\\n", f); s++; continue;
-		case '\r': fputs("\\r", f); s++; continue;
-		case '\t': fputs("\\t", f); s++; continue;
+		case '"':
+			fputs("\\\"", f);
+			s++;
+			continue;
+		case '\\':
+			fputs("\\\\", f);
+			s++;
+			continue;
+		case '\b':
+			fputs("\\b", f);
+			s++;
+			continue;
+		case '\f':
+			fputs("\\f", f);
+			s++;
+			continue;
+		case '\n':
+			fputs("\\n", f);
+			s++;
+			continue;
+		case '\r':
+			fputs("\\r", f);
+			s++;
+			continue;
+		case '\t':
+			fputs("\\t", f);
+			s++;
+			continue;
 		default: break;
 		}
 		if (*s < 0x20) {

@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <strings.h>
 
-#define SLURM_TIME_NONE INT64_MAX     /* no limit */
+#define SLURM_TIME_NONE INT64_MAX /* no limit */
 
 /* Parse s into seconds (SLURM_TIME_NONE for no limit). Returns 0, or -1 when
  * s is not a Slurm time. */
@@ -60,18 +60,18 @@ static inline int slurm_time_parse(const char *s, int64_t bare_unit, int64_t *ou
 	}
 	if (*p)
 		return -1;
-	if (days >= 0) {          /* D-HH, D-HH:MM, D-HH:MM:SS */
+	if (days >= 0) { /* D-HH, D-HH:MM, D-HH:MM:SS */
 		int64_t hh = v[0], mm = nv > 1 ? v[1] : 0, ss = nv > 2 ? v[2] : 0;
 		if (mm > 59 || ss > 59)
 			return -1;
 		*out = days * 86400 + hh * 3600 + mm * 60 + ss;
 	} else if (nv == 1) {
 		*out = v[0] * bare_unit;
-	} else if (nv == 2) {     /* MM:SS */
+	} else if (nv == 2) { /* MM:SS */
 		if (v[1] > 59)
 			return -1;
 		*out = v[0] * 60 + v[1];
-	} else {                  /* HH:MM:SS */
+	} else { /* HH:MM:SS */
 		if (v[1] > 59 || v[2] > 59)
 			return -1;
 		*out = v[0] * 3600 + v[1] * 60 + v[2];

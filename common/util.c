@@ -27,11 +27,8 @@ int nodeox_util_parse_size_mb(const char *s, uint64_t *mb)
 	if (errno || end == s)
 		return -1;
 	switch (toupper((unsigned char)*end)) {
-	case '\0':
-		break;
-	case 'M':
-		end++;
-		break;
+	case '\0': break;
+	case 'M': end++; break;
 	case 'G':
 		mult = 1024;
 		end++;
@@ -40,8 +37,7 @@ int nodeox_util_parse_size_mb(const char *s, uint64_t *mb)
 		mult = 1024 * 1024;
 		end++;
 		break;
-	default:
-		return -1;
+	default: return -1;
 	}
 	if (toupper((unsigned char)*end) == 'B') /* accept 80GB, 40960MB */
 		end++;

@@ -33,8 +33,8 @@ size_t nodeox_util_top_span(const char *s, const char *ops);
  * readers give it: "NAME:LINE: " ("NAME: " when line <= 0), then
  * "column COLUMN: " when column is not NULL, then the message; cut to errlen.
  * Returns -1, so a reader can `return nodeox_util_fail(...)`. */
-__attribute__((format(printf, 6, 7)))
-int nodeox_util_fail(char *err, size_t errlen, const char *name, int line, const char *column,
-		     const char *fmt, ...);
+__attribute__((format(printf, 6, 7))) int nodeox_util_fail(char *err, size_t errlen, const char *name,
+							   int line, const char *column, const char *fmt,
+							   ...);
 
 #endif

@@ -10,37 +10,36 @@
 
 #include "kernels/kernels.h"
 
-void combine_delta_cpu(float *delta, const float *global, const float *local,
-                       size_t n)
+void combine_delta_cpu(float *delta, const float *global, const float *local, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        delta[i] = global[i] - local[i];
+	for (size_t i = 0; i < n; i++)
+		delta[i] = global[i] - local[i];
 }
 
 void combine_axpy_cpu(float *out, const float *x, float w, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        out[i] += w * x[i];
+	for (size_t i = 0; i < n; i++)
+		out[i] += w * x[i];
 }
 
 void combine_scale_cpu(float *x, float a, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        x[i] *= a;
+	for (size_t i = 0; i < n; i++)
+		x[i] *= a;
 }
 
 size_t combine_count_nonfinite_cpu(const float *x, size_t n)
 {
-    size_t bad = 0;
-    for (size_t i = 0; i < n; i++)
-        bad += !isfinite(x[i]);
-    return bad;
+	size_t bad = 0;
+	for (size_t i = 0; i < n; i++)
+		bad += !isfinite(x[i]);
+	return bad;
 }
 
 double combine_sumsq_cpu(const float *x, size_t n)
 {
-    double s = 0.0;
-    for (size_t i = 0; i < n; i++)
-        s += (double)x[i] * (double)x[i];
-    return s;
+	double s = 0.0;
+	for (size_t i = 0; i < n; i++)
+		s += (double)x[i] * (double)x[i];
+	return s;
 }

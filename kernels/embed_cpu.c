@@ -6,30 +6,28 @@
  */
 #include "kernels/kernels.h"
 
-void embed_forward_cpu(float *out, const int *tokens, const float *wte, const float *wpe,
-                       int B, int T, int C)
+void embed_forward_cpu(float *out, const int *tokens, const float *wte, const float *wpe, int B, int T, int C)
 {
-    for (int b = 0; b < B; b++)
-        for (int t = 0; t < T; t++) {
-            float *o = out + ((size_t)b * T + t) * C;
-            const float *te = wte + (size_t)tokens[b * T + t] * C;
-            const float *pe = wpe + (size_t)t * C;
-            for (int c = 0; c < C; c++)
-                o[c] = te[c] + pe[c];
-        }
+	for (int b = 0; b < B; b++)
+		for (int t = 0; t < T; t++) {
+			float *o = out + ((size_t)b * T + t) * C;
+			const float *te = wte + (size_t)tokens[b * T + t] * C;
+			const float *pe = wpe + (size_t)t * C;
+			for (int c = 0; c < C; c++)
+				o[c] = te[c] + pe[c];
+		}
 }
 
-void embed_backward_cpu(float *dwte, float *dwpe, const float *dout, const int *tokens,
-                        int B, int T, int C)
+void embed_backward_cpu(float *dwte, float *dwpe, const float *dout, const int *tokens, int B, int T, int C)
 {
-    for (int b = 0; b < B; b++)
-        for (int t = 0; t < T; t++) {
-            const float *d = dout + ((size_t)b * T + t) * C;
-            float *dte = dwte + (size_t)tokens[b * T + t] * C;
-            float *dpe = dwpe + (size_t)t * C;
-            for (int c = 0; c < C; c++) {
-                dte[c] += d[c];
-                dpe[c] += d[c];
-            }
-        }
+	for (int b = 0; b < B; b++)
+		for (int t = 0; t < T; t++) {
+			const float *d = dout + ((size_t)b * T + t) * C;
+			float *dte = dwte + (size_t)tokens[b * T + t] * C;
+			float *dpe = dwpe + (size_t)t * C;
+			for (int c = 0; c < C; c++) {
+				dte[c] += d[c];
+				dpe[c] += d[c];
+			}
+		}
 }

@@ -19,40 +19,38 @@ static cublasHandle_t matmul_handle;
 /* Create the handle now (backend_cuda calls this to fail early and clearly). */
 extern "C" int matmul_cuda_init(void)
 {
-    if (!matmul_handle && cublasCreate(&matmul_handle) != CUBLAS_STATUS_SUCCESS) {
-        matmul_handle = NULL;
-        return -1;
-    }
-    return 0;
+	if (!matmul_handle && cublasCreate(&matmul_handle) != CUBLAS_STATUS_SUCCESS) {
+		matmul_handle = NULL;
+		return -1;
+	}
+	return 0;
 }
 
 /* The handle, for the other kernels that call cuBLAS (attention_cuda.cu). */
 extern "C" cublasHandle_t matmul_cuda_handle(void)
 {
-    if (!matmul_handle)
-        cublasCheck(cublasCreate(&matmul_handle));
-    return matmul_handle;
+	if (!matmul_handle)
+		cublasCheck(cublasCreate(&matmul_handle));
+	return matmul_handle;
 }
 
-extern "C" void matmul_sgemm_cuda(int transa, int transb, int m, int n, int k,
-                                  float alpha, const float *A, const float *B,
-                                  float beta, float *C)
+extern "C" void matmul_sgemm_cuda(int transa, int transb, int m, int n, int k, float alpha, const float *A,
+				  const float *B, float beta, float *C)
 {
-    if (m <= 0 || n <= 0)
-        return;
-    if (!matmul_handle)
-        cublasCheck(cublasCreate(&matmul_handle));
-    if (k <= 0) { /* cuBLAS would scale C by beta; keep the beta == 0 contract */
-        if (beta == 0.0f)
-            cudaCheck(cudaMemsetAsync(C, 0, (size_t)m * n * sizeof(float)));
-        else
-            cublasCheck(cublasSscal(matmul_handle, m * n, &beta, C, 1));
-        return;
-    }
-    int lda = transa ? m : k; /* row length of A as stored */
-    int ldb = transb ? k : n;
-    cublasCheck(cublasSgemm(matmul_handle,
-                            transb ? CUBLAS_OP_T : CUBLAS_OP_N,
-                            transa ? CUBLAS_OP_T : CUBLAS_OP_N,
-                            n, m, k, &alpha, B, ldb, A, lda, &beta, C, n));
+	if (m <= 0 || n <= 0)
+		return;
+	if (!matmul_handle)
+		cublasCheck(cublasCreate(&matmul_handle));
+	if (k <= 0) { /* cuBLAS would scale C by beta; keep the beta == 0 contract */
+		if (beta == 0.0f)
+			cudaCheck(cudaMemsetAsync(C, 0, (size_t)m * n * sizeof(float)));
+		else
+			cublasCheck(cublasSscal(matmul_handle, m * n, &beta, C, 1));
+		return;
+	}
+	int lda = transa ? m : k; /* row length of A as stored */
+	int ldb = transb ? k : n;
+	cublasCheck(cublasSgemm(matmul_handle, transb ? CUBLAS_OP_T : CUBLAS_OP_N,
+				transa ? CUBLAS_OP_T : CUBLAS_OP_N, n, m, k, &alpha, B, ldb, A, lda, &beta, C,
+				n));
 }

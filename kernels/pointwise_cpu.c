@@ -12,29 +12,29 @@
 
 void pointwise_gelu_forward_cpu(float *out, const float *inp, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        float x = inp[i];
-        float cube = 0.044715f * x * x * x;
-        out[i] = 0.5f * x * (1.0f + tanhf(GELU_SCALE * (x + cube)));
-    }
+	for (size_t i = 0; i < n; i++) {
+		float x = inp[i];
+		float cube = 0.044715f * x * x * x;
+		out[i] = 0.5f * x * (1.0f + tanhf(GELU_SCALE * (x + cube)));
+	}
 }
 
 void pointwise_gelu_backward_cpu(float *dinp, const float *inp, const float *dout, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        float x = inp[i];
-        float cube = 0.044715f * x * x * x;
-        float arg = GELU_SCALE * (x + cube);
-        float th = tanhf(arg);
-        float sech2 = 1.0f - th * th;
-        float local = 0.5f * (1.0f + th) +
-                      x * 0.5f * sech2 * GELU_SCALE * (1.0f + 3.0f * 0.044715f * x * x);
-        dinp[i] = local * dout[i];
-    }
+	for (size_t i = 0; i < n; i++) {
+		float x = inp[i];
+		float cube = 0.044715f * x * x * x;
+		float arg = GELU_SCALE * (x + cube);
+		float th = tanhf(arg);
+		float sech2 = 1.0f - th * th;
+		float local = 0.5f * (1.0f + th) +
+			      x * 0.5f * sech2 * GELU_SCALE * (1.0f + 3.0f * 0.044715f * x * x);
+		dinp[i] = local * dout[i];
+	}
 }
 
 void pointwise_residual_forward_cpu(float *out, const float *a, const float *b, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
-        out[i] = a[i] + b[i];
+	for (size_t i = 0; i < n; i++)
+		out[i] = a[i] + b[i];
 }

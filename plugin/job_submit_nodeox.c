@@ -79,28 +79,27 @@ const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 /* Broaden=when-faster: bounds on what one decision reads of job_list. Past
  * either, the state is marked cut and the decision makes no estimate (it
  * decides as when-blocked and says so). */
-#define NODEOX_MAX_JOBS_SCANNED 200000 /* job records looked at */
-#define NODEOX_MAX_RUNNING 200000      /* running jobs' (job, node) GPU holdings */
+#define NODEOX_MAX_JOBS_SCANNED 200000                 /* job records looked at */
+#define NODEOX_MAX_RUNNING 200000                      /* running jobs' (job, node) GPU holdings */
 #define NODEOX_ADMIN_COMMENT_MAX (16 * NODEOX_STR_MAX) /* admin text + our record */
 
 /* The loaded policy and the identity of the file it came from. */
 static struct {
-	pthread_mutex_t lock;      /* guards everything here (see Concurrency) */
-	char *path;                /* xmalloc'd */
-	nodeox_conf_t *conf;       /* NULL: missing or broken, pass through */
-	bool stat_ok;              /* last stat succeeded */
+	pthread_mutex_t lock; /* guards everything here (see Concurrency) */
+	char *path;           /* xmalloc'd */
+	nodeox_conf_t *conf;  /* NULL: missing or broken, pass through */
+	bool stat_ok;         /* last stat succeeded */
 	int stat_errno;
-	struct stat st;            /* identity of the file conf came from */
-	bool known;                /* st/stat_errno describe the last look */
-	struct timespec looked;    /* CLOCK_MONOTONIC time of the last look */
-	long look_interval_ms;     /* at most one look per interval (tests: 0) */
+	struct stat st;         /* identity of the file conf came from */
+	bool known;             /* st/stat_errno describe the last look */
+	struct timespec looked; /* CLOCK_MONOTONIC time of the last look */
+	long look_interval_ms;  /* at most one look per interval (tests: 0) */
 } nx = { .lock = PTHREAD_MUTEX_INITIALIZER, .look_interval_ms = 1000 };
 
 static bool _same_file(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-	       a->st_mtim.tv_sec == b->st_mtim.tv_sec &&
-	       a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
@@ -170,10 +169,12 @@ static void _conf_refresh(bool force)
 	nodeox_conf_free(nx.conf);
 	nx.conf = conf;
 	info("%s: loaded %s: Mode=%s Broaden=%s, %d GPU types, %d groups", plugin_type, nx.path,
-	     conf->mode == NODEOX_MODE_ENFORCE ? "enforce" :
-	     conf->mode == NODEOX_MODE_DRYRUN ? "dryrun" : "off",
-	     conf->broaden == NODEOX_BROADEN_ALWAYS ? "always" :
-	     conf->broaden == NODEOX_BROADEN_WHEN_BLOCKED ? "when-blocked" : "when-faster",
+	     conf->mode == NODEOX_MODE_ENFORCE  ? "enforce"
+	     : conf->mode == NODEOX_MODE_DRYRUN ? "dryrun"
+						: "off",
+	     conf->broaden == NODEOX_BROADEN_ALWAYS         ? "always"
+	     : conf->broaden == NODEOX_BROADEN_WHEN_BLOCKED ? "when-blocked"
+							    : "when-faster",
 	     conf->ntypes, conf->ngroups);
 }
 
@@ -221,8 +222,9 @@ static void _node_gpus(node_record_t *node_ptr, nodeox_node_t *nd)
 		if (!gs->gres_name || xstrcmp(gs->gres_name, "gpu") || !ns)
 			continue;
 		nd->gpus_total = (uint32_t)ns->gres_cnt_avail;
-		nd->gpus_idle = ns->gres_cnt_avail > ns->gres_cnt_alloc ?
-			(uint32_t)(ns->gres_cnt_avail - ns->gres_cnt_alloc) : 0;
+		nd->gpus_idle = ns->gres_cnt_avail > ns->gres_cnt_alloc
+					? (uint32_t)(ns->gres_cnt_avail - ns->gres_cnt_alloc)
+					: 0;
 		if (ns->type_cnt == 1 && ns->type_name && ns->type_name[0])
 			nd->gpu_type = ns->type_name[0];
 		break;
@@ -238,8 +240,7 @@ static const char *_node_job_part(node_record_t *node_ptr, const char *job_parts
 	for (i = 0; i < node_ptr->part_cnt; i++) {
 		part_record_t *p = node_ptr->part_pptr[i];
 
-		if (p && p->name &&
-		    (!job_parts || nodeox_util_list_has(job_parts, p->name, strlen(p->name))))
+		if (p && p->name && (!job_parts || nodeox_util_list_has(job_parts, p->name, strlen(p->name))))
 			return p->name;
 	}
 	return NULL;
@@ -278,10 +279,9 @@ static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes, i
 			map[i] = (int32_t)n;
 		st = node_ptr->node_state;
 		nd->name = node_ptr->name;
-		nd->features = node_ptr->features_act ? node_ptr->features_act :
-			node_ptr->features;
-		nd->usable = !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) &&
-			     !IS_NODE_FAIL(node_ptr) && !IS_NODE_FUTURE(node_ptr);
+		nd->features = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
+		nd->usable = !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
+			     !IS_NODE_FUTURE(node_ptr);
 		_node_gpus(node_ptr, nd);
 		if (IS_NODE_NO_RESPOND(node_ptr) || (st & NODE_STATE_BASE) == NODE_STATE_UNKNOWN)
 			nd->gpus_idle = 0;
@@ -293,14 +293,14 @@ static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes, i
 
 /* Broaden=when-faster's view of job_list (see _cluster_state). */
 typedef struct {
-	nodeox_running_t *running;      /* xmalloc'd, sorted by end */
-	size_t cap;                     /* entries allocated in running */
-	nodeox_running_t *sort_tmp;     /* nodeox_running_sort's scratch, or NULL */
+	nodeox_running_t *running;  /* xmalloc'd, sorted by end */
+	size_t cap;                 /* entries allocated in running */
+	nodeox_running_t *sort_tmp; /* nodeox_running_sort's scratch, or NULL */
 	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
-	int32_t *map;                   /* node record index -> snapshot index */
+	int32_t *map; /* node record index -> snapshot index */
 	uint32_t *scratch;
-	bool nomem;                     /* an allocation failed: no estimate */
+	bool nomem; /* an allocation failed: no estimate */
 } nodeox_state_buf_t;
 
 static int _gres_is_gpu(void *x, void *key)
@@ -314,8 +314,8 @@ static int _gres_is_gpu(void *x, void *key)
  * an untyped request: one nodeox broadened, or any GPU). */
 static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr)
 {
-	const char *field[4] = { job_ptr->tres_per_job, job_ptr->tres_per_node,
-				 job_ptr->tres_per_task, job_ptr->tres_per_socket };
+	const char *field[4] = { job_ptr->tres_per_job, job_ptr->tres_per_node, job_ptr->tres_per_task,
+				 job_ptr->tres_per_socket };
 	uint32_t nodes = 1, tasks = 1;
 	nodeox_tres_gpu_t e[NODEOX_TRES_MAX_GPU];
 	char type[NODEOX_NAME_MAX] = "";
@@ -352,14 +352,12 @@ static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record
 		st->ahead[k].gpus = 0;
 		cl->nahead++;
 	}
-	st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX :
-		st->ahead[k].gpus + gpus;
+	st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX : st->ahead[k].gpus + gpus;
 }
 
 /* A running job's GPUs on each of its nodes in the snapshot. Returns false
  * when the running list is full, or could not grow (st->nomem). */
-static bool _running_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr,
-			 time_t now)
+static bool _running_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr, time_t now)
 {
 	gres_state_t *gs;
 	gres_job_state_t *js;
@@ -367,8 +365,8 @@ static bool _running_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_recor
 	uint32_t j = 0;
 
 	if (!job_ptr->node_bitmap || !job_ptr->gres_list_alloc ||
-	    !(gs = list_find_first(job_ptr->gres_list_alloc, _gres_is_gpu, NULL)) ||
-	    !(js = gs->gres_data) || !js->gres_cnt_node_alloc)
+	    !(gs = list_find_first(job_ptr->gres_list_alloc, _gres_is_gpu, NULL)) || !(js = gs->gres_data) ||
+	    !js->gres_cnt_node_alloc)
 		return true;
 	first = bit_ffs(job_ptr->node_bitmap);
 	last = bit_fls(job_ptr->node_bitmap);
@@ -417,8 +415,7 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 	size_t scanned = 0;
 	time_t now = time(NULL);
 
-	st->scratch = try_xcalloc(NODEOX_ESTIMATE_SCRATCH(cl->nnodes ? cl->nnodes : 1),
-				  sizeof(uint32_t));
+	st->scratch = try_xcalloc(NODEOX_ESTIMATE_SCRATCH(cl->nnodes ? cl->nnodes : 1), sizeof(uint32_t));
 	if (!st->scratch) { /* no scratch: the decision makes no estimate */
 		st->nomem = true;
 		return;
@@ -441,8 +438,7 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 					cl->state_cut = true;
 				break;
 			}
-		} else if (IS_JOB_PENDING(job_ptr) && job_ptr->priority &&
-			   job_ptr->job_id != job->job_id &&
+		} else if (IS_JOB_PENDING(job_ptr) && job_ptr->priority && job_ptr->job_id != job->job_id &&
 			   (!job_ptr->partition || !job->partition ||
 			    nodeox_util_lists_meet(job_ptr->partition, job->partition))) {
 			_demand_add(st, cl, job_ptr);
@@ -473,8 +469,8 @@ static void _default_account(uint32_t uid, char *buf, size_t len)
 	memset(&user, 0, sizeof(user));
 	user.uid = uid;
 	buf[0] = '\0';
-	if (assoc_mgr_fill_in_user(acct_db_conn, &user, accounting_enforce, NULL, false) !=
-	    SLURM_ERROR && user.default_acct)
+	if (assoc_mgr_fill_in_user(acct_db_conn, &user, accounting_enforce, NULL, false) != SLURM_ERROR &&
+	    user.default_acct)
 		snprintf(buf, len, "%s", user.default_acct);
 }
 
@@ -504,7 +500,7 @@ static void _replace(char **field, const char *value)
  * own so that make check-valgrind can name exactly this leak.
  */
 static __attribute__((noinline)) void _set_prefer_leaked_by_slurm_2205(job_desc_msg_t *job_desc,
-								      const char *value)
+								       const char *value)
 {
 	_replace(&job_desc->prefer, value);
 }
@@ -567,8 +563,8 @@ static const char *_log_safe(const char *s, char *buf, size_t cap)
  * loaded), as job->time_cap and a few words saying where it comes from.
  * parts: the job's comma list of partitions, NULL for the default one.
  */
-static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id,
-		      nodeox_job_t *job, char *what, size_t cap)
+static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id, nodeox_job_t *job, char *what,
+		      size_t cap)
 {
 	char name[NODEOX_NAME_MAX];
 	const char *p = parts;
@@ -600,9 +596,9 @@ static void _time_cap(const char *parts, const char *qos_name, uint32_t qos_id,
 		memset(&qos, 0, sizeof(qos));
 		qos.name = (char *)qos_name;
 		qos.id = qos_name ? 0 : qos_id;
-		if (assoc_mgr_fill_in_qos(acct_db_conn, &qos, accounting_enforce, &qos_ptr,
-					  false) == SLURM_SUCCESS && qos_ptr &&
-		    qos.max_wall_pj != INFINITE && qos.max_wall_pj != NO_VAL &&
+		if (assoc_mgr_fill_in_qos(acct_db_conn, &qos, accounting_enforce, &qos_ptr, false) ==
+			    SLURM_SUCCESS &&
+		    qos_ptr && qos.max_wall_pj != INFINITE && qos.max_wall_pj != NO_VAL &&
 		    qos.max_wall_pj < limit) {
 			limit = qos.max_wall_pj;
 			snprintf(what, cap, "MaxWall of QOS %s", qos_name ? qos_name : "of the job");
@@ -623,7 +619,8 @@ static void _set_admin_comment(job_desc_msg_t *job_desc, const char *old, const 
 	}
 	if (strlen(old) + strlen(ours) + 2 > NODEOX_ADMIN_COMMENT_MAX) {
 		info("%s: admin comment of %zu characters left as it is, nodeox's record "
-		     "not appended", plugin_type, strlen(old));
+		     "not appended",
+		     plugin_type, strlen(old));
 		return;
 	}
 	c = xstrdup_printf("%s; %s", old, ours);
@@ -633,16 +630,16 @@ static void _set_admin_comment(job_desc_msg_t *job_desc, const char *old, const 
 
 /* What job_modify must do besides deciding (NULL for a submission). */
 typedef struct {
-	job_record_t *job_ptr;     /* the stored job: read, never written */
-	bool sets_comment;         /* the update changes the comment */
-	bool may_admin_comment;    /* the caller may set admin_comment */
+	job_record_t *job_ptr;  /* the stored job: read, never written */
+	bool sets_comment;      /* the update changes the comment */
+	bool may_admin_comment; /* the caller may set admin_comment */
 } nodeox_update_t;
 
 /* Where the job's time limit cap comes from (read by _time_cap). */
 typedef struct {
-	const char *parts;         /* the job's partitions, NULL: the default one */
-	const char *qos;           /* the QOS the job names, or NULL */
-	uint32_t qos_id;           /* else the stored job's QOS id, or 0 */
+	const char *parts; /* the job's partitions, NULL: the default one */
+	const char *qos;   /* the QOS the job names, or NULL */
+	uint32_t qos_id;   /* else the stored job's QOS id, or 0 */
 } nodeox_cap_src_t;
 
 /*
@@ -696,19 +693,20 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	slurm_mutex_unlock(&nx.lock);
 	if (st->nomem)
 		error("%s: %s uid=%u: out of memory for the when-faster estimate: decided "
-		      "as Broaden=when-blocked", plugin_type, what, uid);
+		      "as Broaden=when-blocked",
+		      plugin_type, what, uid);
 	else if (cluster.state_cut)
 		info("%s: %s uid=%u: more than %d jobs or %d running GPU holdings in "
-		     "slurmctld: no when-faster estimate", plugin_type, what, uid,
-		     NODEOX_MAX_JOBS_SCANNED, NODEOX_MAX_RUNNING);
+		     "slurmctld: no when-faster estimate",
+		     plugin_type, what, uid, NODEOX_MAX_JOBS_SCANNED, NODEOX_MAX_RUNNING);
 	_cluster_state_free(st);
 	xfree(st);
 	xfree(nodes);
-	if (d->action == NODEOX_REWRITE && !d->dryrun && upd &&
-	    _job_gres_typed(upd->job_ptr, reqname)) {
+	if (d->action == NODEOX_REWRITE && !d->dryrun && upd && _job_gres_typed(upd->job_ptr, reqname)) {
 		/* Slurm cannot untype a pending job's stored request: see top. */
 		d->action = NODEOX_KEEP;
-		snprintf(d->reason, sizeof(d->reason), "not broadened: a pending job whose GPU "
+		snprintf(d->reason, sizeof(d->reason),
+			 "not broadened: a pending job whose GPU "
 			 "request names a type cannot be broadened by an update; cancel it "
 			 "and submit again with --comment=nodeox:flex");
 		if (upd->sets_comment)
@@ -717,22 +715,19 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 
 	_log_safe(d->reason, safe_reason, sizeof(safe_reason));
 	switch (d->action) {
-	case NODEOX_PASS:
-		break;
+	case NODEOX_PASS: break;
 	case NODEOX_REJECT:
 		info("%s: %s uid=%u: REJECT: %s", plugin_type, what, uid, safe_reason);
 		_tell_user(err_msg, d->reason);
 		rc = SLURM_ERROR;
 		break;
 	case NODEOX_KEEP:
-		info("%s: %s uid=%u: %s: %s", plugin_type, what, uid,
-		     rc ? "REFUSED" : "KEEP", safe_reason);
+		info("%s: %s uid=%u: %s: %s", plugin_type, what, uid, rc ? "REFUSED" : "KEEP", safe_reason);
 		_tell_user(err_msg, d->reason);
 		break;
 	case NODEOX_REWRITE:
-		info("%s: %s uid=%u: %s: %s; %s", plugin_type, what, uid,
-		     d->dryrun ? "DRYRUN" : "REWRITE", safe_reason,
-		     _log_safe(d->admin_comment, safe_note, sizeof(safe_note)));
+		info("%s: %s uid=%u: %s: %s; %s", plugin_type, what, uid, d->dryrun ? "DRYRUN" : "REWRITE",
+		     safe_reason, _log_safe(d->admin_comment, safe_note, sizeof(safe_note)));
 		_tell_user(err_msg, d->reason);
 		if (d->dryrun)
 			break;
@@ -778,19 +773,17 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 	job.prefer = job_desc->prefer;
 	job.partition = job_desc->partition ? job_desc->partition : default_part_name;
 	job.account = job_desc->account;
-	job.time_limit = job_desc->time_limit == NO_VAL ? NODEOX_TIME_NONE :
-		job_desc->time_limit;
+	job.time_limit = job_desc->time_limit == NO_VAL ? NODEOX_TIME_NONE : job_desc->time_limit;
 	cap.parts = job_desc->partition;
 	cap.qos = job_desc->qos;
 	job.min_nodes = job_desc->min_nodes == NO_VAL ? 0 : job_desc->min_nodes;
 	job.num_tasks = job_desc->num_tasks == NO_VAL ? 0 : job_desc->num_tasks;
 	if (job_desc->het_job_offset != NO_VAL)
-		snprintf(what, sizeof(what), "submit (het component %u)",
-			 job_desc->het_job_offset);
+		snprintf(what, sizeof(what), "submit (het component %u)", job_desc->het_job_offset);
 	else
 		snprintf(what, sizeof(what), "submit%s", job_desc->array_inx ? " (array)" : "");
-	return _decide_apply(&job, job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid,
-			     job_desc, NULL, &cap, job_desc->admin_comment, what, err_msg);
+	return _decide_apply(&job, job_desc->user_id != NO_VAL ? job_desc->user_id : submit_uid, job_desc,
+			     NULL, &cap, job_desc->admin_comment, what, err_msg);
 }
 
 /*
@@ -814,8 +807,7 @@ static const char *_type_term(const char *features)
  * user). Only when the limit is still the one nodeox set; a caller who sets
  * a limit in the same update decides it. Writes the update request only.
  */
-static int _constraint_update(job_desc_msg_t *job_desc, job_record_t *job_ptr,
-			      char **err_msg)
+static int _constraint_update(job_desc_msg_t *job_desc, job_record_t *job_ptr, char **err_msg)
 {
 	nodeox_record_t *rec;
 	char err[NODEOX_ERR_MAX], line[NODEOX_ERR_MAX], safe[4 * NODEOX_ERR_MAX];
@@ -828,7 +820,8 @@ static int _constraint_update(job_desc_msg_t *job_desc, job_record_t *job_ptr,
 	    job_ptr->time_limit == (uint32_t)rec->time_limit_to_min && rec->features_to[0] &&
 	    !strstr(job_desc->features, _type_term(rec->features_to))) {
 		job_desc->time_limit = (uint32_t)rec->time_limit_min;
-		snprintf(line, sizeof(line), "the constraint nodeox set is replaced: time limit "
+		snprintf(line, sizeof(line),
+			 "the constraint nodeox set is replaced: time limit "
 			 "%u -> %u min, as asked (nodeox had scaled it for slower GPU types)",
 			 job_ptr->time_limit, job_desc->time_limit);
 		info("%s: update JobId=%u: RESTORE: %s", plugin_type, job_ptr->job_id,
@@ -846,8 +839,7 @@ static int _constraint_update(job_desc_msg_t *job_desc, job_record_t *job_ptr,
  * limit is scaled only for operators (Slurm refuses a user's raise) and only
  * once (not again for a job nodeox has already broadened).
  */
-static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid,
-		   char **err_msg)
+static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid, char **err_msg)
 {
 	nodeox_job_details_t *det;
 	nodeox_job_t job = { 0 };
@@ -877,14 +869,12 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.account = NX_PICK(account, job_ptr->account);
 	job.user = job_ptr->user_name;
 #undef NX_PICK
-	if (!validate_operator(submit_uid) ||
-	    nodeox_record_present(job_ptr->admin_comment))
+	if (!validate_operator(submit_uid) || nodeox_record_present(job_ptr->admin_comment))
 		job.time_limit = NODEOX_TIME_NONE; /* not raisable, or scaled already */
 	else if (job_desc->time_limit != NO_VAL)
 		job.time_limit = job_desc->time_limit;
 	else
-		job.time_limit = job_ptr->time_limit == NO_VAL ? NODEOX_TIME_NONE :
-			job_ptr->time_limit;
+		job.time_limit = job_ptr->time_limit == NO_VAL ? NODEOX_TIME_NONE : job_ptr->time_limit;
 	cap.parts = job.partition;
 	cap.qos = job_desc->qos;
 	cap.qos_id = job_desc->qos ? 0 : job_ptr->qos_id;
@@ -892,8 +882,8 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.num_tasks = det && det->num_tasks != NO_VAL ? det->num_tasks : 0;
 	snprintf(what, sizeof(what), "update JobId=%u", job_ptr->job_id);
 	return _decide_apply(&job, job_ptr->user_id, job_desc, &upd, &cap,
-			     job_desc->admin_comment ? job_desc->admin_comment :
-			     job_ptr->admin_comment, what, err_msg);
+			     job_desc->admin_comment ? job_desc->admin_comment : job_ptr->admin_comment, what,
+			     err_msg);
 }
 
 /* 23.02+ passes err_msg (see slurm_compat.h): the user sees our line. */

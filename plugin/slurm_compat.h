@@ -63,8 +63,7 @@ typedef __typeof__(*((job_record_t *)0)->details) nodeox_job_details_t;
 	job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid, char **err_msg
 #define NODEOX_JOB_MODIFY_ERR_MSG err_msg
 #else
-#define NODEOX_JOB_MODIFY_ARGS \
-	job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid
+#define NODEOX_JOB_MODIFY_ARGS job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid
 #define NODEOX_JOB_MODIFY_ERR_MSG NULL
 #endif
 

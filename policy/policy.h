@@ -31,16 +31,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define NODEOX_MAX_TYPES   32    /* GPU types in one nodeox.conf */
-#define NODEOX_MAX_GROUPS  32
-#define NODEOX_MAX_SCOPE   64    /* names in one Partitions=/Allow*=/Deny* list */
-#define NODEOX_NAME_MAX    64    /* a type, feature, group, partition or user name */
-#define NODEOX_STR_MAX     1024  /* Slurm limits features/prefer to 1024 chars */
-#define NODEOX_ERR_MAX     256
-#define NODEOX_COMMENT_MAX 8192  /* longer comments are not scanned for a tag */
+#define NODEOX_MAX_TYPES 32 /* GPU types in one nodeox.conf */
+#define NODEOX_MAX_GROUPS 32
+#define NODEOX_MAX_SCOPE 64 /* names in one Partitions=/Allow*=/Deny* list */
+#define NODEOX_NAME_MAX 64  /* a type, feature, group, partition or user name */
+#define NODEOX_STR_MAX 1024 /* Slurm limits features/prefer to 1024 chars */
+#define NODEOX_ERR_MAX 256
+#define NODEOX_COMMENT_MAX 8192 /* longer comments are not scanned for a tag */
 
 /* No time limit given (Slurm's NO_VAL) or unlimited (INFINITE): never scaled. */
-#define NODEOX_TIME_NONE     0xfffffffeu
+#define NODEOX_TIME_NONE 0xfffffffeu
 #define NODEOX_TIME_INFINITE 0xffffffffu
 
 typedef enum { NODEOX_MODE_ENFORCE = 0, NODEOX_MODE_DRYRUN, NODEOX_MODE_OFF } nodeox_mode_t;
@@ -56,11 +56,11 @@ typedef enum {
 
 /* One `GpuType=` line. */
 typedef struct {
-	char name[NODEOX_NAME_MAX];     /* gres type, e.g. "a100" */
-	char feature[NODEOX_NAME_MAX];  /* node feature naming it; defaults to name */
-	uint64_t mem_mb;                /* GPU memory in MB, 0 = unknown */
-	double speed;                   /* relative throughput, > 0 */
-	int line;                       /* where it was defined */
+	char name[NODEOX_NAME_MAX];    /* gres type, e.g. "a100" */
+	char feature[NODEOX_NAME_MAX]; /* node feature naming it; defaults to name */
+	uint64_t mem_mb;               /* GPU memory in MB, 0 = unknown */
+	double speed;                  /* relative throughput, > 0 */
+	int line;                      /* where it was defined */
 } nodeox_gpu_type_t;
 
 /* One `Group=` line: indexes into nodeox_conf_t.types. */
@@ -79,13 +79,13 @@ typedef struct {
 /* A parsed nodeox.conf. Plain data: read it freely. */
 typedef struct {
 	char path[512];
-	nodeox_mode_t mode;             /* Mode=, default enforce */
-	nodeox_broaden_t broaden;       /* Broaden=, default always */
-	double min_speed;               /* MinSpeed=, default 0 (no floor) */
-	double when_faster_margin;      /* WhenFasterMargin=, default NODEOX_WHEN_FASTER_MARGIN */
-	bool scale_time_limit;          /* ScaleTimeLimit=, default yes */
-	bool prefer_requested;          /* PreferRequested=, default no */
-	nodeox_namelist_t partitions;   /* Partitions=: empty = all */
+	nodeox_mode_t mode;           /* Mode=, default enforce */
+	nodeox_broaden_t broaden;     /* Broaden=, default always */
+	double min_speed;             /* MinSpeed=, default 0 (no floor) */
+	double when_faster_margin;    /* WhenFasterMargin=, default NODEOX_WHEN_FASTER_MARGIN */
+	bool scale_time_limit;        /* ScaleTimeLimit=, default yes */
+	bool prefer_requested;        /* PreferRequested=, default no */
+	nodeox_namelist_t partitions; /* Partitions=: empty = all */
 	nodeox_namelist_t allow_accounts, deny_accounts;
 	nodeox_namelist_t allow_users, deny_users;
 	nodeox_gpu_type_t types[NODEOX_MAX_TYPES];
@@ -100,8 +100,8 @@ typedef struct {
  * lines is valid (it broadens nothing).
  */
 int nodeox_conf_parse_file(const char *path, nodeox_conf_t **out, char *err, size_t errlen);
-int nodeox_conf_parse_string(const char *text, const char *name, nodeox_conf_t **out,
-			     char *err, size_t errlen);
+int nodeox_conf_parse_string(const char *text, const char *name, nodeox_conf_t **out, char *err,
+			     size_t errlen);
 void nodeox_conf_free(nodeox_conf_t *conf);
 /* Index of the type called name (case-insensitive), or -1. */
 int nodeox_conf_find_type(const nodeox_conf_t *conf, const char *name);
@@ -109,10 +109,10 @@ int nodeox_conf_find_type(const nodeox_conf_t *conf, const char *name);
 /* The `nodeox:flex[:opt[:opt...]]` tag found in a job's comment. */
 typedef struct {
 	bool present;
-	uint64_t min_mem_mb;            /* mem=40G; 0 = no minimum */
-	bool uniform;                   /* all nodes of the job share one type */
-	int only[NODEOX_MAX_TYPES];     /* types=a100+l40s: restriction (conf indexes) */
-	int nonly;                      /* 0 = no restriction */
+	uint64_t min_mem_mb;        /* mem=40G; 0 = no minimum */
+	bool uniform;               /* all nodes of the job share one type */
+	int only[NODEOX_MAX_TYPES]; /* types=a100+l40s: restriction (conf indexes) */
+	int nonly;                  /* 0 = no restriction */
 } nodeox_tag_t;
 
 /*
@@ -120,48 +120,48 @@ typedef struct {
  * Returns 1 for a valid tag, -1 for a malformed one with a one-line reason in
  * err naming the bad part. Never reads past NODEOX_COMMENT_MAX characters.
  */
-int nodeox_tag_parse(const char *comment, const nodeox_conf_t *conf, nodeox_tag_t *tag,
-		     char *err, size_t errlen);
+int nodeox_tag_parse(const char *comment, const nodeox_conf_t *conf, nodeox_tag_t *tag, char *err,
+		     size_t errlen);
 
 /* The fields of a job that the policy reads (job_desc_msg_t or a sim job). */
 typedef struct {
-	uint32_t job_id;                /* 0 if not known yet */
+	uint32_t job_id; /* 0 if not known yet */
 	const char *comment;
-	const char *tres_per_job;       /* --gpus                  "gres:gpu:a100:4" */
-	const char *tres_per_node;      /* --gres, --gpus-per-node "gres:gpu:a100:4,gres:foo:1" */
-	const char *tres_per_task;      /* --gpus-per-task */
-	const char *tres_per_socket;    /* --gpus-per-socket */
-	const char *features;           /* --constraint */
-	const char *prefer;             /* --prefer */
-	const char *partition;          /* comma list, NULL = default partition */
+	const char *tres_per_job;    /* --gpus                  "gres:gpu:a100:4" */
+	const char *tres_per_node;   /* --gres, --gpus-per-node "gres:gpu:a100:4,gres:foo:1" */
+	const char *tres_per_task;   /* --gpus-per-task */
+	const char *tres_per_socket; /* --gpus-per-socket */
+	const char *features;        /* --constraint */
+	const char *prefer;          /* --prefer */
+	const char *partition;       /* comma list, NULL = default partition */
 	const char *account;
 	const char *user;
-	uint32_t time_limit;            /* minutes, or NODEOX_TIME_NONE/INFINITE */
-	uint32_t time_cap;              /* longest limit the job may have (its partitions'
+	uint32_t time_limit;       /* minutes, or NODEOX_TIME_NONE/INFINITE */
+	uint32_t time_cap;         /* longest limit the job may have (its partitions'
 					 * MaxTime, its QOS's MaxWall), minutes; 0 = none */
-	const char *time_cap_what;      /* where time_cap comes from ("MaxTime of
+	const char *time_cap_what; /* where time_cap comes from ("MaxTime of
 					 * partition short"), for the reason; may be NULL */
-	uint32_t min_nodes;             /* 0 = unknown */
-	uint32_t num_tasks;             /* 0 = unknown (used by Broaden=when-blocked) */
+	uint32_t min_nodes;        /* 0 = unknown */
+	uint32_t num_tasks;        /* 0 = unknown (used by Broaden=when-blocked) */
 } nodeox_job_t;
 
 /* One node as slurmctld (or the simulator) sees it now. */
 typedef struct {
 	const char *name;
-	const char *features;           /* comma list of available features */
-	const char *partitions;         /* comma list */
-	const char *gpu_type;           /* gres type on the node ("" untyped) */
+	const char *features;   /* comma list of available features */
+	const char *partitions; /* comma list */
+	const char *gpu_type;   /* gres type on the node ("" untyped) */
 	uint32_t gpus_total;
 	uint32_t gpus_idle;
-	bool usable;                    /* up, not drained/down/reserved-away */
+	bool usable; /* up, not drained/down/reserved-away */
 } nodeox_node_t;
 
 /* Broaden=when-faster: GPUs a running job holds on one node, and when they are
  * expected back (its start plus its time limit, as slurmctld's end_time). */
 typedef struct {
-	uint32_t node;                  /* index into nodeox_cluster_t.nodes */
+	uint32_t node; /* index into nodeox_cluster_t.nodes */
 	uint32_t gpus;
-	int64_t end;                    /* seconds from now; <= 0: overdue, free now */
+	int64_t end; /* seconds from now; <= 0: overdue, free now */
 } nodeox_running_t;
 
 /* Sort running jobs by end, ascending, equal ends kept in the order given:
@@ -174,7 +174,7 @@ void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *
 
 /* Broaden=when-faster: GPUs that pending jobs ahead of this one want, by type. */
 typedef struct {
-	const char *type;               /* gres type; "" = untyped (any type serves it) */
+	const char *type; /* gres type; "" = untyped (any type serves it) */
 	uint64_t gpus;
 } nodeox_demand_t;
 
@@ -202,29 +202,29 @@ typedef struct {
 
 /* The two finishes Broaden=when-faster compares, in seconds from now. */
 typedef struct {
-	bool made;                      /* an estimate was made (else the fields are 0) */
-	int64_t kept_start;             /* enough GPUs of the requested type; -1: not
+	bool made;            /* an estimate was made (else the fields are 0) */
+	int64_t kept_start;   /* enough GPUs of the requested type; -1: not
 					 * within the running jobs known */
-	int64_t kept_finish;            /* kept_start + the time limit; -1 as above */
-	int64_t broad_start;            /* the same on the eligible types; -1 as above */
-	int64_t broad_finish;           /* broad_start + limit x factor; -1 as above */
-	double broad_factor;            /* speed(requested)/speed(slowest type that
+	int64_t kept_finish;  /* kept_start + the time limit; -1 as above */
+	int64_t broad_start;  /* the same on the eligible types; -1 as above */
+	int64_t broad_finish; /* broad_start + limit x factor; -1 as above */
+	double broad_factor;  /* speed(requested)/speed(slowest type that
 					 * could serve it at broad_start), >= 1 */
-	int broad_slowest;              /* that type (conf index), -1 if none */
-	int64_t horizon;                /* how far the walk over the running jobs
+	int broad_slowest;    /* that type (conf index), -1 if none */
+	int64_t horizon;      /* how far the walk over the running jobs
 					 * looked (it stops once the answer is
 					 * known); a side not fitting by then is -1 */
-	bool extrapolated;              /* the running jobs known were not enough for a
+	bool extrapolated;    /* the running jobs known were not enough for a
 					 * side: its start is extrapolated from the rate
 					 * its GPUs came back */
-	bool broaden;                   /* the broadened finish is earlier by the margin */
+	bool broaden;         /* the broadened finish is earlier by the margin */
 } nodeox_estimate_t;
 
 typedef enum {
-	NODEOX_PASS = 0,   /* not tagged, or mode off: job untouched, nothing to say */
-	NODEOX_KEEP,       /* tagged, but left as asked: reason says why */
-	NODEOX_REWRITE,    /* tagged and broadened: new_* hold the new fields */
-	NODEOX_REJECT,     /* malformed tag: reject the submission with reason */
+	NODEOX_PASS = 0, /* not tagged, or mode off: job untouched, nothing to say */
+	NODEOX_KEEP,     /* tagged, but left as asked: reason says why */
+	NODEOX_REWRITE,  /* tagged and broadened: new_* hold the new fields */
+	NODEOX_REJECT,   /* malformed tag: reject the submission with reason */
 } nodeox_action_t;
 
 typedef struct {
@@ -236,7 +236,7 @@ typedef struct {
 					 * unless no usable node of the job's
 					 * partitions has it (then it is absent) */
 	int neligible;
-	double run_time_factor;         /* speed(requested)/speed(slowest eligible), >= 1 */
+	double run_time_factor; /* speed(requested)/speed(slowest eligible), >= 1 */
 	/* Changed fields for REWRITE (and dryrun). A *_set flag says whether the
 	 * field is to be replaced; an empty string with _set means "clear it". */
 	bool tres_per_job_set, tres_per_node_set, tres_per_task_set, tres_per_socket_set;
@@ -248,10 +248,10 @@ typedef struct {
 	char features[NODEOX_STR_MAX];
 	char prefer[NODEOX_STR_MAX];
 	uint32_t time_limit;
-	bool time_capped;               /* scaling was cut (or skipped) at job->time_cap */
-	uint32_t time_scaled;           /* the limit scaling alone would have given */
+	bool time_capped;                   /* scaling was cut (or skipped) at job->time_cap */
+	uint32_t time_scaled;               /* the limit scaling alone would have given */
 	char admin_comment[NODEOX_STR_MAX]; /* original request and the change */
-	nodeox_estimate_t estimate;     /* Broaden=when-faster: what it acted on */
+	nodeox_estimate_t estimate;         /* Broaden=when-faster: what it acted on */
 } nodeox_decision_t;
 
 /*
@@ -263,8 +263,8 @@ typedef struct {
  * features) AND the OR of the eligible features. Semantics of every field:
  * doc/nodeox.conf.5. Always fills out; never fails; allocates nothing.
  */
-void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			  const nodeox_cluster_t *cluster, nodeox_decision_t *out);
+void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cluster,
+			  nodeox_decision_t *out);
 
 /* "PASS", "KEEP", "REWRITE", "REJECT". */
 const char *nodeox_action_name(nodeox_action_t action);
@@ -299,31 +299,31 @@ const char *nodeox_action_name(nodeox_action_t action);
 
 /* How a GPU entry is spelled, kept when it is rewritten. */
 typedef enum {
-	NODEOX_TRES_BARE = 0,   /* gpu:a100:4        (simulator traces, node GRES) */
-	NODEOX_TRES_COLON,      /* gres:gpu:a100:4   (Slurm 22.05)       */
-	NODEOX_TRES_SLASH,      /* gres/gpu:a100:4   (Slurm 23.11+)      */
-	NODEOX_TRES_SLASH_EQ,   /* gres/gpu:a100=4   (Slurm 23.11+, sacct) */
+	NODEOX_TRES_BARE = 0, /* gpu:a100:4        (simulator traces, node GRES) */
+	NODEOX_TRES_COLON,    /* gres:gpu:a100:4   (Slurm 22.05)       */
+	NODEOX_TRES_SLASH,    /* gres/gpu:a100:4   (Slurm 23.11+)      */
+	NODEOX_TRES_SLASH_EQ, /* gres/gpu:a100=4   (Slurm 23.11+, sacct) */
 } nodeox_tres_form_t;
 
 /* What is wrong with a GPU entry (Slurm would refuse it). */
 typedef enum {
 	NODEOX_TRES_OK = 0,
-	NODEOX_TRES_NO_TYPE,       /* "gpu::4": empty type */
-	NODEOX_TRES_NO_COUNT,      /* "gpu:a100:", "gpu:", "gres/gpu=": nothing where the count goes */
-	NODEOX_TRES_BAD_COUNT,     /* "gpu:a100:4x": the count is not a number */
-	NODEOX_TRES_BIG_COUNT,     /* over NODEOX_TRES_COUNT_MAX */
+	NODEOX_TRES_NO_TYPE,   /* "gpu::4": empty type */
+	NODEOX_TRES_NO_COUNT,  /* "gpu:a100:", "gpu:", "gres/gpu=": nothing where the count goes */
+	NODEOX_TRES_BAD_COUNT, /* "gpu:a100:4x": the count is not a number */
+	NODEOX_TRES_BIG_COUNT, /* over NODEOX_TRES_COUNT_MAX */
 } nodeox_tres_problem_t;
 
-#define NODEOX_TRES_COUNT_MAX 0xffffffffull  /* larger counts are refused */
-#define NODEOX_TRES_MAX_GPU 8    /* gpu entries the decision looks at in one field */
+#define NODEOX_TRES_COUNT_MAX 0xffffffffull /* larger counts are refused */
+#define NODEOX_TRES_MAX_GPU 8               /* gpu entries the decision looks at in one field */
 
 /* One gpu entry of a TRES or GRES string; offsets into that string. */
 typedef struct {
-	size_t start, end;          /* the whole entry (node: with its "(...)") */
-	size_t type_off, type_len;  /* type_len 0: untyped */
-	size_t cnt_off, cnt_len;    /* cnt_len 0: no count given (means 1) */
+	size_t start, end;         /* the whole entry (node: with its "(...)") */
+	size_t type_off, type_len; /* type_len 0: untyped */
+	size_t cnt_off, cnt_len;   /* cnt_len 0: no count given (means 1) */
 	nodeox_tres_form_t form;
-	uint64_t count;             /* parsed count: 1 if none given, 0 if malformed */
+	uint64_t count; /* parsed count: 1 if none given, 0 if malformed */
 	nodeox_tres_problem_t problem;
 } nodeox_tres_gpu_t;
 
@@ -343,8 +343,7 @@ const char *nodeox_tres_problem_text(nodeox_tres_problem_t p);
 int nodeox_tres_type_copy(const char *s, const nodeox_tres_gpu_t *e, char *dst, size_t cap);
 /* Write s with the type removed from each of its n gpu entries into dst.
  * Returns 0, or -1 if dst is too small. */
-int nodeox_tres_untype(const char *s, const nodeox_tres_gpu_t *e, int n, char *dst,
-		       size_t cap);
+int nodeox_tres_untype(const char *s, const nodeox_tres_gpu_t *e, int n, char *dst, size_t cap);
 
 /*
  * The admin_comment record (policy_record.c): read job_submit/nodeox's record
@@ -359,28 +358,28 @@ int nodeox_tres_untype(const char *s, const nodeox_tres_gpu_t *e, int n, char *d
  */
 
 #define NODEOX_RECORD_TYPE_MAX 64
-#define NODEOX_RECORD_TAG_MAX  1024
-#define NODEOX_RECORD_COUNT_MAX 1000000  /* GPUs a count is taken for when totalling */
+#define NODEOX_RECORD_TAG_MAX 1024
+#define NODEOX_RECORD_COUNT_MAX 1000000 /* GPUs a count is taken for when totalling */
 
 /* Count forms, as the record's gpus= names them. */
 typedef enum {
-	NODEOX_FORM_JOB = 0,     /* --gpus */
-	NODEOX_FORM_NODE,        /* --gres, --gpus-per-node */
-	NODEOX_FORM_TASK,        /* --gpus-per-task */
-	NODEOX_FORM_SOCKET,      /* --gpus-per-socket */
+	NODEOX_FORM_JOB = 0, /* --gpus */
+	NODEOX_FORM_NODE,    /* --gres, --gpus-per-node */
+	NODEOX_FORM_TASK,    /* --gpus-per-task */
+	NODEOX_FORM_SOCKET,  /* --gpus-per-socket */
 	NODEOX_NFORMS
 } nodeox_form_t;
 
 typedef struct {
-	int version;                    /* v= of the record used; 0: none found */
-	int legacy;                     /* a record from before v=1 (no v= word) */
-	char type[NODEOX_RECORD_TYPE_MAX];  /* "" if not recorded */
-	int64_t count[NODEOX_NFORMS];    /* GPUs of the type per form, -1 = not used */
-	char tag[NODEOX_RECORD_TAG_MAX]; /* canonical nodeox:flex tag, "" if not recorded */
-	int64_t time_limit_min;         /* unscaled limit in minutes, -1 = not scaled */
-	int64_t time_limit_to_min;      /* the limit nodeox set (same record), -1 = none */
-	char features_to[1024];         /* the constraint nodeox set (decoded), "" = none */
-	int cut;                        /* some keys were left out (cut=) */
+	int version;                       /* v= of the record used; 0: none found */
+	int legacy;                        /* a record from before v=1 (no v= word) */
+	char type[NODEOX_RECORD_TYPE_MAX]; /* "" if not recorded */
+	int64_t count[NODEOX_NFORMS];      /* GPUs of the type per form, -1 = not used */
+	char tag[NODEOX_RECORD_TAG_MAX];   /* canonical nodeox:flex tag, "" if not recorded */
+	int64_t time_limit_min;            /* unscaled limit in minutes, -1 = not scaled */
+	int64_t time_limit_to_min;         /* the limit nodeox set (same record), -1 = none */
+	char features_to[1024];            /* the constraint nodeox set (decoded), "" = none */
+	int cut;                           /* some keys were left out (cut=) */
 } nodeox_record_t;
 
 /* What every record in admin_comment starts with: the one home of the
@@ -396,8 +395,7 @@ bool nodeox_record_present(const char *admin_comment);
  * record, 1 with *rec filled, 2 for a record of a version this reader does
  * not know (rec->version set, nothing else), -1 with err naming the bad word.
  */
-int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *err,
-		       size_t errlen);
+int nodeox_record_parse(const char *admin_comment, nodeox_record_t *rec, char *err, size_t errlen);
 
 /* Decode %XX in src[0..n) into dst (cap bytes). Returns 0, or -1 on a bad
  * escape, a decoded NUL or no room. */

@@ -21,9 +21,9 @@
 
 #include "policy/policy_internal.h"
 
-#define CONF_FILE_MAX (1 << 20)   /* a policy file is small; refuse more */
+#define CONF_FILE_MAX (1 << 20) /* a policy file is small; refuse more */
 #define CONF_LINE_MAX 4096
-#define CONF_TOKENS   64
+#define CONF_TOKENS 64
 
 typedef struct {
 	const char *key, *val;
@@ -37,20 +37,31 @@ typedef struct {
 	int line;
 	char *err;
 	size_t errlen;
-	int seen[16];                       /* line where each global key was set */
+	int seen[16]; /* line where each global key was set */
 	char group_types[NODEOX_MAX_GROUPS][CONF_LINE_MAX / 4];
 } conf_parser_t;
 
-enum { K_MODE, K_BROADEN, K_MINSPEED, K_SCALE, K_PREFER, K_PARTS, K_ALLOWACC, K_DENYACC,
-       K_ALLOWUSR, K_DENYUSR, K_MARGIN, K_NGLOBAL };
+enum {
+	K_MODE,
+	K_BROADEN,
+	K_MINSPEED,
+	K_SCALE,
+	K_PREFER,
+	K_PARTS,
+	K_ALLOWACC,
+	K_DENYACC,
+	K_ALLOWUSR,
+	K_DENYUSR,
+	K_MARGIN,
+	K_NGLOBAL
+};
 static const char *const conf_global_keys[K_NGLOBAL] = {
-	"Mode", "Broaden", "MinSpeed", "ScaleTimeLimit", "PreferRequested", "Partitions",
-	"AllowAccounts", "DenyAccounts", "AllowUsers", "DenyUsers", "WhenFasterMargin",
+	"Mode",          "Broaden",      "MinSpeed",   "ScaleTimeLimit", "PreferRequested",  "Partitions",
+	"AllowAccounts", "DenyAccounts", "AllowUsers", "DenyUsers",      "WhenFasterMargin",
 };
 
 /* "NAME:LINE: message" into p->err (common/util.h); -1. */
-#define conf_fail(p, ...) nodeox_util_fail((p)->err, (p)->errlen, (p)->name, (p)->line, NULL, \
-					   __VA_ARGS__)
+#define conf_fail(p, ...) nodeox_util_fail((p)->err, (p)->errlen, (p)->name, (p)->line, NULL, __VA_ARGS__)
 
 /* The value as a quoted, bounded string for messages. */
 static const char *conf_q(char *buf, size_t cap, const char *s, size_t n)
@@ -77,8 +88,8 @@ static int conf_bool(conf_parser_t *p, const conf_tok_t *t, bool *out)
 			 conf_q(q, sizeof(q), t->val, t->vlen));
 }
 
-static int conf_double(conf_parser_t *p, const conf_tok_t *t, double lo, double hi,
-		       bool lo_open, const char *what, double *out)
+static int conf_double(conf_parser_t *p, const conf_tok_t *t, double lo, double hi, bool lo_open,
+		       const char *what, double *out)
 {
 	char buf[64], q[64], *end;
 	double v;
@@ -89,8 +100,7 @@ static int conf_double(conf_parser_t *p, const conf_tok_t *t, double lo, double 
 	buf[t->vlen] = '\0';
 	errno = 0;
 	v = strtod(buf, &end);
-	if (errno || end == buf || *end || !isfinite(v) || v > hi || v < lo ||
-	    (lo_open && v == lo))
+	if (errno || end == buf || *end || !isfinite(v) || v > hi || v < lo || (lo_open && v == lo))
 		goto bad;
 	*out = v;
 	return 0;
@@ -109,8 +119,8 @@ static int conf_names(conf_parser_t *p, const conf_tok_t *t, nodeox_namelist_t *
 		size_t n = c ? (size_t)(c - (t->val + off)) : t->vlen - off;
 
 		if (!nodeox_util_name_ok(t->val + off, n))
-			return conf_fail(p, "%.*s: bad name '%s' (letters, digits, _ . - @)",
-					 (int)t->klen, t->key, conf_q(q, sizeof(q), t->val + off, n));
+			return conf_fail(p, "%.*s: bad name '%s' (letters, digits, _ . - @)", (int)t->klen,
+					 t->key, conf_q(q, sizeof(q), t->val + off, n));
 		if (l->n >= NODEOX_MAX_SCOPE)
 			return conf_fail(p, "%.*s: more than %d names", (int)t->klen, t->key,
 					 NODEOX_MAX_SCOPE);
@@ -126,8 +136,8 @@ static int conf_global(conf_parser_t *p, const conf_tok_t *t)
 {
 	nodeox_conf_t *c = p->conf;
 	nodeox_namelist_t *lists[K_NGLOBAL] = {
-		[K_PARTS] = &c->partitions,       [K_ALLOWACC] = &c->allow_accounts,
-		[K_DENYACC] = &c->deny_accounts,  [K_ALLOWUSR] = &c->allow_users,
+		[K_PARTS] = &c->partitions,      [K_ALLOWACC] = &c->allow_accounts,
+		[K_DENYACC] = &c->deny_accounts, [K_ALLOWUSR] = &c->allow_users,
 		[K_DENYUSR] = &c->deny_users,
 	};
 	char q[64];
@@ -137,20 +147,17 @@ static int conf_global(conf_parser_t *p, const conf_tok_t *t)
 		if (nodeox_util_eq(t->key, t->klen, conf_global_keys[k]))
 			break;
 	if (k == K_NGLOBAL) {
-		if (nodeox_util_eq(t->key, t->klen, "Feature") ||
-		    nodeox_util_eq(t->key, t->klen, "Memory") ||
+		if (nodeox_util_eq(t->key, t->klen, "Feature") || nodeox_util_eq(t->key, t->klen, "Memory") ||
 		    nodeox_util_eq(t->key, t->klen, "Speed"))
 			return conf_fail(p, "%.*s= belongs on a GpuType= line", (int)t->klen, t->key);
 		if (nodeox_util_eq(t->key, t->klen, "Types"))
 			return conf_fail(p, "Types= belongs on a Group= line");
-		if (nodeox_util_eq(t->key, t->klen, "GpuType") ||
-		    nodeox_util_eq(t->key, t->klen, "Group"))
+		if (nodeox_util_eq(t->key, t->klen, "GpuType") || nodeox_util_eq(t->key, t->klen, "Group"))
 			return conf_fail(p, "%.*s= must start its line", (int)t->klen, t->key);
 		return conf_fail(p, "unknown key '%s'", conf_q(q, sizeof(q), t->key, t->klen));
 	}
 	if (p->seen[k])
-		return conf_fail(p, "%s= given twice (first at line %d)", conf_global_keys[k],
-				 p->seen[k]);
+		return conf_fail(p, "%s= given twice (first at line %d)", conf_global_keys[k], p->seen[k]);
 	p->seen[k] = p->line;
 	switch (k) {
 	case K_MODE:
@@ -172,20 +179,17 @@ static int conf_global(conf_parser_t *p, const conf_tok_t *t)
 		else if (nodeox_util_eq(t->val, t->vlen, "when-faster"))
 			c->broaden = NODEOX_BROADEN_WHEN_FASTER;
 		else
-			return conf_fail(p, "Broaden=%s: expected always, when-blocked or "
-					 "when-faster", conf_q(q, sizeof(q), t->val, t->vlen));
+			return conf_fail(p,
+					 "Broaden=%s: expected always, when-blocked or "
+					 "when-faster",
+					 conf_q(q, sizeof(q), t->val, t->vlen));
 		return 0;
-	case K_MINSPEED:
-		return conf_double(p, t, 0.0, 1.0, false, "a number from 0 to 1", &c->min_speed);
+	case K_MINSPEED: return conf_double(p, t, 0.0, 1.0, false, "a number from 0 to 1", &c->min_speed);
 	case K_MARGIN:
-		return conf_double(p, t, 0.0, 0.9, false, "a fraction from 0 to 0.9",
-				   &c->when_faster_margin);
-	case K_SCALE:
-		return conf_bool(p, t, &c->scale_time_limit);
-	case K_PREFER:
-		return conf_bool(p, t, &c->prefer_requested);
-	default:
-		return conf_names(p, t, lists[k]);
+		return conf_double(p, t, 0.0, 0.9, false, "a fraction from 0 to 0.9", &c->when_faster_margin);
+	case K_SCALE: return conf_bool(p, t, &c->scale_time_limit);
+	case K_PREFER: return conf_bool(p, t, &c->prefer_requested);
+	default: return conf_names(p, t, lists[k]);
 	}
 }
 
@@ -202,8 +206,8 @@ static int conf_gputype(conf_parser_t *p, const conf_tok_t *t, int nt)
 				 conf_q(q, sizeof(q), t[0].val, t[0].vlen));
 	for (i = 0; i < c->ntypes; i++)
 		if (nodeox_util_eq(t[0].val, t[0].vlen, c->types[i].name))
-			return conf_fail(p, "GpuType=%s already defined at line %d",
-					 c->types[i].name, c->types[i].line);
+			return conf_fail(p, "GpuType=%s already defined at line %d", c->types[i].name,
+					 c->types[i].line);
 	if (c->ntypes >= NODEOX_MAX_TYPES)
 		return conf_fail(p, "more than %d GpuType= lines", NODEOX_MAX_TYPES);
 	g = &c->types[c->ntypes];
@@ -221,12 +225,13 @@ static int conf_gputype(conf_parser_t *p, const conf_tok_t *t, int nt)
 		else if (nodeox_util_eq(t[i].key, t[i].klen, "Speed"))
 			have = &have_speed;
 		else
-			return conf_fail(p, "unknown key '%s' on a GpuType= line (expected "
+			return conf_fail(p,
+					 "unknown key '%s' on a GpuType= line (expected "
 					 "Feature, Memory, Speed)",
 					 conf_q(q, sizeof(q), t[i].key, t[i].klen));
 		if (*have)
-			return conf_fail(p, "%.*s= given twice for GpuType=%s", (int)t[i].klen,
-					 t[i].key, g->name);
+			return conf_fail(p, "%.*s= given twice for GpuType=%s", (int)t[i].klen, t[i].key,
+					 g->name);
 		*have = true;
 		if (have == &have_feature) {
 			if (!nodeox_util_name_ok(t[i].val, t[i].vlen))
@@ -243,12 +248,11 @@ static int conf_gputype(conf_parser_t *p, const conf_tok_t *t, int nt)
 			buf[t[i].vlen] = '\0';
 			if (nodeox_util_parse_size_mb(buf, &g->mem_mb) || !g->mem_mb)
 				goto bad_mem;
-		} else if (conf_double(p, &t[i], 0.0, 1e300, true,
-				       "a number above 0", &g->speed)) {
+		} else if (conf_double(p, &t[i], 0.0, 1e300, true, "a number above 0", &g->speed)) {
 			return -1;
 		}
 		continue;
-bad_mem:
+	bad_mem:
 		return conf_fail(p, "Memory=%s: expected a size like 80G or 40960M",
 				 conf_q(q, sizeof(q), t[i].val, t[i].vlen));
 	}
@@ -256,9 +260,10 @@ bad_mem:
 		memcpy(g->feature, g->name, sizeof(g->feature));
 	for (i = 0; i < c->ntypes; i++)
 		if (!strcmp(c->types[i].feature, g->feature))
-			return conf_fail(p, "Feature=%s is already the feature of GpuType=%s "
-					 "(line %d): one feature per type", g->feature,
-					 c->types[i].name, c->types[i].line);
+			return conf_fail(p,
+					 "Feature=%s is already the feature of GpuType=%s "
+					 "(line %d): one feature per type",
+					 g->feature, c->types[i].name, c->types[i].line);
 	c->ntypes++;
 	return 0;
 }
@@ -271,12 +276,11 @@ static int conf_group(conf_parser_t *p, const conf_tok_t *t, int nt)
 	int i;
 
 	if (!nodeox_util_name_ok(t[0].val, t[0].vlen))
-		return conf_fail(p, "Group=%s: bad group name",
-				 conf_q(q, sizeof(q), t[0].val, t[0].vlen));
+		return conf_fail(p, "Group=%s: bad group name", conf_q(q, sizeof(q), t[0].val, t[0].vlen));
 	for (i = 0; i < c->ngroups; i++)
 		if (nodeox_util_eq(t[0].val, t[0].vlen, c->groups[i].name))
-			return conf_fail(p, "Group=%s already defined at line %d",
-					 c->groups[i].name, c->groups[i].line);
+			return conf_fail(p, "Group=%s already defined at line %d", c->groups[i].name,
+					 c->groups[i].line);
 	if (c->ngroups >= NODEOX_MAX_GROUPS)
 		return conf_fail(p, "more than %d Group= lines", NODEOX_MAX_GROUPS);
 	if (nt != 2 || !nodeox_util_eq(t[1].key, t[1].klen, "Types"))
@@ -316,8 +320,8 @@ static int conf_resolve_groups(conf_parser_t *p)
 				if (nodeox_util_eq(s, n, c->types[j].name))
 					t = j;
 			if (t < 0)
-				return conf_fail(p, "Group=%s: type '%s' has no GpuType= line",
-						 g->name, conf_q(q, sizeof(q), s, n));
+				return conf_fail(p, "Group=%s: type '%s' has no GpuType= line", g->name,
+						 conf_q(q, sizeof(q), s, n));
 			for (j = 0; j < g->ntypes; j++)
 				if (g->types[j] == t)
 					return conf_fail(p, "Group=%s: type %s listed twice", g->name,
@@ -355,8 +359,7 @@ static int conf_tokens(conf_parser_t *p, const char *s, size_t n, conf_tok_t *t)
 			return conf_fail(p, "more than %d Key=Value items on one line", CONF_TOKENS);
 		eq = memchr(s + st, '=', i - st);
 		if (!eq || eq == s + st || eq == s + i - 1)
-			return conf_fail(p, "'%s' is not Key=Value",
-					 conf_q(q, sizeof(q), s + st, i - st));
+			return conf_fail(p, "'%s' is not Key=Value", conf_q(q, sizeof(q), s + st, i - st));
 		t[nt].key = s + st;
 		t[nt].klen = (size_t)(eq - (s + st));
 		t[nt].val = eq + 1;
@@ -387,8 +390,8 @@ static int conf_line(conf_parser_t *p, const char *s, size_t n)
 	return 0;
 }
 
-int nodeox_conf_parse_string(const char *text, const char *name, nodeox_conf_t **out,
-			     char *err, size_t errlen)
+int nodeox_conf_parse_string(const char *text, const char *name, nodeox_conf_t **out, char *err,
+			     size_t errlen)
 {
 	conf_parser_t *p;
 	const char *s = text;
@@ -460,8 +463,10 @@ int nodeox_conf_parse_file(const char *path, nodeox_conf_t **out, char *err, siz
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONF_FILE_MAX) {
 		int e = errno;
 
-		snprintf(err, errlen, "%s: %s", path, fstat(fd, &st) != 0 ? strerror(e) :
-			 !S_ISREG(st.st_mode) ? "not a regular file" : "larger than 1 MiB");
+		snprintf(err, errlen, "%s: %s", path,
+			 fstat(fd, &st) != 0    ? strerror(e)
+			 : !S_ISREG(st.st_mode) ? "not a regular file"
+						: "larger than 1 MiB");
 		close(fd);
 		return -1;
 	}

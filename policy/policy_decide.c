@@ -24,12 +24,17 @@
 
 enum { F_JOB, F_NODE, F_TASK, F_SOCKET, F_N };
 static const char *const decide_field_names[F_N] = {
-	"tres_per_job", "tres_per_node", "tres_per_task", "tres_per_socket",
+	"tres_per_job",
+	"tres_per_node",
+	"tres_per_task",
+	"tres_per_socket",
 };
 /* Where each field's rewritten string goes in nodeox_decision_t. */
 static const size_t decide_field_off[F_N] = {
-	offsetof(nodeox_decision_t, tres_per_job), offsetof(nodeox_decision_t, tres_per_node),
-	offsetof(nodeox_decision_t, tres_per_task), offsetof(nodeox_decision_t, tres_per_socket),
+	offsetof(nodeox_decision_t, tres_per_job),
+	offsetof(nodeox_decision_t, tres_per_node),
+	offsetof(nodeox_decision_t, tres_per_task),
+	offsetof(nodeox_decision_t, tres_per_socket),
 };
 
 /* What the job asked for, found in its four TRES fields. */
@@ -38,12 +43,11 @@ typedef struct {
 	nodeox_tres_gpu_t e[F_N][NODEOX_TRES_MAX_GPU];
 	int n[F_N];
 	bool typed[F_N];
-	const char *type;          /* points into a field */
+	const char *type; /* points into a field */
 	size_t type_len;
 } decide_req_t;
 
-__attribute__((format(printf, 2, 3)))
-static void decide_keep(nodeox_decision_t *out, const char *fmt, ...)
+__attribute__((format(printf, 2, 3))) static void decide_keep(nodeox_decision_t *out, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -74,8 +78,7 @@ static bool decide_empty(const char *s)
 }
 
 /* KEEP if the job is outside Partitions= / Allow* / Deny*. */
-static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			    nodeox_decision_t *out)
+static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job, nodeox_decision_t *out)
 {
 	const struct {
 		const nodeox_namelist_t *allow, *deny;
@@ -93,7 +96,7 @@ static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job,
 
 		if (decide_empty(p)) {
 			decide_keep(out, "not broadened: the job names no partition and "
-				    "Partitions= is set in nodeox.conf");
+					 "Partitions= is set in nodeox.conf");
 			return false;
 		}
 		while (*p) {
@@ -105,8 +108,10 @@ static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job,
 				ok = n && nodeox_util_eq(p, n, conf->partitions.names[i]);
 			if (!ok) {
 				nodeox_util_quote(q, sizeof(q), p, n);
-				decide_keep(out, "not broadened: partition %s is not in "
-					    "Partitions= of nodeox.conf", q);
+				decide_keep(out,
+					    "not broadened: partition %s is not in "
+					    "Partitions= of nodeox.conf",
+					    q);
 				return false;
 			}
 			if (!c)
@@ -129,8 +134,8 @@ static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job,
 			allowed = !strcmp(v, scopes[k].allow->names[i]);
 		if (!allowed) {
 			nodeox_util_quote(q, sizeof(q), v ? v : "(none)", v ? strlen(v) : 6);
-			decide_keep(out, "not broadened: %s %s is not allowed in nodeox.conf",
-				    scopes[k].what, q);
+			decide_keep(out, "not broadened: %s %s is not allowed in nodeox.conf", scopes[k].what,
+				    q);
 			return false;
 		}
 	}
@@ -152,8 +157,10 @@ static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_deci
 	for (f = 0; f < F_N; f++) {
 		r->n[f] = nodeox_tres_scan(r->field[f], r->e[f], NODEOX_TRES_MAX_GPU);
 		if (r->n[f] < 0 || r->n[f] > NODEOX_TRES_MAX_GPU) {
-			decide_keep(out, "not broadened: %s is too long or has too many gpu "
-				    "entries", decide_field_names[f]);
+			decide_keep(out,
+				    "not broadened: %s is too long or has too many gpu "
+				    "entries",
+				    decide_field_names[f]);
 			return false;
 		}
 		for (i = 0; i < r->n[f]; i++) {
@@ -163,8 +170,7 @@ static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_deci
 			any = true;
 			/* Slurm refuses it; rewritten, it could ask for something else */
 			if (e->problem != NODEOX_TRES_OK) {
-				nodeox_util_quote(q1, sizeof(q1), r->field[f] + e->start,
-						  e->end - e->start);
+				nodeox_util_quote(q1, sizeof(q1), r->field[f] + e->start, e->end - e->start);
 				decide_keep(out, "not broadened: GPU entry '%s' in %s %s", q1,
 					    decide_field_names[f], nodeox_tres_problem_text(e->problem));
 				return false;
@@ -178,8 +184,10 @@ static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_deci
 			} else if (!decide_same(r->type, r->type_len, t, e->type_len)) {
 				nodeox_util_quote(q1, sizeof(q1), r->type, r->type_len);
 				nodeox_util_quote(q2, sizeof(q2), t, e->type_len);
-				decide_keep(out, "not broadened: two GPU types in one request "
-					    "(%s and %s)", q1, q2);
+				decide_keep(out,
+					    "not broadened: two GPU types in one request "
+					    "(%s and %s)",
+					    q1, q2);
 				return false;
 			}
 		}
@@ -190,7 +198,7 @@ static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_deci
 	}
 	if (!r->type) {
 		decide_keep(out, "not broadened: the GPU request names no type (any GPU "
-			    "already serves it)");
+				 "already serves it)");
 		return false;
 	}
 	return true;
@@ -224,8 +232,7 @@ static bool decide_type_present(const nodeox_cluster_t *cl, const nodeox_job_t *
 	for (i = 0; i < cl->nnodes; i++) {
 		const nodeox_node_t *nd = &cl->nodes[i];
 
-		if (nd->usable && decide_node_has_type(nd, t) &&
-		    nodeox_node_in_parts(nd, job->partition))
+		if (nd->usable && decide_node_has_type(nd, t) && nodeox_node_in_parts(nd, job->partition))
 			return true;
 	}
 	return false;
@@ -253,8 +260,8 @@ static void decide_shape(const nodeox_job_t *job, const decide_req_t *r, nodeox_
 /* Broaden=when-blocked: enough idle GPUs of the requested type right now?
  * Counts idle GPUs on usable nodes of the job's partitions that carry the
  * type's feature (or report the type as their gres type). */
-static bool decide_can_serve(const nodeox_cluster_t *cl, const nodeox_job_t *job,
-			     const nodeox_gpu_type_t *t, const nodeox_shape_t *sh)
+static bool decide_can_serve(const nodeox_cluster_t *cl, const nodeox_job_t *job, const nodeox_gpu_type_t *t,
+			     const nodeox_shape_t *sh)
 {
 	uint64_t idle_sum = 0, nodes_fit = 0;
 	size_t i;
@@ -275,8 +282,7 @@ static bool decide_can_serve(const nodeox_cluster_t *cl, const nodeox_job_t *job
 
 /* Why type c (a group mate of req) is not eligible, or NULL if it is. */
 static const char *decide_exclude(const nodeox_conf_t *conf, const nodeox_job_t *job,
-				  const nodeox_cluster_t *cl, const nodeox_tag_t *tag, int req,
-				  int c)
+				  const nodeox_cluster_t *cl, const nodeox_tag_t *tag, int req, int c)
 {
 	const nodeox_gpu_type_t *t = &conf->types[c];
 	int j;
@@ -298,9 +304,8 @@ static const char *decide_exclude(const nodeox_conf_t *conf, const nodeox_job_t 
 }
 
 /* Fill out->eligible. Returns false (KEEP) if no type beyond req is left. */
-static bool decide_eligible(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			    const nodeox_cluster_t *cl, const nodeox_tag_t *tag, int req,
-			    nodeox_decision_t *out)
+static bool decide_eligible(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
+			    const nodeox_tag_t *tag, int req, nodeox_decision_t *out)
 {
 	bool mate[NODEOX_MAX_TYPES] = { false }, grouped = false;
 	char why[NODEOX_ERR_MAX];
@@ -343,8 +348,8 @@ static bool decide_eligible(const nodeox_conf_t *conf, const nodeox_job_t *job,
 		others++;
 	}
 	if (!others) {
-		decide_keep(out, "not broadened: no type eligible beyond %s (%s)",
-			    conf->types[req].name, why);
+		decide_keep(out, "not broadened: no type eligible beyond %s (%s)", conf->types[req].name,
+			    why);
 		return false;
 	}
 	return true;
@@ -389,8 +394,7 @@ static bool decide_gpu_term(const nodeox_conf_t *conf, const char *s, size_t n)
  * tag says which types may be used, and deciding again for an already
  * broadened job must not stack a second type term onto the first.
  */
-static void decide_strip_gpu_terms(const nodeox_conf_t *conf, const char *user, char *dst,
-				   size_t cap)
+static void decide_strip_gpu_terms(const nodeox_conf_t *conf, const char *user, char *dst, size_t cap)
 {
 	nodeox_buf_t b;
 
@@ -424,9 +428,9 @@ static void decide_strip_gpu_terms(const nodeox_conf_t *conf, const char *user, 
  */
 static bool decide_constraint_ok(const char *user, nodeox_decision_t *out)
 {
-	char open[NODEOX_STR_MAX];  /* the brackets not closed yet */
+	char open[NODEOX_STR_MAX]; /* the brackets not closed yet */
 	int depth = 0;
-	bool operand = false;       /* the last token was a name or a closing bracket */
+	bool operand = false; /* the last token was a name or a closing bracket */
 	const char *p;
 	char q[64];
 
@@ -439,7 +443,7 @@ static bool decide_constraint_ok(const char *user, nodeox_decision_t *out)
 		}
 		if (c == '*') {
 			decide_keep(out, "not broadened: the constraint counts nodes (*N); "
-				    "nodeox cannot combine node counts with GPU types");
+					 "nodeox cannot combine node counts with GPU types");
 			return false;
 		}
 		if (c == '&' || c == '|' || c == ',') {
@@ -456,22 +460,24 @@ static bool decide_constraint_ok(const char *user, nodeox_decision_t *out)
 			depth--;
 		} else {
 			nodeox_util_quote(q, sizeof(q), p, 1);
-			decide_keep(out, "not broadened: the constraint has a character nodeox "
-				    "does not reason about ('%s')", q);
+			decide_keep(out,
+				    "not broadened: the constraint has a character nodeox "
+				    "does not reason about ('%s')",
+				    q);
 			return false;
 		}
 	}
 	if (*p || depth || !operand) {
 		decide_keep(out, "not broadened: the constraint is not well formed (an operator "
-			    "without operands, or unbalanced brackets)");
+				 "without operands, or unbalanced brackets)");
 		return false;
 	}
 	return true;
 }
 
 /* New constraint: user's AND (OR of eligible features), or [a|b] for uniform. */
-static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			    const nodeox_tag_t *tag, nodeox_decision_t *out)
+static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_tag_t *tag,
+			    nodeox_decision_t *out)
 {
 	char user[NODEOX_STR_MAX];
 	bool has_user = !decide_empty(job->features), wrap_user = false, paren_ours;
@@ -489,13 +495,13 @@ static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	has_user = has_user && user[0];
 	if (has_user && tag->uniform && strchr(user, '[')) {
 		decide_keep(out, "not broadened: the constraint already has a [...] set; "
-			    "Slurm allows only one, so uniform cannot be added");
+				 "Slurm allows only one, so uniform cannot be added");
 		return false;
 	}
 	if (has_user && decide_top_or(user)) {
 		if (strchr(user, '(') || strchr(user, '[')) {
 			decide_keep(out, "not broadened: the constraint mixes '|' with (...) "
-				    "or [...]; cannot AND the GPU types to it safely");
+					 "or [...]; cannot AND the GPU types to it safely");
 			return false;
 		}
 		wrap_user = true;
@@ -527,8 +533,7 @@ static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job,
  * (a limit above the partition's MaxTime would leave the job pending forever,
  * or rejected with EnforcePartLimits), and never below what the user asked.
  */
-static void decide_time(const nodeox_conf_t *conf, const nodeox_job_t *job, int req,
-			nodeox_decision_t *out)
+static void decide_time(const nodeox_conf_t *conf, const nodeox_job_t *job, int req, nodeox_decision_t *out)
 {
 	double slowest = conf->types[req].speed, f;
 	uint32_t scaled;
@@ -600,8 +605,8 @@ static void decide_record_encode(nodeox_buf_t *b, const char *s)
 
 /* One " key=VALUE" word (or " key=FROM->TO" when to is not NULL), appended
  * only if it fits in limit bytes; otherwise its key goes to the cut list. */
-static void decide_record_put(nodeox_buf_t *rec, size_t limit, nodeox_buf_t *cut,
-			      const char *key, const char *from, const char *to)
+static void decide_record_put(nodeox_buf_t *rec, size_t limit, nodeox_buf_t *cut, const char *key,
+			      const char *from, const char *to)
 {
 	char word[NODEOX_STR_MAX]; /* a longer word would not fit anyway */
 	nodeox_buf_t w;
@@ -621,8 +626,7 @@ static void decide_record_put(nodeox_buf_t *rec, size_t limit, nodeox_buf_t *cut
 }
 
 /* The tag as the policy read it, in canonical spelling. */
-static void decide_record_tag(const nodeox_conf_t *conf, const nodeox_tag_t *tag, char *dst,
-			      size_t cap)
+static void decide_record_tag(const nodeox_conf_t *conf, const nodeox_tag_t *tag, char *dst, size_t cap)
 {
 	nodeox_buf_t b;
 	int i;
@@ -637,8 +641,9 @@ static void decide_record_tag(const nodeox_conf_t *conf, const nodeox_tag_t *tag
 		nodeox_buf_printf(&b, ":mem=%lluM", (unsigned long long)tag->min_mem_mb);
 	for (i = 0; i < tag->nonly; i++)
 		nodeox_buf_printf(&b, "%s%s", i ? "+" : ":types=",
-				  tag->only[i] >= 0 && tag->only[i] < conf->ntypes ?
-				  conf->types[tag->only[i]].name : "?");
+				  tag->only[i] >= 0 && tag->only[i] < conf->ntypes
+					  ? conf->types[tag->only[i]].name
+					  : "?");
 	if (tag->uniform)
 		nodeox_buf_puts(&b, ":uniform");
 }
@@ -646,9 +651,8 @@ static void decide_record_tag(const nodeox_conf_t *conf, const nodeox_tag_t *tag
 static const char *const decide_form_names[F_N] = { "job", "node", "task", "socket" };
 
 /* admin_comment: the job's original request and what nodeox made of it. */
-static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *job,
-				 const nodeox_tag_t *tag, const decide_req_t *r,
-				 nodeox_decision_t *out)
+static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_tag_t *tag,
+				 const decide_req_t *r, nodeox_decision_t *out)
 {
 	char type[NODEOX_NAME_MAX], gpus[F_N * 32], tagtxt[NODEOX_STR_MAX], cutbuf[DECIDE_CUT_ROOM];
 	char tl_from[16], tl_to[16];
@@ -672,8 +676,7 @@ static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *
 	decide_record_tag(conf, tag, tagtxt, sizeof(tagtxt));
 	nodeox_buf_init(&rec, out->admin_comment, sizeof(out->admin_comment));
 	nodeox_buf_init(&cut, cutbuf, sizeof(cutbuf));
-	nodeox_buf_puts(&rec, out->dryrun ? "nodeox dryrun: would change v=1" :
-			NODEOX_RECORD_MARK " v=1");
+	nodeox_buf_puts(&rec, out->dryrun ? "nodeox dryrun: would change v=1" : NODEOX_RECORD_MARK " v=1");
 	decide_record_put(&rec, limit, &cut, "type", type, NULL);
 	decide_record_put(&rec, limit, &cut, "gpus", gpus, NULL);
 	decide_record_put(&rec, limit, &cut, "tag", tagtxt, NULL);
@@ -693,8 +696,8 @@ static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *
 		nodeox_buf_printf(&rec, " cut=%s", cutbuf);
 }
 
-static void decide_reason(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			  const decide_req_t *r, nodeox_decision_t *out)
+static void decide_reason(const nodeox_conf_t *conf, const nodeox_job_t *job, const decide_req_t *r,
+			  nodeox_decision_t *out)
 {
 	nodeox_buf_t b;
 	char q[64];
@@ -702,17 +705,14 @@ static void decide_reason(const nodeox_conf_t *conf, const nodeox_job_t *job,
 
 	nodeox_util_quote(q, sizeof(q), r->type, r->type_len);
 	nodeox_buf_init(&b, out->reason, sizeof(out->reason));
-	nodeox_buf_printf(&b, "%sGPU type %s broadened to ", out->dryrun ? "dryrun, not applied: " : "",
-			  q);
+	nodeox_buf_printf(&b, "%sGPU type %s broadened to ", out->dryrun ? "dryrun, not applied: " : "", q);
 	for (i = 0; i < out->neligible; i++)
 		nodeox_buf_printf(&b, "%s%s", i ? "|" : "", conf->types[out->eligible[i]].name);
 	if (out->time_limit_set)
-		nodeox_buf_printf(&b, ", time limit %u -> %u min", job->time_limit,
-				  out->time_limit);
+		nodeox_buf_printf(&b, ", time limit %u -> %u min", job->time_limit, out->time_limit);
 	if (out->time_capped)
 		nodeox_buf_printf(&b, "%s (%u min would allow for the slowest type; capped by %s)",
-				  out->time_limit_set ? "" : ", time limit not scaled",
-				  out->time_scaled,
+				  out->time_limit_set ? "" : ", time limit not scaled", out->time_scaled,
 				  job->time_cap_what ? job->time_cap_what : "the job's limits");
 	if (b.overflow)
 		snprintf(out->reason, sizeof(out->reason), "%sGPU type %s broadened to %d types",
@@ -731,8 +731,7 @@ static void decide_when(char *dst, size_t cap, int64_t t)
 }
 
 /* The eligible types as "a100|l40s". */
-static void decide_type_list(const nodeox_conf_t *conf, const nodeox_decision_t *out,
-			     nodeox_buf_t *b)
+static void decide_type_list(const nodeox_conf_t *conf, const nodeox_decision_t *out, nodeox_buf_t *b)
 {
 	int i;
 
@@ -747,9 +746,8 @@ static void decide_type_list(const nodeox_conf_t *conf, const nodeox_decision_t 
  * caller's state, or a time limit) *fallback names why, and the job is
  * decided as Broaden=when-blocked would.
  */
-static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			  const nodeox_cluster_t *cl, int req, const nodeox_shape_t *shape,
-			  nodeox_decision_t *out, const char **fallback)
+static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
+			  int req, const nodeox_shape_t *shape, nodeox_decision_t *out, const char **fallback)
 {
 	nodeox_estimate_t *e = &out->estimate;
 	uint32_t lim = job->time_limit;
@@ -762,12 +760,11 @@ static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job,
 		*fallback = "when-faster, as when-blocked: the job has no time limit to estimate with";
 		return true;
 	}
-	nodeox_estimate_make(conf, job, cl, req, out->eligible, out->neligible, shape,
-			     (int64_t)lim * 60, e);
+	nodeox_estimate_make(conf, job, cl, req, out->eligible, out->neligible, shape, (int64_t)lim * 60, e);
 	if (!e->made) {
-		*fallback = cl->state_cut ?
-			"when-faster, as when-blocked: too many jobs in the cluster to estimate" :
-			"when-faster, as when-blocked: no cluster state to estimate with";
+		*fallback = cl->state_cut
+				    ? "when-faster, as when-blocked: too many jobs in the cluster to estimate"
+				    : "when-faster, as when-blocked: no cluster state to estimate with";
 		return true;
 	}
 	if (e->broaden)
@@ -777,24 +774,29 @@ static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	decide_when(ks, sizeof(ks), e->kept_start);
 	decide_when(kf, sizeof(kf), e->kept_finish);
 	if (e->kept_start < 0 && e->broad_start < 0)
-		decide_keep(out, "kept: the jobs ahead want more GPUs than the running jobs "
+		decide_keep(out,
+			    "kept: the jobs ahead want more GPUs than the running jobs "
 			    "give back, on %s as on %s: no sooner finish broadened "
-			    "(Broaden=when-faster)", conf->types[req].name, types);
+			    "(Broaden=when-faster)",
+			    conf->types[req].name, types);
 	else if (e->broad_start < 0)
-		decide_keep(out, "kept: %s expected free %s, finishing there is sooner (%s; "
+		decide_keep(out,
+			    "kept: %s expected free %s, finishing there is sooner (%s; "
 			    "%s not expected sooner; Broaden=when-faster)",
 			    conf->types[req].name, ks, kf, types);
 	else if (e->broad_finish < e->kept_finish) {
 		decide_when(bf, sizeof(bf), e->broad_finish);
-		decide_keep(out, "kept: %s expected free %s, finishing %s; broadened to %s it "
+		decide_keep(out,
+			    "kept: %s expected free %s, finishing %s; broadened to %s it "
 			    "would finish %s, less than WhenFasterMargin=%g sooner "
-			    "(Broaden=when-faster)", conf->types[req].name, ks, kf, types, bf,
-			    conf->when_faster_margin);
+			    "(Broaden=when-faster)",
+			    conf->types[req].name, ks, kf, types, bf, conf->when_faster_margin);
 	} else {
 		decide_when(bf, sizeof(bf), e->broad_finish);
-		decide_keep(out, "kept: %s expected free %s, finishing there is sooner (%s; "
-			    "broadened to %s: %s; Broaden=when-faster)", conf->types[req].name,
-			    ks, kf, types, bf);
+		decide_keep(out,
+			    "kept: %s expected free %s, finishing there is sooner (%s; "
+			    "broadened to %s: %s; Broaden=when-faster)",
+			    conf->types[req].name, ks, kf, types, bf);
 	}
 	return false;
 }
@@ -819,8 +821,9 @@ static void decide_faster_why(const nodeox_conf_t *conf, int req, nodeox_decisio
 		decide_when(kf, sizeof(kf), e->kept_start);
 		nodeox_buf_printf(&b, "expected free %s", kf);
 	}
-	nodeox_buf_printf(&b, ", %s free %s: finishing %s", e->broad_slowest >= 0 ?
-			  conf->types[e->broad_slowest].name : "another type", bs, bf);
+	nodeox_buf_printf(&b, ", %s free %s: finishing %s",
+			  e->broad_slowest >= 0 ? conf->types[e->broad_slowest].name : "another type", bs,
+			  bf);
 	if (e->kept_finish >= 0) {
 		decide_when(kf, sizeof(kf), e->kept_finish);
 		nodeox_buf_printf(&b, " against %s as asked", kf);
@@ -830,8 +833,8 @@ static void decide_faster_why(const nodeox_conf_t *conf, int req, nodeox_decisio
 		memcpy(out->reason + strlen(out->reason), line, b.len + 1);
 }
 
-void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			  const nodeox_cluster_t *cluster, nodeox_decision_t *out)
+void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cluster,
+			  nodeox_decision_t *out)
 {
 	decide_req_t r;
 	nodeox_tag_t tag;
@@ -888,8 +891,7 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
 			continue;
 		if (nodeox_tres_untype(r.field[f], r.e[f], r.n[f], (char *)out + decide_field_off[f],
 				       NODEOX_STR_MAX)) {
-			decide_keep(out, "not broadened: %s would be too long",
-				    decide_field_names[f]);
+			decide_keep(out, "not broadened: %s would be too long", decide_field_names[f]);
 			return;
 		}
 	}
@@ -915,14 +917,10 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job,
 const char *nodeox_action_name(nodeox_action_t action)
 {
 	switch (action) {
-	case NODEOX_PASS:
-		return "PASS";
-	case NODEOX_KEEP:
-		return "KEEP";
-	case NODEOX_REWRITE:
-		return "REWRITE";
-	case NODEOX_REJECT:
-		return "REJECT";
+	case NODEOX_PASS: return "PASS";
+	case NODEOX_KEEP: return "KEEP";
+	case NODEOX_REWRITE: return "REWRITE";
+	case NODEOX_REJECT: return "REJECT";
 	}
 	return "?";
 }

@@ -109,19 +109,19 @@ void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *
 
 /* One side of the comparison: free GPUs on its nodes and how they fit. */
 typedef struct {
-	uint32_t *free;            /* per node (nodes not on this side stay 0) */
-	uint64_t debt[NODEOX_MAX_TYPES]; /* demand ahead for each type not yet paid */
-	uint64_t debt_any;         /* untyped demand ahead: paid from any type */
-	uint64_t fit;              /* nodes with at least shape->per_node free */
-	uint64_t sum;              /* free GPUs over this side's nodes */
-	uint64_t sum_t[NODEOX_MAX_TYPES];   /* sum, per type */
-	uint64_t given[NODEOX_MAX_TYPES];   /* GPUs of each type it was given: idle
+	uint32_t *free;                   /* per node (nodes not on this side stay 0) */
+	uint64_t debt[NODEOX_MAX_TYPES];  /* demand ahead for each type not yet paid */
+	uint64_t debt_any;                /* untyped demand ahead: paid from any type */
+	uint64_t fit;                     /* nodes with at least shape->per_node free */
+	uint64_t sum;                     /* free GPUs over this side's nodes */
+	uint64_t sum_t[NODEOX_MAX_TYPES]; /* sum, per type */
+	uint64_t given[NODEOX_MAX_TYPES]; /* GPUs of each type it was given: idle
 					     * ones and those coming back */
-	int64_t start;             /* when it fits, -1 until then */
-	uint64_t can_hold;         /* nodes big enough for shape->per_node at all */
+	int64_t start;                    /* when it fits, -1 until then */
+	uint64_t can_hold;                /* nodes big enough for shape->per_node at all */
 } est_side_t;
 
-#define EST_NONE 0xffffffffu   /* scratch class: the node serves neither side */
+#define EST_NONE 0xffffffffu /* scratch class: the node serves neither side */
 
 /* Node i, of type t and `total` GPUs, gets `gpus` GPUs back (or starts with
  * them): pay the side's demand ahead for that type first, then its untyped
@@ -166,8 +166,8 @@ typedef struct {
 } est_memo_t;
 
 /* Which of the eligible types the node holds (conf index), or -1. */
-static int est_node_type(const nodeox_conf_t *conf, const nodeox_node_t *nd, const int *elig,
-			 int nelig, est_memo_t *mo)
+static int est_node_type(const nodeox_conf_t *conf, const nodeox_node_t *nd, const int *elig, int nelig,
+			 est_memo_t *mo)
 {
 	bool typed = nd->gpu_type && *nd->gpu_type;
 	const char *key = typed ? nd->gpu_type : nd->features ? nd->features : "";
@@ -191,8 +191,8 @@ static int est_node_type(const nodeox_conf_t *conf, const nodeox_node_t *nd, con
 
 /* The GPUs the jobs ahead want, per type of the side (types[0..ntypes)) and
  * untyped; demand for other types is not this side's. */
-static void est_demand(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const int *types,
-		       int ntypes, est_side_t *sd)
+static void est_demand(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const int *types, int ntypes,
+		       est_side_t *sd)
 {
 	size_t i;
 	int k;
@@ -213,8 +213,8 @@ static void est_demand(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, co
 
 /* The slowest type among the broadened side's nodes that could take the job
  * now (its speed as the factor's denominator). */
-static int est_slowest(const nodeox_conf_t *conf, const nodeox_cluster_t *cl,
-		       const uint32_t *cls, const est_side_t *b, const nodeox_shape_t *shape)
+static int est_slowest(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const uint32_t *cls,
+		       const est_side_t *b, const nodeox_shape_t *shape)
 {
 	int slow = -1;
 	size_t i;
@@ -230,9 +230,9 @@ static int est_slowest(const nodeox_conf_t *conf, const nodeox_cluster_t *cl,
 
 /* The broadened side fits at t: the slowest type it could land on sets the
  * factor on its time limit. */
-static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *cl,
-			    const uint32_t *cls, const est_side_t *b, const nodeox_shape_t *shape,
-			    int req, int64_t t, int64_t limit_s, nodeox_estimate_t *est)
+static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const uint32_t *cls,
+			    const est_side_t *b, const nodeox_shape_t *shape, int req, int64_t t,
+			    int64_t limit_s, nodeox_estimate_t *est)
 {
 	int slow = est_slowest(conf, cl, cls, b, shape);
 
@@ -252,8 +252,8 @@ static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *c
  * time). -1 when nothing came back to measure a rate by, or when fewer
  * nodes than the job needs could ever hold its per-node count.
  */
-static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape,
-			       const int *types, int ntypes, int64_t horizon)
+static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape, const int *types,
+			       int ntypes, int64_t horizon)
 {
 	double need = (double)(shape->nodes * shape->per_node), lo = 0, hi = 1e9, any = 0;
 	int it, k;
@@ -271,7 +271,7 @@ static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape
 		for (k = 0; k < ntypes; k++) {
 			int t = types[k];
 			double c = (double)sd->sum_t[t] - (double)sd->debt[t] +
-				(double)sd->given[t] * mid / (double)horizon;
+				   (double)sd->given[t] * mid / (double)horizon;
 
 			cover += c > 0 ? c : 0;
 		}
@@ -290,8 +290,8 @@ static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape
  * - limit cannot stop it from winning. Integer seconds, rounded so as to
  * walk on rather than stop early.
  */
-static void est_stop(const est_side_t *k, const est_side_t *b, const nodeox_estimate_t *est,
-		     double m, int64_t limit_s, int64_t *stop)
+static void est_stop(const est_side_t *k, const est_side_t *b, const nodeox_estimate_t *est, double m,
+		     int64_t limit_s, int64_t *stop)
 {
 	double s = 9e18;
 
@@ -302,9 +302,9 @@ static void est_stop(const est_side_t *k, const est_side_t *b, const nodeox_esti
 	*stop = s >= 9e18 ? INT64_MAX : (int64_t)s;
 }
 
-void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			  const nodeox_cluster_t *cl, int req, const int *elig, int nelig,
-			  const nodeox_shape_t *shape, int64_t limit_s, nodeox_estimate_t *est)
+void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
+			  int req, const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
+			  nodeox_estimate_t *est)
 {
 	est_side_t k = { .start = -1 }, b = { .start = -1 };
 	est_memo_t memo = { .n = 0 };
@@ -395,20 +395,18 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	if (i == cl->nrunning && (k.start < 0 || b.start < 0)) {
 		if (k.start < 0)
 			k.start = est_extrapolate(&k, shape, &req, 1, est->horizon);
-		if (b.start < 0 &&
-		    (b.start = est_extrapolate(&b, shape, elig, nelig, est->horizon)) >= 0) {
+		if (b.start < 0 && (b.start = est_extrapolate(&b, shape, elig, nelig, est->horizon)) >= 0) {
 			est_broad_found(conf, cl, cls, &b, shape, req, b.start, limit_s, est);
 			est->broad_slowest = -1; /* where it lands is beyond what is known: */
 			est->broad_factor = 1.0; /* the slowest eligible type's factor */
 			for (i = 0; i < (size_t)nelig; i++)
-				if (conf->types[elig[i]].speed * est->broad_factor <
-				    conf->types[req].speed) {
-					est->broad_factor = conf->types[req].speed /
-						conf->types[elig[i]].speed;
+				if (conf->types[elig[i]].speed * est->broad_factor < conf->types[req].speed) {
+					est->broad_factor =
+						conf->types[req].speed / conf->types[elig[i]].speed;
 					est->broad_slowest = elig[i];
 				}
-			est->broad_finish = b.start +
-				(int64_t)ceil((double)limit_s * est->broad_factor - 1e-9);
+			est->broad_finish =
+				b.start + (int64_t)ceil((double)limit_s * est->broad_factor - 1e-9);
 		}
 		est->extrapolated = true;
 	}
@@ -426,7 +424,8 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
 	if (!slower) /* no slower type to lose time on: as soon is enough */
 		est->broaden = b.start >= 0 && (k.start < 0 || est->broad_finish <= est->kept_finish);
 	else
-		est->broaden = b.start >= 0 && (k.start < 0 ||
-			(est->broad_finish < est->kept_finish &&
-			 (double)est->broad_finish <= (1.0 - m) * (double)est->kept_finish));
+		est->broaden =
+			b.start >= 0 &&
+			(k.start < 0 || (est->broad_finish < est->kept_finish &&
+					 (double)est->broad_finish <= (1.0 - m) * (double)est->kept_finish));
 }

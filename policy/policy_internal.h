@@ -21,8 +21,7 @@ typedef struct {
 void nodeox_buf_init(nodeox_buf_t *b, char *buf, size_t cap);
 void nodeox_buf_putn(nodeox_buf_t *b, const char *s, size_t n);
 void nodeox_buf_puts(nodeox_buf_t *b, const char *s);
-void nodeox_buf_printf(nodeox_buf_t *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+void nodeox_buf_printf(nodeox_buf_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Copy at most n bytes of s into dst (cap bytes), replacing control and
  * non-ASCII bytes with '?', and marking truncation with "...". For quoting
@@ -56,8 +55,8 @@ bool nodeox_node_is_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t);
  * for a time limit of limit_s seconds. Fills est; est->made false when cl
  * holds no state to estimate from. Bounded by one pass over the nodes and one
  * over the running jobs; allocates nothing (cl->scratch). */
-void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			  const nodeox_cluster_t *cl, int req, const int *elig, int nelig,
-			  const nodeox_shape_t *shape, int64_t limit_s, nodeox_estimate_t *est);
+void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
+			  int req, const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
+			  nodeox_estimate_t *est);
 
 #endif

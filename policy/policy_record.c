@@ -186,8 +186,8 @@ static int record_arrow(const char *v, size_t n, size_t *from_len)
 }
 
 /* Read one record: s[0..n) after the mark. Returns 0, 2 (unknown version), -1. */
-static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_record_t *keep_tl,
-		       char *err, size_t errlen)
+static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_record_t *keep_tl, char *err,
+		       size_t errlen)
 {
 	size_t off = 0;
 	int f, words = 0;
@@ -243,8 +243,10 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 			rec->type[vlen] = '\0';
 		} else if (KEY("gpus") && !rec->legacy) {
 			if (record_gpus(v, vlen, rec) < 0) {
-				snprintf(err, errlen, "nodeox record: bad gpus= value '%.*s' (expected "
-					 "FORM:COUNT[,FORM:COUNT])", (int)(vlen > 40 ? 40 : vlen), v);
+				snprintf(err, errlen,
+					 "nodeox record: bad gpus= value '%.*s' (expected "
+					 "FORM:COUNT[,FORM:COUNT])",
+					 (int)(vlen > 40 ? 40 : vlen), v);
 				return -1;
 			}
 		} else if (KEY("tag") && !rec->legacy) {
@@ -256,19 +258,20 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 		} else if (KEY("time_limit")) {
 			int64_t m, to;
 
-			if (record_arrow(v, vlen, &from_len) < 0 ||
-			    (m = record_count(v, from_len)) < 0 ||
+			if (record_arrow(v, vlen, &from_len) < 0 || (m = record_count(v, from_len)) < 0 ||
 			    (to = record_count(v + from_len + 2, vlen - from_len - 2)) < 0) {
-				snprintf(err, errlen, "nodeox record: bad time_limit= value '%.*s' "
-					 "(expected MINUTES->MINUTES)", (int)(vlen > 40 ? 40 : vlen), v);
+				snprintf(err, errlen,
+					 "nodeox record: bad time_limit= value '%.*s' "
+					 "(expected MINUTES->MINUTES)",
+					 (int)(vlen > 40 ? 40 : vlen), v);
 				return -1;
 			}
 			rec->time_limit_min = m;
 			rec->time_limit_to_min = to;
 		} else if (KEY("features") && !rec->legacy) {
 			if (record_arrow(v, vlen, &from_len) < 0 ||
-			    nodeox_record_decode(v + from_len + 2, vlen - from_len - 2,
-						 rec->features_to, sizeof(rec->features_to)) < 0) {
+			    nodeox_record_decode(v + from_len + 2, vlen - from_len - 2, rec->features_to,
+						 sizeof(rec->features_to)) < 0) {
 				snprintf(err, errlen, "nodeox record: bad features= value");
 				return -1;
 			}
@@ -276,14 +279,15 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 			rec->cut = 1;
 		} else if (klen > 8 && !memcmp(w, "tres_per_", 9) && rec->legacy) {
 			for (f = 0; f < NODEOX_NFORMS; f++)
-				if (klen == 9 + strlen(form_names[f]) && !memcmp(w + 9, form_names[f], klen - 9))
+				if (klen == 9 + strlen(form_names[f]) &&
+				    !memcmp(w + 9, form_names[f], klen - 9))
 					break;
 			if (f < NODEOX_NFORMS && record_arrow(v, vlen, &from_len) == 0)
 				(void)record_legacy_tres(v, from_len, (nodeox_form_t)f, rec);
 		}
 		if (!rec->legacy && !record_escapes_ok(v, vlen)) {
-			snprintf(err, errlen, "nodeox record: bad %%XX escape in %.*s=",
-				 (int)(klen > 20 ? 20 : klen), w);
+			snprintf(err, errlen,
+				 "nodeox record: bad %%XX escape in %.*s=", (int)(klen > 20 ? 20 : klen), w);
 			return -1;
 		}
 #undef KEY
@@ -295,7 +299,8 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 	if (rec->legacy) {
 		rec->version = 0;
 		if (!rec->type[0]) {
-			snprintf(err, errlen, "nodeox record (written before v=1): no typed "
+			snprintf(err, errlen,
+				 "nodeox record (written before v=1): no typed "
 				 "tres_per_*=FROM->TO word");
 			return -1;
 		}

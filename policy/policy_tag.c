@@ -22,14 +22,14 @@
 
 static bool tag_end(char c)
 {
-	return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' ||
-	       c == ';' || c == ')' || c == ']' || c == '}' || c == '"' || c == '\'';
+	return c == '\0' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',' || c == ';' ||
+	       c == ')' || c == ']' || c == '}' || c == '"' || c == '\'';
 }
 
 static bool tag_word_char(char c)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-	       c == '_' || c == ':';
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+	       c == ':';
 }
 
 /* Where the tag starts in comment[0..n), or NULL. */
@@ -48,8 +48,7 @@ static const char *tag_find(const char *comment, size_t n)
 	return NULL;
 }
 
-__attribute__((format(printf, 3, 4)))
-static int tag_fail(char *err, size_t errlen, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int tag_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -61,8 +60,8 @@ static int tag_fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-static int tag_types(const char *s, size_t n, const nodeox_conf_t *conf, nodeox_tag_t *tag,
-		     char *err, size_t errlen)
+static int tag_types(const char *s, size_t n, const nodeox_conf_t *conf, nodeox_tag_t *tag, char *err,
+		     size_t errlen)
 {
 	size_t off = 0;
 	char q[64];
@@ -75,32 +74,40 @@ static int tag_types(const char *s, size_t n, const nodeox_conf_t *conf, nodeox_
 
 		if (!nodeox_util_name_ok(s + off, len)) {
 			nodeox_util_quote(q, sizeof(q), s, n);
-			return tag_fail(err, errlen, "bad types= list '%s' in the nodeox:flex tag "
-					"(expected types=T1+T2, names from nodeox.conf)", q);
+			return tag_fail(err, errlen,
+					"bad types= list '%s' in the nodeox:flex tag "
+					"(expected types=T1+T2, names from nodeox.conf)",
+					q);
 		}
 		memcpy(name, s + off, len);
 		name[len] = '\0';
 		if (conf) {
 			t = nodeox_conf_find_type(conf, name);
 			if (t < 0)
-				return tag_fail(err, errlen, "unknown GPU type '%s' in types= of the "
-						"nodeox:flex tag", name);
+				return tag_fail(err, errlen,
+						"unknown GPU type '%s' in types= of the "
+						"nodeox:flex tag",
+						name);
 		}
 		for (j = 0; j < tag->nonly; j++)
 			if (t >= 0 && tag->only[j] == t)
-				return tag_fail(err, errlen, "GPU type '%s' given twice in types= of "
-						"the nodeox:flex tag", name);
+				return tag_fail(err, errlen,
+						"GPU type '%s' given twice in types= of "
+						"the nodeox:flex tag",
+						name);
 		if (tag->nonly >= NODEOX_MAX_TYPES)
-			return tag_fail(err, errlen, "more than %d types in types= of the "
-					"nodeox:flex tag", NODEOX_MAX_TYPES);
+			return tag_fail(err, errlen,
+					"more than %d types in types= of the "
+					"nodeox:flex tag",
+					NODEOX_MAX_TYPES);
 		tag->only[tag->nonly++] = t;
 		off += len + 1;
 	}
 	return 0;
 }
 
-static int tag_option(const char *s, size_t n, const nodeox_conf_t *conf, nodeox_tag_t *tag,
-		      bool *seen_mode, char *err, size_t errlen)
+static int tag_option(const char *s, size_t n, const nodeox_conf_t *conf, nodeox_tag_t *tag, bool *seen_mode,
+		      char *err, size_t errlen)
 {
 	const char *eq = memchr(s, '=', n);
 	size_t klen = eq ? (size_t)(eq - s) : n;
@@ -111,8 +118,10 @@ static int tag_option(const char *s, size_t n, const nodeox_conf_t *conf, nodeox
 		return tag_fail(err, errlen, "empty option in the nodeox:flex tag (an extra ':'?)");
 	if (!eq && (nodeox_util_eq(s, n, "uniform") || nodeox_util_eq(s, n, "mixed"))) {
 		if (*seen_mode)
-			return tag_fail(err, errlen, "'%s' in the nodeox:flex tag: uniform or mixed "
-					"given twice", q);
+			return tag_fail(err, errlen,
+					"'%s' in the nodeox:flex tag: uniform or mixed "
+					"given twice",
+					q);
 		*seen_mode = true;
 		tag->uniform = nodeox_util_eq(s, n, "uniform");
 		return 0;
@@ -129,22 +138,26 @@ static int tag_option(const char *s, size_t n, const nodeox_conf_t *conf, nodeox
 		if (nodeox_util_parse_size_mb(buf, &tag->min_mem_mb) || !tag->min_mem_mb)
 			goto bad_mem;
 		return 0;
-bad_mem:
+	bad_mem:
 		tag->min_mem_mb = 0;
-		return tag_fail(err, errlen, "bad size '%s' in the nodeox:flex tag (expected "
-				"mem=SIZE such as mem=40G)", q);
+		return tag_fail(err, errlen,
+				"bad size '%s' in the nodeox:flex tag (expected "
+				"mem=SIZE such as mem=40G)",
+				q);
 	}
 	if (eq && nodeox_util_eq(s, klen, "types")) {
 		if (tag->nonly)
 			return tag_fail(err, errlen, "types= given twice in the nodeox:flex tag");
 		return tag_types(eq + 1, n - klen - 1, conf, tag, err, errlen);
 	}
-	return tag_fail(err, errlen, "unknown option '%s' in the nodeox:flex tag (expected "
-			"mem=SIZE, types=T1+T2, uniform or mixed)", q);
+	return tag_fail(err, errlen,
+			"unknown option '%s' in the nodeox:flex tag (expected "
+			"mem=SIZE, types=T1+T2, uniform or mixed)",
+			q);
 }
 
-int nodeox_tag_parse(const char *comment, const nodeox_conf_t *conf, nodeox_tag_t *tag,
-		     char *err, size_t errlen)
+int nodeox_tag_parse(const char *comment, const nodeox_conf_t *conf, nodeox_tag_t *tag, char *err,
+		     size_t errlen)
 {
 	const size_t wl = sizeof(TAG_WORD) - 1;
 	const char *p, *end;
@@ -166,8 +179,10 @@ int nodeox_tag_parse(const char *comment, const nodeox_conf_t *conf, nodeox_tag_
 		end++;
 	if (end > p + wl && p[wl] != ':') {
 		nodeox_util_quote(q, sizeof(q), p, (size_t)(end - p));
-		return tag_fail(err, errlen, "malformed tag '%s' (expected nodeox:flex or "
-				"nodeox:flex:OPTION:...)", q);
+		return tag_fail(err, errlen,
+				"malformed tag '%s' (expected nodeox:flex or "
+				"nodeox:flex:OPTION:...)",
+				q);
 	}
 	p += wl;
 	while (p < end) { /* p at a ':' */

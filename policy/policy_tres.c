@@ -24,7 +24,9 @@ static const char *const tres_prefix[] = {
 
 /* The order an entry's prefix is tried in (longest first). */
 static const nodeox_tres_form_t tres_scan_order[] = {
-	NODEOX_TRES_COLON, NODEOX_TRES_SLASH, NODEOX_TRES_BARE,
+	NODEOX_TRES_COLON,
+	NODEOX_TRES_SLASH,
+	NODEOX_TRES_BARE,
 };
 
 #define TRES_NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -55,7 +57,7 @@ int nodeox_tres_count_parse(const char *s, size_t n, uint64_t *out)
 		return -1;
 	for (; i < n && isdigit((unsigned char)s[i]); i++) {
 		if (v > NODEOX_TRES_COUNT_MAX)
-			continue;       /* keep reading: "9999999999x" is still not a number */
+			continue; /* keep reading: "9999999999x" is still not a number */
 		v = v * 10 + (uint64_t)(s[i] - '0');
 	}
 	if (i < n) {
@@ -112,14 +114,14 @@ static bool tres_body(const char *s, size_t off, size_t n, nodeox_tres_gpu_t *e)
 	size_t k;
 	uint64_t v;
 
-	if (!n) {                               /* "gpu:" */
+	if (!n) { /* "gpu:" */
 		e->problem = NODEOX_TRES_NO_COUNT;
 		e->count = 0;
 		return false;
 	}
 	for (k = 0; k < n && p[k] != ':' && p[k] != '='; k++)
 		;
-	if (k < n) {                            /* "a100:4", "a100=4" */
+	if (k < n) { /* "a100:4", "a100=4" */
 		e->type_off = off;
 		e->type_len = k;
 		e->cnt_off = off + k + 1;
@@ -135,7 +137,7 @@ static bool tres_body(const char *s, size_t off, size_t n, nodeox_tres_gpu_t *e)
 		e->cnt_off = off;
 		e->cnt_len = n;
 		tres_set_count(s, e);
-	} else {                                /* "a100": one GPU */
+	} else { /* "a100": one GPU */
 		e->type_off = off;
 		e->type_len = n;
 	}
@@ -152,8 +154,7 @@ static bool tres_entry(const char *s, size_t off, size_t n, nodeox_tres_gpu_t *e
 		const char *pre = tres_prefix[tres_scan_order[k]];
 
 		plen = strlen(pre);
-		if (n >= plen && !memcmp(p, pre, plen) &&
-		    (n == plen || p[plen] == ':' || p[plen] == '='))
+		if (n >= plen && !memcmp(p, pre, plen) && (n == plen || p[plen] == ':' || p[plen] == '='))
 			break;
 	}
 	if (k == TRES_NELEM(tres_scan_order))
@@ -164,8 +165,8 @@ static bool tres_entry(const char *s, size_t off, size_t n, nodeox_tres_gpu_t *e
 	e->form = tres_scan_order[k];
 	e->count = 1;
 	if (n == plen)
-		return true;                    /* "gres:gpu": one untyped GPU */
-	if (p[plen] == '=') {                   /* "gres/gpu=4": a count only */
+		return true;  /* "gres:gpu": one untyped GPU */
+	if (p[plen] == '=') { /* "gres/gpu=4": a count only */
 		e->cnt_off = off + plen + 1;
 		e->cnt_len = n - plen - 1;
 		tres_set_count(s, e);
@@ -196,7 +197,7 @@ static bool tres_node_entry(const char *s, size_t off, size_t n, nodeox_tres_gpu
 	e->form = NODEOX_TRES_BARE;
 	e->count = 1;
 	if (i == n || p[i] == '(')
-		return true;                    /* "gpu", "gpu(S:0)": one GPU */
+		return true; /* "gpu", "gpu(S:0)": one GPU */
 	i++;
 	/* some versions write an untyped GPU in use as "gpu:(null):3" */
 	if (n - i >= nlen && !memcmp(p + i, null_type, nlen) &&
@@ -275,8 +276,7 @@ int nodeox_tres_type_copy(const char *s, const nodeox_tres_gpu_t *e, char *dst, 
 	return n == e->type_len ? 0 : -1;
 }
 
-int nodeox_tres_untype(const char *s, const nodeox_tres_gpu_t *e, int n, char *dst,
-		       size_t cap)
+int nodeox_tres_untype(const char *s, const nodeox_tres_gpu_t *e, int n, char *dst, size_t cap)
 {
 	nodeox_buf_t b;
 	size_t off = 0;

@@ -13,15 +13,14 @@
 #include <stdint.h>
 
 typedef struct data_idx {
-    size_t count;       /* items (images or labels) */
-    int rows, cols;     /* image size; 1 x 1 for labels */
-    uint8_t *data;      /* count * rows * cols bytes, malloc'd */
+	size_t count;   /* items (images or labels) */
+	int rows, cols; /* image size; 1 x 1 for labels */
+	uint8_t *data;  /* count * rows * cols bytes, malloc'd */
 } data_idx_t;
 
 /* Read at most max items (0: all) of an IDX image (want_images = 1) or label
  * (want_images = 0) file.  Returns 0, or -1 with "PATH: reason" in err. */
-int data_idx_read(data_idx_t *out, const char *path, int want_images, size_t max,
-                  char *err, size_t errlen);
+int data_idx_read(data_idx_t *out, const char *path, int want_images, size_t max, char *err, size_t errlen);
 
 void data_idx_free(data_idx_t *d);
 

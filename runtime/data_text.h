@@ -26,15 +26,15 @@
 #define DATA_TEXT_GCIDE_INDEX "/usr/share/dictd/gcide.index"
 
 typedef struct data_text_doc {
-    size_t off, len;    /* bytes of text[] */
+	size_t off, len; /* bytes of text[] */
 } data_text_doc_t;
 
 typedef struct data_text {
-    uint8_t *text;          /* every document's bytes */
-    size_t bytes;
-    data_text_doc_t *docs;
-    size_t ndocs;
-    char source[4096];      /* the file or directory read */
+	uint8_t *text; /* every document's bytes */
+	size_t bytes;
+	data_text_doc_t *docs;
+	size_t ndocs;
+	char source[4096]; /* the file or directory read */
 } data_text_t;
 
 /* Read corpus `spec` (a name above or a path); max_docs > 0 keeps only the
@@ -48,7 +48,7 @@ int data_text_read(data_text_t *d, const char *spec, size_t max_docs, char *err,
 #define DATA_TEXT_FORTUNE 0
 #define DATA_TEXT_DICTD 1
 int data_text_parse(data_text_t *d, int format, const uint8_t *a, size_t alen, const uint8_t *text,
-                    size_t tlen, char *err, size_t errlen);
+		    size_t tlen, char *err, size_t errlen);
 /* 1 when document i belongs to the validation set. */
 int data_text_is_validation(size_t i);
 void data_text_free(data_text_t *d);

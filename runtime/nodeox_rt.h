@@ -55,106 +55,106 @@ extern "C" {
 #define NODEOX_RT_MAX_WORKERS 1024
 
 typedef enum {
-    NODEOX_MODE_ROUNDS = 0,
-    NODEOX_MODE_SYNC = 1,
-    NODEOX_MODE_EVALUATE = 2 /* no training: split the held-out set across ranks by speed */
+	NODEOX_MODE_ROUNDS = 0,
+	NODEOX_MODE_SYNC = 1,
+	NODEOX_MODE_EVALUATE = 2 /* no training: split the held-out set across ranks by speed */
 } nodeox_rt_mode_t;
 
 typedef enum { NODEOX_WORKLOAD_MLP = 0, NODEOX_WORKLOAD_GPT = 1 } nodeox_rt_workload_t;
 
 typedef enum {
-    NODEOX_COMBINE_MEAN = 0,    /* DiLoCo: uniform mean of pseudo-gradients */
-    NODEOX_COMBINE_SAMPLES = 1, /* weighted by samples processed this round */
-    NODEOX_COMBINE_FEDNOVA = 2  /* normalized by (momentum-corrected) steps */
+	NODEOX_COMBINE_MEAN = 0,    /* DiLoCo: uniform mean of pseudo-gradients */
+	NODEOX_COMBINE_SAMPLES = 1, /* weighted by samples processed this round */
+	NODEOX_COMBINE_FEDNOVA = 2  /* normalized by (momentum-corrected) steps */
 } nodeox_combine_t;
 
 typedef enum { NODEOX_INNER_SGD = 0, NODEOX_INNER_ADAMW = 1 } nodeox_inner_t;
 
 typedef enum {
-    NODEOX_PLAN_SPEED = 0, /* H_i = max(1, ceil(H * s_i / max_j s_j)) */
-    NODEOX_PLAN_TIME = 1,  /* H_i = max(1, floor(round_ms / step_ms_i)) */
-    NODEOX_PLAN_FIXED = 2  /* H_i = H for everyone (plain local SGD) */
+	NODEOX_PLAN_SPEED = 0, /* H_i = max(1, ceil(H * s_i / max_j s_j)) */
+	NODEOX_PLAN_TIME = 1,  /* H_i = max(1, floor(round_ms / step_ms_i)) */
+	NODEOX_PLAN_FIXED = 2  /* H_i = H for everyone (plain local SGD) */
 } nodeox_plan_t;
 
 typedef struct nodeox_rt_config {
-    nodeox_rt_mode_t mode;
-    nodeox_combine_t combine;
-    nodeox_inner_t inner;
-    nodeox_plan_t plan;
-    const char *backend;      /* "cpu" or "cuda" */
-    nodeox_rt_workload_t workload; /* which built-in model nodeox-run builds */
-    const char *data_dir;     /* Fashion-MNIST IDX directory */
-    /* transformer (--workload gpt) */
-    const char *corpus;       /* data_text.h name or path */
-    int layers, channels, heads, context;
-    long max_docs;            /* read only this many corpus documents (0: all) */
-    long eval_windows;        /* validation windows to evaluate on (0: all) */
-    double target_loss;       /* record time to this validation loss (0 = off) */
-    double grad_clip;         /* global gradient norm bound (0 = off) */
-    const char *init_model;   /* start from these weights (--init-model) */
-    const char *save_model;   /* write the final global weights here (--save-model) */
-    /* inner optimizer */
-    double lr, lr_min_ratio, momentum, weight_decay, beta1, beta2, eps;
-    int batch;                /* per-worker batch size (0: the workload's default) */
-    int batch_by_speed;       /* 1: batch sized to each rank's speed (nodeox_rt_batch) */
-    const char *hidden;       /* MLP hidden sizes "256,128,100" (built-in workload) */
-    long max_train;           /* use only this many training samples (0: all) */
-    long total_steps;         /* global steps; drives the LR schedule */
-    long warmup_steps;        /* linear LR warm-up, in global steps */
-    int reset_inner_state;    /* 1: zero inner optimizer state every round */
-    int average_inner_state;  /* 1: average it over workers every round (combine weights) */
-    /* rounds */
-    int local_steps;          /* H: steps of the fastest worker per round */
-    double round_ms;          /* time budget per round (plan "time") */
-    long sync_warmup_steps;   /* synchronous steps before the first round */
-    long h_ramp_steps;        /* H grows from 2 to local_steps over these global steps */
-    double outer_lr, outer_momentum; /* outer SGD with Nesterov momentum */
-    /* evaluation and stopping */
-    int eval_every;           /* evaluate test accuracy every N rounds */
-    double target_acc;        /* record time to this accuracy (0 = off) */
-    int stop_at_target;       /* stop once target_acc is reached */
-    double eval_ema;          /* evaluate an EMA of the weights, decay per world * batch samples (0 = off) */
-    /* emulated heterogeneity */
-    double emulate_speeds[NODEOX_RT_MAX_WORKERS];
-    int n_emulate_speeds;     /* 0 = no emulation */
-    double emulate_base_ms;   /* step duration at speed 1.0 */
-    /* checkpoints */
-    const char *checkpoint_dir;
-    int checkpoint_every;     /* rounds; 0 = never */
-    int resume;
-    /* output */
-    const char *json_path;
-    int quiet;
-    uint64_t seed;
-    /* failure handling */
-    double fault_initial_s;   /* deadline before any round time is known */
-    double fault_factor;      /* deadline = factor * longest round + min */
-    double fault_min_s;
-    /* test hooks: RANK:ROUND, -1 when unset */
-    int inject_nan_rank, inject_nan_round;
-    int inject_exit_rank, inject_exit_round;
-    int inject_hang_rank, inject_hang_round;
+	nodeox_rt_mode_t mode;
+	nodeox_combine_t combine;
+	nodeox_inner_t inner;
+	nodeox_plan_t plan;
+	const char *backend;           /* "cpu" or "cuda" */
+	nodeox_rt_workload_t workload; /* which built-in model nodeox-run builds */
+	const char *data_dir;          /* Fashion-MNIST IDX directory */
+	/* transformer (--workload gpt) */
+	const char *corpus; /* data_text.h name or path */
+	int layers, channels, heads, context;
+	long max_docs;          /* read only this many corpus documents (0: all) */
+	long eval_windows;      /* validation windows to evaluate on (0: all) */
+	double target_loss;     /* record time to this validation loss (0 = off) */
+	double grad_clip;       /* global gradient norm bound (0 = off) */
+	const char *init_model; /* start from these weights (--init-model) */
+	const char *save_model; /* write the final global weights here (--save-model) */
+	/* inner optimizer */
+	double lr, lr_min_ratio, momentum, weight_decay, beta1, beta2, eps;
+	int batch;               /* per-worker batch size (0: the workload's default) */
+	int batch_by_speed;      /* 1: batch sized to each rank's speed (nodeox_rt_batch) */
+	const char *hidden;      /* MLP hidden sizes "256,128,100" (built-in workload) */
+	long max_train;          /* use only this many training samples (0: all) */
+	long total_steps;        /* global steps; drives the LR schedule */
+	long warmup_steps;       /* linear LR warm-up, in global steps */
+	int reset_inner_state;   /* 1: zero inner optimizer state every round */
+	int average_inner_state; /* 1: average it over workers every round (combine weights) */
+	/* rounds */
+	int local_steps;                 /* H: steps of the fastest worker per round */
+	double round_ms;                 /* time budget per round (plan "time") */
+	long sync_warmup_steps;          /* synchronous steps before the first round */
+	long h_ramp_steps;               /* H grows from 2 to local_steps over these global steps */
+	double outer_lr, outer_momentum; /* outer SGD with Nesterov momentum */
+	/* evaluation and stopping */
+	int eval_every;     /* evaluate test accuracy every N rounds */
+	double target_acc;  /* record time to this accuracy (0 = off) */
+	int stop_at_target; /* stop once target_acc is reached */
+	double eval_ema;    /* evaluate an EMA of the weights, decay per world * batch samples (0 = off) */
+	/* emulated heterogeneity */
+	double emulate_speeds[NODEOX_RT_MAX_WORKERS];
+	int n_emulate_speeds;   /* 0 = no emulation */
+	double emulate_base_ms; /* step duration at speed 1.0 */
+	/* checkpoints */
+	const char *checkpoint_dir;
+	int checkpoint_every; /* rounds; 0 = never */
+	int resume;
+	/* output */
+	const char *json_path;
+	int quiet;
+	uint64_t seed;
+	/* failure handling */
+	double fault_initial_s; /* deadline before any round time is known */
+	double fault_factor;    /* deadline = factor * longest round + min */
+	double fault_min_s;
+	/* test hooks: RANK:ROUND, -1 when unset */
+	int inject_nan_rank, inject_nan_round;
+	int inject_exit_rank, inject_exit_round;
+	int inject_hang_rank, inject_hang_round;
 } nodeox_rt_config_t;
 
 /* What nodeox_rt_run reports (identical on every rank). */
 typedef struct nodeox_rt_result {
-    double metric;            /* the last evaluation (accuracy or loss) */
-    double test_accuracy;     /* after the last round; -1 for a loss workload */
-    double val_loss;          /* validation loss for a loss workload, else -1 */
-    double wall_s;            /* wall time of nodeox_rt_run in this process */
-    double train_s;           /* training time (rounds' compute and
+	double metric;               /* the last evaluation (accuracy or loss) */
+	double test_accuracy;        /* after the last round; -1 for a loss workload */
+	double val_loss;             /* validation loss for a loss workload, else -1 */
+	double wall_s;               /* wall time of nodeox_rt_run in this process */
+	double train_s;              /* training time (rounds' compute and
                                  communication; evaluation and checkpoints
                                  excluded), carried across --resume */
-    double time_to_target_s;  /* train_s when target_acc was first reached, -1 if never */
-    double critical_s;        /* sum over intervals of the slowest worker's step
+	double time_to_target_s;     /* train_s when target_acc was first reached, -1 if never */
+	double critical_s;           /* sum over intervals of the slowest worker's step
                                  time: under emulation, the run's wall time on
                                  an unloaded host without communication */
-    double critical_to_target_s; /* critical_s at the target, -1 if never */
-    long rounds;              /* rounds (or sync intervals) completed */
-    long global_steps;
-    long dropped;             /* pseudo-gradients dropped as non-finite */
-    double bytes_communicated;/* payload bytes, summed over all ranks */
-    uint64_t params_fnv;      /* FNV-1a of the final global weights */
+	double critical_to_target_s; /* critical_s at the target, -1 if never */
+	long rounds;                 /* rounds (or sync intervals) completed */
+	long global_steps;
+	long dropped;              /* pseudo-gradients dropped as non-finite */
+	double bytes_communicated; /* payload bytes, summed over all ranks */
+	uint64_t params_fnv;       /* FNV-1a of the final global weights */
 } nodeox_rt_result_t;
 
 typedef struct nodeox_rt nodeox_rt_t;
@@ -164,8 +164,7 @@ void nodeox_rt_config_defaults(nodeox_rt_config_t *cfg);
 
 /* Parse nodeox-run's command line into cfg. Returns 0, 1 after --help
  * (text printed), or -1 with a message naming the option in err. */
-int nodeox_rt_config_parse(nodeox_rt_config_t *cfg, int argc, char **argv,
-                           char *err, size_t errlen);
+int nodeox_rt_config_parse(nodeox_rt_config_t *cfg, int argc, char **argv, char *err, size_t errlen);
 
 /* Start MPI, read rank/size/local rank, pick the device, start the fault
  * watchdog. Exits the process on failure (there is no one to report to). */
@@ -195,9 +194,9 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
  * losses exactly, and report loss and perplexity (rank 0 prints; --json).
  * Exits NODEOX_RT_EXIT_USAGE when w has no split evaluation. */
 typedef struct nodeox_rt_eval_result {
-    double loss, perplexity;
-    size_t items, tokens;
-    double wall_s;            /* slowest rank's evaluation time */
+	double loss, perplexity;
+	size_t items, tokens;
+	double wall_s; /* slowest rank's evaluation time */
 } nodeox_rt_eval_result_t;
 int nodeox_rt_evaluate(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_eval_result_t *res);
 
@@ -234,19 +233,19 @@ int nodeox_rt_step_end(nodeox_rt_t *rt, nodeox_workload_t *w, double loss);
 void nodeox_rt_pause(nodeox_rt_t *rt, int on);
 
 typedef struct nodeox_rt_progress {
-    long round, global_step;  /* rounds completed, the global step counter */
-    long local_steps;         /* this worker's steps in completed rounds */
-    int in_round;             /* 1: a round is open */
-    int step_in_round;        /* steps this worker took in the open round */
-    int round_steps;          /* its planned steps in the open round (tau_i) */
-    int allreduce;            /* 1: the open interval all-reduces gradients */
-    int last_finite;          /* 0: this worker's last update was dropped as non-finite */
-    int checkpoint_at_round_end; /* the step in progress ends a checkpointed round */
-    int overruns;             /* steps longer than their emulated duration */
-    double lr;                /* nodeox_rt_step_lr */
-    double critical_s, train_s;
-    long dropped;             /* pseudo-gradients dropped so far, all workers */
-    const long *steps_per_worker; /* world entries: steps in completed rounds */
+	long round, global_step;     /* rounds completed, the global step counter */
+	long local_steps;            /* this worker's steps in completed rounds */
+	int in_round;                /* 1: a round is open */
+	int step_in_round;           /* steps this worker took in the open round */
+	int round_steps;             /* its planned steps in the open round (tau_i) */
+	int allreduce;               /* 1: the open interval all-reduces gradients */
+	int last_finite;             /* 0: this worker's last update was dropped as non-finite */
+	int checkpoint_at_round_end; /* the step in progress ends a checkpointed round */
+	int overruns;                /* steps longer than their emulated duration */
+	double lr;                   /* nodeox_rt_step_lr */
+	double critical_s, train_s;
+	long dropped;                 /* pseudo-gradients dropped so far, all workers */
+	const long *steps_per_worker; /* world entries: steps in completed rounds */
 } nodeox_rt_progress_t;
 void nodeox_rt_progress(const nodeox_rt_t *rt, nodeox_rt_progress_t *p);
 /* The speed known before training (--emulate-speeds, or the GPU type's

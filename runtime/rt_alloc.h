@@ -24,15 +24,15 @@
 
 /* One rank's record, the same size on every rank (all-gathered as bytes). */
 typedef struct rt_alloc {
-    int active;          /* 1: under srun, speeds come from the allocation */
-    char node[64];       /* SLURMD_NODENAME */
-    char gpu_type[32];   /* gres type of the node's GPUs, "" if none/untyped */
-    char netns[32];      /* this process's network namespace (net:[inode]) */
-    char conf[256];      /* the nodeox.conf read, "" if none */
-    int conf_line;       /* its GpuType= line for gpu_type, 0 if not listed */
-    double speed;        /* Speed= of gpu_type; 0: unknown, measured instead */
-    int emulated;        /* 1: CPU backend stretches steps to base_ms / speed */
-    char note[160];      /* why speed is unknown (shown by rank 0) */
+	int active;        /* 1: under srun, speeds come from the allocation */
+	char node[64];     /* SLURMD_NODENAME */
+	char gpu_type[32]; /* gres type of the node's GPUs, "" if none/untyped */
+	char netns[32];    /* this process's network namespace (net:[inode]) */
+	char conf[256];    /* the nodeox.conf read, "" if none */
+	int conf_line;     /* its GpuType= line for gpu_type, 0 if not listed */
+	double speed;      /* Speed= of gpu_type; 0: unknown, measured instead */
+	int emulated;      /* 1: CPU backend stretches steps to base_ms / speed */
+	char note[160];    /* why speed is unknown (shown by rank 0) */
 } rt_alloc_t;
 
 /* The first GPU type in a node's GRES string as scontrol prints it

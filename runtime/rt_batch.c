@@ -23,32 +23,37 @@
 
 int nodeox_rt_batch(const nodeox_rt_t *rt, int batch)
 {
-    const nodeox_rt_config_t *c = &rt->cfg;
-    if (!c->batch_by_speed || c->mode == NODEOX_MODE_EVALUATE) return batch;
-    if (c->n_emulate_speeds != rt->env.world)
-        rt_util_die(rt, NODEOX_RT_EXIT_USAGE,
-                      "--batch-by-speed needs every rank's speed before training: give "
-                      "--emulate-speeds, or run in a Slurm allocation whose GPU types have speeds");
-    double fastest = 0;
-    for (int i = 0; i < c->n_emulate_speeds; i++)
-        if (c->emulate_speeds[i] > fastest) fastest = c->emulate_speeds[i];
-    long b = lround((double)batch * c->emulate_speeds[rt->env.rank] / fastest);
-    return b < 1 ? 1 : (int)b;
+	const nodeox_rt_config_t *c = &rt->cfg;
+	if (!c->batch_by_speed || c->mode == NODEOX_MODE_EVALUATE)
+		return batch;
+	if (c->n_emulate_speeds != rt->env.world)
+		rt_util_die(rt, NODEOX_RT_EXIT_USAGE,
+			    "--batch-by-speed needs every rank's speed before training: give "
+			    "--emulate-speeds, or run in a Slurm allocation whose GPU types have speeds");
+	double fastest = 0;
+	for (int i = 0; i < c->n_emulate_speeds; i++)
+		if (c->emulate_speeds[i] > fastest)
+			fastest = c->emulate_speeds[i];
+	long b = lround((double)batch * c->emulate_speeds[rt->env.rank] / fastest);
+	return b < 1 ? 1 : (int)b;
 }
 
 void rt_batch_setup(nodeox_rt_t *rt, const nodeox_workload_t *w)
 {
-    int world = rt->env.world;
-    double mine = w->batch_size, largest = 0, sum = 0;
-    if (rt->cfg.batch_by_speed)
-        rt_comm_allgather(rt->comm, &mine, rt->batches, sizeof mine, __FILE__, __LINE__);
-    else /* the same batch everywhere: nothing to exchange */
-        for (int i = 0; i < world; i++) rt->batches[i] = mine;
-    for (int i = 0; i < world; i++) {
-        sum += rt->batches[i];
-        if (rt->batches[i] > largest) largest = rt->batches[i];
-    }
-    rt->sync_samples = sum;
-    rt->grad_share = rt->cfg.batch_by_speed ? mine / sum : 1.0 / world;
-    if (rt->cfg.batch_by_speed && rt->emu.step_ms > 0) rt->emu.step_ms *= mine / largest;
+	int world = rt->env.world;
+	double mine = w->batch_size, largest = 0, sum = 0;
+	if (rt->cfg.batch_by_speed)
+		rt_comm_allgather(rt->comm, &mine, rt->batches, sizeof mine, __FILE__, __LINE__);
+	else /* the same batch everywhere: nothing to exchange */
+		for (int i = 0; i < world; i++)
+			rt->batches[i] = mine;
+	for (int i = 0; i < world; i++) {
+		sum += rt->batches[i];
+		if (rt->batches[i] > largest)
+			largest = rt->batches[i];
+	}
+	rt->sync_samples = sum;
+	rt->grad_share = rt->cfg.batch_by_speed ? mine / sum : 1.0 / world;
+	if (rt->cfg.batch_by_speed && rt->emu.step_ms > 0)
+		rt->emu.step_ms *= mine / largest;
 }

@@ -24,63 +24,69 @@
 
 const char *rt_combine_name(nodeox_combine_t rule)
 {
-    switch (rule) {
-    case NODEOX_COMBINE_MEAN: return "mean";
-    case NODEOX_COMBINE_SAMPLES: return "samples";
-    case NODEOX_COMBINE_FEDNOVA: return "fednova";
-    }
-    return "?";
+	switch (rule) {
+	case NODEOX_COMBINE_MEAN: return "mean";
+	case NODEOX_COMBINE_SAMPLES: return "samples";
+	case NODEOX_COMBINE_FEDNOVA: return "fednova";
+	}
+	return "?";
 }
 
 double rt_combine_fednova_a(double tau, double rho)
 {
-    if (rho <= 0) return tau;
-    /* sum_{k=1..tau} (1 - rho^k) / (1 - rho), summed directly: tau is small. */
-    double a = 0, rk = 1;
-    for (long k = 1; k <= (long)tau; k++) {
-        rk *= rho;
-        a += (1 - rk) / (1 - rho);
-    }
-    return a;
+	if (rho <= 0)
+		return tau;
+	/* sum_{k=1..tau} (1 - rho^k) / (1 - rho), summed directly: tau is small. */
+	double a = 0, rk = 1;
+	for (long k = 1; k <= (long)tau; k++) {
+		rk *= rho;
+		a += (1 - rk) / (1 - rho);
+	}
+	return a;
 }
 
-int rt_combine_weights(nodeox_combine_t rule, int n, const rt_worker_info_t *info, double rho,
-                       double *w)
+int rt_combine_weights(nodeox_combine_t rule, int n, const rt_worker_info_t *info, double rho, double *w)
 {
-    int kept = 0;
-    double sum_samples = 0, sum_shard = 0;
-    for (int i = 0; i < n; i++) {
-        w[i] = 0;
-        if (!info[i].finite) continue;
-        kept++;
-        sum_samples += info[i].samples;
-        sum_shard += info[i].shard;
-    }
-    if (kept == 0) return 0;
-    switch (rule) {
-    case NODEOX_COMBINE_MEAN:
-        for (int i = 0; i < n; i++)
-            if (info[i].finite) w[i] = 1.0 / kept;
-        break;
-    case NODEOX_COMBINE_SAMPLES:
-        for (int i = 0; i < n; i++)
-            if (info[i].finite) w[i] = sum_samples > 0 ? info[i].samples / sum_samples : 1.0 / kept;
-        break;
-    case NODEOX_COMBINE_FEDNOVA: {
-        double tau_eff = 0;
-        for (int i = 0; i < n; i++) {
-            if (!info[i].finite) continue;
-            double p = sum_shard > 0 ? info[i].shard / sum_shard : 1.0 / kept;
-            tau_eff += p * rt_combine_fednova_a(info[i].steps, rho);
-        }
-        for (int i = 0; i < n; i++) {
-            if (!info[i].finite) continue;
-            double p = sum_shard > 0 ? info[i].shard / sum_shard : 1.0 / kept;
-            double a = rt_combine_fednova_a(info[i].steps, rho);
-            w[i] = a > 0 ? p * tau_eff / a : 0;
-        }
-        break;
-    }
-    }
-    return kept;
+	int kept = 0;
+	double sum_samples = 0, sum_shard = 0;
+	for (int i = 0; i < n; i++) {
+		w[i] = 0;
+		if (!info[i].finite)
+			continue;
+		kept++;
+		sum_samples += info[i].samples;
+		sum_shard += info[i].shard;
+	}
+	if (kept == 0)
+		return 0;
+	switch (rule) {
+	case NODEOX_COMBINE_MEAN:
+		for (int i = 0; i < n; i++)
+			if (info[i].finite)
+				w[i] = 1.0 / kept;
+		break;
+	case NODEOX_COMBINE_SAMPLES:
+		for (int i = 0; i < n; i++)
+			if (info[i].finite)
+				w[i] = sum_samples > 0 ? info[i].samples / sum_samples : 1.0 / kept;
+		break;
+	case NODEOX_COMBINE_FEDNOVA: {
+		double tau_eff = 0;
+		for (int i = 0; i < n; i++) {
+			if (!info[i].finite)
+				continue;
+			double p = sum_shard > 0 ? info[i].shard / sum_shard : 1.0 / kept;
+			tau_eff += p * rt_combine_fednova_a(info[i].steps, rho);
+		}
+		for (int i = 0; i < n; i++) {
+			if (!info[i].finite)
+				continue;
+			double p = sum_shard > 0 ? info[i].shard / sum_shard : 1.0 / kept;
+			double a = rt_combine_fednova_a(info[i].steps, rho);
+			w[i] = a > 0 ? p * tau_eff / a : 0;
+		}
+		break;
+	}
+	}
+	return kept;
 }

@@ -31,196 +31,203 @@
 #include "runtime/rt_internal.h"
 
 struct rt_comm {
-    int rank, world;
-    const nodeox_backend_t *be;
-    double bytes;
-    float *stage; /* host staging buffer for device memory without NCCL */
-    size_t stage_n;
+	int rank, world;
+	const nodeox_backend_t *be;
+	double bytes;
+	float *stage; /* host staging buffer for device memory without NCCL */
+	size_t stage_n;
 #ifdef RT_COMM_NCCL
-    ncclComm_t nccl;
-    cudaStream_t stream;
-    int use_nccl;
+	ncclComm_t nccl;
+	cudaStream_t stream;
+	int use_nccl;
 #endif
 };
 
 void rt_comm_mpi_fail(int err, const char *expr, const char *file, int line)
 {
-    char msg[MPI_MAX_ERROR_STRING] = "";
-    int len = 0;
-    MPI_Error_string(err, msg, &len);
-    int rank = -1;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    fprintf(stderr, "nodeox-run: rank %d: %s failed at %s:%d: %s (exit %d)\n", rank, expr, file,
-            line, msg, NODEOX_RT_EXIT_COMM);
-    fflush(stderr);
-    _exit(NODEOX_RT_EXIT_COMM);
+	char msg[MPI_MAX_ERROR_STRING] = "";
+	int len = 0;
+	MPI_Error_string(err, msg, &len);
+	int rank = -1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	fprintf(stderr, "nodeox-run: rank %d: %s failed at %s:%d: %s (exit %d)\n", rank, expr, file, line,
+		msg, NODEOX_RT_EXIT_COMM);
+	fflush(stderr);
+	_exit(NODEOX_RT_EXIT_COMM);
 }
 
 /* Complete req: spin briefly (cheap when peers are already there), then
  * test every 200 us, sleeping in between. */
 static void _comm_wait(MPI_Request *req, const char *file, int line)
 {
-    const struct timespec nap = {0, 200 * 1000};
-    for (long i = 0;; i++) {
-        int done = 0;
-        int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
-        if (rc != MPI_SUCCESS) rt_comm_mpi_fail(rc, "MPI_Test", file, line);
-        if (done) return;
-        if (i >= 64) nanosleep(&nap, NULL);
-    }
+	const struct timespec nap = { 0, 200 * 1000 };
+	for (long i = 0;; i++) {
+		int done = 0;
+		int rc = MPI_Test(req, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS)
+			rt_comm_mpi_fail(rc, "MPI_Test", file, line);
+		if (done)
+			return;
+		if (i >= 64)
+			nanosleep(&nap, NULL);
+	}
 }
 
 #ifdef RT_COMM_NCCL
 static void _comm_nccl_fail(ncclResult_t r, const char *expr, const char *file, int line)
 {
-    fprintf(stderr, "nodeox-run: %s failed at %s:%d: %s (exit %d)\n", expr, file, line,
-            ncclGetErrorString(r), NODEOX_RT_EXIT_COMM);
-    fflush(stderr);
-    _exit(NODEOX_RT_EXIT_COMM);
+	fprintf(stderr, "nodeox-run: %s failed at %s:%d: %s (exit %d)\n", expr, file, line,
+		ncclGetErrorString(r), NODEOX_RT_EXIT_COMM);
+	fflush(stderr);
+	_exit(NODEOX_RT_EXIT_COMM);
 }
-#define ncclCheck(expr)                                                        \
-    do {                                                                       \
-        ncclResult_t nccl_rc_ = (expr);                                        \
-        if (nccl_rc_ != ncclSuccess) _comm_nccl_fail(nccl_rc_, #expr, __FILE__, __LINE__); \
-    } while (0)
-#define cudaCheck(expr)                                                        \
-    do {                                                                       \
-        cudaError_t cuda_rc_ = (expr);                                         \
-        if (cuda_rc_ != cudaSuccess) {                                         \
-            fprintf(stderr, "nodeox-run: %s failed at %s:%d: %s\n", #expr, __FILE__, __LINE__, \
-                    cudaGetErrorString(cuda_rc_));                             \
-            _exit(NODEOX_RT_EXIT_COMM);                                        \
-        }                                                                      \
-    } while (0)
+#define ncclCheck(expr)                                                       \
+	do {                                                                  \
+		ncclResult_t nccl_rc_ = (expr);                               \
+		if (nccl_rc_ != ncclSuccess)                                  \
+			_comm_nccl_fail(nccl_rc_, #expr, __FILE__, __LINE__); \
+	} while (0)
+#define cudaCheck(expr)                                                                                    \
+	do {                                                                                               \
+		cudaError_t cuda_rc_ = (expr);                                                             \
+		if (cuda_rc_ != cudaSuccess) {                                                             \
+			fprintf(stderr, "nodeox-run: %s failed at %s:%d: %s\n", #expr, __FILE__, __LINE__, \
+				cudaGetErrorString(cuda_rc_));                                             \
+			_exit(NODEOX_RT_EXIT_COMM);                                                        \
+		}                                                                                          \
+	} while (0)
 #endif
 
 rt_comm_t *rt_comm_create(int rank, int world, const nodeox_backend_t *be)
 {
-    rt_comm_t *c = calloc(1, sizeof *c);
-    if (c == NULL) {
-        fprintf(stderr, "nodeox-run: out of memory at %s:%d\n", __FILE__, __LINE__);
-        exit(NODEOX_RT_EXIT_COMM);
-    }
-    c->rank = rank;
-    c->world = world;
-    c->be = be;
-    mpiCheck(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
+	rt_comm_t *c = calloc(1, sizeof *c);
+	if (c == NULL) {
+		fprintf(stderr, "nodeox-run: out of memory at %s:%d\n", __FILE__, __LINE__);
+		exit(NODEOX_RT_EXIT_COMM);
+	}
+	c->rank = rank;
+	c->world = world;
+	c->be = be;
+	mpiCheck(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 #ifdef RT_COMM_NCCL
-    if (be->on_device) {
-        ncclUniqueId id;
-        if (rank == 0) ncclCheck(ncclGetUniqueId(&id));
-        rt_comm_bcast(c, &id, sizeof id, 0, __FILE__, __LINE__);
-        cudaCheck(cudaStreamCreate(&c->stream));
-        rt_fault_arm("ncclCommInitRank", __FILE__, __LINE__);
-        ncclCheck(ncclCommInitRank(&c->nccl, world, id, rank));
-        rt_fault_disarm();
-        c->use_nccl = 1;
-    }
+	if (be->on_device) {
+		ncclUniqueId id;
+		if (rank == 0)
+			ncclCheck(ncclGetUniqueId(&id));
+		rt_comm_bcast(c, &id, sizeof id, 0, __FILE__, __LINE__);
+		cudaCheck(cudaStreamCreate(&c->stream));
+		rt_fault_arm("ncclCommInitRank", __FILE__, __LINE__);
+		ncclCheck(ncclCommInitRank(&c->nccl, world, id, rank));
+		rt_fault_disarm();
+		c->use_nccl = 1;
+	}
 #endif
-    return c;
+	return c;
 }
 
 void rt_comm_destroy(rt_comm_t *c)
 {
-    if (c == NULL) return;
+	if (c == NULL)
+		return;
 #ifdef RT_COMM_NCCL
-    if (c->use_nccl) {
-        ncclCommDestroy(c->nccl);
-        cudaStreamDestroy(c->stream);
-    }
+	if (c->use_nccl) {
+		ncclCommDestroy(c->nccl);
+		cudaStreamDestroy(c->stream);
+	}
 #endif
-    free(c->stage);
-    free(c);
+	free(c->stage);
+	free(c);
 }
 
 void rt_comm_allreduce_sum(rt_comm_t *c, float *buf, size_t n, const char *file, int line)
 {
-    c->bytes += (double)n * sizeof(float);
-    rt_fault_arm("all-reduce", file, line);
+	c->bytes += (double)n * sizeof(float);
+	rt_fault_arm("all-reduce", file, line);
 #ifdef RT_COMM_NCCL
-    if (c->use_nccl) {
-        ncclCheck(ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, c->nccl, c->stream));
-        cudaCheck(cudaStreamSynchronize(c->stream));
-        rt_fault_disarm();
-        return;
-    }
+	if (c->use_nccl) {
+		ncclCheck(ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, c->nccl, c->stream));
+		cudaCheck(cudaStreamSynchronize(c->stream));
+		rt_fault_disarm();
+		return;
+	}
 #endif
-    float *host = buf;
-    c->be->sync();
-    if (c->be->on_device) {
-        if (c->stage_n < n) {
-            free(c->stage);
-            c->stage = malloc(n * sizeof(float));
-            if (c->stage == NULL) {
-                fprintf(stderr, "nodeox-run: out of memory at %s:%d\n", __FILE__, __LINE__);
-                _exit(NODEOX_RT_EXIT_COMM);
-            }
-            c->stage_n = n;
-        }
-        host = c->stage;
-        c->be->copy_d2h(host, buf, n * sizeof(float));
-    }
-    /* MPI counts are int: reduce in chunks so any model size works. */
-    const size_t chunk = (size_t)1 << 30;
-    for (size_t off = 0; off < n; off += chunk) {
-        int cnt = (int)(n - off < chunk ? n - off : chunk);
-        MPI_Request req;
-        mpiCheck(MPI_Iallreduce(MPI_IN_PLACE, host + off, cnt, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
-                                &req));
-        _comm_wait(&req, file, line);
-    }
-    if (c->be->on_device) c->be->copy_h2d(buf, host, n * sizeof(float));
-    rt_fault_disarm();
+	float *host = buf;
+	c->be->sync();
+	if (c->be->on_device) {
+		if (c->stage_n < n) {
+			free(c->stage);
+			c->stage = malloc(n * sizeof(float));
+			if (c->stage == NULL) {
+				fprintf(stderr, "nodeox-run: out of memory at %s:%d\n", __FILE__, __LINE__);
+				_exit(NODEOX_RT_EXIT_COMM);
+			}
+			c->stage_n = n;
+		}
+		host = c->stage;
+		c->be->copy_d2h(host, buf, n * sizeof(float));
+	}
+	/* MPI counts are int: reduce in chunks so any model size works. */
+	const size_t chunk = (size_t)1 << 30;
+	for (size_t off = 0; off < n; off += chunk) {
+		int cnt = (int)(n - off < chunk ? n - off : chunk);
+		MPI_Request req;
+		mpiCheck(MPI_Iallreduce(MPI_IN_PLACE, host + off, cnt, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD,
+					&req));
+		_comm_wait(&req, file, line);
+	}
+	if (c->be->on_device)
+		c->be->copy_h2d(buf, host, n * sizeof(float));
+	rt_fault_disarm();
 }
 
-void rt_comm_allgather(rt_comm_t *c, const void *send, void *recv, size_t bytes, const char *file,
-                       int line)
+void rt_comm_allgather(rt_comm_t *c, const void *send, void *recv, size_t bytes, const char *file, int line)
 {
-    c->bytes += (double)bytes;
-    rt_fault_arm("all-gather", file, line);
-    MPI_Request req;
-    mpiCheck(MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD,
-                            &req));
-    _comm_wait(&req, file, line);
-    rt_fault_disarm();
+	c->bytes += (double)bytes;
+	rt_fault_arm("all-gather", file, line);
+	MPI_Request req;
+	mpiCheck(
+		MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD, &req));
+	_comm_wait(&req, file, line);
+	rt_fault_disarm();
 }
 
 void rt_comm_allreduce_host_double(rt_comm_t *c, double *buf, size_t n, const char *file, int line)
 {
-    c->bytes += (double)(n * sizeof(double));
-    rt_fault_arm("all-reduce (host doubles)", file, line);
-    MPI_Request req;
-    mpiCheck(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req));
-    _comm_wait(&req, file, line);
-    rt_fault_disarm();
+	c->bytes += (double)(n * sizeof(double));
+	rt_fault_arm("all-reduce (host doubles)", file, line);
+	MPI_Request req;
+	mpiCheck(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req));
+	_comm_wait(&req, file, line);
+	rt_fault_disarm();
 }
 
 void rt_comm_bcast(rt_comm_t *c, void *buf, size_t bytes, int root, const char *file, int line)
 {
-    if (c->rank == root) c->bytes += (double)bytes;
-    rt_fault_arm("broadcast", file, line);
-    MPI_Request req;
-    mpiCheck(MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD, &req));
-    _comm_wait(&req, file, line);
-    rt_fault_disarm();
+	if (c->rank == root)
+		c->bytes += (double)bytes;
+	rt_fault_arm("broadcast", file, line);
+	MPI_Request req;
+	mpiCheck(MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD, &req));
+	_comm_wait(&req, file, line);
+	rt_fault_disarm();
 }
 
 void rt_comm_barrier(rt_comm_t *c, const char *file, int line)
 {
-    (void)c;
-    rt_fault_arm("barrier", file, line);
-    MPI_Request req;
-    mpiCheck(MPI_Ibarrier(MPI_COMM_WORLD, &req));
-    _comm_wait(&req, file, line);
-    rt_fault_disarm();
+	(void)c;
+	rt_fault_arm("barrier", file, line);
+	MPI_Request req;
+	mpiCheck(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+	_comm_wait(&req, file, line);
+	rt_fault_disarm();
 }
 
 double rt_comm_bytes(const rt_comm_t *c)
 {
-    return c->bytes;
+	return c->bytes;
 }
 
 void rt_comm_set_bytes(rt_comm_t *c, double bytes)
 {
-    c->bytes = bytes;
+	c->bytes = bytes;
 }

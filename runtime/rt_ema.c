@@ -30,32 +30,33 @@
 
 int rt_ema_init(rt_ema_t *e, const nodeox_backend_t *be, size_t n, double beta, double ref_samples)
 {
-    e->be = be;
-    e->n = n;
-    e->beta = beta;
-    e->ref_samples = ref_samples > 0 ? ref_samples : 1;
-    e->weight = 0;
-    e->updates = 0;
-    e->avg = be->alloc(n * sizeof(float));
-    return e->avg ? 0 : -1;
+	e->be = be;
+	e->n = n;
+	e->beta = beta;
+	e->ref_samples = ref_samples > 0 ? ref_samples : 1;
+	e->weight = 0;
+	e->updates = 0;
+	e->avg = be->alloc(n * sizeof(float));
+	return e->avg ? 0 : -1;
 }
 
 void rt_ema_update(rt_ema_t *e, const float *x, double samples)
 {
-    double d = pow(e->beta, samples / e->ref_samples);
-    e->weight = 1 - (1 - e->weight) * d;
-    double a = e->weight > 0 ? (1 - d) / e->weight : 1;
-    if (e->updates == 0 || a >= 1) {
-        e->be->copy_d2d(e->avg, x, e->n * sizeof(float));
-    } else {
-        e->be->scale(e->avg, (float)(1 - a), e->n);
-        e->be->axpy(e->avg, x, (float)a, e->n);
-    }
-    e->updates++;
+	double d = pow(e->beta, samples / e->ref_samples);
+	e->weight = 1 - (1 - e->weight) * d;
+	double a = e->weight > 0 ? (1 - d) / e->weight : 1;
+	if (e->updates == 0 || a >= 1) {
+		e->be->copy_d2d(e->avg, x, e->n * sizeof(float));
+	} else {
+		e->be->scale(e->avg, (float)(1 - a), e->n);
+		e->be->axpy(e->avg, x, (float)a, e->n);
+	}
+	e->updates++;
 }
 
 void rt_ema_free(rt_ema_t *e)
 {
-    if (e->avg) e->be->free(e->avg);
-    e->avg = NULL;
+	if (e->avg)
+		e->be->free(e->avg);
+	e->avg = NULL;
 }

@@ -24,60 +24,63 @@
 
 int rt_emulate_parse_speeds(const char *s, double *speeds, int max, char *err, size_t errlen)
 {
-    int n = 0;
-    const char *p = s;
-    while (*p) {
-        char *end;
-        errno = 0;
-        double v = strtod(p, &end);
-        if (end == p || errno != 0 || !(v > 0) || v > 1e6 || (*end != ',' && *end != '\0')) {
-            snprintf(err, errlen,
-                     "--emulate-speeds: '%s': item %d is not a positive number (want e.g. 1,1,0.5,0.5)",
-                     s, n + 1);
-            return -1;
-        }
-        if (n == max) {
-            snprintf(err, errlen, "--emulate-speeds: more than %d speeds", max);
-            return -1;
-        }
-        speeds[n++] = v;
-        p = *end == ',' ? end + 1 : end;
-        if (*end == ',' && *p == '\0') {
-            snprintf(err, errlen, "--emulate-speeds: '%s' ends with a comma", s);
-            return -1;
-        }
-    }
-    if (n == 0) {
-        snprintf(err, errlen, "--emulate-speeds: empty list");
-        return -1;
-    }
-    return n;
+	int n = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		errno = 0;
+		double v = strtod(p, &end);
+		if (end == p || errno != 0 || !(v > 0) || v > 1e6 || (*end != ',' && *end != '\0')) {
+			snprintf(err, errlen,
+				 "--emulate-speeds: '%s': item %d is not a positive number (want e.g. "
+				 "1,1,0.5,0.5)",
+				 s, n + 1);
+			return -1;
+		}
+		if (n == max) {
+			snprintf(err, errlen, "--emulate-speeds: more than %d speeds", max);
+			return -1;
+		}
+		speeds[n++] = v;
+		p = *end == ',' ? end + 1 : end;
+		if (*end == ',' && *p == '\0') {
+			snprintf(err, errlen, "--emulate-speeds: '%s' ends with a comma", s);
+			return -1;
+		}
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "--emulate-speeds: empty list");
+		return -1;
+	}
+	return n;
 }
 
 void rt_emulate_init(rt_emulate_t *e, const double *speeds, int n, int rank, double base_ms)
 {
-    memset(e, 0, sizeof *e);
-    if (n > 0) e->step_ms = base_ms / speeds[rank % n];
+	memset(e, 0, sizeof *e);
+	if (n > 0)
+		e->step_ms = base_ms / speeds[rank % n];
 }
 
 void rt_emulate_step_begin(rt_emulate_t *e)
 {
-    e->t0 = rt_util_clock_s();
+	e->t0 = rt_util_clock_s();
 }
 
 double rt_emulate_step_end(rt_emulate_t *e)
 {
-    double took_ms = (rt_util_clock_s() - e->t0) * 1e3;
-    if (e->step_ms <= 0) return took_ms;
-    if (took_ms > e->step_ms) {
-        e->overruns++;
-        return e->step_ms;
-    }
-    double until = e->t0 + e->step_ms * 1e-3;
-    struct timespec ts;
-    ts.tv_sec = (time_t)until;
-    ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-    }
-    return e->step_ms;
+	double took_ms = (rt_util_clock_s() - e->t0) * 1e3;
+	if (e->step_ms <= 0)
+		return took_ms;
+	if (took_ms > e->step_ms) {
+		e->overruns++;
+		return e->step_ms;
+	}
+	double until = e->t0 + e->step_ms * 1e-3;
+	struct timespec ts;
+	ts.tv_sec = (time_t)until;
+	ts.tv_nsec = (long)((until - (double)ts.tv_sec) * 1e9);
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
+	}
+	return e->step_ms;
 }

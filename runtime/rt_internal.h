@@ -20,16 +20,15 @@ uint64_t rt_util_fnv(uint64_t h, const void *p, size_t bytes);
 
 /* ------------------------------------------------------------ rt_env.c */
 typedef struct rt_env {
-    int rank, world, local_rank;
-    const char *source; /* "slurm", "openmpi", "pmi" or "none" */
+	int rank, world, local_rank;
+	const char *source; /* "slurm", "openmpi", "pmi" or "none" */
 } rt_env_t;
 
 /* Read rank/size/local rank from OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK},
  * else SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID, else PMI_RANK/PMI_SIZE.
  * getenv_fn lets unit tests pass a fake environment. Returns 0, or -1 with
  * a message in err naming the variable that is malformed. */
-int rt_env_read(rt_env_t *env, const char *(*getenv_fn)(const char *),
-                char *err, size_t errlen);
+int rt_env_read(rt_env_t *env, const char *(*getenv_fn)(const char *), char *err, size_t errlen);
 /* The GPU index for this local rank: local_rank % (GPUs on the node), or
  * local_rank when none can be counted (backend_cuda then reports it). */
 int rt_env_pick_device(int local_rank);
@@ -61,8 +60,7 @@ void rt_comm_allreduce_sum(rt_comm_t *c, float *buf, size_t n, const char *file,
  * exact and independent of the rank count). */
 void rt_comm_allreduce_host_double(rt_comm_t *c, double *buf, size_t n, const char *file, int line);
 /* Every rank contributes bytes from send; recv holds world * bytes. Host memory. */
-void rt_comm_allgather(rt_comm_t *c, const void *send, void *recv, size_t bytes,
-                       const char *file, int line);
+void rt_comm_allgather(rt_comm_t *c, const void *send, void *recv, size_t bytes, const char *file, int line);
 void rt_comm_bcast(rt_comm_t *c, void *buf, size_t bytes, int root, const char *file, int line);
 void rt_comm_barrier(rt_comm_t *c, const char *file, int line);
 /* Payload bytes this rank has handed to collectives so far. */
@@ -71,16 +69,17 @@ void rt_comm_set_bytes(rt_comm_t *c, double bytes);
 /* Print "rank R: what failed at file:line: MPI message" and exit. */
 void rt_comm_mpi_fail(int err, const char *expr, const char *file, int line);
 #define mpiCheck(expr)                                                        \
-    do {                                                                      \
-        int mpi_rc_ = (expr);                                                 \
-        if (mpi_rc_ != 0) rt_comm_mpi_fail(mpi_rc_, #expr, __FILE__, __LINE__); \
-    } while (0)
+	do {                                                                  \
+		int mpi_rc_ = (expr);                                         \
+		if (mpi_rc_ != 0)                                             \
+			rt_comm_mpi_fail(mpi_rc_, #expr, __FILE__, __LINE__); \
+	} while (0)
 
 /* ------------------------------------------------------------ rt_emulate.c */
 typedef struct rt_emulate {
-    double step_ms; /* stretched duration of one step, 0 = no emulation */
-    double t0;      /* start of the step in progress (rt_util_clock_s) */
-    int overruns;   /* steps whose compute took longer than step_ms */
+	double step_ms; /* stretched duration of one step, 0 = no emulation */
+	double t0;      /* start of the step in progress (rt_util_clock_s) */
+	int overruns;   /* steps whose compute took longer than step_ms */
 } rt_emulate_t;
 
 /* Parse "1,1,0.5,0.5" into speeds (at most max); -1 with err on bad input. */
@@ -95,20 +94,19 @@ double rt_emulate_step_end(rt_emulate_t *e);
 /* ------------------------------------------------------------ rt_combine.c */
 /* What each worker reports after a round (all-gathered, one record each). */
 typedef struct rt_worker_info {
-    double steps;   /* tau_i, local steps this round */
-    double samples; /* samples processed this round */
-    double shard;   /* size of the worker's data shard (p_i = shard share) */
-    double finite;  /* 1 when every entry of Delta_i is finite */
-    double loss;    /* mean training loss over the round */
-    double step_ms; /* mean step duration over the round */
+	double steps;   /* tau_i, local steps this round */
+	double samples; /* samples processed this round */
+	double shard;   /* size of the worker's data shard (p_i = shard share) */
+	double finite;  /* 1 when every entry of Delta_i is finite */
+	double loss;    /* mean training loss over the round */
+	double step_ms; /* mean step duration over the round */
 } rt_worker_info_t;
 
 /* Weights w_i such that Delta = sum_i w_i Delta_i under the rule; workers
  * with finite == 0 get w_i = 0 and the others are renormalized among
  * themselves. rho is the inner SGD momentum for FedNova's a_i (0 for plain
  * SGD or AdamW). Returns the number of workers kept (0: skip the step). */
-int rt_combine_weights(nodeox_combine_t rule, int n, const rt_worker_info_t *info,
-                       double rho, double *w);
+int rt_combine_weights(nodeox_combine_t rule, int n, const rt_worker_info_t *info, double rho, double *w);
 /* FedNova's a_i = sum_{k=1..tau} (1 - rho^k) / (1 - rho); tau when rho == 0. */
 double rt_combine_fednova_a(double tau, double rho);
 const char *rt_combine_name(nodeox_combine_t rule);
@@ -116,13 +114,13 @@ const char *rt_combine_name(nodeox_combine_t rule);
 /* ------------------------------------------------------------ rt_ema.c */
 /* The moving average of --eval-ema (backend memory, n floats). */
 typedef struct rt_ema {
-    const nodeox_backend_t *be;
-    float *avg;
-    size_t n;
-    double beta;        /* decay per ref_samples samples */
-    double ref_samples; /* world * batch: one synchronous step */
-    double weight;      /* 1 - product of the decays so far (bias correction) */
-    long updates;
+	const nodeox_backend_t *be;
+	float *avg;
+	size_t n;
+	double beta;        /* decay per ref_samples samples */
+	double ref_samples; /* world * batch: one synchronous step */
+	double weight;      /* 1 - product of the decays so far (bias correction) */
+	long updates;
 } rt_ema_t;
 
 /* -1 when out of backend memory. */
@@ -135,54 +133,54 @@ void rt_ema_free(rt_ema_t *e);
 /* ------------------------------------------------------------ engine state */
 /* The interval in progress (rt_loop.c). */
 typedef struct rt_interval {
-    int tau[NODEOX_RT_MAX_WORKERS]; /* steps per worker */
-    int T;                          /* global steps the interval advances */
-    int allreduce;                  /* 1: gradients all-reduced every step */
-    int k;                          /* this worker's steps taken so far */
-    int open;                       /* 1: planned and not yet closed */
-    double loss_sum, ms_sum;        /* over this worker's steps */
-    double t0;                      /* when it opened */
+	int tau[NODEOX_RT_MAX_WORKERS]; /* steps per worker */
+	int T;                          /* global steps the interval advances */
+	int allreduce;                  /* 1: gradients all-reduced every step */
+	int k;                          /* this worker's steps taken so far */
+	int open;                       /* 1: planned and not yet closed */
+	double loss_sum, ms_sum;        /* over this worker's steps */
+	double t0;                      /* when it opened */
 } rt_interval_t;
 
 struct nodeox_rt {
-    nodeox_rt_config_t cfg;
-    rt_env_t env;
-    const nodeox_backend_t *be;
-    rt_comm_t *comm;
-    rt_emulate_t emu;
-    int device;
-    /* optimizer state, backend memory, nparams floats each */
-    size_t n;
-    float *global;    /* theta: global weights at the start of the round */
-    float *outer_m;   /* outer Nesterov momentum */
-    float *delta;     /* pseudo-gradient / scratch */
-    float *inner_m, *inner_v; /* inner SGD momentum / AdamW moments */
-    long adam_t;      /* AdamW step count (bias correction) */
-    /* counters */
-    long round;       /* rounds completed */
-    long global_step; /* drives the LR schedule */
-    long local_steps_total;           /* this worker's steps so far */
-    long steps_per_worker[NODEOX_RT_MAX_WORKERS];
-    double last_step_ms[NODEOX_RT_MAX_WORKERS]; /* planner input */
-    long dropped;
-    double train_s;   /* training time so far (evaluation excluded) */
-    double time_to_target_s;
-    /* critical path: sum over intervals of the slowest worker's step time
+	nodeox_rt_config_t cfg;
+	rt_env_t env;
+	const nodeox_backend_t *be;
+	rt_comm_t *comm;
+	rt_emulate_t emu;
+	int device;
+	/* optimizer state, backend memory, nparams floats each */
+	size_t n;
+	float *global;            /* theta: global weights at the start of the round */
+	float *outer_m;           /* outer Nesterov momentum */
+	float *delta;             /* pseudo-gradient / scratch */
+	float *inner_m, *inner_v; /* inner SGD momentum / AdamW moments */
+	long adam_t;              /* AdamW step count (bias correction) */
+	/* counters */
+	long round;             /* rounds completed */
+	long global_step;       /* drives the LR schedule */
+	long local_steps_total; /* this worker's steps so far */
+	long steps_per_worker[NODEOX_RT_MAX_WORKERS];
+	double last_step_ms[NODEOX_RT_MAX_WORKERS]; /* planner input */
+	long dropped;
+	double train_s; /* training time so far (evaluation excluded) */
+	double time_to_target_s;
+	/* critical path: sum over intervals of the slowest worker's step time
      * (max_i steps_i * step_ms_i). Under emulation, the wall time the run
      * would take without communication and without a loaded host. */
-    double critical_s, critical_to_target_s;
-    double last_metric; /* last evaluation: accuracy or loss (-1: none yet) */
-    const char *metric; /* the workload's: "accuracy" or "loss" */
-    int metric_lower_is_better;
-    double longest_round_s;
-    long ckpt_prev[2]; /* rounds of this rank's last two checkpoint files */
-    rt_ema_t ema;      /* --eval-ema, rank 0 only (ema.avg NULL otherwise) */
-    double batches[NODEOX_RT_MAX_WORKERS]; /* every worker's batch (rt_batch.c) */
-    double sync_samples; /* samples of one synchronous step, all workers */
-    double grad_share;   /* this worker's weight in the synchronous gradient mean */
-    rt_interval_t iv;    /* the interval in progress (rt_loop.c) */
-    int last_finite;     /* this worker's update was finite in the last interval */
-    int started;         /* nodeox_rt_start has run (state allocated) */
+	double critical_s, critical_to_target_s;
+	double last_metric; /* last evaluation: accuracy or loss (-1: none yet) */
+	const char *metric; /* the workload's: "accuracy" or "loss" */
+	int metric_lower_is_better;
+	double longest_round_s;
+	long ckpt_prev[2];                     /* rounds of this rank's last two checkpoint files */
+	rt_ema_t ema;                          /* --eval-ema, rank 0 only (ema.avg NULL otherwise) */
+	double batches[NODEOX_RT_MAX_WORKERS]; /* every worker's batch (rt_batch.c) */
+	double sync_samples;                   /* samples of one synchronous step, all workers */
+	double grad_share;                     /* this worker's weight in the synchronous gradient mean */
+	rt_interval_t iv;                      /* the interval in progress (rt_loop.c) */
+	int last_finite;                       /* this worker's update was finite in the last interval */
+	int started;                           /* nodeox_rt_start has run (state allocated) */
 };
 
 /* ------------------------------------------------------------ rt_inner.c */
@@ -207,20 +205,17 @@ double rt_rounds_lr(const nodeox_rt_config_t *cfg, double t);
  * every tau (the steps left in the budget). */
 /* H for the round that starts at global step t (--h-ramp: from 2 up). */
 int rt_rounds_h(const nodeox_rt_config_t *cfg, long t);
-void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms,
-                    long cap, int *tau);
+void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms, long cap, int *tau);
 /* End of a round: Delta_i = theta - theta_i, the combine weights from the
  * all-gathered records (all), Delta summed over workers, outer Nesterov
  * step; every worker restarts from the new theta. */
-void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
-                       rt_worker_info_t *all);
+void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine, rt_worker_info_t *all);
 
 /* ------------------------------------------------------------ rt_sync.c */
 /* Average the gradients over workers (one all-reduce), every step. */
 void rt_sync_reduce_grads(nodeox_rt_t *rt, nodeox_workload_t *w);
 /* End of a synchronous interval: exchange the records, theta = params. */
-void rt_sync_finish(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
-                    rt_worker_info_t *all);
+void rt_sync_finish(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine, rt_worker_info_t *all);
 
 /* ------------------------------------------------------------ rt_loop.c */
 /* The step machine both drivers run (see rt_loop.c's header):
@@ -272,10 +267,9 @@ void rt_eval_shares(size_t n, int world, const double *speeds, size_t *count, si
 
 /* ------------------------------------------------------------ rt_log.c */
 void rt_log_round(const nodeox_rt_t *rt, const rt_worker_info_t *all, double acc);
-void rt_log_warn(const nodeox_rt_t *rt, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void rt_log_warn(const nodeox_rt_t *rt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int rt_log_json(const nodeox_rt_t *rt, const nodeox_rt_result_t *res, const char *path);
 int rt_log_eval_json(const nodeox_rt_t *rt, const nodeox_rt_eval_result_t *res, const size_t *count,
-                     const double *seconds, const char *path);
+		     const double *seconds, const char *path);
 
 #endif

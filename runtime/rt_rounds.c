@@ -37,47 +37,54 @@
 
 double rt_rounds_lr(const nodeox_rt_config_t *cfg, double t)
 {
-    if (cfg->warmup_steps > 0 && t < (double)cfg->warmup_steps)
-        return cfg->lr * (t + 1) / (double)cfg->warmup_steps;
-    double span = (double)(cfg->total_steps - cfg->warmup_steps);
-    double progress = span > 0 ? (t - (double)cfg->warmup_steps) / span : 1.0;
-    if (progress > 1) progress = 1;
-    if (progress < 0) progress = 0;
-    double lo = cfg->lr * cfg->lr_min_ratio;
-    return lo + (cfg->lr - lo) * 0.5 * (1 + cos(M_PI * progress));
+	if (cfg->warmup_steps > 0 && t < (double)cfg->warmup_steps)
+		return cfg->lr * (t + 1) / (double)cfg->warmup_steps;
+	double span = (double)(cfg->total_steps - cfg->warmup_steps);
+	double progress = span > 0 ? (t - (double)cfg->warmup_steps) / span : 1.0;
+	if (progress > 1)
+		progress = 1;
+	if (progress < 0)
+		progress = 0;
+	double lo = cfg->lr * cfg->lr_min_ratio;
+	return lo + (cfg->lr - lo) * 0.5 * (1 + cos(M_PI * progress));
 }
 
 int rt_rounds_h(const nodeox_rt_config_t *cfg, long t)
 {
-    int H = cfg->local_steps;
-    if (cfg->h_ramp_steps <= 0 || t >= cfg->h_ramp_steps || H <= 2) return H;
-    return 2 + (int)((double)(H - 2) * (double)t / (double)cfg->h_ramp_steps);
+	int H = cfg->local_steps;
+	if (cfg->h_ramp_steps <= 0 || t >= cfg->h_ramp_steps || H <= 2)
+		return H;
+	return 2 + (int)((double)(H - 2) * (double)t / (double)cfg->h_ramp_steps);
 }
 
-void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms, long cap,
-                    int *tau)
+void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step_ms, long cap, int *tau)
 {
-    double fastest = 0; /* smallest step time */
-    int known = 1;
-    for (int i = 0; i < world; i++) {
-        if (!(step_ms[i] > 0)) known = 0;
-        else if (fastest == 0 || step_ms[i] < fastest) fastest = step_ms[i];
-    }
-    for (int i = 0; i < world; i++) {
-        double t;
-        if (!known || cfg->plan == NODEOX_PLAN_FIXED)
-            t = cfg->local_steps;
-        else if (cfg->plan == NODEOX_PLAN_TIME)
-            t = floor(cfg->round_ms / step_ms[i]);
-        else /* s_i / max s = fastest / step_ms_i; a quarter step of slack
+	double fastest = 0; /* smallest step time */
+	int known = 1;
+	for (int i = 0; i < world; i++) {
+		if (!(step_ms[i] > 0))
+			known = 0;
+		else if (fastest == 0 || step_ms[i] < fastest)
+			fastest = step_ms[i];
+	}
+	for (int i = 0; i < world; i++) {
+		double t;
+		if (!known || cfg->plan == NODEOX_PLAN_FIXED)
+			t = cfg->local_steps;
+		else if (cfg->plan == NODEOX_PLAN_TIME)
+			t = floor(cfg->round_ms / step_ms[i]);
+		else /* s_i / max s = fastest / step_ms_i; a quarter step of slack
               * absorbs timing noise, so a ratio measured as 0.502 still
               * gives H/2 and not H/2 + 1 (and emulated runs repeat exactly) */
-            t = ceil((double)cfg->local_steps * fastest / step_ms[i] - 0.25);
-        if (t < 1) t = 1;
-        if (t > (double)cap) t = (double)cap;
-        if (t > 1e9) t = 1e9;
-        tau[i] = (int)t;
-    }
+			t = ceil((double)cfg->local_steps * fastest / step_ms[i] - 0.25);
+		if (t < 1)
+			t = 1;
+		if (t > (double)cap)
+			t = (double)cap;
+		if (t > 1e9)
+			t = 1e9;
+		tau[i] = (int)t;
+	}
 }
 
 /* Replace each worker's inner state (SGD momentum; AdamW's two moments) by
@@ -86,59 +93,66 @@ void rt_rounds_plan(const nodeox_rt_config_t *cfg, int world, const double *step
  * zeros and receives the average, which replaces its poisoned state. */
 static void _rounds_average_inner(nodeox_rt_t *rt, int finite, const double *wts)
 {
-    const nodeox_backend_t *be = rt->be;
-    double sum = 0;
-    for (int i = 0; i < rt->env.world; i++) sum += wts[i];
-    if (!(sum > 0)) return;
-    float *state[2] = {rt->inner_m, rt->inner_v};
-    for (int s = 0; s < 2 && state[s]; s++) {
-        if (finite) be->scale(state[s], (float)(wts[rt->env.rank] / sum), rt->n);
-        else be->zero(state[s], rt->n * sizeof(float));
-        rt_comm_allreduce_sum(rt->comm, state[s], rt->n, __FILE__, __LINE__);
-    }
+	const nodeox_backend_t *be = rt->be;
+	double sum = 0;
+	for (int i = 0; i < rt->env.world; i++)
+		sum += wts[i];
+	if (!(sum > 0))
+		return;
+	float *state[2] = { rt->inner_m, rt->inner_v };
+	for (int s = 0; s < 2 && state[s]; s++) {
+		if (finite)
+			be->scale(state[s], (float)(wts[rt->env.rank] / sum), rt->n);
+		else
+			be->zero(state[s], rt->n * sizeof(float));
+		rt_comm_allreduce_sum(rt->comm, state[s], rt->n, __FILE__, __LINE__);
+	}
 }
 
 /* Delta = theta - theta_i, weighted, summed over workers; outer step. */
-void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
-                       rt_worker_info_t *all)
+void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine, rt_worker_info_t *all)
 {
-    const nodeox_backend_t *be = rt->be;
-    int world = rt->env.world, rank = rt->env.rank;
-    be->delta(rt->delta, rt->global, w->params, rt->n);
-    if (rank == rt->cfg.inject_nan_rank && rt->round + 1 == rt->cfg.inject_nan_round) {
-        float nan = NAN;
-        be->copy_h2d(rt->delta, &nan, sizeof nan);
-    }
-    mine->finite = be->count_nonfinite(rt->delta, rt->n) == 0;
-    rt_comm_allgather(rt->comm, mine, all, sizeof *mine, __FILE__, __LINE__);
+	const nodeox_backend_t *be = rt->be;
+	int world = rt->env.world, rank = rt->env.rank;
+	be->delta(rt->delta, rt->global, w->params, rt->n);
+	if (rank == rt->cfg.inject_nan_rank && rt->round + 1 == rt->cfg.inject_nan_round) {
+		float nan = NAN;
+		be->copy_h2d(rt->delta, &nan, sizeof nan);
+	}
+	mine->finite = be->count_nonfinite(rt->delta, rt->n) == 0;
+	rt_comm_allgather(rt->comm, mine, all, sizeof *mine, __FILE__, __LINE__);
 
-    double wts[NODEOX_RT_MAX_WORKERS];
-    /* FedNova's momentum-corrected a_i assumes the momentum buffer starts
+	double wts[NODEOX_RT_MAX_WORKERS];
+	/* FedNova's momentum-corrected a_i assumes the momentum buffer starts
      * each round at zero. With inner state kept across rounds (default) the
      * buffer is already warm, every step moves ~1/(1-rho) of a gradient and
      * a_i is proportional to tau_i: plain a_i = tau_i is the right ratio. */
-    double rho = rt->cfg.inner == NODEOX_INNER_SGD && rt->cfg.reset_inner_state ? rt->cfg.momentum : 0;
-    int kept = rt_combine_weights(rt->cfg.combine, world, all, rho, wts);
-    for (int i = 0; i < world; i++)
-        if (!all[i].finite) {
-            rt->dropped++;
-            if (rank == 0 || rank == i) /* once, and on the worker concerned */
-                rt_log_warn(rt, "round %ld: worker %d's pseudo-gradient is not finite; dropped "
-                                "from this round's combine (%d of %d kept)",
-                            rt->round + 1, i, kept, world);
-        }
-    /* A dropped worker contributes zeros (0 * NaN would still be NaN). */
-    if (mine->finite) be->scale(rt->delta, (float)wts[rank], rt->n);
-    else be->zero(rt->delta, rt->n * sizeof(float));
-    rt_comm_allreduce_sum(rt->comm, rt->delta, rt->n, __FILE__, __LINE__);
-    if (kept > 0)
-        be->nesterov_step(rt->global, rt->delta, rt->outer_m, rt->n, (float)rt->cfg.outer_lr,
-                          (float)rt->cfg.outer_momentum);
-    be->copy_d2d(w->params, rt->global, rt->n * sizeof(float));
-    if (rt->cfg.average_inner_state && kept > 0) {
-        _rounds_average_inner(rt, mine->finite != 0, wts);
-        return;
-    }
-    /* Inner state that produced a non-finite update is poisoned: restart it. */
-    if (!mine->finite || rt->cfg.reset_inner_state) rt_inner_reset(rt);
+	double rho = rt->cfg.inner == NODEOX_INNER_SGD && rt->cfg.reset_inner_state ? rt->cfg.momentum : 0;
+	int kept = rt_combine_weights(rt->cfg.combine, world, all, rho, wts);
+	for (int i = 0; i < world; i++)
+		if (!all[i].finite) {
+			rt->dropped++;
+			if (rank == 0 || rank == i) /* once, and on the worker concerned */
+				rt_log_warn(rt,
+					    "round %ld: worker %d's pseudo-gradient is not finite; dropped "
+					    "from this round's combine (%d of %d kept)",
+					    rt->round + 1, i, kept, world);
+		}
+	/* A dropped worker contributes zeros (0 * NaN would still be NaN). */
+	if (mine->finite)
+		be->scale(rt->delta, (float)wts[rank], rt->n);
+	else
+		be->zero(rt->delta, rt->n * sizeof(float));
+	rt_comm_allreduce_sum(rt->comm, rt->delta, rt->n, __FILE__, __LINE__);
+	if (kept > 0)
+		be->nesterov_step(rt->global, rt->delta, rt->outer_m, rt->n, (float)rt->cfg.outer_lr,
+				  (float)rt->cfg.outer_momentum);
+	be->copy_d2d(w->params, rt->global, rt->n * sizeof(float));
+	if (rt->cfg.average_inner_state && kept > 0) {
+		_rounds_average_inner(rt, mine->finite != 0, wts);
+		return;
+	}
+	/* Inner state that produced a non-finite update is poisoned: restart it. */
+	if (!mine->finite || rt->cfg.reset_inner_state)
+		rt_inner_reset(rt);
 }

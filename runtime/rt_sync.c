@@ -15,15 +15,14 @@
 
 void rt_sync_reduce_grads(nodeox_rt_t *rt, nodeox_workload_t *w)
 {
-    /* 1 / world, or this worker's share of the step's samples (rt_batch.c) */
-    rt->be->scale(w->grads, (float)rt->grad_share, rt->n);
-    rt_comm_allreduce_sum(rt->comm, w->grads, rt->n, __FILE__, __LINE__);
+	/* 1 / world, or this worker's share of the step's samples (rt_batch.c) */
+	rt->be->scale(w->grads, (float)rt->grad_share, rt->n);
+	rt_comm_allreduce_sum(rt->comm, w->grads, rt->n, __FILE__, __LINE__);
 }
 
-void rt_sync_finish(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine,
-                    rt_worker_info_t *all)
+void rt_sync_finish(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine, rt_worker_info_t *all)
 {
-    mine->finite = rt->be->count_nonfinite(w->params, rt->n) == 0;
-    rt_comm_allgather(rt->comm, mine, all, sizeof *mine, __FILE__, __LINE__);
-    rt->be->copy_d2d(rt->global, w->params, rt->n * sizeof(float));
+	mine->finite = rt->be->count_nonfinite(w->params, rt->n) == 0;
+	rt_comm_allgather(rt->comm, mine, all, sizeof *mine, __FILE__, __LINE__);
+	rt->be->copy_d2d(rt->global, w->params, rt->n * sizeof(float));
 }

@@ -15,25 +15,26 @@
 
 void rt_util_die(const nodeox_rt_t *rt, int code, const char *msg)
 {
-    fprintf(stderr, "nodeox-run: rank %d: %s\n", rt ? rt->env.rank : -1, msg);
-    fflush(stderr);
-    exit(code);
+	fprintf(stderr, "nodeox-run: rank %d: %s\n", rt ? rt->env.rank : -1, msg);
+	fflush(stderr);
+	exit(code);
 }
 
 double rt_util_clock_s(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 uint64_t rt_util_fnv(uint64_t h, const void *p, size_t bytes)
 {
-    const unsigned char *b = p;
-    if (h == 0) h = 1469598103934665603ULL;
-    for (size_t i = 0; i < bytes; i++) {
-        h ^= b[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
+	const unsigned char *b = p;
+	if (h == 0)
+		h = 1469598103934665603ULL;
+	for (size_t i = 0; i < bytes; i++) {
+		h ^= b[i];
+		h *= 1099511628211ULL;
+	}
+	return h;
 }

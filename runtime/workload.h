@@ -55,32 +55,32 @@ extern "C" {
 #endif
 
 typedef struct nodeox_workload {
-    const char *name;               /* e.g. "mlp-784-256-128-100-10" */
-    size_t nparams;                 /* floats in params and in grads */
-    float *params;                  /* backend memory */
-    float *grads;                   /* backend memory */
-    const nodeox_backend_t *be;     /* where params/grads live */
-    int batch_size;                 /* samples per train_batch call */
-    uint64_t shard_samples;         /* training samples in this worker's shard */
+	const char *name;           /* e.g. "mlp-784-256-128-100-10" */
+	size_t nparams;             /* floats in params and in grads */
+	float *params;              /* backend memory */
+	float *grads;               /* backend memory */
+	const nodeox_backend_t *be; /* where params/grads live */
+	int batch_size;             /* samples per train_batch call */
+	uint64_t shard_samples;     /* training samples in this worker's shard */
 
-    float (*train_batch)(struct nodeox_workload *w);
-    double (*evaluate)(struct nodeox_workload *w);
-    uint64_t (*data_pos)(struct nodeox_workload *w);
-    void (*data_seek)(struct nodeox_workload *w, uint64_t pos);
-    void (*destroy)(struct nodeox_workload *w);
+	float (*train_batch)(struct nodeox_workload *w);
+	double (*evaluate)(struct nodeox_workload *w);
+	uint64_t (*data_pos)(struct nodeox_workload *w);
+	void (*data_seek)(struct nodeox_workload *w, uint64_t pos);
+	void (*destroy)(struct nodeox_workload *w);
 
-    const char *metric;             /* "accuracy" or "loss": what evaluate returns */
-    int metric_lower_is_better;     /* 1 for a loss */
-    size_t eval_items;              /* items of the held-out set (0: no split evaluation) */
-    int eval_item_tokens;           /* predictions per item */
-    void (*eval_loss_sums)(struct nodeox_workload *w, size_t first, size_t count, double *sums);
+	const char *metric;         /* "accuracy" or "loss": what evaluate returns */
+	int metric_lower_is_better; /* 1 for a loss */
+	size_t eval_items;          /* items of the held-out set (0: no split evaluation) */
+	int eval_item_tokens;       /* predictions per item */
+	void (*eval_loss_sums)(struct nodeox_workload *w, size_t first, size_t count, double *sums);
 
-    /* which parameters AdamW's decoupled weight decay shrinks: nparams floats
+	/* which parameters AdamW's decoupled weight decay shrinks: nparams floats
      * of backend memory, 1 decayed, 0 not (the transformer: matrices and
      * embedding tables 1, biases and LayerNorm gains 0); NULL decays all */
-    const float *decay_mask;
+	const float *decay_mask;
 
-    void *impl;                     /* the workload's private state */
+	void *impl; /* the workload's private state */
 } nodeox_workload_t;
 
 #ifdef __cplusplus

@@ -34,15 +34,15 @@ extern "C" {
 #define WORKLOAD_GPT_VOCAB 256
 
 typedef struct workload_gpt_opts {
-    const char *corpus;     /* data_text.h name or path (default "fortunes") */
-    int layers;             /* default 2 */
-    int channels;           /* model width C (default 64) */
-    int heads;              /* default 4; must divide channels */
-    int context;            /* T, bytes per window (default 64) */
-    int batch_size;         /* windows per batch (default 8) */
-    uint64_t seed;          /* default 1 */
-    size_t max_docs;        /* read only the corpus's first max_docs documents (0: all) */
-    size_t max_eval_items;  /* evaluate on the first max_eval_items windows (0: all) */
+	const char *corpus;    /* data_text.h name or path (default "fortunes") */
+	int layers;            /* default 2 */
+	int channels;          /* model width C (default 64) */
+	int heads;             /* default 4; must divide channels */
+	int context;           /* T, bytes per window (default 64) */
+	int batch_size;        /* windows per batch (default 8) */
+	uint64_t seed;         /* default 1 */
+	size_t max_docs;       /* read only the corpus's first max_docs documents (0: all) */
+	size_t max_eval_items; /* evaluate on the first max_eval_items windows (0: all) */
 } workload_gpt_opts_t;
 
 void workload_gpt_opts_default(workload_gpt_opts_t *opts);
@@ -50,7 +50,7 @@ void workload_gpt_opts_default(workload_gpt_opts_t *opts);
 /* Read the corpus, allocate on be, initialize.  NULL with a message naming
  * the file or the bad option in err on failure. */
 nodeox_workload_t *workload_gpt_create(const workload_gpt_opts_t *opts, int rank, int world,
-                                       const nodeox_backend_t *be, char *err, size_t errlen);
+				       const nodeox_backend_t *be, char *err, size_t errlen);
 
 /* The transformer's parameter count for these shapes (without reading data). */
 size_t workload_gpt_nparams(int layers, int channels, int context);
@@ -59,8 +59,7 @@ size_t workload_gpt_nparams(int layers, int channels, int context);
  * parameter vector, all layers together, in layout order: wte, wpe, ln1w,
  * ln1b, qkvw, qkvb, attprojw, attprojb, ln2w, ln2b, fcw, fcb, fcprojw,
  * fcprojb, lnfw, lnfb.  -1 for another name. */
-int workload_gpt_tensor(const nodeox_workload_t *w, const char *name, size_t *offset,
-                        size_t *count);
+int workload_gpt_tensor(const nodeox_workload_t *w, const char *name, size_t *offset, size_t *count);
 
 #ifdef __cplusplus
 }

@@ -42,7 +42,8 @@ int bf_phase_read(const char *path, sim_bf_phase_t **out, char *err, size_t errl
 		errno = 0;
 		long long sec = strtoll(s, &end, 10);
 		if (end == s || errno || (*end != ' ' && *end != '\t')) {
-			rc = bf_phase_fail(err, errlen, path, lineno, "expected SECOND PHASE (an integer trace second)");
+			rc = bf_phase_fail(err, errlen, path, lineno,
+					   "expected SECOND PHASE (an integer trace second)");
 			break;
 		}
 		char *ps = end;
@@ -99,7 +100,7 @@ double bf_phase_at(const sim_bf_phase_t *p, int64_t sec)
 				hi = mid;
 		}
 		u = p->phase[lo] + (p->phase[hi] - p->phase[lo]) * (double)(sec - p->sec[lo]) /
-				   (double)(p->sec[hi] - p->sec[lo]);
+					   (double)(p->sec[hi] - p->sec[lo]);
 	}
 	return u - floor(u);
 }

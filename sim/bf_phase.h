@@ -11,8 +11,8 @@
 
 typedef struct sim_bf_phase {
 	size_t n;
-	int64_t *sec;           /* trace seconds, ascending */
-	double *phase;          /* the pass's start in that second, unwrapped:
+	int64_t *sec;  /* trace seconds, ascending */
+	double *phase; /* the pass's start in that second, unwrapped:
 				 * consecutive entries differ by less than 0.5 */
 } sim_bf_phase_t;
 

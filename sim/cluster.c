@@ -31,43 +31,43 @@
 #include "sim/trace.h"
 
 #define CONF_MAX_TOKENS 128
-#define CLUSTER_UNTYPED (-3)     /* Gres=gpu:N with no type (yet) */
+#define CLUSTER_UNTYPED (-3) /* Gres=gpu:N with no type (yet) */
 
 typedef struct {
 	char *key, *val;
 } kv_t;
 
-typedef struct {              /* NodeName= settings being applied */
+typedef struct { /* NodeName= settings being applied */
 	uint32_t cpus, boards, sockets, cores, threads;
-	uint32_t weight;          /* Weight=, 0: not given (Slurm's default 1) */
+	uint32_t weight; /* Weight=, 0: not given (Slurm's default 1) */
 	uint64_t mem_mb;
 	char *features, *gres, *state;
 } node_defaults_t;
 
 typedef struct {
 	sim_cluster_t *c;
-	GHashTable *node_index;   /* name -> index+1 */
+	GHashTable *node_index; /* name -> index+1 */
 	GHashTable *feature_index;
 	char *err;
 	size_t errlen;
-	const char *name;         /* current file, for errors */
+	const char *name; /* current file, for errors */
 	int line;
 	node_defaults_t ndef;
 	sim_part_t pdef;
 	char *pdef_nodes;
 	int include_depth;
-	GArray *nodes;            /* sim_node_t */
-	uint32_t *gres_count;     /* per node, from gres.conf */
+	GArray *nodes;        /* sim_node_t */
+	uint32_t *gres_count; /* per node, from gres.conf */
 	bool *gres_seen;
-	bool priority_basic;      /* PriorityType=priority/basic: weights unused */
-	unsigned noted;           /* cluster_newer_keys already noted (bits) */
+	bool priority_basic; /* PriorityType=priority/basic: weights unused */
+	unsigned noted;      /* cluster_newer_keys already noted (bits) */
 } cparse_t;
 
 /* Keys new since Slurm 22.05 (checked against 24.11's read_config.c) that
  * change scheduling but are not modelled. */
 static const char *const cluster_newer_keys[] = {
-	"RestrictedCoresPerGPU", "ExclusiveTopo", "MaxCPUsPerSocket", "PowerDownOnIdle",
-	"PreemptParameters", "MaxBatchRequeue",
+	"RestrictedCoresPerGPU", "ExclusiveTopo",     "MaxCPUsPerSocket",
+	"PowerDownOnIdle",       "PreemptParameters", "MaxBatchRequeue",
 };
 
 /* Note (once per key) that a newer key is ignored. */
@@ -78,13 +78,13 @@ static void cluster_note_newer(cparse_t *p, const char *k)
 			continue;
 		p->noted |= 1u << i;
 		g_printerr("nodeox-sim: note: %s:%d: %s (new since Slurm 22.05) is not modelled; "
-			   "ignored\n", p->name, p->line, cluster_newer_keys[i]);
+			   "ignored\n",
+			   p->name, p->line, cluster_newer_keys[i]);
 	}
 }
 
 /* "NAME:LINE: message" into p->err (common/util.h); -1. */
-#define cluster_fail(p, ...) nodeox_util_fail((p)->err, (p)->errlen, (p)->name, (p)->line, NULL, \
-					      __VA_ARGS__)
+#define cluster_fail(p, ...) nodeox_util_fail((p)->err, (p)->errlen, (p)->name, (p)->line, NULL, __VA_ARGS__)
 
 void cluster_params_default(sim_sched_params_t *p)
 {
@@ -240,8 +240,10 @@ static int cluster_parse_gres(cparse_t *p, const char *gres, int *type, uint32_t
 	    nodeox_tres_type_copy(gres, &e[0], tname, sizeof(tname)) < 0)
 		return cluster_fail(p, "Gres=%s: expected gpu[:TYPE]:COUNT", gres);
 	if (n > 1)
-		return cluster_fail(p, "Gres=%s: more than one GPU type on a node is not "
-				    "modelled", gres);
+		return cluster_fail(p,
+				    "Gres=%s: more than one GPU type on a node is not "
+				    "modelled",
+				    gres);
 	/* untyped: gres.conf may name the type; decided at the end */
 	t = *tname ? cluster_type_index(p, tname) : CLUSTER_UNTYPED;
 	if (t == -2)
@@ -326,7 +328,7 @@ static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
 	proto.cpus = d.cpus ? d.cpus : d.boards * d.sockets * d.cores * d.threads;
 	proto.mem_mb = d.mem_mb;
 	proto.weight = d.weight ? d.weight : 1;
-	proto.sockets = 1;                /* set once the GPU count is known */
+	proto.sockets = 1; /* set once the GPU count is known */
 	proto.usable = true;
 	if (d.state) {
 		static const char *const bad[] = { "DOWN", "DRAIN", "FAIL", "FUTURE", "INVAL" };
@@ -348,8 +350,7 @@ static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
 	if (proto.gpus == 0)
 		proto.type = -1;
 	uint32_t sk = d.boards * d.sockets;
-	if (sk > 1 && sk <= SIM_MAX_SOCKETS && proto.gpus && proto.gpus % sk == 0 &&
-	    proto.cpus % sk == 0)
+	if (sk > 1 && sk <= SIM_MAX_SOCKETS && proto.gpus && proto.gpus % sk == 0 && proto.cpus % sk == 0)
 		proto.sockets = sk;
 	GPtrArray *list = cluster_expand(p, names, "NodeName");
 	if (!list)
@@ -373,8 +374,10 @@ static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
 static int cluster_time_value(cparse_t *p, const char *k, const char *v, int64_t *out)
 {
 	if (trace_parse_slurm_minutes(v, out) < 0)
-		return cluster_fail(p, "%s=%s is not a Slurm time ([D-]HH:MM:SS, minutes or "
-				    "UNLIMITED)", k, v);
+		return cluster_fail(p,
+				    "%s=%s is not a Slurm time ([D-]HH:MM:SS, minutes or "
+				    "UNLIMITED)",
+				    k, v);
 	return 0;
 }
 
@@ -383,8 +386,8 @@ static int cluster_time_value(cparse_t *p, const char *k, const char *v, int64_t
  * give them. Returns 1 when k is one of them, 0 when not, -1 on a bad value. */
 static int cluster_job_default(cparse_t *p, const char *k, const char *v, sim_job_defaults_t *d)
 {
-	static const char *const keys[] = { "DefMemPerCPU", "DefMemPerNode", "MaxMemPerCPU",
-					    "MaxMemPerNode", "DefMemPerGPU", "DefCpuPerGPU" };
+	static const char *const keys[] = { "DefMemPerCPU",  "DefMemPerNode", "MaxMemPerCPU",
+					    "MaxMemPerNode", "DefMemPerGPU",  "DefCpuPerGPU" };
 	size_t i = 0;
 	while (i < G_N_ELEMENTS(keys) && g_ascii_strcasecmp(k, keys[i]))
 		i++;
@@ -394,8 +397,16 @@ static int cluster_job_default(cparse_t *p, const char *k, const char *v, sim_jo
 	if (cluster_uint(p, k, v, i == 5 ? UINT16_MAX : UINT64_MAX / 2, &x) < 0)
 		return -1;
 	switch (i) {
-	case 0: case 1: d->def_mem = x; d->def_mem_per_cpu = i == 0; break;
-	case 2: case 3: d->max_mem = x; d->max_mem_per_cpu = i == 2; break;
+	case 0:
+	case 1:
+		d->def_mem = x;
+		d->def_mem_per_cpu = i == 0;
+		break;
+	case 2:
+	case 3:
+		d->max_mem = x;
+		d->max_mem_per_cpu = i == 2;
+		break;
 	case 4: d->def_mem_per_gpu = x; break;
 	default: d->def_cpu_per_gpu = (uint32_t)x; break;
 	}
@@ -468,8 +479,8 @@ static int cluster_partition_line(cparse_t *p, kv_t *kv, int n)
 		const char *nm = g_ptr_array_index(list, i);
 		gpointer idx = g_hash_table_lookup(p->node_index, nm);
 		if (!idx) {
-			cluster_fail(p, "partition %s: node %s is not defined by a NodeName line",
-				     part.name, nm);
+			cluster_fail(p, "partition %s: node %s is not defined by a NodeName line", part.name,
+				     nm);
 			g_ptr_array_free(list, TRUE);
 			return -1;
 		}
@@ -520,8 +531,10 @@ static int cluster_sched_params(cparse_t *p, const char *v)
 			/* 0: slurmctld's background loop (once a second)
 			 * finds the interval passed every time */
 			if (eq[1] == '-') {
-				rc = cluster_fail(p, "SchedulerParameters sched_interval=%s: "
-						  "no main scheduler is not modelled", eq + 1);
+				rc = cluster_fail(p,
+						  "SchedulerParameters sched_interval=%s: "
+						  "no main scheduler is not modelled",
+						  eq + 1);
 				break;
 			}
 			if (cluster_uint(p, k, eq + 1, 1u << 30, &x) < 0) {
@@ -532,7 +545,7 @@ static int cluster_sched_params(cparse_t *p, const char *v)
 			continue;
 		} else
 			continue;
-		if (dst0) {              /* 0: no limit, as in Slurm */
+		if (dst0) { /* 0: no limit, as in Slurm */
 			if (cluster_uint(p, k, eq + 1, 1u << 30, &x) < 0) {
 				rc = -1;
 				break;
@@ -560,7 +573,7 @@ static int cluster_include(cparse_t *p, const char *path, bool gres)
 	if (p->include_depth > 8)
 		return cluster_fail(p, "Include nested too deep");
 	char *full = g_path_is_absolute(path) ? g_strdup(path)
-		: g_build_filename(p->c->dir ? p->c->dir : ".", path, NULL);
+					      : g_build_filename(p->c->dir ? p->c->dir : ".", path, NULL);
 	char *text = NULL;
 	GError *e = NULL;
 	if (!g_file_get_contents(full, &text, NULL, &e)) {
@@ -577,7 +590,7 @@ static int cluster_include(cparse_t *p, const char *path, bool gres)
 	p->name = saved_name;
 	p->line = saved_line;
 	g_free(text);
-	g_free(full);               /* on error, p->err already holds the name */
+	g_free(full); /* on error, p->err already holds the name */
 	return rc;
 }
 
@@ -598,8 +611,8 @@ static int cluster_gres_line(cparse_t *p, kv_t *kv, int n)
 			count = kv[i].val;
 	}
 	if (!gname || strcmp(gname, "gpu"))
-		return 0;                       /* AutoDetect=, other gres: not modelled */
-	uint64_t cnt = 1;       /* also a MultipleFiles= line: one GPU, several files */
+		return 0; /* AutoDetect=, other gres: not modelled */
+	uint64_t cnt = 1; /* also a MultipleFiles= line: one GPU, several files */
 	if (count) {
 		if (cluster_uint(p, "Count", count, 1024, &cnt) < 0)
 			return -1;
@@ -667,7 +680,7 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 		size_t len = strlen(line);
 		while (len && isspace((unsigned char)line[len - 1]))
 			line[--len] = '\0';
-		if (len && line[len - 1] == '\\') {     /* continuation */
+		if (len && line[len - 1] == '\\') { /* continuation */
 			line[len - 1] = ' ';
 			g_string_append(joined, line);
 			line = nl ? nl + 1 : NULL;
@@ -702,14 +715,17 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 						s->weight_job_size = (double)x;
 					} else if (!g_ascii_strcasecmp(k, "PriorityMaxAge")) {
 						rc = cluster_time_value(p, k, v, &s->max_age_s);
-						if (rc == 0 && (s->max_age_s == SIM_TIME_NONE || s->max_age_s == 0))
+						if (rc == 0 &&
+						    (s->max_age_s == SIM_TIME_NONE || s->max_age_s == 0))
 							rc = cluster_fail(p, "PriorityMaxAge=%s", v);
 					} else if (!g_ascii_strcasecmp(k, "PriorityCalcPeriod")) {
 						rc = cluster_time_value(p, k, v, &s->calc_period_s);
-						if (rc == 0 && (s->calc_period_s == SIM_TIME_NONE || s->calc_period_s == 0))
+						if (rc == 0 && (s->calc_period_s == SIM_TIME_NONE ||
+								s->calc_period_s == 0))
 							rc = cluster_fail(p, "PriorityCalcPeriod=%s", v);
 					} else if (!g_ascii_strcasecmp(k, "AccountingStorageType")) {
-						s->slurmdbd = !g_ascii_strcasecmp(v, "accounting_storage/slurmdbd");
+						s->slurmdbd =
+							!g_ascii_strcasecmp(v, "accounting_storage/slurmdbd");
 					} else if (!g_ascii_strcasecmp(k, "PriorityFavorSmall")) {
 						s->favor_small = !g_ascii_strcasecmp(v, "YES");
 					} else if (!g_ascii_strcasecmp(k, "PriorityType")) {
@@ -768,8 +784,8 @@ static int cluster_finish(cparse_t *p)
 			}
 		}
 		if (p->gres_seen && p->gres_seen[i] && p->gres_count[i] != nd->gpus) {
-			cluster_fail(p, "node %s: gres.conf has %u GPUs, slurm.conf Gres= has %u",
-				     nd->name, p->gres_count[i], nd->gpus);
+			cluster_fail(p, "node %s: gres.conf has %u GPUs, slurm.conf Gres= has %u", nd->name,
+				     p->gres_count[i], nd->gpus);
 			g_hash_table_destroy(cls);
 			g_array_free(classes, TRUE);
 			return -1;
@@ -779,9 +795,9 @@ static int cluster_finish(cparse_t *p)
 		c->total_gpus += nd->usable ? nd->gpus : 0;
 		c->total_cpus += nd->usable ? nd->cpus : 0;
 		char *key = g_strdup_printf("%d/%u/%u/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
-					    "/%" G_GUINT64_FORMAT "/%d/%u", nd->type, nd->gpus, nd->cpus,
-					    nd->mem_mb, nd->features, nd->partitions, nd->usable,
-					    nd->weight);
+					    "/%" G_GUINT64_FORMAT "/%d/%u",
+					    nd->type, nd->gpus, nd->cpus, nd->mem_mb, nd->features,
+					    nd->partitions, nd->usable, nd->weight);
 		gpointer v = g_hash_table_lookup(cls, key);
 		if (!v) {
 			sim_class_t k = { .first = i };
@@ -808,20 +824,21 @@ static int cluster_finish(cparse_t *p)
 	return 0;
 }
 
-int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name,
-			 sim_cluster_t **out, char *err, size_t errlen)
+int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name, sim_cluster_t **out,
+			 char *err, size_t errlen)
 {
 	sim_cluster_t *c = g_new0(sim_cluster_t, 1);
 	cluster_params_default(&c->params);
 	c->default_part = -1;
 	c->dir = g_path_get_dirname(name);
 	cparse_t p = {
-		.c = c, .err = err, .errlen = errlen,
+		.c = c,
+		.err = err,
+		.errlen = errlen,
 		.node_index = g_hash_table_new(g_str_hash, g_str_equal),
 		.feature_index = g_hash_table_new(g_str_hash, g_str_equal),
 		.ndef = { .boards = 1, .sockets = 1, .cores = 1, .threads = 1, .mem_mb = 1 },
-		.pdef = { .up = true, .max_time = SIM_TIME_NONE, .default_time = SIM_TIME_NONE,
-		  .tier = 1 },
+		.pdef = { .up = true, .max_time = SIM_TIME_NONE, .default_time = SIM_TIME_NONE, .tier = 1 },
 		.nodes = g_array_new(FALSE, TRUE, sizeof(sim_node_t)),
 	};
 	char *text = g_strdup(slurm_conf);
@@ -834,7 +851,7 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 		text = g_strdup(gres_conf);
 		rc = cluster_read_text(&p, text, gname, true);
 		g_free(text);
-		g_free(gname);                /* on error, err already holds the name */
+		g_free(gname); /* on error, err already holds the name */
 		p.name = name;
 		p.line = 0;
 	}
@@ -846,7 +863,8 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 	 * used with SlurmDBD, ignoring" (22.05 to 24.11), and no decay thread. */
 	if (rc == 0 && c->params.weight_age > 0 && !c->params.slurmdbd) {
 		g_printerr("nodeox-sim: note: %s: PriorityWeightAge ignored, as Slurm does without "
-			   "AccountingStorageType=accounting_storage/slurmdbd\n", name);
+			   "AccountingStorageType=accounting_storage/slurmdbd\n",
+			   name);
 		c->params.weight_age = 0;
 	}
 	if (rc == 0)
@@ -886,7 +904,7 @@ int cluster_read(const char *dir, sim_cluster_t **out, char *err, size_t errlen)
 		g_error_free(e);
 	} else {
 		if (!g_file_get_contents(gc, &gtext, NULL, NULL))
-			gtext = NULL;          /* gres.conf is optional */
+			gtext = NULL; /* gres.conf is optional */
 		rc = cluster_read_strings(stext, gtext, sc, out, err, errlen);
 	}
 	g_free(stext);

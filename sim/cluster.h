@@ -15,28 +15,28 @@
 
 #include "common/feature_expr.h"
 
-#define SIM_MAX_FEATURES   64   /* distinct node features (one bit each) */
+#define SIM_MAX_FEATURES 64 /* distinct node features (one bit each) */
 #define SIM_MAX_PARTITIONS 64
-#define SIM_MAX_TYPES      32   /* distinct GPU types */
-#define SIM_MAX_TERMS      32   /* OR terms in one constraint */
-#define SIM_MAX_SOCKETS     8   /* sockets per node the GPU binding is modelled for */
+#define SIM_MAX_TYPES 32  /* distinct GPU types */
+#define SIM_MAX_TERMS 32  /* OR terms in one constraint */
+#define SIM_MAX_SOCKETS 8 /* sockets per node the GPU binding is modelled for */
 
 typedef struct {
 	char *name;
 	uint32_t cpus;
 	uint64_t mem_mb;
-	uint64_t features;        /* bit i = cluster features[i] */
-	uint64_t partitions;      /* bit i = cluster parts[i] */
-	int type;                 /* GPU type index, -1 = no GPUs */
+	uint64_t features;   /* bit i = cluster features[i] */
+	uint64_t partitions; /* bit i = cluster parts[i] */
+	int type;            /* GPU type index, -1 = no GPUs */
 	uint32_t gpus;
-	bool usable;              /* State= not DOWN/DRAIN/FAIL */
-	uint32_t weight;          /* Weight= (1): lower weights are used first */
-	uint32_t sockets;         /* Boards x Sockets when given, dividing CPUs and
+	bool usable;        /* State= not DOWN/DRAIN/FAIL */
+	uint32_t weight;    /* Weight= (1): lower weights are used first */
+	uint32_t sockets;   /* Boards x Sockets when given, dividing CPUs and
 				   * GPUs evenly and at most SIM_MAX_SOCKETS: GPUs
 				   * bound to sockets in order (sched_socket.c); 1:
 				   * one pool of CPUs and GPUs */
-	int cls;                  /* node class index */
-	char *features_str;       /* comma lists, for the policy library */
+	int cls;            /* node class index */
+	char *features_str; /* comma lists, for the policy library */
 	char *partitions_str;
 } sim_node_t;
 
@@ -45,9 +45,9 @@ typedef struct {
  * DefMemPerGPU, DefCpuPerGPU; MB). A partition's setting, where it has one,
  * replaces the cluster's (sched_request.c applies them). */
 typedef struct {
-	uint64_t def_mem;         /* DefMemPerCPU or DefMemPerNode (one field in */
-	bool def_mem_per_cpu;     /* Slurm, the last given wins), 0 = not set */
-	uint64_t max_mem;         /* MaxMemPerCPU or MaxMemPerNode, 0 = not set */
+	uint64_t def_mem;     /* DefMemPerCPU or DefMemPerNode (one field in */
+	bool def_mem_per_cpu; /* Slurm, the last given wins), 0 = not set */
+	uint64_t max_mem;     /* MaxMemPerCPU or MaxMemPerNode, 0 = not set */
 	bool max_mem_per_cpu;
 	uint64_t def_mem_per_gpu; /* DefMemPerGPU, 0 = not set */
 	uint32_t def_cpu_per_gpu; /* DefCpuPerGPU, 0 = not set */
@@ -56,16 +56,16 @@ typedef struct {
 typedef struct {
 	char *name;
 	bool is_default;
-	bool up;                  /* State=UP (else jobs are not scheduled there) */
-	int64_t max_time;         /* seconds, SIM_TIME_NONE when UNLIMITED */
-	int64_t default_time;     /* seconds, SIM_TIME_NONE when not set */
-	int tier;                 /* PriorityTier (1): higher tiers are scheduled first */
+	bool up;              /* State=UP (else jobs are not scheduled there) */
+	int64_t max_time;     /* seconds, SIM_TIME_NONE when UNLIMITED */
+	int64_t default_time; /* seconds, SIM_TIME_NONE when not set */
+	int tier;             /* PriorityTier (1): higher tiers are scheduled first */
 	sim_job_defaults_t defs;
 } sim_part_t;
 
 typedef struct {
-	int first;                /* a representative node */
-	int *nodes;               /* node indexes, ascending */
+	int first;  /* a representative node */
+	int *nodes; /* node indexes, ascending */
 	int nnodes;
 } sim_class_t;
 
@@ -118,14 +118,14 @@ typedef struct {
 	int nfeatures;
 	sim_part_t parts[SIM_MAX_PARTITIONS];
 	int nparts;
-	int default_part;         /* -1 if none is Default=YES */
+	int default_part; /* -1 if none is Default=YES */
 	sim_class_t *classes;
 	int nclasses;
 	uint64_t total_gpus;
 	uint64_t total_cpus;
 	sim_sched_params_t params;
-	sim_job_defaults_t defs;  /* the cluster-wide ones */
-	bool mem_counted;         /* SelectTypeParameters names memory (CR_*_Memory):
+	sim_job_defaults_t defs; /* the cluster-wide ones */
+	bool mem_counted;        /* SelectTypeParameters names memory (CR_*_Memory):
 				   * select/cons_tres allocates it (22.05's default
 				   * does not; doc/simulator.md) */
 } sim_cluster_t;
@@ -137,11 +137,11 @@ typedef struct {
  * satisfy the same one of its nalt alternatives. */
 typedef struct {
 	feature_expr_t expr;
-	int8_t feature[FEATURE_EXPR_MAX];  /* cluster feature index of each name, -1 none */
-	bool empty;               /* no constraint (every node matches) */
+	int8_t feature[FEATURE_EXPR_MAX]; /* cluster feature index of each name, -1 none */
+	bool empty;                       /* no constraint (every node matches) */
 	bool matching;
-	int nalt;                 /* alternatives when matching */
-	bool never;               /* names a feature no node has: Slurm refuses the job */
+	int nalt;   /* alternatives when matching */
+	bool never; /* names a feature no node has: Slurm refuses the job */
 } sim_constraint_t;
 
 void cluster_params_default(sim_sched_params_t *p);
@@ -149,8 +149,8 @@ void cluster_params_default(sim_sched_params_t *p);
  * "FILE:LINE: what" in err. */
 int cluster_read(const char *dir, sim_cluster_t **out, char *err, size_t errlen);
 /* The same from in-memory texts (gres may be NULL); names are used in errors. */
-int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name,
-			 sim_cluster_t **out, char *err, size_t errlen);
+int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name, sim_cluster_t **out,
+			 char *err, size_t errlen);
 void cluster_free(sim_cluster_t *c);
 int cluster_find_type(const sim_cluster_t *c, const char *name);
 int cluster_find_partition(const sim_cluster_t *c, const char *name);
@@ -158,8 +158,8 @@ int cluster_find_feature(const sim_cluster_t *c, const char *name);
 
 /* Parse --constraint syntax (see sim_constraint_t). Returns 0, or -1 with a
  * message in err. */
-int constraint_parse(const char *expr, const sim_cluster_t *c, sim_constraint_t *out,
-		     char *err, size_t errlen);
+int constraint_parse(const char *expr, const sim_cluster_t *c, sim_constraint_t *out, char *err,
+		     size_t errlen);
 /* 0 when a node with these features satisfies k (some alternative), else -1. */
 int constraint_match(const sim_constraint_t *k, uint64_t node_features);
 /* Does a node satisfy k with the matching set's alternative alt? */

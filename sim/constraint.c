@@ -11,8 +11,8 @@
 
 #include "sim/cluster.h"
 
-int constraint_parse(const char *expr, const sim_cluster_t *c, sim_constraint_t *out,
-		     char *err, size_t errlen)
+int constraint_parse(const char *expr, const sim_cluster_t *c, sim_constraint_t *out, char *err,
+		     size_t errlen)
 {
 	memset(out, 0, sizeof(*out));
 	out->empty = true;
@@ -38,7 +38,7 @@ int constraint_parse(const char *expr, const sim_cluster_t *c, sim_constraint_t 
 		name[t->len] = '\0';
 		out->feature[i] = (int8_t)cluster_find_feature(c, name);
 		if (out->feature[i] < 0)
-			out->never = true;          /* Slurm: "Invalid feature specification" */
+			out->never = true; /* Slurm: "Invalid feature specification" */
 	}
 	return 0;
 }

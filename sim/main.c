@@ -56,13 +56,13 @@ typedef struct {
 	double end_overhead;
 	double weight_age, weight_size;
 	char *max_age;
-	char **price;              /* --price items, NULL when none given */
+	char **price; /* --price items, NULL when none given */
 	gint64 replicas;
 	char *sweep, *sweep_array, *merge;
 	gint64 sweep_task;
-	gint64 cpus_per_gpu;       /* --cpus-per-gpu, -1 when not given */
-	char *mem_per_gpu;         /* --mem-per-gpu */
-	uint64_t mem_per_gpu_mb;   /* its value */
+	gint64 cpus_per_gpu;     /* --cpus-per-gpu, -1 when not given */
+	char *mem_per_gpu;       /* --mem-per-gpu */
+	uint64_t mem_per_gpu_mb; /* its value */
 } main_opts_t;
 /* Every option that changes what a sweep computes is also in main_store_args
  * (the options an array task of --sweep-array runs with). */
@@ -87,10 +87,14 @@ static int main_usage(GOptionContext *ctx, const char *fmt, const char *arg)
 /* Command-line scheduler parameters override slurm.conf's. */
 static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *err, size_t len)
 {
-	if (o->bf_window >= 0) p->bf_window_min = o->bf_window;
-	if (o->bf_resolution >= 0) p->bf_resolution_s = o->bf_resolution;
-	if (o->bf_origin >= 0) p->bf_origin_s = o->bf_origin;
-	if (o->limit_origin != G_MININT64) p->limit_origin_s = o->limit_origin;
+	if (o->bf_window >= 0)
+		p->bf_window_min = o->bf_window;
+	if (o->bf_resolution >= 0)
+		p->bf_resolution_s = o->bf_resolution;
+	if (o->bf_origin >= 0)
+		p->bf_origin_s = o->bf_origin;
+	if (o->limit_origin != G_MININT64)
+		p->limit_origin_s = o->limit_origin;
 	if (!(o->end_latency >= 0 && o->end_latency <= 3600)) {
 		snprintf(err, len, "--end-latency=%g: seconds from 0 to 3600", o->end_latency);
 		return -1;
@@ -104,24 +108,33 @@ static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *
 		}
 		p->end_overhead_s = o->end_overhead;
 	}
-	if (o->bf_max_job_test >= 0) p->bf_max_job_test = (int)o->bf_max_job_test;
-	if (o->bf_interval >= 0) p->bf_interval_s = o->bf_interval;
-	if (o->queue_depth >= 0) p->default_queue_depth = (int)o->queue_depth;
-	if (o->weight_age >= 0) p->weight_age = o->weight_age;
-	if (o->weight_size >= 0) p->weight_job_size = o->weight_size;
+	if (o->bf_max_job_test >= 0)
+		p->bf_max_job_test = (int)o->bf_max_job_test;
+	if (o->bf_interval >= 0)
+		p->bf_interval_s = o->bf_interval;
+	if (o->queue_depth >= 0)
+		p->default_queue_depth = (int)o->queue_depth;
+	if (o->weight_age >= 0)
+		p->weight_age = o->weight_age;
+	if (o->weight_size >= 0)
+		p->weight_job_size = o->weight_size;
 	if (o->max_age) {
 		int64_t s;
 		if (trace_parse_slurm_minutes(o->max_age, &s) < 0 || s == SIM_TIME_NONE || s == 0) {
-			snprintf(err, len, "--priority-max-age=%s: expected a Slurm time "
-				 "([D-]HH:MM:SS or minutes)", o->max_age);
+			snprintf(err, len,
+				 "--priority-max-age=%s: expected a Slurm time "
+				 "([D-]HH:MM:SS or minutes)",
+				 o->max_age);
 			return -1;
 		}
 		p->max_age_s = s;
 	}
-	const char *bad = p->bf_window_min < 1 ? "--bf-window" : p->bf_resolution_s < 1 ?
-		"--bf-resolution" : p->bf_max_job_test < 1 ? "--bf-max-job-test" :
-		p->bf_interval_s < 1 ? "--bf-interval" : p->default_queue_depth < 1 ?
-		"--default-queue-depth" : NULL;
+	const char *bad = p->bf_window_min < 1         ? "--bf-window"
+			  : p->bf_resolution_s < 1     ? "--bf-resolution"
+			  : p->bf_max_job_test < 1     ? "--bf-max-job-test"
+			  : p->bf_interval_s < 1       ? "--bf-interval"
+			  : p->default_queue_depth < 1 ? "--default-queue-depth"
+						       : NULL;
 	if (bad) {
 		snprintf(err, len, "%s must be at least 1", bad);
 		return -1;
@@ -178,9 +191,19 @@ static void main_store_args(const main_opts_t *o, GPtrArray *a)
 
 static void main_opts_free(main_opts_t *o)
 {
-	g_free(o->cluster); g_free(o->policy); g_free(o->json); g_free(o->jobs); g_free(o->plot);
-	g_free(o->mode); g_free(o->class_speeds); g_free(o->max_age); g_strfreev(o->price);
-	g_free(o->bf_phase); g_free(o->sweep); g_free(o->sweep_array); g_free(o->merge);
+	g_free(o->cluster);
+	g_free(o->policy);
+	g_free(o->json);
+	g_free(o->jobs);
+	g_free(o->plot);
+	g_free(o->mode);
+	g_free(o->class_speeds);
+	g_free(o->max_age);
+	g_strfreev(o->price);
+	g_free(o->bf_phase);
+	g_free(o->sweep);
+	g_free(o->sweep_array);
+	g_free(o->merge);
 	g_free(o->mem_per_gpu);
 }
 
@@ -188,10 +211,24 @@ static void main_opts_free(main_opts_t *o)
  * 0, or the exit status of a usage error (message printed). */
 static int main_parse(int *argc, char ***argv, main_opts_t *o)
 {
-	*o = (main_opts_t){ .mode = NULL, .flex_fraction = -1, .round_sync = 0.05, .seed = 1,
-		.bf_window = -1, .bf_resolution = -1, .bf_origin = -1, .limit_origin = G_MININT64, .bf_max_job_test = -1, .bf_interval = -1,
-		.queue_depth = -1, .weight_age = -1, .weight_size = -1, .end_latency = 0.9,
-		.end_overhead = -1, .replicas = 8, .sweep_task = -1, .cpus_per_gpu = -1 };
+	*o = (main_opts_t){ .mode = NULL,
+			    .flex_fraction = -1,
+			    .round_sync = 0.05,
+			    .seed = 1,
+			    .bf_window = -1,
+			    .bf_resolution = -1,
+			    .bf_origin = -1,
+			    .limit_origin = G_MININT64,
+			    .bf_max_job_test = -1,
+			    .bf_interval = -1,
+			    .queue_depth = -1,
+			    .weight_age = -1,
+			    .weight_size = -1,
+			    .end_latency = 0.9,
+			    .end_overhead = -1,
+			    .replicas = 8,
+			    .sweep_task = -1,
+			    .cpus_per_gpu = -1 };
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o->cluster,
 		  "Directory with slurm.conf and gres.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
@@ -200,74 +237,93 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		{ "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode,
 		  "compare (default): plugin off and on; baseline: off only; nodeox: on only", "MODE" },
 		{ "json", 'j', 0, G_OPTION_ARG_FILENAME, &o->json, "Write the summary as JSON", "FILE" },
-		{ "jobs", 0, 0, G_OPTION_ARG_FILENAME, &o->jobs, "Write one CSV row per job and run", "FILE" },
+		{ "jobs", 0, 0, G_OPTION_ARG_FILENAME, &o->jobs, "Write one CSV row per job and run",
+		  "FILE" },
 		{ "plot", 0, 0, G_OPTION_ARG_FILENAME, &o->plot,
 		  "Plot wait and turnaround distributions, or a sweep's Pareto front "
-		  "(SVG, or PNG for *.png; gnuplot)", "FILE" },
+		  "(SVG, or PNG for *.png; gnuplot)",
+		  "FILE" },
 		{ "flex-fraction", 'f', 0, G_OPTION_ARG_DOUBLE, &o->flex_fraction,
 		  "Tag this fraction of the broadenable jobs (ignores the trace's tags)", "F" },
 		{ "seed", 's', 0, G_OPTION_ARG_INT64, &o->seed, "Seed for --flex-fraction (default 1)", "N" },
-		{ "skip-bad", 0, 0, G_OPTION_ARG_NONE, &o->skip_bad, "Skip and count malformed trace rows", NULL },
+		{ "skip-bad", 0, 0, G_OPTION_ARG_NONE, &o->skip_bad, "Skip and count malformed trace rows",
+		  NULL },
 		{ "class-speeds", 0, 0, G_OPTION_ARG_FILENAME, &o->class_speeds,
 		  "CSV class,gpu_type,speed: per-class speeds overriding nodeox.conf", "FILE" },
 		{ "round-sync", 0, 0, G_OPTION_ARG_DOUBLE, &o->round_sync,
 		  "Fraction of each round lost to synchronisation (default 0.05)", "F" },
 		{ "bf-window", 0, 0, G_OPTION_ARG_INT64, &o->bf_window, "bf_window, minutes (1440)", "MIN" },
-		{ "bf-resolution", 0, 0, G_OPTION_ARG_INT64, &o->bf_resolution, "bf_resolution, s (60)", "S" },
+		{ "bf-resolution", 0, 0, G_OPTION_ARG_INT64, &o->bf_resolution, "bf_resolution, s (60)",
+		  "S" },
 		{ "bf-origin", 0, 0, G_OPTION_ARG_INT64, &o->bf_origin,
 		  "Wall-clock second of trace second 0 (Unix time), for bf_resolution's rounding (0)", "S" },
 		{ "limit-check-origin", 0, 0, G_OPTION_ARG_INT64, &o->limit_origin,
 		  "Trace second of slurmctld's start, from which it checks time limits every 30 s "
-		  "(may be negative; 0)", "S" },
-		{ "bf-max-job-test", 0, 0, G_OPTION_ARG_INT64, &o->bf_max_job_test, "bf_max_job_test (500)", "N" },
+		  "(may be negative; 0)",
+		  "S" },
+		{ "bf-max-job-test", 0, 0, G_OPTION_ARG_INT64, &o->bf_max_job_test, "bf_max_job_test (500)",
+		  "N" },
 		{ "end-latency", 0, 0, G_OPTION_ARG_DOUBLE, &o->end_latency,
 		  "Seconds a job's nodes stay taken after its last second, until slurmctld gives them "
-		  "to the next job, on average (0.9)", "S" },
+		  "to the next job, on average (0.9)",
+		  "S" },
 		{ "latency-seed", 0, 0, G_OPTION_ARG_INT64, &o->latency_seed,
 		  "Which jobs get --end-latency's fraction as a whole second (0)", "N" },
 		{ "bf-phase", 0, 0, G_OPTION_ARG_FILENAME, &o->bf_phase,
 		  "A real run's backfill pass phases (lines: trace second, fraction of it; "
 		  "tools/fidelity-compare writes them): jobs start at their second's pass and "
-		  "hand their nodes on at the first pass after their end, instead of --end-latency", "FILE" },
+		  "hand their nodes on at the first pass after their end, instead of --end-latency",
+		  "FILE" },
 		{ "end-overhead", 0, 0, G_OPTION_ARG_DOUBLE, &o->end_overhead,
 		  "With --bf-phase: seconds from a job's last second of run time to its end (0.075)", "S" },
 		{ "bf-interval", 0, 0, G_OPTION_ARG_INT64, &o->bf_interval, "bf_interval, s (30)", "S" },
 		{ "default-queue-depth", 0, 0, G_OPTION_ARG_INT64, &o->queue_depth,
 		  "Jobs the main pass looks at (100)", "N" },
-		{ "priority-weight-age", 0, 0, G_OPTION_ARG_DOUBLE, &o->weight_age, "PriorityWeightAge", "W" },
+		{ "priority-weight-age", 0, 0, G_OPTION_ARG_DOUBLE, &o->weight_age, "PriorityWeightAge",
+		  "W" },
 		{ "priority-weight-job-size", 0, 0, G_OPTION_ARG_DOUBLE, &o->weight_size,
 		  "PriorityWeightJobSize", "W" },
-		{ "priority-max-age", 0, 0, G_OPTION_ARG_STRING, &o->max_age, "PriorityMaxAge (7-0)", "TIME" },
+		{ "priority-max-age", 0, 0, G_OPTION_ARG_STRING, &o->max_age, "PriorityMaxAge (7-0)",
+		  "TIME" },
 		{ "price", 0, 0, G_OPTION_ARG_STRING_ARRAY, &o->price,
 		  "Price per GPU-hour by GPU type, e.g. a100=2.9,l40s=1.1 (every type; "
-		  "adds cost to the table and JSON)", "TYPE=COST,..." },
+		  "adds cost to the table and JSON)",
+		  "TYPE=COST,..." },
 		{ "replicas", 'r', 0, G_OPTION_ARG_INT64, &o->replicas,
 		  "Replicas under Slurm's timing noise, in parallel on this machine's cores: each "
-		  "figure their median and range (default 8; 1: one run)", "N" },
+		  "figure their median and range (default 8; 1: one run)",
+		  "N" },
 		{ "sweep", 0, 0, G_OPTION_ARG_STRING, &o->sweep,
 		  "Compare every combination of nodeox.conf settings, e.g. "
-		  "'Broaden=always,when-blocked;MinSpeed=0.4,0.6;flex=0.2,0.5'", "SPEC" },
+		  "'Broaden=always,when-blocked;MinSpeed=0.4,0.6;flex=0.2,0.5'",
+		  "SPEC" },
 		{ "sweep-array", 0, 0, G_OPTION_ARG_FILENAME, &o->sweep_array,
 		  "With --sweep: write DIR/sweep.sbatch, the sweep as a Slurm job array, and the "
-		  "inputs it needs, instead of running it", "DIR" },
+		  "inputs it needs, instead of running it",
+		  "DIR" },
 		{ "sweep-task", 0, 0, G_OPTION_ARG_INT64, &o->sweep_task,
 		  "With --sweep-array DIR alone: run task I of DIR's sweep (what DIR/sweep.sbatch "
-		  "runs)", "I" },
+		  "runs)",
+		  "I" },
 		{ "merge", 0, 0, G_OPTION_ARG_FILENAME, &o->merge,
 		  "Combine the results of a --sweep-array DIR: the local sweep's table and JSON "
-		  "(also written to DIR/sweep.json)", "DIR" },
+		  "(also written to DIR/sweep.json)",
+		  "DIR" },
 		{ "quiet", 'q', 0, G_OPTION_ARG_NONE, &o->quiet, "No table on stdout", NULL },
 		{ "cpus-per-gpu", 0, 0, G_OPTION_ARG_INT64, &o->cpus_per_gpu,
 		  "Rows with neither cpus nor cpus_per_gpu asked sbatch --cpus-per-gpu N "
-		  "(default: Slurm's defaults, one CPU per task)", "N" },
+		  "(default: Slurm's defaults, one CPU per task)",
+		  "N" },
 		{ "mem-per-gpu", 0, 0, G_OPTION_ARG_STRING, &o->mem_per_gpu,
 		  "Rows with neither mem nor mem_per_gpu asked sbatch --mem-per-gpu SIZE "
-		  "(e.g. 40G; default: the partition's or cluster's DefMem*)", "SIZE" },
+		  "(e.g. 40G; default: the partition's or cluster's DefMem*)",
+		  "SIZE" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL }
 	};
 	GOptionContext *ctx = g_option_context_new("TRACE.csv - replay a trace with and without nodeox");
 	g_option_context_add_main_entries(ctx, entries, NULL);
-	g_option_context_set_summary(ctx, "Scheduler parameters default to slurm.conf's "
+	g_option_context_set_summary(ctx,
+				     "Scheduler parameters default to slurm.conf's "
 				     "SchedulerParameters and Priority* settings, then Slurm's defaults.");
 	GError *gerr = NULL;
 	if (!g_option_context_parse(ctx, argc, argv, &gerr)) {
@@ -277,12 +333,12 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 	}
 	bool array_run = o->merge || (o->sweep_array && o->sweep_task >= 0);
 	if (array_run && *argc != 1)
-		return main_usage(ctx, "%s", o->merge ? "--merge DIR takes no trace"
-				  : "--sweep-task takes no trace (DIR has it)");
+		return main_usage(ctx, "%s",
+				  o->merge ? "--merge DIR takes no trace"
+					   : "--sweep-task takes no trace (DIR has it)");
 	if (!array_run && *argc != 2)
 		return main_usage(ctx, "%s", *argc < 2 ? "no trace given" : "more than one trace given");
-	if (o->mode && strcmp(o->mode, "baseline") && strcmp(o->mode, "nodeox") &&
-	    strcmp(o->mode, "compare"))
+	if (o->mode && strcmp(o->mode, "baseline") && strcmp(o->mode, "nodeox") && strcmp(o->mode, "compare"))
 		return main_usage(ctx, "--mode=%s: expected compare, baseline or nodeox", o->mode);
 	if (o->flex_fraction != -1 && !(o->flex_fraction >= 0 && o->flex_fraction <= 1))
 		return main_usage(ctx, "%s", "--flex-fraction must be between 0 and 1");
@@ -304,8 +360,8 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		return main_usage(ctx, "%s", "--jobs is for one run, not a sweep");
 	if (o->cpus_per_gpu != -1 && !(o->cpus_per_gpu >= 1 && o->cpus_per_gpu <= 65536))
 		return main_usage(ctx, "%s", "--cpus-per-gpu must be 1 to 65536");
-	if (o->mem_per_gpu && (nodeox_util_parse_size_mb(o->mem_per_gpu, &o->mem_per_gpu_mb) < 0 ||
-			       o->mem_per_gpu_mb == 0))
+	if (o->mem_per_gpu &&
+	    (nodeox_util_parse_size_mb(o->mem_per_gpu, &o->mem_per_gpu_mb) < 0 || o->mem_per_gpu_mb == 0))
 		return main_usage(ctx, "--mem-per-gpu=%s: expected a size such as 40G or 4096M",
 				  o->mem_per_gpu);
 	g_option_context_free(ctx);
@@ -360,8 +416,8 @@ static int main_array_opts(main_opts_t *o, main_opts_t *cmd, char *err, size_t e
 typedef struct {
 	replica_setting_t s;
 	int n;
-	report_figures_t *figs;      /* [replica][run] */
-	sim_run_t *runs[2];          /* replica 0's, for --jobs and --plot */
+	report_figures_t *figs; /* [replica][run] */
+	sim_run_t *runs[2];     /* replica 0's, for --jobs and --plot */
 	void (*progress)(void *arg, const char *what, size_t done, size_t total);
 } main_compare_t;
 
@@ -451,7 +507,9 @@ int main(int argc, char **argv)
 		if (nodeox_conf_parse_file(ppath, &conf, err, sizeof(err)) < 0)
 			goto fail;
 	}
-	sim_trace_opts_t topts = { .skip_bad = o.skip_bad, .conf = conf, .warn = stderr,
+	sim_trace_opts_t topts = { .skip_bad = o.skip_bad,
+				   .conf = conf,
+				   .warn = stderr,
 				   .cpus_per_gpu = o.cpus_per_gpu > 0 ? (uint32_t)o.cpus_per_gpu : 0,
 				   .mem_per_gpu_mb = o.mem_per_gpu_mb };
 	if (trace_read(argv[1], &topts, &tr, err, sizeof(err)) < 0)
@@ -466,22 +524,39 @@ int main(int argc, char **argv)
 		}
 		tagged = whatif_flex_fraction(tr, cl, conf, o.flex_fraction, (unsigned long)o.seed, &n);
 	}
-	m.s = (replica_setting_t){ .c = cl, .t = tr, .model = &model, .conf = conf,
-		.tagged = tagged, .price = o.price ? price : NULL, .params = cl->params,
-		.run_base = run_base, .run_nodeox = run_nodeox, .record_nodes = o.jobs != NULL };
+	m.s = (replica_setting_t){ .c = cl,
+				   .t = tr,
+				   .model = &model,
+				   .conf = conf,
+				   .tagged = tagged,
+				   .price = o.price ? price : NULL,
+				   .params = cl->params,
+				   .run_base = run_base,
+				   .run_nodeox = run_nodeox,
+				   .record_nodes = o.jobs != NULL };
 	if (o.sweep || array_run) {
-		sweep_inputs_t in = { .setting = m.s, .policy_path = ppath,
-			.class_speeds = o.class_speeds, .round_sync = o.round_sync,
-			.seed = (unsigned long)o.seed, .replicas = (int)o.replicas,
-			.trace_name = argv[1], .cluster_name = cdir, .quiet = o.quiet,
-			.json = o.json, .plot = o.plot, .gnuplot = NODEOX_GNUPLOT };
+		sweep_inputs_t in = { .setting = m.s,
+				      .policy_path = ppath,
+				      .class_speeds = o.class_speeds,
+				      .round_sync = o.round_sync,
+				      .seed = (unsigned long)o.seed,
+				      .replicas = (int)o.replicas,
+				      .trace_name = argv[1],
+				      .cluster_name = cdir,
+				      .quiet = o.quiet,
+				      .json = o.json,
+				      .plot = o.plot,
+				      .gnuplot = NODEOX_GNUPLOT };
 		if (o.sweep_array && !array_run) {
 			GPtrArray *args = g_ptr_array_new_with_free_func(g_free);
 			main_store_args(&o, args);
-			sweep_array_files_t files = { .trace = argv[1], .cluster = cdir,
-				.policy = ppath, .class_speeds = o.class_speeds, .bf_phase = o.bf_phase };
-			int r = sweep_array_write(o.sweep_array, &in, o.sweep, &files, args,
-						  err, sizeof(err));
+			sweep_array_files_t files = { .trace = argv[1],
+						      .cluster = cdir,
+						      .policy = ppath,
+						      .class_speeds = o.class_speeds,
+						      .bf_phase = o.bf_phase };
+			int r = sweep_array_write(o.sweep_array, &in, o.sweep, &files, args, err,
+						  sizeof(err));
 			g_ptr_array_free(args, TRUE);
 			if (r < 0)
 				goto fail;
@@ -501,8 +576,8 @@ int main(int argc, char **argv)
 		m.s.modes_at_once = m.n == 1;
 		m.figs = g_new0(report_figures_t, (size_t)m.n * 2);
 		m.progress = isatty(STDERR_FILENO) ? main_progress : NULL;
-		if (replica_pool(1, m.n, 2, main_compare_task, &m, m.figs, main_compare_own, &m,
-				 err, sizeof(err)) < 0)
+		if (replica_pool(1, m.n, 2, main_compare_task, &m, m.figs, main_compare_own, &m, err,
+				 sizeof(err)) < 0)
 			goto fail;
 		report_figures_t med[2], lo[2], hi[2];
 		report_fig_run_t fr[2];
@@ -512,16 +587,17 @@ int main(int argc, char **argv)
 			if (!m.runs[i])
 				continue;
 			replica_combine(&m.figs[i], m.n, 2, &med[i], &lo[i], &hi[i]);
-			fr[nr] = (report_fig_run_t){ i ? "nodeox" : "baseline", m.n > 1 ? &med[i] : &m.figs[i],
-				m.n > 1 ? &lo[i] : NULL, m.n > 1 ? &hi[i] : NULL };
+			fr[nr] =
+				(report_fig_run_t){ i ? "nodeox" : "baseline", m.n > 1 ? &med[i] : &m.figs[i],
+						    m.n > 1 ? &lo[i] : NULL, m.n > 1 ? &hi[i] : NULL };
 			rr[nr] = (report_run_t){ fr[nr].name, m.runs[i] };
 			nr++;
 		}
 		if (!o.quiet)
-			report_table(stdout, cl, tr, report_tagged(rr[0].run), fr, nr,
-				     o.price ? price : NULL, m.n);
-		if (o.json && report_json(o.json, cl, fr, nr, o.price ? price : NULL, m.n,
-					  err, sizeof(err)) < 0)
+			report_table(stdout, cl, tr, report_tagged(rr[0].run), fr, nr, o.price ? price : NULL,
+				     m.n);
+		if (o.json &&
+		    report_json(o.json, cl, fr, nr, o.price ? price : NULL, m.n, err, sizeof(err)) < 0)
 			goto fail;
 		if (o.jobs && report_jobs_csv(o.jobs, tr, rr, nr, err, sizeof(err)) < 0)
 			goto fail;

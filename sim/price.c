@@ -28,8 +28,7 @@ static int price_find_type(const sim_cluster_t *c, const char *name)
 }
 
 /* One TYPE=COST item (trimmed in place). */
-static int price_item(const sim_cluster_t *c, char *item, double *price, bool *seen,
-		      char *err, size_t errlen)
+static int price_item(const sim_cluster_t *c, char *item, double *price, bool *seen, char *err, size_t errlen)
 {
 	char *eq = strchr(item, '=');
 	if (!eq) {
@@ -43,15 +42,17 @@ static int price_item(const sim_cluster_t *c, char *item, double *price, bool *s
 		GString *s = g_string_new(NULL);
 		for (int i = 0; i < c->ntypes; i++)
 			g_string_append_printf(s, "%s%s", i ? ", " : "", price_type_name(c, i));
-		snprintf(err, errlen, "--price: no GPU type '%s' in the cluster (it has %s)",
-			 name, c->ntypes ? s->str : "none");
+		snprintf(err, errlen, "--price: no GPU type '%s' in the cluster (it has %s)", name,
+			 c->ntypes ? s->str : "none");
 		g_string_free(s, TRUE);
 		return -1;
 	}
 	double v = *num ? g_ascii_strtod(num, &end) : NAN;
 	if (!*num || *end || !isfinite(v) || v < 0) {
-		snprintf(err, errlen, "--price: '%s=%s': '%s' is not a price per GPU-hour "
-			 "(a number >= 0)", name, num, num);
+		snprintf(err, errlen,
+			 "--price: '%s=%s': '%s' is not a price per GPU-hour "
+			 "(a number >= 0)",
+			 name, num, num);
 		return -1;
 	}
 	if (seen[t]) {
@@ -63,8 +64,7 @@ static int price_item(const sim_cluster_t *c, char *item, double *price, bool *s
 	return 0;
 }
 
-int price_parse(const sim_cluster_t *c, const char *const *items, double *price,
-		char *err, size_t errlen)
+int price_parse(const sim_cluster_t *c, const char *const *items, double *price, char *err, size_t errlen)
 {
 	bool seen[SIM_MAX_TYPES] = { false };
 	int rc = 0;
@@ -82,8 +82,10 @@ int price_parse(const sim_cluster_t *c, const char *const *items, double *price,
 	}
 	for (int t = 0; t < c->ntypes && rc == 0; t++)
 		if (!seen[t]) {
-			snprintf(err, errlen, "--price: no price for GPU type '%s' (every GPU "
-				 "type of the cluster needs one; 0 is allowed)", price_type_name(c, t));
+			snprintf(err, errlen,
+				 "--price: no price for GPU type '%s' (every GPU "
+				 "type of the cluster needs one; 0 is allowed)",
+				 price_type_name(c, t));
 			rc = -1;
 		}
 	return rc;

@@ -15,8 +15,7 @@
  * type of untyped GPUs is named "(untyped)", as in the table. Every type of
  * c needs a price, at most one; a cost is a finite number >= 0. Returns 0,
  * or -1 with "--price: what is wrong" in err. */
-int price_parse(const sim_cluster_t *c, const char *const *items, double *price,
-		char *err, size_t errlen);
+int price_parse(const sim_cluster_t *c, const char *const *items, double *price, char *err, size_t errlen);
 
 /* Cost of gpu_hours[t] GPU-hours of each type t at price[t]: the total,
  * and per type in by_type (if not NULL). */

@@ -73,14 +73,14 @@ static void prio_chunk_open(prio_list_t *l, size_t at)
 void prio_list_insert(prio_list_t *l, double key, uint32_t job)
 {
 	size_t c = prio_chunk_find(l, key, job);
-	if (c == l->nc) {                /* after every entry: into the last chunk */
+	if (c == l->nc) { /* after every entry: into the last chunk */
 		if (c == 0 || l->c[c - 1].n == PRIO_CHUNK)
 			prio_chunk_open(l, c);
 		else
 			c--;
 	}
 	prio_chunk_t *ch = &l->c[c];
-	if (ch->n == PRIO_CHUNK) {       /* full: split in halves */
+	if (ch->n == PRIO_CHUNK) { /* full: split in halves */
 		prio_chunk_open(l, c + 1);
 		ch = &l->c[c];
 		prio_chunk_t *nx = &l->c[c + 1];
@@ -118,7 +118,7 @@ void prio_list_remove(prio_list_t *l, double key, uint32_t job)
 		if (t && t->c > c)
 			t->c--;
 		else if (t && t->c == c)
-			t->p = 0;            /* it was at the end of the removed chunk */
+			t->p = 0; /* it was at the end of the removed chunk */
 	} else if (ch->n < PRIO_CHUNK / 4 && c + 1 < l->nc && ch->n + l->c[c + 1].n <= PRIO_CHUNK) {
 		/* a thin chunk takes in its successor, so chunks stay well filled */
 		prio_chunk_t *nx = &l->c[c + 1];

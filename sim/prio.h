@@ -20,18 +20,18 @@ typedef struct {
 } prio_ent_t;
 
 typedef struct {
-	prio_ent_t *e;               /* PRIO_CHUNK slots */
+	prio_ent_t *e; /* PRIO_CHUNK slots */
 	uint32_t n;
 } prio_chunk_t;
 
-typedef struct {                 /* a position: chunk, then slot */
+typedef struct { /* a position: chunk, then slot */
 	size_t c, p;
 } prio_pos_t;
 
 typedef struct {
 	prio_chunk_t *c;
 	size_t nc, capc, n;
-	prio_pos_t *track;           /* kept valid across removals, or NULL */
+	prio_pos_t *track; /* kept valid across removals, or NULL */
 } prio_list_t;
 
 void prio_list_init(prio_list_t *l);

@@ -15,10 +15,10 @@
 typedef enum { SIM_EV_END = 0, SIM_EV_SUBMIT = 1, SIM_EV_TIMER = 2 } sim_event_kind_t;
 
 typedef struct {
-	int64_t time;        /* seconds from trace start */
-	uint32_t kind;       /* sim_event_kind_t */
-	uint32_t job;        /* index into the trace */
-	uint64_t seq;        /* tie-breaker, set by sim_queue_push */
+	int64_t time;  /* seconds from trace start */
+	uint32_t kind; /* sim_event_kind_t */
+	uint32_t job;  /* index into the trace */
+	uint64_t seq;  /* tie-breaker, set by sim_queue_push */
 } sim_event_t;
 
 typedef struct {
@@ -34,6 +34,9 @@ void sim_queue_push(sim_queue_t *q, int64_t time, sim_event_kind_t kind, uint32_
 int sim_queue_pop(sim_queue_t *q, sim_event_t *ev);
 /* The earliest event, or NULL when empty. */
 const sim_event_t *sim_queue_peek(const sim_queue_t *q);
-static inline size_t sim_queue_size(const sim_queue_t *q) { return q->n; }
+static inline size_t sim_queue_size(const sim_queue_t *q)
+{
+	return q->n;
+}
 
 #endif

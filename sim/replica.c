@@ -94,14 +94,14 @@ void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_para
 	out->limit_origin_s = base->limit_origin_s - (int64_t)kk * REPLICA_LIMIT_PERIOD_S / n;
 }
 
-bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_phase_t *ph,
-			int64_t sec[2], double phase[2])
+bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_phase_t *ph, int64_t sec[2],
+			double phase[2])
 {
 	if (k <= 0 || n <= 1 || k % 2 == 0 || base->bf_phase || base->bf_interval_s != 1)
 		return false;
 	double p0 = replica_spread(k, 0.6180339887498949);
-	double drift = REPLICA_DRIFT_LO + (REPLICA_DRIFT_HI - REPLICA_DRIFT_LO) *
-		       replica_spread(k, 0.4142135623730950);
+	double drift = REPLICA_DRIFT_LO +
+		       (REPLICA_DRIFT_HI - REPLICA_DRIFT_LO) * replica_spread(k, 0.4142135623730950);
 	sec[0] = 0;
 	sec[1] = REPLICA_PHASE_SPAN_S;
 	phase[0] = p0;
@@ -110,8 +110,8 @@ bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_pha
 	return true;
 }
 
-int replica_run(const replica_setting_t *s, int k, int n, report_figures_t figs[2],
-		sim_run_t *runs[2], char *err, size_t errlen)
+int replica_run(const replica_setting_t *s, int k, int n, report_figures_t figs[2], sim_run_t *runs[2],
+		char *err, size_t errlen)
 {
 	sim_run_t *r[2] = { NULL, NULL };
 	sim_sched_params_t p;
@@ -129,9 +129,13 @@ int replica_run(const replica_setting_t *s, int k, int n, report_figures_t figs[
 			continue;
 		mode[nr] = i;
 		so[nr++] = (sim_sched_opts_t){
-			.params = p, .policy = i ? s->conf : NULL, .runtime = s->model,
-			.tagged = s->tagged, .record_nodes = s->record_nodes,
-			.progress = s->progress, .label = i ? "nodeox" : "baseline",
+			.params = p,
+			.policy = i ? s->conf : NULL,
+			.runtime = s->model,
+			.tagged = s->tagged,
+			.record_nodes = s->record_nodes,
+			.progress = s->progress,
+			.label = i ? "nodeox" : "baseline",
 		};
 	}
 	/* A lone run (modes_at_once) has the cores to itself: its two modes
@@ -208,8 +212,8 @@ static void replica_child(int fd, int task, int nfig, replica_task_fn fn, void *
 	_exit(bad ? 3 : 0);
 }
 
-static int replica_start(replica_worker_t *w, int task, int nfig, replica_task_fn fn, void *arg,
-			 char *err, size_t errlen)
+static int replica_start(replica_worker_t *w, int task, int nfig, replica_task_fn fn, void *arg, char *err,
+			 size_t errlen)
 {
 	int p[2];
 	if (pipe(p) < 0) {
@@ -237,8 +241,7 @@ static int replica_start(replica_worker_t *w, int task, int nfig, replica_task_f
 }
 
 /* The worker's pipe reached EOF: reap it, check and place its figures. */
-static int replica_finish(replica_worker_t *w, int nfig, report_figures_t *out, char *err,
-			  size_t errlen)
+static int replica_finish(replica_worker_t *w, int nfig, report_figures_t *out, char *err, size_t errlen)
 {
 	int status = 0, rc = -1;
 	close(w->fd);
@@ -247,11 +250,10 @@ static int replica_finish(replica_worker_t *w, int nfig, report_figures_t *out, 
 	size_t want = sizeof(replica_head_t) + sizeof(report_figures_t) * (size_t)nfig;
 	replica_head_t h;
 	if (WIFSIGNALED(status))
-		snprintf(err, errlen, "replica %d: worker killed by signal %d", w->task,
-			 WTERMSIG(status));
+		snprintf(err, errlen, "replica %d: worker killed by signal %d", w->task, WTERMSIG(status));
 	else if (w->got->len != want)
-		snprintf(err, errlen, "replica %d: worker ended without its results (status %d)",
-			 w->task, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+		snprintf(err, errlen, "replica %d: worker ended without its results (status %d)", w->task,
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 	else {
 		memcpy(&h, w->got->data, sizeof(h));
 		if (h.rc < 0) {
@@ -268,9 +270,8 @@ static int replica_finish(replica_worker_t *w, int nfig, report_figures_t *out, 
 	return rc;
 }
 
-int replica_pool(int first, int ntasks, int nfig, replica_task_fn fn, void *arg,
-		 report_figures_t *out, int (*own)(void *own_arg, char *err, size_t errlen),
-		 void *own_arg, char *err, size_t errlen)
+int replica_pool(int first, int ntasks, int nfig, replica_task_fn fn, void *arg, report_figures_t *out,
+		 int (*own)(void *own_arg, char *err, size_t errlen), void *own_arg, char *err, size_t errlen)
 {
 	int nw = replica_cpus();
 	if (nw > ntasks - first)
@@ -340,8 +341,8 @@ void replica_combine(const report_figures_t *figs, int n, int stride, report_fig
 	double *m = (double *)med, *l = (double *)lo, *h = (double *)hi;
 	for (size_t f = 0; f < REPORT_FIGURES_N; f++) {
 		for (int i = 0; i < n; i++)
-			memcpy(&v[i], (const char *)&figs[(size_t)i * (size_t)stride] +
-			       f * sizeof(double), sizeof(double));
+			memcpy(&v[i], (const char *)&figs[(size_t)i * (size_t)stride] + f * sizeof(double),
+			       sizeof(double));
 		gsl_sort(v, 1, (size_t)n);
 		m[f] = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
 		l[f] = v[0];

@@ -24,14 +24,14 @@ typedef struct {
 	const sim_cluster_t *c;
 	const sim_trace_t *t;
 	const sim_runtime_t *model;
-	const nodeox_conf_t *conf;      /* the policy of the nodeox run */
-	const bool *tagged;             /* per job; NULL: the trace's tags */
-	const double *price;            /* NULL: no cost */
-	sim_sched_params_t params;      /* replica 0's: the command line's */
+	const nodeox_conf_t *conf; /* the policy of the nodeox run */
+	const bool *tagged;        /* per job; NULL: the trace's tags */
+	const double *price;       /* NULL: no cost */
+	sim_sched_params_t params; /* replica 0's: the command line's */
 	bool run_base, run_nodeox;
-	bool record_nodes;              /* --jobs: keep each job's nodes */
-	bool modes_at_once;             /* run the two modes on two threads (a lone */
-	                                /* run: no other worker on the cores) */
+	bool record_nodes;  /* --jobs: keep each job's nodes */
+	bool modes_at_once; /* run the two modes on two threads (a lone */
+			    /* run: no other worker on the cores) */
 	/* progress on stderr (replica 0 in this process only) */
 	void (*progress)(void *arg, const char *what, size_t done, size_t total);
 } replica_setting_t;
@@ -47,26 +47,25 @@ void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_para
  * to 5.4 ms a second by frac(k * 0.414...). Fills *ph over sec and phase and
  * returns true for those, else false. */
 #define REPLICA_PHASE_SPAN_S 1000000000
-bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_phase_t *ph,
-			int64_t sec[2], double phase[2]);
+bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_phase_t *ph, int64_t sec[2],
+			double phase[2]);
 
 /* Run replica k of n of setting s: the figures of its baseline and nodeox
  * runs in figs[0] and figs[1] (zeroed for a mode not run). With runs not
  * NULL, the runs themselves are handed back (caller frees). 0, or -1 and err. */
-int replica_run(const replica_setting_t *s, int k, int n, report_figures_t figs[2],
-		sim_run_t *runs[2], char *err, size_t errlen);
+int replica_run(const replica_setting_t *s, int k, int n, report_figures_t figs[2], sim_run_t *runs[2],
+		char *err, size_t errlen);
 
 /* A task for the worker pool: fill out[0..nfig) for task i; 0 or -1 and err. */
-typedef int (*replica_task_fn)(void *arg, int i, report_figures_t *out, char *err,
-			       size_t errlen);
+typedef int (*replica_task_fn)(void *arg, int i, report_figures_t *out, char *err, size_t errlen);
 
 /* Run tasks first..ntasks-1 in forked workers, as many at once as the
  * process may use CPUs, each handing back nfig figures (out[i * nfig...]).
  * While they run, calls own(own_arg) in this process (may be NULL: the
  * caller's own work, e.g. task 0). 0, or -1 with the first failure in err. */
-int replica_pool(int first, int ntasks, int nfig, replica_task_fn fn, void *arg,
-		 report_figures_t *out, int (*own)(void *own_arg, char *err, size_t errlen),
-		 void *own_arg, char *err, size_t errlen);
+int replica_pool(int first, int ntasks, int nfig, replica_task_fn fn, void *arg, report_figures_t *out,
+		 int (*own)(void *own_arg, char *err, size_t errlen), void *own_arg, char *err,
+		 size_t errlen);
 
 /* Median, lowest and highest of each figure over n figures taken every
  * stride-th from figs (field by field; the median of an even count is the

@@ -107,8 +107,7 @@ void report_stats(const sim_run_t *run, const sim_run_t *base, bool flex_only, i
 	out->jobs = (double)n;
 	report_summary(wait, n, &out->wait_mean_s, &out->wait_p50_s, &out->wait_p95_s);
 	report_summary(rt, n, &out->run_mean_s, &out->run_p50_s, &out->run_p95_s);
-	report_summary(ta, n, &out->turnaround_mean_s, &out->turnaround_p50_s,
-		       &out->turnaround_p95_s);
+	report_summary(ta, n, &out->turnaround_mean_s, &out->turnaround_p50_s, &out->turnaround_p95_s);
 	for (int t = 0; t < ntypes; t++) {
 		out->gpu_hours_type[t] = run->gpu_seconds[flex_only ? 1 : 0][t] / 3600.0;
 		out->gpu_hours += out->gpu_hours_type[t];
@@ -139,17 +138,15 @@ size_t report_tagged(const sim_run_t *run)
 	return n;
 }
 
-void report_figures(const sim_cluster_t *c, const sim_run_t *run, const sim_run_t *base,
-		    const double *price, report_figures_t *out)
+void report_figures(const sim_cluster_t *c, const sim_run_t *run, const sim_run_t *base, const double *price,
+		    report_figures_t *out)
 {
 	memset(out, 0, sizeof(*out));
 	report_stats(run, base, false, c->ntypes, &out->all);
 	report_stats(run, base, true, c->ntypes, &out->flex);
 	if (price) {
-		out->all.cost = price_cost(price, out->all.gpu_hours_type, c->ntypes,
-					   out->all.cost_type);
-		out->flex.cost = price_cost(price, out->flex.gpu_hours_type, c->ntypes,
-					    out->flex.cost_type);
+		out->all.cost = price_cost(price, out->all.gpu_hours_type, c->ntypes, out->all.cost_type);
+		out->flex.cost = price_cost(price, out->flex.gpu_hours_type, c->ntypes, out->flex.cost_type);
 	}
 	out->utilization = report_utilization(c, run);
 	out->makespan_s = report_makespan(run);
@@ -189,8 +186,8 @@ static double report_at(const report_figures_t *f, size_t off)
 /* One row: the figure at offset off (times scale) of each run; with
  * replicas, each cell the median and its range, and the change marked
  * "within noise" where the two runs' ranges overlap. */
-static void report_row(FILE *out, const char *label, const report_fig_run_t *runs, int nruns,
-		       size_t off, double scale, int prec)
+static void report_row(FILE *out, const char *label, const report_fig_run_t *runs, int nruns, size_t off,
+		       double scale, int prec)
 {
 	double v[2] = { 0, 0 }, lo[2] = { 0, 0 }, hi[2] = { 0, 0 };
 	bool ranges = runs[0].lo != NULL;
@@ -218,11 +215,10 @@ static void report_row(FILE *out, const char *label, const report_fig_run_t *run
 	fputc('\n', out);
 }
 
-#define REPORT_OFF(section, field) (offsetof(report_figures_t, section) + \
-				    offsetof(report_stats_t, field))
+#define REPORT_OFF(section, field) (offsetof(report_figures_t, section) + offsetof(report_stats_t, field))
 
-static void report_section(FILE *out, const sim_cluster_t *c, const report_fig_run_t *runs,
-			   int nruns, bool flex, const double *price)
+static void report_section(FILE *out, const sim_cluster_t *c, const report_fig_run_t *runs, int nruns,
+			   bool flex, const double *price)
 {
 	size_t base = flex ? offsetof(report_figures_t, flex) : offsetof(report_figures_t, all);
 	fprintf(out, "%s\n", flex ? "tagged jobs (nodeox:flex)" : "all jobs");
@@ -263,8 +259,8 @@ static void report_section(FILE *out, const sim_cluster_t *c, const report_fig_r
 		return;
 	}
 	char cell[96];
-	snprintf(cell, sizeof(cell), "%.0f (%.0f..%.0f)", report_at(on->med, off),
-		 report_at(on->lo, off), report_at(on->hi, off));
+	snprintf(cell, sizeof(cell), "%.0f (%.0f..%.0f)", report_at(on->med, off), report_at(on->lo, off),
+		 report_at(on->hi, off));
 	fprintf(out, "  %-26s %26s %26s\n", "ended later than baseline", "-", cell);
 }
 
@@ -296,9 +292,11 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_
 	report_cluster_summary(out, c);
 	fputc('\n', out);
 	if (ranges)
-		fprintf(out, "Each figure: the median of %d replicas under Slurm's timing noise "
+		fprintf(out,
+			"Each figure: the median of %d replicas under Slurm's timing noise "
 			"(doc/simulator.md, Replicas),\n(lowest..highest); a change is within noise "
-			"where the two ranges overlap.\n", replicas);
+			"where the two ranges overlap.\n",
+			replicas);
 	fprintf(out, "\n  %-26s", "");
 	for (int i = 0; i < nruns; i++)
 		fprintf(out, ranges ? " %26s" : " %14s", runs[i].name);
@@ -308,8 +306,8 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_
 	report_section(out, c, runs, nruns, false, price);
 	report_section(out, c, runs, nruns, true, price);
 	fprintf(out, "cluster\n");
-#define ROW(label, field, scale, prec) report_row(out, label, runs, nruns, \
-						 offsetof(report_figures_t, field), scale, prec)
+#define ROW(label, field, scale, prec) \
+	report_row(out, label, runs, nruns, offsetof(report_figures_t, field), scale, prec)
 	ROW("GPU utilisation [%]", utilization, 100.0, 1);
 	ROW("makespan [s]", makespan_s, 1, 0);
 	ROW("rejected at submit", rejected, 1, 0);
@@ -318,7 +316,8 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_
 	ROW("backfill reservations", reservations, 1, 0);
 	ROW("releases scanned", releases_scanned, 1, 0);
 #undef ROW
-	fprintf(out, "\nChecked against: real slurmctld 22.05 runs (doc/fidelity.md, 2026-12-01). Seven "
+	fprintf(out,
+		"\nChecked against: real slurmctld 22.05 runs (doc/fidelity.md, 2026-12-01). Seven "
 		"4-node traces\n(16 settings, three with PreferRequested=yes): mean wait within 3%% of the "
 		"real runs or\nwithin Slurm's own spread, start order to a Kendall tau of at least 0.90 "
 		"(an eighth, fifo5:\nits mean wait too, tau 0.836 with the plugin). A 160-node trace with "
@@ -370,8 +369,10 @@ static void report_checked(FILE *out, const sim_cluster_t *c, const sim_trace_t 
 	if (c->nnodes <= REPORT_REPLAY_NODES)
 		report_item(in, &fi, "%d nodes", c->nnodes);
 	else
-		report_item(beyond, &fb, "%d nodes (the replays had up to %d; the model is the "
-			    "same at every size)", c->nnodes, REPORT_REPLAY_NODES);
+		report_item(beyond, &fb,
+			    "%d nodes (the replays had up to %d; the model is the "
+			    "same at every size)",
+			    c->nnodes, REPORT_REPLAY_NODES);
 	report_item(c->ntypes <= REPORT_REPLAY_TYPES ? in : beyond,
 		    c->ntypes <= REPORT_REPLAY_TYPES ? &fi : &fb, "%d GPU types", c->ntypes);
 	report_item(c->nparts <= REPORT_REPLAY_PARTS ? in : beyond,
@@ -384,8 +385,8 @@ static void report_checked(FILE *out, const sim_cluster_t *c, const sim_trace_t 
 	if (pending <= REPORT_REPLAY_PENDING)
 		report_item(in, &fi, "at most %zu job%s pending", pending, pending == 1 ? "" : "s");
 	else
-		report_item(beyond, &fb, "%zu jobs pending at once (the replays: at most %d)",
-			    pending, REPORT_REPLAY_PENDING);
+		report_item(beyond, &fb, "%zu jobs pending at once (the replays: at most %d)", pending,
+			    REPORT_REPLAY_PENDING);
 	if (p->bf_window_min != 1440)
 		report_item(beyond, &fb, "bf_window=%" G_GINT64_FORMAT, p->bf_window_min);
 	if (p->bf_resolution_s != 60)
@@ -397,8 +398,12 @@ static void report_checked(FILE *out, const sim_cluster_t *c, const sim_trace_t 
 			    p->default_queue_depth);
 	if (weights)
 		report_item(beyond, &fb, "node Weight");
-	const struct { const char *name; int v; } lim[] = {
-		{ "bf_max_job_part", p->bf_max_job_part }, { "bf_max_job_user", p->bf_max_job_user },
+	const struct {
+		const char *name;
+		int v;
+	} lim[] = {
+		{ "bf_max_job_part", p->bf_max_job_part },
+		{ "bf_max_job_user", p->bf_max_job_user },
 		{ "bf_max_job_user_part", p->bf_max_job_user_part },
 		{ "partition_job_depth", p->partition_job_depth },
 		{ "sched_max_job_start", p->sched_max_job_start },
@@ -433,8 +438,7 @@ static void report_checked(FILE *out, const sim_cluster_t *c, const sim_trace_t 
 /* ------------------------------------------------------------ json */
 
 /* "key": median, and with replicas "key_lo": lowest, "key_hi": highest. */
-static void report_json_num(FILE *f, const char *key, const char *fmt, const report_fig_run_t *r,
-			    size_t off)
+static void report_json_num(FILE *f, const char *key, const char *fmt, const report_fig_run_t *r, size_t off)
 {
 	fprintf(f, "\"%s\": ", key);
 	fprintf(f, fmt, report_at(r->med, off));
@@ -446,8 +450,8 @@ static void report_json_num(FILE *f, const char *key, const char *fmt, const rep
 	fprintf(f, fmt, report_at(r->hi, off));
 }
 
-static void report_json_costs(FILE *f, const sim_cluster_t *c, const char *key,
-			      const report_figures_t *fig, size_t base)
+static void report_json_costs(FILE *f, const sim_cluster_t *c, const char *key, const report_figures_t *fig,
+			      size_t base)
 {
 	fprintf(f, ", \"%s\": {", key);
 	for (int t = 0; t < c->ntypes; t++) {
@@ -458,11 +462,14 @@ static void report_json_costs(FILE *f, const sim_cluster_t *c, const char *key,
 	fputc('}', f);
 }
 
-static void report_json_stats(FILE *f, const sim_cluster_t *c, const report_fig_run_t *r,
-			      bool flex, const double *price)
+static void report_json_stats(FILE *f, const sim_cluster_t *c, const report_fig_run_t *r, bool flex,
+			      const double *price)
 {
 	size_t base = flex ? offsetof(report_figures_t, flex) : offsetof(report_figures_t, all);
-	static const struct { const char *key, *fmt; size_t off; } keys[] = {
+	static const struct {
+		const char *key, *fmt;
+		size_t off;
+	} keys[] = {
 		{ "jobs", "%.0f", offsetof(report_stats_t, jobs) },
 		{ "wait_mean_s", "%.3f", offsetof(report_stats_t, wait_mean_s) },
 		{ "wait_p50_s", "%.3f", offsetof(report_stats_t, wait_p50_s) },
@@ -507,8 +514,8 @@ int report_close(FILE *f, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *run,
-		     const double *price, int indent)
+void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *run, const double *price,
+		     int indent)
 {
 	fprintf(f, "{\n%*s\"all\": ", indent + 2, "");
 	report_json_stats(f, c, run, false, price);
@@ -521,8 +528,8 @@ void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *ru
 	fprintf(f, "\n%*s}", indent, "");
 }
 
-int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t *runs,
-		int nruns, const double *price, int replicas, char *err, size_t errlen)
+int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t *runs, int nruns,
+		const double *price, int replicas, char *err, size_t errlen)
 {
 	FILE *f = report_open(path, err, errlen);
 	if (!f)
@@ -540,15 +547,16 @@ int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t
 
 /* ------------------------------------------------------------ jobs csv */
 
-int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *runs, int nruns,
-		    char *err, size_t errlen)
+int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *runs, int nruns, char *err,
+		    size_t errlen)
 {
 	static const char *const status[] = { "done", "timeout", "rejected", "never" };
 	FILE *f = report_open(path, err, errlen);
 	if (!f)
 		return -1;
 	fputs("policy,job_id,submit,start,end,wait,run_time,status,tagged,broadened,gpus,"
-	      "gpu_types,nodes,reason\n", f);
+	      "gpu_types,nodes,reason\n",
+	      f);
 	for (int i = 0; i < nruns; i++)
 		for (size_t j = 0; j < t->njobs; j++) {
 			const sim_result_t *r = &runs[i].run->jobs[j];
@@ -556,9 +564,10 @@ int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *
 			bool ran = report_ran(r);
 			fprintf(f, "%s,%u,%" G_GINT64_FORMAT ",", runs[i].name, job->id, job->submit);
 			if (ran)
-				fprintf(f, "%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
-					",%" G_GINT64_FORMAT ",", r->start, r->end, r->start - job->submit,
-					r->end - r->start);
+				fprintf(f,
+					"%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT ",%" G_GINT64_FORMAT
+					",%" G_GINT64_FORMAT ",",
+					r->start, r->end, r->start - job->submit, r->end - r->start);
 			else
 				fputs(",,,,", f);
 			fprintf(f, "%s,%d,%d,%u,", status[r->status], r->tagged, r->broadened, job->gpus);
@@ -614,7 +623,8 @@ int report_gnuplot(const char *path, const char *gnuplot, report_plot_data_fn da
 		bool png = g_str_has_suffix(path, ".png") || g_str_has_suffix(path, ".PNG");
 		fprintf(f, "%s\nset output '%s'\n",
 			png ? "set terminal pngcairo size 1000,450 font 'sans,10'"
-			    : "set terminal svg size 1000,450 dynamic font 'sans,11'", path);
+			    : "set terminal svg size 1000,450 dynamic font 'sans,11'",
+			path);
 		script(f, dpath, arg);
 		rc = report_close(f, spath, err, errlen);
 	}
@@ -622,8 +632,8 @@ int report_gnuplot(const char *path, const char *gnuplot, report_plot_data_fn da
 		char *argv[] = { (char *)gnuplot, spath, NULL };
 		int status = 0;
 		char *serr = NULL;
-		if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL,
-				  NULL, NULL, NULL, &serr, &status, &e)) {
+		if (!g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDOUT_TO_DEV_NULL, NULL,
+				  NULL, NULL, &serr, &status, &e)) {
 			snprintf(err, errlen, "--plot: cannot run %s: %s", gnuplot, e->message);
 			g_error_free(e);
 			rc = -1;
@@ -660,21 +670,22 @@ static void report_cdf_script(FILE *f, const char *data, void *arg)
 	const report_cdf_arg_t *a = arg;
 	fputs("set multiplot layout 1,2 title 'nodeox-sim: plugin off vs on'\n"
 	      "set logscale x\nset key bottom right\nset grid\n"
-	      "set ylabel 'fraction of jobs'\nset yrange [0:1]\n", f);
+	      "set ylabel 'fraction of jobs'\nset yrange [0:1]\n",
+	      f);
 	for (int what = 0; what < 2; what++) {
 		fprintf(f, "set title '%s'\nset xlabel '%s + 1 [s]'\nplot ",
 			what ? "turnaround (submit to end)" : "wait (submit to start)",
 			what ? "turnaround" : "wait");
 		for (int i = 0; i < a->nruns; i++)
-			fprintf(f, "%s'%s' index %d using 1:2 with steps lw 2 title '%s'",
-				i ? ", " : "", data, what * a->nruns + i, a->runs[i].name);
+			fprintf(f, "%s'%s' index %d using 1:2 with steps lw 2 title '%s'", i ? ", " : "",
+				data, what * a->nruns + i, a->runs[i].name);
 		fputc('\n', f);
 	}
 	fputs("unset multiplot\n", f);
 }
 
-int report_plot(const char *path, const char *gnuplot, const report_run_t *runs, int nruns,
-		char *err, size_t errlen)
+int report_plot(const char *path, const char *gnuplot, const report_run_t *runs, int nruns, char *err,
+		size_t errlen)
 {
 	report_cdf_arg_t a = { runs, nruns };
 	return report_gnuplot(path, gnuplot, report_cdf_data, report_cdf_script, &a, err, errlen);

@@ -14,22 +14,22 @@
 #include "sim/trace.h"
 
 typedef struct {
-	const char *name;          /* "baseline" or "nodeox" */
+	const char *name; /* "baseline" or "nodeox" */
 	const sim_run_t *run;
 } report_run_t;
 
 /* Every field of the statistics is a double (counts too), so that the
  * figures of several replicas combine field by field (replica.c). */
 typedef struct {
-	double jobs;               /* jobs that ran */
+	double jobs; /* jobs that ran */
 	double wait_mean_s, wait_p50_s, wait_p95_s;
 	double run_mean_s, run_p50_s, run_p95_s;
 	double turnaround_mean_s, turnaround_p50_s, turnaround_p95_s;
 	double gpu_hours;
 	double gpu_hours_type[SIM_MAX_TYPES];
-	double cost;               /* with prices only (report_figures), else 0 */
+	double cost; /* with prices only (report_figures), else 0 */
 	double cost_type[SIM_MAX_TYPES];
-	double ended_later;        /* vs base run; -1 without one */
+	double ended_later; /* vs base run; -1 without one */
 } report_stats_t;
 
 /* What the table and --json print of one run: all jobs, the tagged ones,
@@ -38,8 +38,8 @@ typedef struct {
 	report_stats_t all, flex;
 	double utilization, makespan_s;
 	double rejected, never, bf_passes, reservations, releases_scanned;
-	double untagged_turnaround_mean_s;   /* over the jobs that ran untagged */
-	double max_pending;        /* most jobs pending at once (the footer) */
+	double untagged_turnaround_mean_s; /* over the jobs that ran untagged */
+	double max_pending;                /* most jobs pending at once (the footer) */
 } report_figures_t;
 
 #define REPORT_FIGURES_N (sizeof(report_figures_t) / sizeof(double))
@@ -48,7 +48,7 @@ typedef struct {
  * (lo, hi NULL), or the median over several with their lowest and highest
  * (replica.c). */
 typedef struct {
-	const char *name;          /* "baseline" or "nodeox" */
+	const char *name; /* "baseline" or "nodeox" */
 	const report_figures_t *med, *lo, *hi;
 } report_fig_run_t;
 
@@ -60,8 +60,8 @@ double report_utilization(const sim_cluster_t *c, const sim_run_t *run);
 double report_makespan(const sim_run_t *run);
 /* Everything the table and --json print of run; base (may be NULL) is the
  * run "ended later" counts against; price (may be NULL) adds cost. */
-void report_figures(const sim_cluster_t *c, const sim_run_t *run, const sim_run_t *base,
-		    const double *price, report_figures_t *out);
+void report_figures(const sim_cluster_t *c, const sim_run_t *run, const sim_run_t *base, const double *price,
+		    report_figures_t *out);
 /* Jobs the run tagged (the table's header). */
 size_t report_tagged(const sim_run_t *run);
 
@@ -69,17 +69,17 @@ size_t report_tagged(const sim_run_t *run);
  * median with its range and marks changes within noise. */
 void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_t tagged,
 		  const report_fig_run_t *runs, int nruns, const double *price, int replicas);
-int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t *runs,
-		int nruns, const double *price, int replicas, char *err, size_t errlen);
+int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t *runs, int nruns,
+		const double *price, int replicas, char *err, size_t errlen);
 /* One run's --json object ({"all": ..., "flex": ..., ...}) at indent
  * spaces, for the sweep's JSON (sweep.c) as for report_json. */
-void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *run,
-		     const double *price, int indent);
+void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *run, const double *price,
+		     int indent);
 /* Whether two runs' ranges [lo0, hi0] and [lo1, hi1] overlap: a change
  * between them is within noise. */
 bool report_within_noise(double lo0, double hi0, double lo1, double hi1);
-int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *runs, int nruns,
-		    char *err, size_t errlen);
+int report_jobs_csv(const char *path, const sim_trace_t *t, const report_run_t *runs, int nruns, char *err,
+		    size_t errlen);
 /* "N nodes, G GPUs (a100 32, ...)", as the table's header says it. */
 void report_cluster_summary(FILE *out, const sim_cluster_t *c);
 /* fopen for writing / fclose checking every write, with "PATH: why" in err. */
@@ -92,7 +92,7 @@ typedef void (*report_plot_data_fn)(FILE *f, void *arg);
 typedef void (*report_plot_script_fn)(FILE *f, const char *data, void *arg);
 int report_gnuplot(const char *path, const char *gnuplot, report_plot_data_fn data,
 		   report_plot_script_fn script, void *arg, char *err, size_t errlen);
-int report_plot(const char *path, const char *gnuplot, const report_run_t *runs, int nruns,
-		char *err, size_t errlen);
+int report_plot(const char *path, const char *gnuplot, const report_run_t *runs, int nruns, char *err,
+		size_t errlen);
 
 #endif

@@ -19,8 +19,8 @@
 #include "sim/runtime_model.h"
 #include "sim/text_lines.h"
 
-static int runtime_load_classes(sim_runtime_t *m, const sim_cluster_t *c, const char *path,
-				char *err, size_t errlen)
+static int runtime_load_classes(sim_runtime_t *m, const sim_cluster_t *c, const char *path, char *err,
+				size_t errlen)
 {
 	gchar **lines = text_lines_read(path, err, errlen);
 	if (!lines)
@@ -34,12 +34,12 @@ static int runtime_load_classes(sim_runtime_t *m, const sim_cluster_t *c, const 
 		char *end = NULL;
 		double v = g_strv_length(f) == 3 ? strtod(f[2], &end) : 0;
 		if (g_strv_length(f) != 3 || !end || *end || !(v > 0)) {
-			snprintf(err, errlen, "%s:%d: expected class,gpu_type,speed (speed > 0)",
-				 path, i + 1);
+			snprintf(err, errlen, "%s:%d: expected class,gpu_type,speed (speed > 0)", path,
+				 i + 1);
 			rc = -1;
 		} else if (cluster_find_type(c, g_strstrip(f[1])) < 0) {
-			snprintf(err, errlen, "%s:%d: GPU type '%s' is not in the cluster", path,
-				 i + 1, f[1]);
+			snprintf(err, errlen, "%s:%d: GPU type '%s' is not in the cluster", path, i + 1,
+				 f[1]);
 			rc = -1;
 		} else {
 			double *d = g_new(double, 1);

@@ -13,10 +13,10 @@
 #include "sim/trace.h"
 
 typedef struct {
-	double speed[SIM_MAX_TYPES];   /* per cluster GPU type, from nodeox.conf (1 if absent) */
-	GHashTable *class_speed;       /* "class\ttype" -> double*, from --class-speeds */
-	double sync_cost;              /* fraction of each round lost to synchronisation */
-	const char *type_names[SIM_MAX_TYPES];  /* the cluster's, borrowed */
+	double speed[SIM_MAX_TYPES];           /* per cluster GPU type, from nodeox.conf (1 if absent) */
+	GHashTable *class_speed;               /* "class\ttype" -> double*, from --class-speeds */
+	double sync_cost;                      /* fraction of each round lost to synchronisation */
+	const char *type_names[SIM_MAX_TYPES]; /* the cluster's, borrowed */
 	int ntypes;
 } sim_runtime_t;
 

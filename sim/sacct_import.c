@@ -19,26 +19,19 @@
 #include <strings.h>
 
 static const char *const col_names[SACCT_NCOLS] = {
-	[SACCT_COL_JOBID] = "JobIDRaw",
-	[SACCT_COL_USER] = "User",
-	[SACCT_COL_ACCOUNT] = "Account",
-	[SACCT_COL_PARTITION] = "Partition",
-	[SACCT_COL_SUBMIT] = "Submit",
-	[SACCT_COL_START] = "Start",
-	[SACCT_COL_END] = "End",
-	[SACCT_COL_TIMELIMIT] = "Timelimit",
-	[SACCT_COL_REQTRES] = "ReqTRES",
-	[SACCT_COL_ALLOCTRES] = "AllocTRES",
-	[SACCT_COL_COMMENT] = "Comment",
-	[SACCT_COL_NNODES] = "NNodes",
-	[SACCT_COL_STATE] = "State",
-	[SACCT_COL_ADMINCOMMENT] = "AdminComment",
+	[SACCT_COL_JOBID] = "JobIDRaw",  [SACCT_COL_USER] = "User",
+	[SACCT_COL_ACCOUNT] = "Account", [SACCT_COL_PARTITION] = "Partition",
+	[SACCT_COL_SUBMIT] = "Submit",   [SACCT_COL_START] = "Start",
+	[SACCT_COL_END] = "End",         [SACCT_COL_TIMELIMIT] = "Timelimit",
+	[SACCT_COL_REQTRES] = "ReqTRES", [SACCT_COL_ALLOCTRES] = "AllocTRES",
+	[SACCT_COL_COMMENT] = "Comment", [SACCT_COL_NNODES] = "NNodes",
+	[SACCT_COL_STATE] = "State",     [SACCT_COL_ADMINCOMMENT] = "AdminComment",
 };
 
 /* Columns without which a trace row cannot be made. */
 static const sacct_col_t required[] = {
-	SACCT_COL_JOBID, SACCT_COL_SUBMIT, SACCT_COL_START, SACCT_COL_END,
-	SACCT_COL_REQTRES, SACCT_COL_ALLOCTRES,
+	SACCT_COL_JOBID, SACCT_COL_SUBMIT,  SACCT_COL_START,
+	SACCT_COL_END,   SACCT_COL_REQTRES, SACCT_COL_ALLOCTRES,
 };
 
 const char *sacct_col_name(sacct_col_t col)
@@ -80,8 +73,7 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
-int sacct_parse_header(char *line, const char *delim, sacct_header_t *h, char *err,
-		       size_t errlen)
+int sacct_parse_header(char *line, const char *delim, sacct_header_t *h, char *err, size_t errlen)
 {
 	char *f[SACCT_MAX_COLS];
 	int n, i, c;
@@ -93,7 +85,7 @@ int sacct_parse_header(char *line, const char *delim, sacct_header_t *h, char *e
 		snprintf(err, errlen, "header has more than %d columns", SACCT_MAX_COLS);
 		return -1;
 	}
-	if (n > 1 && f[n - 1][0] == '\0')       /* `sacct -p`: trailing delimiter */
+	if (n > 1 && f[n - 1][0] == '\0') /* `sacct -p`: trailing delimiter */
 		n--;
 	h->ncols = n;
 	for (c = 0; c < SACCT_NCOLS; c++)
@@ -109,7 +101,8 @@ int sacct_parse_header(char *line, const char *delim, sacct_header_t *h, char *e
 		if (h->index[required[i]] < 0) {
 			snprintf(err, errlen,
 				 "no %s column in the header (is this `sacct -P --format=...` "
-				 "output with its header line?)", col_names[required[i]]);
+				 "output with its header line?)",
+				 col_names[required[i]]);
 			return -1;
 		}
 	}
@@ -135,7 +128,7 @@ int sacct_parse_time(const char *s, time_t *out)
 	tm.tm_hour = hh;
 	tm.tm_min = mm;
 	tm.tm_sec = ss;
-	tm.tm_isdst = -1;       /* sacct prints local time; let the zone decide DST */
+	tm.tm_isdst = -1; /* sacct prints local time; let the zone decide DST */
 	*out = mktime(&tm);
 	if (*out == (time_t)-1)
 		return -1;
@@ -163,9 +156,9 @@ int sacct_parse_timelimit(const char *s, int64_t *secs)
 {
 	int64_t t;
 
-	if (slurm_time_parse(s, 60, &t) < 0)   /* sacct prints minutes bare */
+	if (slurm_time_parse(s, 60, &t) < 0) /* sacct prints minutes bare */
 		return -1;
-	if (t == SLURM_TIME_NONE || t == 0)    /* --time=0 asks Slurm for no limit */
+	if (t == SLURM_TIME_NONE || t == 0) /* --time=0 asks Slurm for no limit */
 		return 1;
 	*secs = t;
 	return 0;
@@ -198,8 +191,8 @@ int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t
 			return -1;
 		}
 		if (g->problem != NODEOX_TRES_OK) {
-			snprintf(err, errlen, "'%.*s': count is not a number (%s)", len,
-				 tres + g->start, nodeox_tres_problem_text(g->problem));
+			snprintf(err, errlen, "'%.*s': count is not a number (%s)", len, tres + g->start,
+				 nodeox_tres_problem_text(g->problem));
 			return -1;
 		}
 		if (!g->type_len) {
@@ -232,10 +225,19 @@ int64_t sacct_parse_tres_count(const char *tres, const char *name)
 				return -2;
 			if (!strcmp(name, "mem")) {
 				switch (*q) {
-				case 'K': q++; v = (v + 1023) / 1024; break;
+				case 'K':
+					q++;
+					v = (v + 1023) / 1024;
+					break;
 				case 'M': q++; break;
-				case 'G': q++; mult = 1024; break;
-				case 'T': q++; mult = 1024 * 1024; break;
+				case 'G':
+					q++;
+					mult = 1024;
+					break;
+				case 'T':
+					q++;
+					mult = 1024 * 1024;
+					break;
 				default: break;
 				}
 			}
@@ -263,8 +265,7 @@ static char *dup_or_empty(const char *s)
 
 void sacct_job_clear(sacct_job_t *job)
 {
-	nodeox_free_all(job->job_id, job->user, job->account, job->partition, job->comment,
-			job->state);
+	nodeox_free_all(job->job_id, job->user, job->account, job->partition, job->comment, job->state);
 	memset(job, 0, sizeof(*job));
 }
 
@@ -289,8 +290,8 @@ static char *join_pieces(char **f, int a, int b, const char *delim, char *buf, s
  * together into g[0..h->ncols), giving comment_extra of the extra pieces to
  * Comment and the rest to AdminComment (all to the one present if only one).
  */
-static void glue_free_text(const sacct_header_t *h, char **f, int n, int comment_extra, char **g,
-			   char *cbuf, char *abuf, size_t cap)
+static void glue_free_text(const sacct_header_t *h, char **f, int n, int comment_extra, char **g, char *cbuf,
+			   char *abuf, size_t cap)
 {
 	int ci = h->index[SACCT_COL_COMMENT], ai = h->index[SACCT_COL_ADMINCOMMENT];
 	int extra = n - h->ncols, c, p = 0;
@@ -345,15 +346,18 @@ static int record_apply(const nodeox_record_t *rec, sacct_job_t *job, char *err,
 		return 0;
 	for (int f = 0; f < NODEOX_NFORMS; f++)
 		if (rec->count[f] > NODEOX_RECORD_COUNT_MAX) {
-			snprintf(err, errlen, "field %s: nodeox record: gpus= %s:%lld is not a "
-				 "plausible count", col_names[SACCT_COL_ADMINCOMMENT],
-				 nodeox_form_name((nodeox_form_t)f), (long long)rec->count[f]);
+			snprintf(err, errlen,
+				 "field %s: nodeox record: gpus= %s:%lld is not a "
+				 "plausible count",
+				 col_names[SACCT_COL_ADMINCOMMENT], nodeox_form_name((nodeox_form_t)f),
+				 (long long)rec->count[f]);
 			return -1;
 		}
 	if (rec->count[NODEOX_FORM_TASK] >= 0 || rec->count[NODEOX_FORM_SOCKET] >= 0 ||
 	    (rec->count[NODEOX_FORM_NODE] >= 0 && job->nodes <= 0) ||
 	    (rec->count[NODEOX_FORM_NODE] < 0 && rec->count[NODEOX_FORM_JOB] < 0)) {
-		snprintf(err, errlen, "field %s: no gres/gpu count, and the nodeox record's gpus= "
+		snprintf(err, errlen,
+			 "field %s: no gres/gpu count, and the nodeox record's gpus= "
 			 "cannot give the total (AccountingStorageTRES must list gres/gpu)",
 			 col_names[SACCT_COL_REQTRES]);
 		return -1;
@@ -362,8 +366,10 @@ static int record_apply(const nodeox_record_t *rec, sacct_job_t *job, char *err,
 	if (rec->count[NODEOX_FORM_JOB] > job->gpus)
 		job->gpus = rec->count[NODEOX_FORM_JOB];
 	if (job->gpus <= 0) {
-		snprintf(err, errlen, "field %s: no gres/gpu count, and the nodeox record's gpus= "
-			 "counts no GPUs", col_names[SACCT_COL_REQTRES]);
+		snprintf(err, errlen,
+			 "field %s: no gres/gpu count, and the nodeox record's gpus= "
+			 "counts no GPUs",
+			 col_names[SACCT_COL_REQTRES]);
 		return -1;
 	}
 	return 0;
@@ -411,15 +417,16 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 	if (strchr(jid, '.'))
 		return SACCT_LINE_STEP;
 
-#define TIME_FIELD(col, var, rc)                                                    \
-	do {                                                                        \
-		rc = sacct_parse_time(FIELD(col), &var);                            \
-		if (rc < 0) {                                                       \
-			snprintf(err, errlen, "field %s: '%.40s' is not a time "     \
-				 "YYYY-MM-DDTHH:MM:SS, Unknown or None",            \
-				 col_names[col], FIELD(col));                       \
-			return SACCT_LINE_ERROR;                                    \
-		}                                                                   \
+#define TIME_FIELD(col, var, rc)                                         \
+	do {                                                             \
+		rc = sacct_parse_time(FIELD(col), &var);                 \
+		if (rc < 0) {                                            \
+			snprintf(err, errlen,                            \
+				 "field %s: '%.40s' is not a time "      \
+				 "YYYY-MM-DDTHH:MM:SS, Unknown or None", \
+				 col_names[col], FIELD(col));            \
+			return SACCT_LINE_ERROR;                         \
+		}                                                        \
 	} while (0)
 
 	TIME_FIELD(SACCT_COL_SUBMIT, submit, rs);
@@ -442,7 +449,8 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 		int r = sacct_parse_timelimit(FIELD(SACCT_COL_TIMELIMIT), &job->time_limit);
 
 		if (r < 0) {
-			snprintf(err, errlen, "field %s: '%.40s' is not [D-]HH:MM:SS, "
+			snprintf(err, errlen,
+				 "field %s: '%.40s' is not [D-]HH:MM:SS, "
 				 "UNLIMITED or Partition_Limit",
 				 col_names[SACCT_COL_TIMELIMIT], FIELD(SACCT_COL_TIMELIMIT));
 			return SACCT_LINE_ERROR;
@@ -492,7 +500,7 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 	if (job->cpus < -1 || job->mem_mb < -1 || job->alloc_cpus < -1 || job->alloc_mem_mb < -1) {
 		snprintf(err, errlen, "field %s: cpu= or mem= is not a count",
 			 col_names[job->cpus < -1 || job->mem_mb < -1 ? SACCT_COL_REQTRES
-				   : SACCT_COL_ALLOCTRES]);
+								      : SACCT_COL_ALLOCTRES]);
 		return SACCT_LINE_ERROR;
 	}
 	snprintf(job->req_type, sizeof(job->req_type), "%s", req.type);
@@ -508,8 +516,7 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 	 * a trace says with nodes left empty (nodeox-sim refuses a count of GPUs
 	 * that does not divide over nodes). A per-node record keeps NNodes. */
 	int64_t req_nodes = sacct_parse_tres_count(FIELD(SACCT_COL_REQTRES), "node");
-	if (req_nodes > 0 && req_nodes < job->nodes &&
-	    !(rrc == 1 && rec.count[NODEOX_FORM_NODE] >= 0))
+	if (req_nodes > 0 && req_nodes < job->nodes && !(rrc == 1 && rec.count[NODEOX_FORM_NODE] >= 0))
 		job->nodes = 0;
 	job->submit = submit;
 	job->run_time = (int64_t)(end - start);
@@ -520,14 +527,13 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 	job->had_comment = *FIELD(SACCT_COL_COMMENT) != '\0';
 	job->comment = comment_with_tag(FIELD(SACCT_COL_COMMENT), rrc == 1 ? rec.tag : "");
 	job->state = dup_or_empty(state);
-	char *sp = strchr(job->state, ' ');     /* "CANCELLED by 1000" */
+	char *sp = strchr(job->state, ' '); /* "CANCELLED by 1000" */
 	if (sp)
 		*sp = '\0';
 	return SACCT_LINE_JOB;
 }
 
-sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job,
-			      char *err, size_t errlen)
+sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job, char *err, size_t errlen)
 {
 	char *f[SACCT_MAX_COLS + 1], *g[SACCT_MAX_COLS];
 	char cbuf[SACCT_TEXT_MAX], abuf[SACCT_TEXT_MAX], cand_err[SACCT_ERR_MAX];
@@ -540,7 +546,7 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 	if (n > SACCT_MAX_COLS + 1)
 		n = SACCT_MAX_COLS + 1;
 	if (n == h->ncols + 1 && f[n - 1][0] == '\0')
-		n--;                    /* `sacct -p`: trailing delimiter */
+		n--; /* `sacct -p`: trailing delimiter */
 	if (n == h->ncols)
 		return parse_fields(h, f, job, err, errlen);
 	if (n < h->ncols || n > SACCT_MAX_COLS ||
@@ -557,7 +563,7 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 	for (i = 0; i < ncand; i++) {
 		k = i == 0 ? guess : extra - (i - 1);
 		if (i > 0 && k <= guess)
-			k--;            /* skip the guess, tried first */
+			k--; /* skip the guess, tried first */
 		glue_free_text(h, f, n, k, g, cbuf, abuf, sizeof(cbuf));
 		rc = parse_fields(h, g, job, i ? cand_err : err, i ? sizeof(cand_err) : errlen);
 		if (rc != SACCT_LINE_ERROR)
@@ -566,7 +572,8 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 	if (both && ncand > 1) {
 		size_t used = strlen(err);
 
-		snprintf(err + used, errlen - used, " (with the delimiter inside Comment or "
+		snprintf(err + used, errlen - used,
+			 " (with the delimiter inside Comment or "
 			 "AdminComment, no way of placing it parses; use sacct --delimiter and -d)");
 	}
 	return SACCT_LINE_ERROR;
@@ -575,7 +582,8 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 void sacct_write_header(FILE *out)
 {
 	fputs("job_id,submit,user,account,partition,gpu_type,gpus,nodes,run_time,time_limit,"
-	      "comment,state,alloc_gpu_type,cpus,mem,alloc_cpus,alloc_mem\n", out);
+	      "comment,state,alloc_gpu_type,cpus,mem,alloc_cpus,alloc_mem\n",
+	      out);
 }
 
 /* A count with its unit, empty when not known (<= 0), then `after`. */

@@ -16,15 +16,15 @@
 #include <stdio.h>
 #include <time.h>
 
-#define SACCT_ERR_MAX  256
+#define SACCT_ERR_MAX 256
 #define SACCT_MAX_COLS 128
 #define SACCT_TYPE_MAX 64
 #define SACCT_TRES_MAX_GPU 32 /* gres/gpu entries in one TRES string */
-#define SACCT_TEXT_MAX 8192  /* Comment, AdminComment kept up to this length */
+#define SACCT_TEXT_MAX 8192   /* Comment, AdminComment kept up to this length */
 
 /* The columns the importer reads; others in the input are ignored. */
 typedef enum {
-	SACCT_COL_JOBID = 0,    /* JobIDRaw (or JobID) */
+	SACCT_COL_JOBID = 0, /* JobIDRaw (or JobID) */
 	SACCT_COL_USER,
 	SACCT_COL_ACCOUNT,
 	SACCT_COL_PARTITION,
@@ -44,16 +44,16 @@ typedef enum {
 /* Where each column is in the input (-1: absent), from the header line. */
 typedef struct {
 	int index[SACCT_NCOLS];
-	int ncols;              /* fields in the header */
-	const char *delim;      /* sacct --delimiter (not copied), "|" by default */
+	int ncols;         /* fields in the header */
+	const char *delim; /* sacct --delimiter (not copied), "|" by default */
 } sacct_header_t;
 
 /* GPU entries of one TRES string. */
 typedef struct {
-	int64_t total;          /* gres/gpu=N, or the sum of typed entries; -1 none */
+	int64_t total;             /* gres/gpu=N, or the sum of typed entries; -1 none */
 	char type[SACCT_TYPE_MAX]; /* the type with most GPUs, "" if untyped */
 	int64_t type_count;
-	int ntypes;             /* distinct gres/gpu:TYPE entries */
+	int ntypes; /* distinct gres/gpu:TYPE entries */
 } sacct_gpus_t;
 
 /* One imported job. Strings are owned (malloc) and freed by sacct_job_clear. */
@@ -62,31 +62,31 @@ typedef struct {
 	char req_type[SACCT_TYPE_MAX];   /* requested GPU type, "" = any */
 	char alloc_type[SACCT_TYPE_MAX]; /* type it got, "" if unknown */
 	int64_t gpus;
-	int64_t nodes;                   /* 0 if not known */
-	int64_t cpus, mem_mb;            /* ReqTRES cpu=, mem=: what it asked (the
+	int64_t nodes;                    /* 0 if not known */
+	int64_t cpus, mem_mb;             /* ReqTRES cpu=, mem=: what it asked (the
 					  * defaults slurmctld filled in included);
 					  * -1 if absent */
-	int64_t alloc_cpus, alloc_mem_mb;/* AllocTRES cpu=, mem=: what it got; -1 */
+	int64_t alloc_cpus, alloc_mem_mb; /* AllocTRES cpu=, mem=: what it got; -1 */
 	time_t submit;
-	int64_t run_time;                /* End - Start, seconds */
-	int64_t time_limit;              /* seconds, -1 = none (UNLIMITED, Partition_Limit) */
-	int multi_type;                  /* request named several GPU types */
-	int typed_tres;                  /* ReqTRES/AllocTRES name a GPU type */
-	int had_comment;                 /* the Comment field was not empty */
-	int recovered;                   /* original request read from AdminComment */
-	int record_legacy;               /* ... from a record written before v=1 */
-	int record_unknown;              /* AdminComment has a record of a newer version */
-	long line;                       /* input line, for ordering ties */
+	int64_t run_time;   /* End - Start, seconds */
+	int64_t time_limit; /* seconds, -1 = none (UNLIMITED, Partition_Limit) */
+	int multi_type;     /* request named several GPU types */
+	int typed_tres;     /* ReqTRES/AllocTRES name a GPU type */
+	int had_comment;    /* the Comment field was not empty */
+	int recovered;      /* original request read from AdminComment */
+	int record_legacy;  /* ... from a record written before v=1 */
+	int record_unknown; /* AdminComment has a record of a newer version */
+	long line;          /* input line, for ordering ties */
 } sacct_job_t;
 
 /* What sacct_parse_line made of a line. */
 typedef enum {
-	SACCT_LINE_JOB = 0,     /* *job filled */
-	SACCT_LINE_STEP,        /* a job step (JobIDRaw with '.'): not a job */
-	SACCT_LINE_NO_GPU,      /* no GPUs requested or allocated */
-	SACCT_LINE_UNSTARTED,   /* never started (pending, cancelled while pending) */
-	SACCT_LINE_RUNNING,     /* started, no End yet */
-	SACCT_LINE_ERROR        /* malformed: err says which field and why */
+	SACCT_LINE_JOB = 0,   /* *job filled */
+	SACCT_LINE_STEP,      /* a job step (JobIDRaw with '.'): not a job */
+	SACCT_LINE_NO_GPU,    /* no GPUs requested or allocated */
+	SACCT_LINE_UNSTARTED, /* never started (pending, cancelled while pending) */
+	SACCT_LINE_RUNNING,   /* started, no End yet */
+	SACCT_LINE_ERROR      /* malformed: err says which field and why */
 } sacct_line_t;
 
 /*
@@ -94,8 +94,7 @@ typedef enum {
  * delim (sacct's --delimiter; NULL: "|"), which must outlive h. Modifies
  * line. Returns 0, or -1 with err naming the missing column.
  */
-int sacct_parse_header(char *line, const char *delim, sacct_header_t *h, char *err,
-		       size_t errlen);
+int sacct_parse_header(char *line, const char *delim, sacct_header_t *h, char *err, size_t errlen);
 
 /*
  * sacct time "YYYY-MM-DDTHH:MM:SS" (local time, as sacct prints it) to
@@ -131,8 +130,8 @@ int64_t sacct_parse_tres_count(const char *tres, const char *name);
  * original one (type, count, tag, time limit). On SACCT_LINE_ERROR, err
  * holds "field NAME: reason" (of the first placement tried).
  */
-sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job,
-			      char *err, size_t errlen);
+sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *job, char *err,
+			      size_t errlen);
 
 void sacct_job_clear(sacct_job_t *job);
 

@@ -17,17 +17,16 @@
 
 static void usage(FILE *to)
 {
-	fprintf(to,
-		"Usage: " PROG " [-o FILE] [-d DELIM] [--skip-bad] [FILE]\n"
-		"Convert `sacct -a -X -P --format=JobIDRaw,User,Account,Partition,Submit,Start,End,\n"
-		"Timelimit,ReqTRES,AllocTRES,NNodes,State,Comment,AdminComment` output (FILE, or\n"
-		"stdin) into a nodeox-sim trace CSV.\n"
-		"  -o, --output FILE  write the trace here (default stdout)\n"
-		"  -d, --delimiter S  the field delimiter given to sacct --delimiter (default |)\n"
-		"  -k, --skip-bad     skip malformed lines (counted) instead of stopping\n"
-		"  -q, --quiet        no summary on stderr\n"
-		"  -h, --help         this text\n"
-		"  -V, --version      print the version\n");
+	fprintf(to, "Usage: " PROG " [-o FILE] [-d DELIM] [--skip-bad] [FILE]\n"
+		    "Convert `sacct -a -X -P --format=JobIDRaw,User,Account,Partition,Submit,Start,End,\n"
+		    "Timelimit,ReqTRES,AllocTRES,NNodes,State,Comment,AdminComment` output (FILE, or\n"
+		    "stdin) into a nodeox-sim trace CSV.\n"
+		    "  -o, --output FILE  write the trace here (default stdout)\n"
+		    "  -d, --delimiter S  the field delimiter given to sacct --delimiter (default |)\n"
+		    "  -k, --skip-bad     skip malformed lines (counted) instead of stopping\n"
+		    "  -q, --quiet        no summary on stderr\n"
+		    "  -h, --help         this text\n"
+		    "  -V, --version      print the version\n");
 }
 
 /*
@@ -35,34 +34,41 @@ static void usage(FILE *to)
  * loses part of the workload, see nodeox-sacct-import(1) REQUIREMENTS).
  * Warnings, not errors: the trace is written all the same.
  */
-static void warn_missing(const sacct_header_t *h, size_t njobs, long n_nogpu, long n_typed,
-			 long n_commented, long n_legacy, long n_unknown)
+static void warn_missing(const sacct_header_t *h, size_t njobs, long n_nogpu, long n_typed, long n_commented,
+			 long n_legacy, long n_unknown)
 {
 	if (!njobs && n_nogpu)
 		fprintf(stderr, PROG ": warning: no job has GPUs in ReqTRES or AllocTRES: "
-			"AccountingStorageTRES in slurm.conf must list gres/gpu\n");
+				     "AccountingStorageTRES in slurm.conf must list gres/gpu\n");
 	if (njobs && !n_typed)
-		fprintf(stderr, PROG ": warning: no GPU type in any ReqTRES or AllocTRES: "
-			"without gres/gpu:TYPE for each type in AccountingStorageTRES (slurm.conf), "
-			"jobs import as asking for any type unless job_submit/nodeox recorded them\n");
+		fprintf(stderr,
+			PROG ": warning: no GPU type in any ReqTRES or AllocTRES: "
+			     "without gres/gpu:TYPE for each type in AccountingStorageTRES (slurm.conf), "
+			     "jobs import as asking for any type unless job_submit/nodeox recorded them\n");
 	if (h->index[SACCT_COL_COMMENT] < 0)
-		fprintf(stderr, PROG ": warning: no Comment column: nodeox:flex tags of jobs "
-			"job_submit/nodeox did not rewrite are lost (add Comment to --format)\n");
+		fprintf(stderr,
+			PROG ": warning: no Comment column: nodeox:flex tags of jobs "
+			     "job_submit/nodeox did not rewrite are lost (add Comment to --format)\n");
 	else if (njobs && !n_commented)
 		fprintf(stderr, PROG ": warning: no job has a Comment: Slurm stores --comment only "
-			"with AccountingStoreFlags=job_comment in slurm.conf; without it the "
-			"nodeox:flex tags of jobs job_submit/nodeox did not rewrite are lost\n");
+				     "with AccountingStoreFlags=job_comment in slurm.conf; without it the "
+				     "nodeox:flex tags of jobs job_submit/nodeox did not rewrite are lost\n");
 	if (h->index[SACCT_COL_ADMINCOMMENT] < 0)
-		fprintf(stderr, PROG ": warning: no AdminComment column: jobs job_submit/nodeox "
-			"rewrote import as rewritten (untyped, scaled time limit); add AdminComment "
-			"to --format\n");
+		fprintf(stderr,
+			PROG ": warning: no AdminComment column: jobs job_submit/nodeox "
+			     "rewrote import as rewritten (untyped, scaled time limit); add AdminComment "
+			     "to --format\n");
 	if (n_legacy)
-		fprintf(stderr, PROG ": warning: %ld jobs carry a nodeox record from before "
-			"format v=1: their type and time limit are restored, their tag options are "
-			"not known (written as nodeox:flex)\n", n_legacy);
+		fprintf(stderr,
+			PROG ": warning: %ld jobs carry a nodeox record from before "
+			     "format v=1: their type and time limit are restored, their tag options are "
+			     "not known (written as nodeox:flex)\n",
+			n_legacy);
 	if (n_unknown)
-		fprintf(stderr, PROG ": warning: %ld jobs carry a nodeox record of a newer format "
-			"than v=1: imported as rewritten; use a newer nodeox-sacct-import\n", n_unknown);
+		fprintf(stderr,
+			PROG ": warning: %ld jobs carry a nodeox record of a newer format "
+			     "than v=1: imported as rewritten; use a newer nodeox-sacct-import\n",
+			n_unknown);
 }
 
 static int job_cmp(const void *a, const void *b)
@@ -77,13 +83,13 @@ static int job_cmp(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"output", required_argument, NULL, 'o'},
-		{"delimiter", required_argument, NULL, 'd'},
-		{"skip-bad", no_argument, NULL, 'k'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
+		{ "output", required_argument, NULL, 'o' },
+		{ "delimiter", required_argument, NULL, 'd' },
+		{ "skip-bad", no_argument, NULL, 'k' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *in_name = "-", *out_name = "-", *delim = "|";
 	int skip_bad = 0, quiet = 0, c;
@@ -162,11 +168,9 @@ int main(int argc, char **argv)
 				goto done;
 			}
 			if (!n_bad++)
-				snprintf(first_bad, sizeof(first_bad), "%s:%ld: %s",
-					 in_name, lineno, err);
+				snprintf(first_bad, sizeof(first_bad), "%s:%ld: %s", in_name, lineno, err);
 			continue;
-		case SACCT_LINE_JOB:
-			break;
+		case SACCT_LINE_JOB: break;
 		}
 		job.line = lineno;
 		n_multi += job.multi_type;
@@ -218,17 +222,22 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	if (!quiet) {
-		fprintf(stderr, PROG ": %zu GPU jobs written; skipped: %ld without GPUs, "
-			"%ld never started, %ld still running, %ld job steps, %ld malformed\n",
+		fprintf(stderr,
+			PROG ": %zu GPU jobs written; skipped: %ld without GPUs, "
+			     "%ld never started, %ld still running, %ld job steps, %ld malformed\n",
 			njobs, n_nogpu, n_unstarted, n_running, n_step, n_bad);
 		if (n_bad)
 			fprintf(stderr, PROG ": first malformed line: %s\n", first_bad);
 		if (n_multi)
-			fprintf(stderr, PROG ": %ld jobs asked for several GPU types; "
-				"the type with most GPUs was kept\n", n_multi);
+			fprintf(stderr,
+				PROG ": %ld jobs asked for several GPU types; "
+				     "the type with most GPUs was kept\n",
+				n_multi);
 		if (n_recovered)
-			fprintf(stderr, PROG ": %ld jobs rewritten by job_submit/nodeox imported as "
-				"submitted (request read from AdminComment)\n", n_recovered);
+			fprintf(stderr,
+				PROG ": %ld jobs rewritten by job_submit/nodeox imported as "
+				     "submitted (request read from AdminComment)\n",
+				n_recovered);
 	}
 	warn_missing(&h, njobs, n_nogpu, n_typed, n_commented, n_legacy, n_unknown);
 done:

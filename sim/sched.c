@@ -105,8 +105,7 @@ static void sched_pending_add(sched_t *s, uint32_t j)
 
 static prio_list_t *sched_list_of(sched_t *s, uint32_t j)
 {
-	return s->where[j] == SCHED_OLD ? &s->old
-		: s->where[j] == SCHED_FRESH ? &s->fresh : &s->young;
+	return s->where[j] == SCHED_OLD ? &s->old : s->where[j] == SCHED_FRESH ? &s->fresh : &s->young;
 }
 
 /* The decay thread's recalculation at time `at` (slurmctld runs it every
@@ -129,8 +128,7 @@ static void sched_recalc(sched_t *s, int64_t at, size_t submitted)
 		s->where[j] = SCHED_YOUNG;
 		prio_list_insert(&s->young, s->key[j], j);
 	}
-	while (s->age_cursor < submitted &&
-	       s->t->jobs[s->age_cursor].submit + p->max_age_s <= at) {
+	while (s->age_cursor < submitted && s->t->jobs[s->age_cursor].submit + p->max_age_s <= at) {
 		uint32_t j = (uint32_t)s->age_cursor++;
 		if (s->where[j] != SCHED_YOUNG)
 			continue;
@@ -191,8 +189,11 @@ static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
 	memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
 	l->e[at] = (release_t){ .end = run->expected_end, .job = j, .node = -1 };
 	if (run->na == 1)
-		l->e[at] = (release_t){ .end = run->expected_end, .job = j, .node = run->a[0].node,
-					.gpus = run->a[0].gpus, .cpus = run->a[0].cpus,
+		l->e[at] = (release_t){ .end = run->expected_end,
+					.job = j,
+					.node = run->a[0].node,
+					.gpus = run->a[0].gpus,
+					.cpus = run->a[0].cpus,
 					.mem = run->a[0].mem };
 	l->n++;
 }
@@ -226,7 +227,7 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	const sim_job_t *job = &s->t->jobs[j];
 	req_t *r = &s->req[j];
 	running_t *run = g_new0(running_t, 1);
-	sched_backfill_forget(s);       /* free resources change: no remembered answers */
+	sched_backfill_forget(s); /* free resources change: no remembered answers */
 	run->a = g_memdup2(s->abuf, sizeof(alloc_t) * na);
 	run->na = na;
 	if (s->sock) {
@@ -267,8 +268,8 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 	size_t len = 0;
 	for (int t = 0; t < c->ntypes; t++)
 		if (s->gpus_by_type[t] && len < sizeof(types))
-			len += (size_t)snprintf(types + len, sizeof(types) - len, "%s%s:%u",
-						len ? "+" : "", c->types[t], s->gpus_by_type[t]);
+			len += (size_t)snprintf(types + len, sizeof(types) - len, "%s%s:%u", len ? "+" : "",
+						c->types[t], s->gpus_by_type[t]);
 	res->types = g_string_chunk_insert_const(s->run->strings, types);
 	if (s->o->record_nodes) {
 		GString *nl = g_string_new(NULL);
@@ -355,8 +356,8 @@ static bool sched_nodes_blocked(const sched_t *s, const elig_t *e, uint64_t fail
 static int sched_main_pass(sched_t *s, bool full)
 {
 	s->run->main_passes++;
-	uint64_t failed_parts = 0, all_parts = (s->c->nparts >= 64) ? UINT64_MAX
-		: ((1ull << s->c->nparts) - 1);
+	uint64_t failed_parts = 0,
+		 all_parts = (s->c->nparts >= 64) ? UINT64_MAX : ((1ull << s->c->nparts) - 1);
 	prio_iter_t it;
 	sched_order_begin(s, &it);
 	const sim_sched_params_t *p = &s->o->params;
@@ -413,7 +414,7 @@ static int64_t sched_next_full(const sim_sched_params_t *p, int64_t after)
 {
 	int64_t iv = p->sched_interval_s;
 	int64_t org = ((p->limit_origin_s % iv) + iv) % iv;
-	int64_t k = after - org;   /* the grid point after: floor(k / iv) + 1 */
+	int64_t k = after - org; /* the grid point after: floor(k / iv) + 1 */
 	k = (k >= 0 ? k / iv : -((-k + iv - 1) / iv)) + 1;
 	return org + k * iv;
 }
@@ -438,7 +439,7 @@ static void sched_state_init(sched_t *s)
 		s->class_free_g[nd->cls] += s->free_g[n];
 		s->total_free_g += s->free_g[n];
 	}
-	sched_place_init(s);            /* buckets by the free GPUs above */
+	sched_place_init(s); /* buckets by the free GPUs above */
 	sched_request_init(s);
 	s->req = g_new0(req_t, nj);
 	s->preq = g_new0(req_t, nj);
@@ -469,9 +470,16 @@ static void sched_state_free(sched_t *s)
 			g_free(s->running[j]->st);
 			g_free(s->running[j]);
 		}
-	g_free(s->free_g); g_free(s->free_c); g_free(s->free_m); g_free(s->class_free_g);
+	g_free(s->free_g);
+	g_free(s->free_c);
+	g_free(s->free_m);
+	g_free(s->class_free_g);
 	sched_request_free(s);
-	g_free(s->req); g_free(s->preq); g_free(s->tagged); g_free(s->where); g_free(s->key);
+	g_free(s->req);
+	g_free(s->preq);
+	g_free(s->tagged);
+	g_free(s->where);
+	g_free(s->key);
 	g_free(s->running);
 	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);
@@ -493,7 +501,10 @@ static int sched_inputs_check(const sim_cluster_t *c, const sim_trace_t *t, cons
 			      char *err, size_t errlen)
 {
 	const sim_sched_params_t *p = &o->params;
-	const struct { const char *name, *unit; int64_t v; } lim[] = {
+	const struct {
+		const char *name, *unit;
+		int64_t v;
+	} lim[] = {
 		{ "bf_window", " minutes", p->bf_window_min },
 		{ "bf_resolution", " s", p->bf_resolution_s },
 		{ "bf_interval", " s", p->bf_interval_s },
@@ -505,8 +516,10 @@ static int sched_inputs_check(const sim_cluster_t *c, const sim_trace_t *t, cons
 	};
 	for (size_t i = 0; i < sizeof(lim) / sizeof(lim[0]); i++)
 		if (lim[i].v < 1 || lim[i].v > SCHED_PARAM_MAX) {
-			snprintf(err, errlen, "scheduler parameter %s=%" G_GINT64_FORMAT "%s: out of range "
-				 "(1 to %lld)", lim[i].name, lim[i].v, lim[i].unit, SCHED_PARAM_MAX);
+			snprintf(err, errlen,
+				 "scheduler parameter %s=%" G_GINT64_FORMAT "%s: out of range "
+				 "(1 to %lld)",
+				 lim[i].name, lim[i].v, lim[i].unit, SCHED_PARAM_MAX);
 			return -1;
 		}
 	if (!o->runtime) {
@@ -519,24 +532,23 @@ static int sched_inputs_check(const sim_cluster_t *c, const sim_trace_t *t, cons
 		return -1;
 	}
 	if (t->njobs >= UINT32_MAX) {
-		snprintf(err, errlen, "%s: %zu jobs: at most %u are modelled",
-			 t->path ? t->path : "trace", t->njobs,
-			 UINT32_MAX - 1);
+		snprintf(err, errlen, "%s: %zu jobs: at most %u are modelled", t->path ? t->path : "trace",
+			 t->njobs, UINT32_MAX - 1);
 		return -1;
 	}
 	for (size_t j = 1; j < t->njobs; j++)
 		if (t->jobs[j].submit < t->jobs[j - 1].submit) {
-			snprintf(err, errlen, "%s: job %" G_GUINT64_FORMAT " is submitted before the job "
+			snprintf(err, errlen,
+				 "%s: job %" G_GUINT64_FORMAT " is submitted before the job "
 				 "ahead of it (the scheduler needs jobs in submit order)",
-				 t->path ? t->path : "trace",
-				 (guint64)t->jobs[j].id);
+				 t->path ? t->path : "trace", (guint64)t->jobs[j].id);
 			return -1;
 		}
 	return 0;
 }
 
-int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o,
-	      sim_run_t **out, char *err, size_t errlen)
+int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts_t *o, sim_run_t **out,
+	      char *err, size_t errlen)
 {
 	*out = NULL;
 	if (sched_inputs_check(c, t, o, err, errlen) < 0)
@@ -572,7 +584,7 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 		if (tn == SCHED_INF)
 			break;
 		s.now = tn;
-		if (next_full < s.now)   /* passed over an empty queue */
+		if (next_full < s.now) /* passed over an empty queue */
 			next_full = sched_next_full(&o->params, s.now - 1);
 		bool changed = false, submitted = false;
 		if (s.now >= s.next_recalc) {
@@ -580,7 +592,7 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			int64_t at = s.now - ((s.now % period) + period) % period;
 			sched_recalc(&s, at, next_submit);
 			s.next_recalc = at + period;
-			changed = s.npending > 0;   /* new priorities: Slurm's next passes see them */
+			changed = s.npending > 0; /* new priorities: Slurm's next passes see them */
 		}
 		sim_event_t e;
 		/* Jobs submitted in this second are looked at before the jobs

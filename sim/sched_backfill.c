@@ -20,80 +20,80 @@
 
 /* ------------------------------------------------------------ state */
 
-#define SCHED_BLOCKED_SLOTS 64   /* requests remembered as stopped per pass (a power of 2) */
-#define SCHED_WR_SLOTS 4096      /* will-run answers remembered (a power of 2) */
-#define SCHED_WR_SHAPES 16       /* request shapes indexed per epoch (sched_wr_fast) */
+#define SCHED_BLOCKED_SLOTS 64 /* requests remembered as stopped per pass (a power of 2) */
+#define SCHED_WR_SLOTS 4096    /* will-run answers remembered (a power of 2) */
+#define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast) */
 
-typedef struct {                 /* one remembered will-run answer */
-	uint64_t epoch;              /* valid while == sched_bf_t.wr_epoch */
-	uint64_t hash;               /* of the request's kind and the node set */
-	const req_t *req;            /* a request of the shape asked (sched_same_request) */
-	uint64_t *nodes;             /* the nodes the test looked at (a bitmap) */
-	int64_t when;                /* its answer */
-	uint64_t scanned;            /* releases it applied (for releases_scanned) */
-	bool placed;                 /* na and a hold sched_wr_place's answer */
-	bool indexed;                /* answered by sched_wr_fast: its scratch */
-	int upto;                    /* view is the releases at positions <= upto */
+typedef struct {          /* one remembered will-run answer */
+	uint64_t epoch;   /* valid while == sched_bf_t.wr_epoch */
+	uint64_t hash;    /* of the request's kind and the node set */
+	const req_t *req; /* a request of the shape asked (sched_same_request) */
+	uint64_t *nodes;  /* the nodes the test looked at (a bitmap) */
+	int64_t when;     /* its answer */
+	uint64_t scanned; /* releases it applied (for releases_scanned) */
+	bool placed;      /* na and a hold sched_wr_place's answer */
+	bool indexed;     /* answered by sched_wr_fast: its scratch */
+	int upto;         /* view is the releases at positions <= upto */
 	int na;
 	alloc_t *a;
 } wr_memo_t;
 
-typedef struct {                 /* a release on one node, for the index below */
-	int pos;                     /* the entry's position in sched_t.all */
+typedef struct { /* a release on one node, for the index below */
+	int pos; /* the entry's position in sched_t.all */
 	uint32_t gpus, cpus;
 	uint64_t mem;
 } wr_item_t;
 
-typedef struct {                 /* one per-node request shape's nodes by the */
-				     /* position in sched_t.all after which they fit */
-	uint64_t epoch;              /* valid while == sched_bf_t.wr_epoch */
+typedef struct { /* one per-node request shape's nodes by the */
+	/* position in sched_t.all after which they fit */
+	uint64_t epoch; /* valid while == sched_bf_t.wr_epoch */
 	uint32_t gpus_per_node, cpus_per_node;
 	uint64_t mem_per_node;
-	const uint64_t *bnodes;      /* the nodes it may count (its elig's) */
-	int32_t *fit;                /* per node: that position, -1 now, INT32_MAX never */
-	uint64_t *set;               /* the nodes counted (nnwords words) */
-	int32_t *cnt, *blk;          /* nodes of set per position, per 64 positions */
-	int now, later;              /* nodes of set that fit now, and from some position */
+	const uint64_t *bnodes; /* the nodes it may count (its elig's) */
+	int32_t *fit;           /* per node: that position, -1 now, INT32_MAX never */
+	uint64_t *set;          /* the nodes counted (nnwords words) */
+	int32_t *cnt, *blk;     /* nodes of set per position, per 64 positions */
+	int now, later;         /* nodes of set that fit now, and from some position */
 } wr_shape_t;
 
-typedef struct {                 /* running jobs' releases by node, rebuilt per */
-				     /* wr_epoch (sched_wr_fast) */
+typedef struct { /* running jobs' releases by node, rebuilt per */
+	/* wr_epoch (sched_wr_fast) */
 	uint64_t epoch;
-	int n, cap, icap;            /* entries indexed (sched_t.all.n), room */
-	int *off;                    /* per node: where its releases start in item */
-	wr_item_t *item;             /* per node, by position */
-	int *hits;                   /* per position: its allocations on nodes of set */
-	uint64_t *use;               /* positions with hits > 0 (a bitmap) */
-	int nuse;                    /* how many */
-	uint64_t *set;               /* the nodes hits counts (nnwords words) */
+	int n, cap, icap; /* entries indexed (sched_t.all.n), room */
+	int *off;         /* per node: where its releases start in item */
+	wr_item_t *item;  /* per node, by position */
+	int *hits;        /* per position: its allocations on nodes of set */
+	uint64_t *use;    /* positions with hits > 0 (a bitmap) */
+	int nuse;         /* how many */
+	uint64_t *set;    /* the nodes hits counts (nnwords words) */
 	wr_shape_t shape[SCHED_WR_SHAPES];
 	int next_shape, shapes_built; /* this epoch */
-	int hint;                    /* the shape last looked up */
-	uint64_t walk_epoch, walked; /* entries the walks of that epoch went over */
+	int hint;                     /* the shape last looked up */
+	uint64_t walk_epoch, walked;  /* entries the walks of that epoch went over */
 } wr_index_t;
 
 /* Backfill's own state: the pass's reservations, the will-run test's
  * scratch, its remembered answers and their index, the requests the pass
  * saw stopped, and the per-user and per-partition test counts. */
 struct sched_bf {
-	uint32_t pass;               /* the current (last) pass */
-	sched_resv_t resv;           /* its reservations as placement reads them */
-	struct resv_ivl {            /* this pass's reservations, node by node */
-		int node, next;      /* next: the node's previous one, -1 none */
+	uint32_t pass;          /* the current (last) pass */
+	sched_resv_t resv;      /* its reservations as placement reads them */
+	struct resv_ivl {       /* this pass's reservations, node by node */
+		int node, next; /* next: the node's previous one, -1 none */
 		int64_t start, end;
-	} *ivl;
-	int *ivl_head;               /* per node: its last reservation, -1 none */
-	int64_t *ivl_ends;           /* the reservations' ends, ascending */
-	int *ivl_by_start;           /* the reservations by start, and by end (the */
-	int *ivl_by_end;             /* order of ivl_ends), for sched_wr_nodes_advance */
+	} * ivl;
+	int *ivl_head;     /* per node: its last reservation, -1 none */
+	int64_t *ivl_ends; /* the reservations' ends, ascending */
+	int *ivl_by_start; /* the reservations by start, and by end (the */
+	int *ivl_by_end;   /* order of ivl_ends), for sched_wr_nodes_advance */
 	size_t nivl, capivl;
-	uint32_t ivl_pass;           /* the pass ivl belongs to */
+	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
 	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
 	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
-				     /* wr_stamp[n] == wr_call (sched_wr_load) */
+	/* wr_stamp[n] == wr_call (sched_wr_load) */
 	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
 	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
 	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
@@ -104,28 +104,28 @@ struct sched_bf {
 				     /* (INT64_MIN: on the free nodes alone) */
 		uint32_t pass;       /* valid while == pass */
 	} blocked[SCHED_BLOCKED_SLOTS];
-	int *uid, nusers;            /* per job: its user, numbered from 0 */
-	struct bf_walk {             /* the pass under way (sched_backfill_next) */
-		prio_iter_t it;      /* where it is in the priority order */
-		uint32_t *deferred;  /* the jobs it could not start, to reserve */
+	int *uid, nusers;           /* per job: its user, numbered from 0 */
+	struct bf_walk {            /* the pass under way (sched_backfill_next) */
+		prio_iter_t it;     /* where it is in the priority order */
+		uint32_t *deferred; /* the jobs it could not start, to reserve */
 		int ndef;
-		uint64_t *defbits;   /* the classes they may use */
+		uint64_t *defbits; /* the classes they may use */
 		int tested, max_test;
-		bool limits;         /* some bf_max_job_user/part limit is set */
+		bool limits; /* some bf_max_job_user/part limit is set */
 	} walk;
-	struct bf_count {            /* a pass's jobs tested per user, partition, */
-		uint32_t pass;       /* user and partition (valid while pass */
-		int n;               /* == sched_bf_t.pass) */
-	} *bf_user, *bf_part, *bf_user_part;
+	struct bf_count {      /* a pass's jobs tested per user, partition, */
+		uint32_t pass; /* user and partition (valid while pass */
+		int n;         /* == sched_bf_t.pass) */
+	} * bf_user, *bf_part, *bf_user_part;
 };
 
 /* Run body for each bit n set in the words word (an expression of w_, the
  * word's index) of nw words, ascending. */
-#define SCHED_FOR_WORD_BITS(word, nw, n, body)                                  \
-	for (size_t w_ = 0; w_ < (nw); w_++)                                    \
-		for (uint64_t m_ = (word); m_; m_ &= m_ - 1) {                  \
-			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_));   \
-			body;                                                   \
+#define SCHED_FOR_WORD_BITS(word, nw, n, body)                                \
+	for (size_t w_ = 0; w_ < (nw); w_++)                                  \
+		for (uint64_t m_ = (word); m_; m_ &= m_ - 1) {                \
+			int n = (int)(w_ * 64 + (size_t)__builtin_ctzll(m_)); \
+			body;                                                 \
 		}
 /* ... for each node n in bitmap b; in a or b but not both (n's bit differs) */
 #define SCHED_FOR_BITS(b, nw, n, body) SCHED_FOR_WORD_BITS((b)[w_], nw, n, body)
@@ -143,8 +143,9 @@ static int64_t sched_floor_res(int64_t t, int64_t res, int64_t org)
 /* Do two requests need the same resources on the same nodes? */
 static inline bool sched_same_request(const req_t *a, const req_t *b)
 {
-	return a->kind == b->kind && a->elig == b->elig && a->nodes == b->nodes && a->gpus_per_node == b->gpus_per_node &&
-	       a->cpus_per_node == b->cpus_per_node && a->mem_per_node == b->mem_per_node && a->gpus == b->gpus &&
+	return a->kind == b->kind && a->elig == b->elig && a->nodes == b->nodes &&
+	       a->gpus_per_node == b->gpus_per_node && a->cpus_per_node == b->cpus_per_node &&
+	       a->mem_per_node == b->mem_per_node && a->gpus == b->gpus &&
 	       a->cpus_per_gpu == b->cpus_per_gpu && a->mem_per_gpu == b->mem_per_gpu &&
 	       a->spread_mem_node == b->spread_mem_node;
 }
@@ -250,8 +251,7 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
  * (s->bf->wr_bits): the usable nodes of its partitions and constraint that no
  * reservation of this pass holds at any time in between. Also sets up
  * sched_wr_nodes_advance for the later tries of the same reservation. */
-static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time,
-			   size_t *ps, size_t *pe)
+static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time, size_t *ps, size_t *pe)
 {
 	sched_bf_t *b = s->bf;
 	const sim_cluster_t *c = s->c;
@@ -310,8 +310,8 @@ static inline void sched_wr_load(sched_t *s, int n)
 /* Release g GPUs, cpu CPUs and m memory on node n into the will-run scratch
  * view, where the test counts n for r (s->bf->wr_cnt; the placement reads no
  * other node's scratch). */
-static inline void sched_wr_release(sched_t *s, const req_t *r, int n, uint32_t g, uint32_t cpu,
-				    uint64_t m, int64_t *have)
+static inline void sched_wr_release(sched_t *s, const req_t *r, int n, uint32_t g, uint32_t cpu, uint64_t m,
+				    int64_t *have)
 {
 	sched_bf_t *b = s->bf;
 	if (!bits_test(b->wr_cnt, n))
@@ -350,7 +350,7 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 {
 	sched_bf_t *b = s->bf;
 	int64_t have[SIM_MAX_TERMS] = { 0 };
-	if (++b->wr_call == 0) {         /* stamps wrapped: start them over */
+	if (++b->wr_call == 0) { /* stamps wrapped: start them over */
 		memset(b->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
 		b->wr_call = 1;
 	}
@@ -396,7 +396,7 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 				break;
 			}
 			const release_t *h = ent++;
-			if (h->node >= 0) {     /* one node: all the entry needs */
+			if (h->node >= 0) { /* one node: all the entry needs */
 				int n = h->node;
 				if (!bits_test(bits, n))
 					continue;
@@ -408,7 +408,8 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 					b->wr_g[n] += h->gpus;
 					b->wr_c[n] += h->cpus;
 					b->wr_m[n] += (int64_t)h->mem;
-					have[0] += !was && sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]);
+					have[0] += !was &&
+						   sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]);
 				}
 			} else {
 				const running_t *run = s->running[h->job];
@@ -608,7 +609,7 @@ static wr_shape_t *sched_wr_shape_find(sched_t *s, const req_t *r)
 {
 	sched_bf_t *b = s->bf;
 	for (int i = 0; i < SCHED_WR_SHAPES; i++) {
-		int k = (b->wx.hint + i) % SCHED_WR_SHAPES;   /* the last one found first */
+		int k = (b->wx.hint + i) % SCHED_WR_SHAPES; /* the last one found first */
 		wr_shape_t *t = &b->wx.shape[k];
 		if (t->epoch == b->wr_epoch && t->fit && t->bnodes == r->elig->bnodes &&
 		    t->gpus_per_node == r->gpus_per_node && t->cpus_per_node == r->cpus_per_node &&
@@ -638,8 +639,17 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 			sh->cnt = g_new(int32_t, nb * 64);
 			sh->blk = g_new(int32_t, nb);
 		}
-		*sh = (wr_shape_t){ b->wr_epoch, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
-				    bn, sh->fit, sh->set, sh->cnt, sh->blk, 0, 0 };
+		*sh = (wr_shape_t){ b->wr_epoch,
+				    r->gpus_per_node,
+				    r->cpus_per_node,
+				    r->mem_per_node,
+				    bn,
+				    sh->fit,
+				    sh->set,
+				    sh->cnt,
+				    sh->blk,
+				    0,
+				    0 };
 		for (int v = 0; v < nn; v++) {
 			int64_t g = s->free_g[v], c = s->free_c[v], m = s->free_m[v];
 			sh->fit[v] = -1;
@@ -726,7 +736,7 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 		 * after the last one within the window (e[cur] is within it) */
 		int64_t bound = base + window;
 		int lo = cur, hi = n, step = 1;
-		while (lo + step < n && e[lo + step].end <= bound) {  /* gallop, then halve */
+		while (lo + step < n && e[lo + step].end <= bound) { /* gallop, then halve */
 			lo += step;
 			step *= 2;
 		}
@@ -739,7 +749,7 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 				hi = mid;
 		}
 		p = sched_bits_next(x->use, n, MAX(lo - 1, cur));
-		if (p == n) {                /* the list ends within this batch */
+		if (p == n) { /* the list ends within this batch */
 			s->run->releases_scanned += (uint64_t)x->nuse;
 			if (sched_bits_next(x->use, n, cur) == n)
 				return -1;
@@ -770,7 +780,7 @@ static void sched_wr_index_view(sched_t *s, int upto)
 {
 	sched_bf_t *b = s->bf;
 	const wr_index_t *x = &b->wx;
-	if (++b->wr_call == 0) {         /* stamps wrapped: start them over */
+	if (++b->wr_call == 0) { /* stamps wrapped: start them over */
 		memset(b->wr_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
 		b->wr_call = 1;
 	}
@@ -831,7 +841,8 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 					}
 					continue;
 				}
-				int64_t take = MIN(sched_spread_take(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]), rem);
+				int64_t take =
+					MIN(sched_spread_take(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]), rem);
 				if (take <= 0 || rem == 0)
 					continue;
 				s->abuf[found++] = sched_spread_alloc(r, n, c->nodes[n].cls, take);
@@ -946,7 +957,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	int64_t start_res = s->now;
 	/* Each try starts later than the one before (at a reservation's end or
 	 * at the start the last one found), so the loop ends by the horizon. */
-	bool swept = false;              /* the node set is set up for updates */
+	bool swept = false; /* the node set is set up for updates */
 	size_t ps = 0, pe = 0, ie = 0;
 	int64_t old_end = 0;
 	wr_memo_t *m = NULL;
@@ -1015,7 +1026,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			}
 			b->ivl[b->nivl] = (struct resv_ivl){ n, b->ivl_head[n], sr, er };
 			b->ivl_head[n] = (int)b->nivl;
-			size_t at = b->nivl;        /* its end, in order */
+			size_t at = b->nivl; /* its end, in order */
 			while (at > 0 && b->ivl_ends[at - 1] > er) {
 				b->ivl_ends[at] = b->ivl_ends[at - 1];
 				b->ivl_by_end[at] = b->ivl_by_end[at - 1];
@@ -1023,7 +1034,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			}
 			b->ivl_ends[at] = er;
 			b->ivl_by_end[at] = (int)b->nivl;
-			at = b->nivl;               /* its start, in order */
+			at = b->nivl; /* its start, in order */
 			while (at > 0 && b->ivl[b->ivl_by_start[at - 1]].start > sr) {
 				b->ivl_by_start[at] = b->ivl_by_start[at - 1];
 				at--;
@@ -1062,8 +1073,7 @@ static void bits_or(uint64_t *a, const uint64_t *b, size_t nwords)
  * later changes no reservation. As soon as a reservation stops the candidate the rest wait too (in order), since the candidate
  * waits whatever they get. Returns how many stay deferred (kept in order in
  * deferred, their classes in defbits). */
-static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, int ndef,
-				  uint64_t *defbits)
+static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, int ndef, uint64_t *defbits)
 {
 	const elig_t *e = s->req[k].elig;
 	int64_t end_k = sched_plan_end(s, &s->req[k]);
@@ -1162,8 +1172,7 @@ static bool sched_bf_limited(sched_t *s, uint32_t j)
  * (computed here as far as j needs them, as the pass below does)? Nodes in
  * s->abuf, or 0. For a record Slurm tests for a start now only: it is not
  * deferred and notes nothing. */
-static int sched_backfill_now(sched_t *s, uint32_t j, uint32_t *deferred, int *ndef,
-			      uint64_t *defbits)
+static int sched_backfill_now(sched_t *s, uint32_t j, uint32_t *deferred, int *ndef, uint64_t *defbits)
 {
 	sched_bf_t *b = s->bf;
 	int na = sched_fit_now(s, j, NULL);
@@ -1321,9 +1330,13 @@ void sched_backfill_free(sched_t *s)
 		return;
 	g_free(b->ivl);
 	g_free(b->ivl_head);
-	g_free(b->ivl_ends); g_free(b->ivl_by_start); g_free(b->ivl_by_end);
+	g_free(b->ivl_ends);
+	g_free(b->ivl_by_start);
+	g_free(b->ivl_by_end);
 	g_free(b->wr_stamp);
-	g_free(b->wr_g); g_free(b->wr_c); g_free(b->wr_m);
+	g_free(b->wr_g);
+	g_free(b->wr_c);
+	g_free(b->wr_m);
 	g_free(b->wr_bits);
 	g_free(b->wr_cnt);
 	if (b->wr_memo)
@@ -1333,10 +1346,15 @@ void sched_backfill_free(sched_t *s)
 		}
 	g_free(b->wr_memo);
 	sched_wr_index_free(&b->wx);
-	g_free(b->resv.stamp); g_free(b->resv.start);
-	g_free(b->resv.spare_g); g_free(b->resv.spare_c); g_free(b->resv.spare_m);
+	g_free(b->resv.stamp);
+	g_free(b->resv.start);
+	g_free(b->resv.spare_g);
+	g_free(b->resv.spare_c);
+	g_free(b->resv.spare_m);
 	g_free(b->uid);
-	g_free(b->bf_user); g_free(b->bf_part); g_free(b->bf_user_part);
+	g_free(b->bf_user);
+	g_free(b->bf_part);
+	g_free(b->bf_user_part);
 	g_free(b);
 	s->bf = NULL;
 }

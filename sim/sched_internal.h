@@ -35,149 +35,149 @@
 #include "sim/sched.h"
 
 #define SCHED_INF INT64_MAX
-#define SCHED_TIMEOUT_CHECK_S 30   /* slurmctld's PERIODIC_TIMEOUT (slurmctld.h) */
+#define SCHED_TIMEOUT_CHECK_S 30 /* slurmctld's PERIODIC_TIMEOUT (slurmctld.h) */
 
 /* where a job pends: submitted since the last priority recalculation (age
  * 0); ageing; age capped */
 enum { SCHED_GONE = 0, SCHED_FRESH, SCHED_YOUNG, SCHED_OLD };
 
-typedef struct {                 /* where a job may run: classes per OR term */
-	int ngroups;                 /* 1, or the constraint's terms when matching */
+typedef struct {     /* where a job may run: classes per OR term */
+	int ngroups; /* 1, or the constraint's terms when matching */
 	int *cls[SIM_MAX_TERMS];
 	int ncls[SIM_MAX_TERMS];
-	uint64_t *gbits[SIM_MAX_TERMS];   /* class bitset of each group */
-	uint64_t *bits;              /* union of the groups */
-	uint64_t *wbits;             /* classes in its partitions matching its */
-				     /* constraint, whatever their GPUs: the nodes */
-				     /* Slurm's will-run test looks at */
-	uint64_t *wnodes;            /* the usable nodes of wbits' classes, and */
-	uint64_t *bnodes;            /* those of bits' (node bitmaps, made by */
-				     /* sched_backfill.c on first use) */
-	int *ucls, nucls;            /* the classes of bits, ascending */
-	const char *why_not;         /* non-NULL: no node can ever serve */
-	int kmax;                    /* most GPUs a node of these classes has */
+	uint64_t *gbits[SIM_MAX_TERMS]; /* class bitset of each group */
+	uint64_t *bits;                 /* union of the groups */
+	uint64_t *wbits;                /* classes in its partitions matching its */
+	/* constraint, whatever their GPUs: the nodes */
+	/* Slurm's will-run test looks at */
+	uint64_t *wnodes; /* the usable nodes of wbits' classes, and */
+	uint64_t *bnodes; /* those of bits' (node bitmaps, made by */
+	/* sched_backfill.c on first use) */
+	int *ucls, nucls;    /* the classes of bits, ascending */
+	const char *why_not; /* non-NULL: no node can ever serve */
+	int kmax;            /* most GPUs a node of these classes has */
 } elig_t;
 
-typedef struct {                 /* a job's request as scheduled */
+typedef struct { /* a job's request as scheduled */
 	const elig_t *elig;
-	uint64_t fail_epoch;         /* release epoch it last failed to fit in */
-	int64_t limit;               /* kill limit, seconds, SCHED_INF = none */
-	int64_t plan;                /* duration backfill plans with */
-	uint32_t nodes;              /* 0: GPUs may spread over nodes */
-	uint32_t gpus_per_node;      /* per node, when nodes > 0 */
+	uint64_t fail_epoch;    /* release epoch it last failed to fit in */
+	int64_t limit;          /* kill limit, seconds, SCHED_INF = none */
+	int64_t plan;           /* duration backfill plans with */
+	uint32_t nodes;         /* 0: GPUs may spread over nodes */
+	uint32_t gpus_per_node; /* per node, when nodes > 0 */
 	uint32_t cpus_per_node;
 	uint64_t mem_per_node;
-	uint32_t gpus;               /* total */
-	uint64_t parts;              /* partitions asked for */
-	uint32_t cpus_per_gpu;       /* per GPU, when spreading (0: one CPU per node) */
+	uint32_t gpus;         /* total */
+	uint64_t parts;        /* partitions asked for */
+	uint32_t cpus_per_gpu; /* per GPU, when spreading (0: one CPU per node) */
 	uint64_t mem_per_gpu;
-	uint64_t spread_mem_node;    /* spreading: memory on each node used */
-	uint32_t size_cpus;          /* CPUs the job-size priority factor counts */
-	int req_type;                /* cluster type the run time was measured on */
-	uint32_t kind;               /* hash of what sched_same_request compares */
+	uint64_t spread_mem_node; /* spreading: memory on each node used */
+	uint32_t size_cpus;       /* CPUs the job-size priority factor counts */
+	int req_type;             /* cluster type the run time was measured on */
+	uint32_t kind;            /* hash of what sched_same_request compares */
 } req_t;
 
 typedef struct {
 	int node;
-	int cls;                     /* the node's class, kept here for backfill */
+	int cls; /* the node's class, kept here for backfill */
 	uint32_t gpus, cpus;
 	uint64_t mem;
 } alloc_t;
 
-typedef struct {                 /* what one allocation holds per socket */
+typedef struct { /* what one allocation holds per socket */
 	uint16_t c[SIM_MAX_SOCKETS];
 	uint8_t g[SIM_MAX_SOCKETS];
 } sock_take_t;
 
-typedef struct {                 /* a running job */
+typedef struct { /* a running job */
 	alloc_t *a;
-	sock_take_t *st;             /* per allocation, where s->sockets (else NULL) */
+	sock_take_t *st; /* per allocation, where s->sockets (else NULL) */
 	int na;
-	int64_t expected_end;        /* start + limit (or real run time) */
+	int64_t expected_end; /* start + limit (or real run time) */
 } running_t;
 
-typedef struct {                 /* a running job in release order */
-	int64_t end;                 /* its expected end */
+typedef struct {     /* a running job in release order */
+	int64_t end; /* its expected end */
 	uint32_t job;
-	int32_t node;                /* its only node, -1: several (see s->running) */
-	uint32_t gpus, cpus;         /* what it holds there (node >= 0) */
+	int32_t node;        /* its only node, -1: several (see s->running) */
+	uint32_t gpus, cpus; /* what it holds there (node >= 0) */
 	uint64_t mem;
 } release_t;
 
-typedef struct {                 /* running jobs by (end, job) */
+typedef struct { /* running jobs by (end, job) */
 	release_t *e;
 	size_t n, cap;
 } rellist_t;
 
-typedef struct {                 /* a backfill pass's reservations as placement */
-				     /* reads them (written by sched_backfill.c) */
-	uint32_t pass;               /* a node's entries hold while stamp == pass */
+typedef struct { /* a backfill pass's reservations as placement */
+	/* reads them (written by sched_backfill.c) */
+	uint32_t pass; /* a node's entries hold while stamp == pass */
 	uint32_t *stamp;
-	int64_t *start;              /* its earliest reservation's start */
+	int64_t *start;                       /* its earliest reservation's start */
 	int64_t *spare_g, *spare_c, *spare_m; /* what is left beside them */
 } sched_resv_t;
 
-typedef struct sched_bf sched_bf_t;  /* backfill's own state (sched_backfill.c) */
+typedef struct sched_bf sched_bf_t;               /* backfill's own state (sched_backfill.c) */
 typedef struct sched_place_scratch sched_place_t; /* placement's scratch (sched_place.c) */
-typedef struct sched_pol sched_pol_t;    /* submission's policy view (sched_request.c) */
-typedef struct sched_sock sched_sock_t;  /* free cores and GPUs by socket (sched_socket.c) */
+typedef struct sched_pol sched_pol_t;             /* submission's policy view (sched_request.c) */
+typedef struct sched_sock sched_sock_t;           /* free cores and GPUs by socket (sched_socket.c) */
 
-typedef struct {                 /* the run's state, which every file reads */
+typedef struct { /* the run's state, which every file reads */
 	const sim_cluster_t *c;
 	const sim_trace_t *t;
 	const sim_sched_opts_t *o;
 	sim_run_t *run;
 	int64_t now;
-	size_t nwords;               /* class bitset words */
+	size_t nwords; /* class bitset words */
 
 	/* node state */
 	int32_t *free_g, *free_c;
 	int64_t *free_m;
 	int64_t *class_free_g;
 	int64_t total_free_g;
-	int *bucket;                 /* nodes by class and free GPUs (see sched_bucket; */
-				     /* made and moved by sched_place.c) */
-	int *bucket_off;             /* per bucket: where its nodes start in bucket */
-	int *bucket_n;               /* per bucket: how many */
-	int *bucket_base;            /* per class: bucket id of k = 0 */
-	int *bpos;                   /* per node: position in its bucket */
+	int *bucket; /* nodes by class and free GPUs (see sched_bucket; */
+	/* made and moved by sched_place.c) */
+	int *bucket_off;  /* per bucket: where its nodes start in bucket */
+	int *bucket_n;    /* per bucket: how many */
+	int *bucket_base; /* per class: bucket id of k = 0 */
+	int *bpos;        /* per node: position in its bucket */
 
 	/* jobs */
 	req_t *req;
-	req_t *preq;                 /* the --prefer record (elig NULL: none); */
-				     /* sched_prefer_swap puts it in req[j] */
+	req_t *preq; /* the --prefer record (elig NULL: none); */
+	/* sched_prefer_swap puts it in req[j] */
 	bool *tagged;
-	uint8_t *where;              /* SCHED_FRESH, _YOUNG, _OLD while pending */
+	uint8_t *where; /* SCHED_FRESH, _YOUNG, _OLD while pending */
 	double *key;
 	running_t **running;
 	uint64_t release_epoch;
 	size_t npending, age_cursor, ended;
 
 	prio_list_t fresh, young, old; /* pending, by priority: age 0; ageing; capped */
-	int64_t prio_time;           /* last priority recalculation (ages as of then) */
-	int64_t next_recalc;         /* the next one, SCHED_INF without an age weight */
-	rellist_t all;               /* every running job by expected end, for */
-				     /* Slurm's will-run batches */
-	size_t nnwords;              /* node bitmap words */
+	int64_t prio_time;             /* last priority recalculation (ages as of then) */
+	int64_t next_recalc;           /* the next one, SCHED_INF without an age weight */
+	rellist_t all;                 /* every running job by expected end, for */
+	/* Slurm's will-run batches */
+	size_t nnwords; /* node bitmap words */
 	sim_queue_t events;
 
 
-	alloc_t *abuf;               /* a placement's answer (sched_place, or */
-				     /* backfill's remembered ones), for sched_start */
-	int *part_tested;            /* main pass: jobs tested per partition */
+	alloc_t *abuf; /* a placement's answer (sched_place, or */
+	/* backfill's remembered ones), for sched_start */
+	int *part_tested; /* main pass: jobs tested per partition */
 	uint32_t gpus_by_type[SIM_MAX_TYPES];
 
-	sched_bf_t *bf;              /* backfill's own (sched_backfill.c) */
-	sched_place_t *place;        /* placement's (sched_place.c) */
-	sched_pol_t *pol;            /* submission's (sched_request.c) */
-	sched_sock_t *sock;          /* sockets' (sched_socket.c); NULL: no node */
-				     /* binds GPUs to sockets */
+	sched_bf_t *bf;       /* backfill's own (sched_backfill.c) */
+	sched_place_t *place; /* placement's (sched_place.c) */
+	sched_pol_t *pol;     /* submission's (sched_request.c) */
+	sched_sock_t *sock;   /* sockets' (sched_socket.c); NULL: no node */
+			      /* binds GPUs to sockets */
 } sched_t;
 
 
 typedef struct {
-	prio_pos_t f, y, o;          /* in the fresh, young and old lists */
-	double young_bonus;          /* the young list's age term as of prio_time */
+	prio_pos_t f, y, o; /* in the fresh, young and old lists */
+	double young_bonus; /* the young list's age term as of prio_time */
 } prio_iter_t;
 
 /* When a job starting now is expected to end, for backfill's planning. */
@@ -192,7 +192,7 @@ static inline uint32_t sched_request_kind(const req_t *r)
 {
 	uint64_t h = (uint64_t)(uintptr_t)r->elig;
 	const uint64_t f[] = { r->nodes, r->gpus_per_node, r->cpus_per_node, r->mem_per_node,
-			       r->gpus, r->cpus_per_gpu, r->mem_per_gpu, r->spread_mem_node };
+			       r->gpus,  r->cpus_per_gpu,  r->mem_per_gpu,   r->spread_mem_node };
 	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
 		h = (h ^ f[i]) * 0x9e3779b97f4a7c15ull;
 	return (uint32_t)(h >> 32);
@@ -229,8 +229,7 @@ static inline int64_t sched_spread_take(const req_t *r, int64_t g, int64_t cpu, 
 /* What a spreading job takes on node n (class cls) with `take` GPUs there. */
 static inline alloc_t sched_spread_alloc(const req_t *r, int n, int cls, int64_t take)
 {
-	return (alloc_t){ n, cls, (uint32_t)take,
-			  r->cpus_per_gpu ? (uint32_t)(take * r->cpus_per_gpu) : 1,
+	return (alloc_t){ n, cls, (uint32_t)take, r->cpus_per_gpu ? (uint32_t)(take * r->cpus_per_gpu) : 1,
 			  (uint64_t)take * r->mem_per_gpu + r->spread_mem_node };
 }
 
@@ -283,8 +282,7 @@ static inline void sched_order_begin(sched_t *s, prio_iter_t *it)
 	it->o = (prio_pos_t){ 0, 0 };
 	/* constant while the walk lasts (recalculations happen between passes) */
 	const sim_sched_params_t *p = &s->o->params;
-	it->young_bonus = p->weight_age > 0
-		? p->weight_age * (double)s->prio_time / (double)p->max_age_s : 0;
+	it->young_bonus = p->weight_age > 0 ? p->weight_age * (double)s->prio_time / (double)p->max_age_s : 0;
 	s->fresh.track = &it->f;
 	s->young.track = &it->y;
 	s->old.track = &it->o;

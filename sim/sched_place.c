@@ -72,10 +72,20 @@ void sched_place_free(sched_t *s)
 	sched_place_t *p = s->place;
 	if (!p)
 		return;
-	g_free(p->run_node); g_free(p->run_cpu); g_free(p->run_first); g_free(p->run_weight);
-	g_free(p->run_cpus); g_free(p->run_nodes); g_free(p->class_pos);
-	g_free(p->sock_cpu); g_free(p->sock_near); g_free(p->cand);
-	g_free(s->bucket); g_free(s->bucket_off); g_free(s->bucket_n); g_free(s->bucket_base);
+	g_free(p->run_node);
+	g_free(p->run_cpu);
+	g_free(p->run_first);
+	g_free(p->run_weight);
+	g_free(p->run_cpus);
+	g_free(p->run_nodes);
+	g_free(p->class_pos);
+	g_free(p->sock_cpu);
+	g_free(p->sock_near);
+	g_free(p->cand);
+	g_free(s->bucket);
+	g_free(s->bucket_off);
+	g_free(s->bucket_n);
+	g_free(s->bucket_base);
 	g_free(s->bpos);
 	g_free(p);
 	s->place = NULL;
@@ -112,8 +122,8 @@ static void sched_avail_now(const sched_t *s, int n, int64_t end, const sched_re
 	}
 }
 
-static void sched_avail(sched_t *s, const sched_resv_t *resv, int n, int64_t end, int64_t *g,
-			int64_t *cpu, int64_t *m)
+static void sched_avail(sched_t *s, const sched_resv_t *resv, int n, int64_t end, int64_t *g, int64_t *cpu,
+			int64_t *m)
 {
 	sched_avail_now(s, n, end, resv, g, cpu, m);
 }
@@ -152,8 +162,8 @@ void sched_bucket_move(sched_t *s, int n, int from, int to)
 typedef struct {
 	const req_t *r;
 	int found;
-	int64_t rem;                 /* spreading: GPUs still to place */
-	bool single;                 /* spreading, first try: the whole job on one node */
+	int64_t rem; /* spreading: GPUs still to place */
+	bool single; /* spreading, first try: the whole job on one node */
 } place_t;
 
 static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, int64_t m)
@@ -162,7 +172,8 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 	if (r->nodes) {
 		if (!sched_node_fits(r, g, cpu, m))
 			return false;
-		s->abuf[p->found++] = (alloc_t){ n, s->c->nodes[n].cls, r->gpus_per_node, r->cpus_per_node, r->mem_per_node };
+		s->abuf[p->found++] = (alloc_t){ n, s->c->nodes[n].cls, r->gpus_per_node, r->cpus_per_node,
+						 r->mem_per_node };
 		return p->found == (int)r->nodes;
 	}
 	int64_t take = sched_spread_take(r, g, cpu, m);
@@ -210,9 +221,9 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 			uint64_t w = ps->run_weight[ps->run_first[i]];
 			uint64_t bw = best < 0 ? 0 : ps->run_weight[ps->run_first[best]];
 			if (best < 0 || w < bw ||
-			    (w == bw && ((enough && !best_enough) ||
-					 (enough && ps->run_cpus[i] < ps->run_cpus[best]) ||
-					 (!enough && ps->run_cpus[i] > ps->run_cpus[best])))) {
+			    (w == bw &&
+			     ((enough && !best_enough) || (enough && ps->run_cpus[i] < ps->run_cpus[best]) ||
+			      (!enough && ps->run_cpus[i] > ps->run_cpus[best])))) {
 				best = i;
 				best_enough = enough;
 			}
@@ -231,8 +242,8 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 			if (rem_nodes == 1 && ps->run_cpu[q] < rem_cpus)
 				continue;
 			int n = ps->run_node[q];
-			s->abuf[found++] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node,
-						      r->cpus_per_node, r->mem_per_node };
+			s->abuf[found++] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node, r->cpus_per_node,
+						      r->mem_per_node };
 			rem_nodes--;
 			rem_cpus -= ps->run_cpu[q];
 		}
@@ -256,9 +267,9 @@ static int sched_runs_sockets(sched_t *s, const req_t *r, int nl)
 	int *near = ps->sock_near, kept = 0;
 	for (int q = 0; q < nl; q++) {
 		int n = ps->run_node[q];
-		cpus[q] = c->nodes[n].sockets > 1
-			? sched_socket_first_pass(s, n, r->gpus_per_node, r->cpus_per_node, &near[q])
-			: ps->run_cpu[q];
+		cpus[q] = c->nodes[n].sockets > 1 ? sched_socket_first_pass(s, n, r->gpus_per_node,
+									    r->cpus_per_node, &near[q])
+						  : ps->run_cpu[q];
 		kept += cpus[q] >= 0;
 	}
 	if (!kept)
@@ -304,8 +315,8 @@ static int sched_runs_offer(sched_t *s, const req_t *r, const sched_resv_t *resv
  * node of the tightest run, not the fullest node overall. Visits every node
  * of the classes with GPUs enough (merged in node order). Fills s->abuf;
  * returns r->nodes, or 0. */
-static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls,
-			    const sched_resv_t *resv, int64_t end)
+static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls, const sched_resv_t *resv,
+			    int64_t end)
 {
 	sched_place_t *ps = s->place;
 	const sim_cluster_t *c = s->c;
@@ -315,7 +326,7 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 		 * free-GPU buckets, then in node order (the same candidates,
 		 * in the same order, as the merge below, without the visit to
 		 * every full node). */
-		uint64_t *cand = ps->cand;   /* a node bitmap, all clear between calls */
+		uint64_t *cand = ps->cand; /* a node bitmap, all clear between calls */
 		size_t lo = s->nnwords, hi = 0;
 		for (int i = 0; i < ncls; i++) {
 			int cl = cls[i], kmax = sched_class_gpus(s, cl);
@@ -334,13 +345,14 @@ static int sched_place_runs(sched_t *s, const req_t *r, const int *cls, int ncls
 		}
 		for (size_t w = lo; w < hi; w++)
 			for (uint64_t b = cand[w]; b; b &= b - 1)
-				nl = sched_runs_offer(s, r, resv, end, (int)(w * 64 + (size_t)__builtin_ctzll(b)), nl);
+				nl = sched_runs_offer(s, r, resv, end,
+						      (int)(w * 64 + (size_t)__builtin_ctzll(b)), nl);
 		if (hi > lo)
 			memset(&cand[lo], 0, (hi - lo) * sizeof(uint64_t));
 	} else {
 		for (int i = 0; i < ncls; i++)
 			ps->class_pos[i] = 0;
-		for (;;) {               /* merge the classes' node lists in node order */
+		for (;;) { /* merge the classes' node lists in node order */
 			int pick = -1, n = INT32_MAX;
 			for (int i = 0; i < ncls; i++) {
 				const sim_class_t *cl = &c->classes[cls[i]];
@@ -428,8 +440,7 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, const sched_re
 				for (int k = kmin; k <= e->kmax; k++)
 					for (int i = 0; i < e->ncls[grp]; i++) {
 						int cl = e->cls[grp][i], nb;
-						if (k > sched_class_gpus(s, cl) ||
-						    s->class_free_g[cl] < k)
+						if (k > sched_class_gpus(s, cl) || s->class_free_g[cl] < k)
 							continue;
 						const int *bn = sched_bucket(s, cl, k, &nb);
 						for (int q = 0; q < nb; q++) {

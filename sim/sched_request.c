@@ -18,18 +18,18 @@
  * idle-less copy per class and the idle nodes, which the decisions scan),
  * Broaden=when-faster's state, and the eligibility of each request shape. */
 struct sched_pol {
-	nodeox_node_t *nodes;        /* the policy's view of every node */
-	nodeox_node_t *compact;      /* one idle-less copy per class + the idle nodes */
-	int *pos, *node;             /* node -> compact slot (-1), slot -> node */
-	nodeox_cluster_t view;       /* over compact: same decisions, less to scan */
-	struct pol_state {           /* Broaden=when-faster's state (sched_policy_state) */
+	nodeox_node_t *nodes;   /* the policy's view of every node */
+	nodeox_node_t *compact; /* one idle-less copy per class + the idle nodes */
+	int *pos, *node;        /* node -> compact slot (-1), slot -> node */
+	nodeox_cluster_t view;  /* over compact: same decisions, less to scan */
+	struct pol_state {      /* Broaden=when-faster's state (sched_policy_state) */
 		nodeox_running_t *running;
 		size_t cap;
 		nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 		uint32_t *scratch;
-		size_t *cls_at;      /* per class: where its allocations go */
+		size_t *cls_at; /* per class: where its allocations go */
 	} state;
-	GHashTable *elig_cache;      /* key string -> elig_t* */
+	GHashTable *elig_cache; /* key string -> elig_t* */
 };
 
 /* ------------------------------------------------------------ eligibility */
@@ -52,8 +52,8 @@ static void sched_elig_free(gpointer p)
 /* Classes a job of GPU type `type` (-1 any), partitions `parts` and
  * constraint `features` can use; interned, since a trace has few distinct
  * requests. */
-static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
-				const char *features, const char **why)
+static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts, const char *features,
+				const char **why)
 {
 	char key[NODEOX_STR_MAX + 64];
 	snprintf(key, sizeof(key), "%d|%d|%" G_GINT64_MODIFIER "x|%s", type, gpus, parts,
@@ -106,7 +106,8 @@ static const elig_t *sched_elig(sched_t *s, int type, bool gpus, uint64_t parts,
 			any = any || e->bits[w];
 		if (!any)
 			e->why_not = k.never ? "constraint names a feature no node has"
-				: "no node in the job's partitions matches its GPU type and constraint";
+					     : "no node in the job's partitions matches its GPU type and "
+					       "constraint";
 	}
 	g_hash_table_insert(s->pol->elig_cache, g_strdup(key), e);
 	*why = e->why_not;
@@ -123,7 +124,8 @@ static bool sched_capacity_ok(const sched_t *s, const req_t *r)
 			const sim_class_t *k = &c->classes[r->elig->cls[g][i]];
 			const sim_node_t *n = &c->nodes[k->first];
 			if (r->nodes) {
-				if (n->gpus >= r->gpus_per_node && n->cpus >= r->cpus_per_node && n->mem_mb >= r->mem_per_node)
+				if (n->gpus >= r->gpus_per_node && n->cpus >= r->cpus_per_node &&
+				    n->mem_mb >= r->mem_per_node)
 					have += (uint64_t)k->nnodes;
 			} else {
 				uint64_t per = n->gpus;
@@ -197,8 +199,12 @@ void sched_request_free(sched_t *s)
 	if (!p)
 		return;
 	sched_policy_nodes_free(p->nodes);
-	g_free(p->compact); g_free(p->node); g_free(p->pos);
-	g_free(p->state.running); g_free(p->state.scratch); g_free(p->state.cls_at);
+	g_free(p->compact);
+	g_free(p->node);
+	g_free(p->pos);
+	g_free(p->state.running);
+	g_free(p->state.scratch);
+	g_free(p->state.cls_at);
 	g_hash_table_destroy(p->elig_cache);
 	g_free(p);
 	s->pol = NULL;
@@ -274,8 +280,9 @@ static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 				if (pass == 0)
 					at[a->cls + 1]++;
 				else
-					ps->running[at[a->cls]++] = (nodeox_running_t){
-						(uint32_t)a->node, a->gpus, e->end - s->now };
+					ps->running[at[a->cls]++] =
+						(nodeox_running_t){ (uint32_t)a->node, a->gpus,
+								    e->end - s->now };
 			}
 		}
 	}
@@ -299,7 +306,8 @@ static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 		for (; (e = prio_list_at(lists[l], &pos)); pos.p++) {
 			const req_t *r = &s->req[e->job];
 			const char *type = s->run->jobs[e->job].broadened || !s->t->jobs[e->job].gpu_type
-				? "" : s->t->jobs[e->job].gpu_type;
+						   ? ""
+						   : s->t->jobs[e->job].gpu_type;
 			size_t k;
 			if (!r->gpus || (parts && !(r->parts & parts)))
 				continue;
@@ -313,9 +321,13 @@ static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 			ps->ahead[k].gpus += r->gpus;
 		}
 	}
-	*cl = (nodeox_cluster_t){ .nodes = s->pol->nodes, .nnodes = (size_t)c->nnodes,
-				  .running = ps->running, .nrunning = nr,
-				  .ahead = ps->ahead, .nahead = nahead, .scratch = ps->scratch };
+	*cl = (nodeox_cluster_t){ .nodes = s->pol->nodes,
+				  .nnodes = (size_t)c->nnodes,
+				  .running = ps->running,
+				  .nrunning = nr,
+				  .ahead = ps->ahead,
+				  .nahead = nahead,
+				  .scratch = ps->scratch };
 }
 
 /* The smallest MaxTime (minutes) of the job's partitions; 0 when none has one. */
@@ -341,8 +353,8 @@ static uint32_t sched_time_cap(const sim_cluster_t *c, const char *parts)
 	return cap == SIM_TIME_NONE ? 0 : (uint32_t)MAX(cap / 60, 1);
 }
 
-void sched_policy_job(const sim_cluster_t *c, const sim_job_t *job, const char *comment,
-		      char *tres, size_t tres_len, nodeox_job_t *out)
+void sched_policy_job(const sim_cluster_t *c, const sim_job_t *job, const char *comment, char *tres,
+		      size_t tres_len, nodeox_job_t *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->job_id = job->id;
@@ -363,8 +375,8 @@ void sched_policy_job(const sim_cluster_t *c, const sim_job_t *job, const char *
 	out->partition = job->partition;
 	out->account = job->account;
 	out->user = job->user;
-	out->time_limit = job->time_limit == SIM_TIME_NONE ? NODEOX_TIME_NONE
-		: (uint32_t)((job->time_limit + 59) / 60);
+	out->time_limit =
+		job->time_limit == SIM_TIME_NONE ? NODEOX_TIME_NONE : (uint32_t)((job->time_limit + 59) / 60);
 	out->time_cap = sched_time_cap(c, job->partition);
 	out->time_cap_what = "MaxTime of the job's partition";
 	out->min_nodes = job->nodes;
@@ -442,8 +454,9 @@ static const char *sched_request_resources(const sim_cluster_t *c, const sim_job
 	const sim_job_defaults_t *cd = &c->defs;
 	const uint32_t gpus = r->gpus, tasks = r->nodes ? r->nodes : 1;
 	const uint32_t cpt = job->cpus ? (job->cpus + tasks - 1) / tasks : 1;
-	const uint32_t cpg = job->cpus_per_gpu ? job->cpus_per_gpu
-		: gpus && !job->cpus ? SCHED_DEF(pd, cd, def_cpu_per_gpu) : 0;
+	const uint32_t cpg = job->cpus_per_gpu    ? job->cpus_per_gpu
+			     : gpus && !job->cpus ? SCHED_DEF(pd, cd, def_cpu_per_gpu)
+						  : 0;
 	r->size_cpus = tasks * cpt;
 	if (r->nodes) {
 		r->gpus_per_node = gpus / r->nodes;
@@ -511,8 +524,10 @@ static int sched_submit_prefer(sched_t *s, uint32_t j, int type, bool gpus, cons
 		s->preq[j].elig = NULL;
 	}
 	char msg[NODEOX_STR_MAX + NODEOX_ERR_MAX + 128];
-	snprintf(msg, sizeof(msg), "--prefer=%s: %s (Slurm refuses it: Requested node "
-		 "configuration is not available)", prefer, why);
+	snprintf(msg, sizeof(msg),
+		 "--prefer=%s: %s (Slurm refuses it: Requested node "
+		 "configuration is not available)",
+		 prefer, why);
 	sched_reject(s, j, SIM_JOB_REJECTED, msg);
 	return -1;
 }
@@ -538,8 +553,8 @@ bool sched_submit(sched_t *s, uint32_t j)
 		char tres[NODEOX_STR_MAX];
 		nodeox_job_t pj;
 		nodeox_decision_t d;
-		const char *comment = job->comment && strstr(job->comment, "nodeox:flex")
-			? job->comment : "nodeox:flex";
+		const char *comment =
+			job->comment && strstr(job->comment, "nodeox:flex") ? job->comment : "nodeox:flex";
 		nodeox_cluster_t state;
 		const nodeox_cluster_t *view = &s->pol->view;
 		sched_policy_job(s->c, job, comment, tres, sizeof(tres), &pj);
@@ -561,13 +576,13 @@ bool sched_submit(sched_t *s, uint32_t j)
 		if (d.action == NODEOX_REWRITE && !d.dryrun) {
 			uint32_t cnt;
 			res->broadened = true;
-			if (d.tres_per_node_set && sched_tres_gpu(d.tres_per_node, type_buf,
-								  sizeof(type_buf), &cnt)) {
+			if (d.tres_per_node_set &&
+			    sched_tres_gpu(d.tres_per_node, type_buf, sizeof(type_buf), &cnt)) {
 				nodes = nodes ? nodes : 1;
 				gpus = cnt * nodes;
 				type_name = type_buf[0] ? type_buf : NULL;
-			} else if (d.tres_per_job_set && sched_tres_gpu(d.tres_per_job, type_buf,
-									sizeof(type_buf), &cnt)) {
+			} else if (d.tres_per_job_set &&
+				   sched_tres_gpu(d.tres_per_job, type_buf, sizeof(type_buf), &cnt)) {
 				gpus = cnt;
 				type_name = type_buf[0] ? type_buf : NULL;
 			}
@@ -581,12 +596,12 @@ bool sched_submit(sched_t *s, uint32_t j)
 			}
 			if (d.time_limit_set)
 				limit = d.time_limit >= NODEOX_TIME_NONE ? SIM_TIME_NONE
-					: (int64_t)d.time_limit * 60;
+									 : (int64_t)d.time_limit * 60;
 		}
 	}
 
 	uint64_t parts = 0;
-	int first_part = c->default_part;   /* whose defaults the job gets */
+	int first_part = c->default_part; /* whose defaults the job gets */
 	if (job->partition) {
 		gchar **names = g_strsplit(job->partition, ",", -1);
 		for (gchar **p = names; *p; p++) {
@@ -637,18 +652,19 @@ bool sched_submit(sched_t *s, uint32_t j)
 	if (limit == SIM_TIME_NONE) {
 		limit = sched_part_default_time(s, parts);
 	} else {
-		limit = (limit + 59) / 60 * 60;     /* Slurm keeps limits in whole minutes */
+		limit = (limit + 59) / 60 * 60; /* Slurm keeps limits in whole minutes */
 		/* Slurm (EnforcePartLimits=NO, the default) accepts a job whose
 		 * limit exceeds every requested partition's MaxTime, e.g. after
 		 * the policy scaled it, and leaves it pending for ever
 		 * (Reason=PartitionTimeLimit). */
 		bool fits_one = false;
 		for (int p = 0; p < c->nparts; p++)
-			if ((parts >> p & 1) && (c->parts[p].max_time == SIM_TIME_NONE ||
-						 limit <= c->parts[p].max_time))
+			if ((parts >> p & 1) &&
+			    (c->parts[p].max_time == SIM_TIME_NONE || limit <= c->parts[p].max_time))
 				fits_one = true;
 		if (!fits_one) {
-			sched_reject(s, j, SIM_JOB_NEVER, "time limit above the partition's MaxTime "
+			sched_reject(s, j, SIM_JOB_NEVER,
+				     "time limit above the partition's MaxTime "
 				     "(Slurm leaves it pending: PartitionTimeLimit)");
 			return false;
 		}
@@ -657,7 +673,7 @@ bool sched_submit(sched_t *s, uint32_t j)
 	if (r->limit != SCHED_INF) {
 		r->plan = r->limit;
 	} else {
-		double worst = 1;           /* oracle: real run time on the slowest eligible type */
+		double worst = 1; /* oracle: real run time on the slowest eligible type */
 		for (int i = 0; i < r->elig->nucls && r->req_type >= 0; i++) {
 			int t = c->nodes[c->classes[r->elig->ucls[i]].first].type;
 			if (t < 0)
@@ -685,4 +701,3 @@ bool sched_submit(sched_t *s, uint32_t j)
 	s->req[j].fail_epoch = UINT64_MAX;
 	return true;
 }
-

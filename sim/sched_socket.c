@@ -62,13 +62,12 @@ void sched_socket_init(sched_t *s)
 /* The first pass on node n for a job wanting gpus GPUs and cpus CPUs there:
  * fills req[] (the required sockets), returns the CPUs it may use (-1: the
  * first pass finds no way), *near the co-located GPUs (capped at gpus). */
-static int64_t sched_socket_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus,
-				 int *near, bool *req)
+static int64_t sched_socket_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus, int *near, bool *req)
 {
 	const sim_node_t *nd = &s->c->nodes[n];
 	int S = (int)nd->sockets;
 	int32_t fc[SIM_MAX_SOCKETS], fg[SIM_MAX_SOCKETS];
-	if (gpus == 0) {                     /* no GPU asked: no GPU filter */
+	if (gpus == 0) { /* no GPU asked: no GPU filter */
 		int64_t all = 0;
 		for (int k = 0; k < S; k++) {
 			req[k] = true;
@@ -99,7 +98,7 @@ static int64_t sched_socket_pass(const sched_t *s, int n, uint32_t gpus, uint32_
 	bool enough = false;
 	for (int j = 0; j < S; j++) {
 		int k = order[j];
-		if (fg[k] == 0)                  /* no GPU here: its cores go */
+		if (fg[k] == 0) /* no GPU here: its cores go */
 			while (fc[k] > 0 && tot > (int64_t)cpus) {
 				fc[k]--;
 				tot--;

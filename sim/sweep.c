@@ -92,8 +92,10 @@ static int sweep_parse(const char *spec, sweep_plan_t *p, char *err, size_t errl
 		const char *it = g_ptr_array_index(items, i);
 		const char *eq = strchr(it, '=');
 		if (!*it) {
-			snprintf(err, errlen, "--sweep: '%s': an empty item (expected "
-				 "KEY=v1,v2;KEY2=w1,...)", spec);
+			snprintf(err, errlen,
+				 "--sweep: '%s': an empty item (expected "
+				 "KEY=v1,v2;KEY2=w1,...)",
+				 spec);
 			rc = -1;
 			break;
 		}
@@ -105,8 +107,10 @@ static int sweep_parse(const char *spec, sweep_plan_t *p, char *err, size_t errl
 		char *key = g_strstrip(g_strndup(it, (gsize)(eq - it)));
 		p->keys[p->nkeys] = key;
 		if (!*key || strpbrk(key, " \t#\"")) {
-			snprintf(err, errlen, "--sweep: '%s': '%s' is not a nodeox.conf key "
-				 "(nor flex)", it, key);
+			snprintf(err, errlen,
+				 "--sweep: '%s': '%s' is not a nodeox.conf key "
+				 "(nor flex)",
+				 it, key);
 			rc = -1;
 			break;
 		}
@@ -133,15 +137,19 @@ static int sweep_parse(const char *spec, sweep_plan_t *p, char *err, size_t errl
 				snprintf(err, errlen, "--sweep: %s: an empty value in '%s'", key, it);
 				rc = -1;
 			} else if (!sweep_is_flex(key) && strchr(val, '#')) {
-				snprintf(err, errlen, "--sweep: %s=%s: a value cannot hold '#' (a "
-					 "comment in nodeox.conf)", key, val);
+				snprintf(err, errlen,
+					 "--sweep: %s=%s: a value cannot hold '#' (a "
+					 "comment in nodeox.conf)",
+					 key, val);
 				rc = -1;
 			} else if (sweep_is_flex(key)) {
 				errno = 0;
 				double f = g_ascii_strtod(val, &end);
 				if (errno || *end || !(f >= 0 && f <= 1)) {
-					snprintf(err, errlen, "--sweep: flex=%s: expected a fraction of "
-						 "the broadenable jobs from 0 to 1", val);
+					snprintf(err, errlen,
+						 "--sweep: flex=%s: expected a fraction of "
+						 "the broadenable jobs from 0 to 1",
+						 val);
 					rc = -1;
 				}
 			}
@@ -195,7 +203,7 @@ static char *sweep_strip(const sweep_plan_t *p, int s, const char *text, int *nl
 	*nlines = 0;
 	for (gchar **l = lines; *l; l++) {
 		if (!l[1] && !**l)
-			break;              /* the text's final newline */
+			break; /* the text's final newline */
 		(*nlines)++;
 		char *body = g_strdup(*l);
 		char *hash = strchr(body, '#');
@@ -231,8 +239,8 @@ static char *sweep_strip(const sweep_plan_t *p, int s, const char *text, int *nl
 }
 
 /* Setting s's policy: parse the stripped base with its KEY=value lines. */
-int sweep_setting_conf(const sweep_plan_t *p, int s, const char *base, const char *name,
-		       nodeox_conf_t **out, char *err, size_t errlen)
+int sweep_setting_conf(const sweep_plan_t *p, int s, const char *base, const char *name, nodeox_conf_t **out,
+		       char *err, size_t errlen)
 {
 	int nlines = 0;
 	char *stripped = sweep_strip(p, s, base, &nlines);
@@ -246,14 +254,13 @@ int sweep_setting_conf(const sweep_plan_t *p, int s, const char *base, const cha
 			line_key[nl++] = k;
 		}
 	char perr[NODEOX_ERR_MAX + 600];
-	int rc = nodeox_conf_parse_string(text->str, name, out, perr,
-					  sizeof(perr));
+	int rc = nodeox_conf_parse_string(text->str, name, out, perr, sizeof(perr));
 	if (rc < 0) {
 		size_t pl = strlen(name);
 		int line = 0;
 		const char *rest = perr;
-		if (!strncmp(perr, name, pl) && perr[pl] == ':' &&
-		    sscanf(perr + pl + 1, "%d:", &line) == 1 && line > nlines && line <= nlines + nl) {
+		if (!strncmp(perr, name, pl) && perr[pl] == ':' && sscanf(perr + pl + 1, "%d:", &line) == 1 &&
+		    line > nlines && line <= nlines + nl) {
 			rest = strchr(perr + pl + 1, ':') + 1;
 			while (*rest == ' ')
 				rest++;
@@ -279,15 +286,16 @@ int sweep_spec_parse(const char *spec, sweep_plan_t **out, char *err, size_t err
 	return sweep_parse(spec, *out, err, errlen);
 }
 
-int sweep_plan(const sweep_inputs_t *in, const char *spec, sweep_plan_t **out, char *err,
-	       size_t errlen)
+int sweep_plan(const sweep_inputs_t *in, const char *spec, sweep_plan_t **out, char *err, size_t errlen)
 {
 	if (sweep_spec_parse(spec, out, err, errlen) < 0)
 		return -1;
 	sweep_plan_t *p = *out;
 	if ((long)p->n * in->replicas > SWEEP_MAX_RUNS) {
-		snprintf(err, errlen, "--sweep: %d settings x %d replicas is more than %d runs on "
-			 "one machine (fewer values or replicas)", p->n, in->replicas, SWEEP_MAX_RUNS);
+		snprintf(err, errlen,
+			 "--sweep: %d settings x %d replicas is more than %d runs on "
+			 "one machine (fewer values or replicas)",
+			 p->n, in->replicas, SWEEP_MAX_RUNS);
 		return -1;
 	}
 	char *text = NULL;
@@ -309,7 +317,8 @@ int sweep_plan(const sweep_inputs_t *in, const char *spec, sweep_plan_t **out, c
 		for (int k = 0; k < p->nkeys && rc == 0; k++)
 			if (sweep_is_flex(p->keys[k])) {
 				size_t nt = 0;
-				p->tagged[s] = whatif_flex_fraction(in->setting.t, in->setting.c, p->conf[s],
+				p->tagged[s] = whatif_flex_fraction(
+					in->setting.t, in->setting.c, p->conf[s],
 					g_ascii_strtod(sweep_value(p, s, k), NULL), in->seed, &nt);
 			}
 	}
@@ -361,12 +370,11 @@ static int sweep_task(void *arg, int i, report_figures_t *out, char *err, size_t
 	return replica_run(&rs, i % r, r, out, NULL, err, errlen);
 }
 
-int sweep_run(const sweep_inputs_t *in, const sweep_plan_t *p, int first, int count,
-	      report_figures_t *figs, char *err, size_t errlen)
+int sweep_run(const sweep_inputs_t *in, const sweep_plan_t *p, int first, int count, report_figures_t *figs,
+	      char *err, size_t errlen)
 {
 	sweep_job_t j = { in, p, first };
-	return replica_pool(0, count * in->replicas, 2, sweep_task, &j, figs, NULL, NULL, err,
-			    errlen);
+	return replica_pool(0, count * in->replicas, 2, sweep_task, &j, figs, NULL, NULL, err, errlen);
 }
 
 int sweep_local(const sweep_inputs_t *in, const char *spec, char *err, size_t errlen)

@@ -29,16 +29,14 @@
 
 #define SWEEP_RESULT_MAGIC "nodeox-sim sweep result 1"
 
-static int sweep_array_copy(const char *from, const char *dir, const char *name, char *err,
-			    size_t errlen)
+static int sweep_array_copy(const char *from, const char *dir, const char *name, char *err, size_t errlen)
 {
 	char *text = NULL;
 	gsize n = 0;
 	GError *e = NULL;
 	char *to = g_build_filename(dir, name, NULL);
 	int rc = 0;
-	if (!g_file_get_contents(from, &text, &n, &e) ||
-	    !g_file_set_contents(to, text, (gssize)n, &e)) {
+	if (!g_file_get_contents(from, &text, &n, &e) || !g_file_set_contents(to, text, (gssize)n, &e)) {
 		snprintf(err, errlen, "--sweep-array: %s", e->message);
 		g_error_free(e);
 		rc = -1;
@@ -75,8 +73,8 @@ static int sweep_array_copy_cluster(const char *from, const char *dir, char *err
 	return rc;
 }
 
-static int sweep_array_put(const char *dir, const char *name, const char *text, int mode,
-			   char *err, size_t errlen)
+static int sweep_array_put(const char *dir, const char *name, const char *text, int mode, char *err,
+			   size_t errlen)
 {
 	char *path = g_build_filename(dir, name, NULL);
 	GError *e = NULL;
@@ -106,16 +104,20 @@ int sweep_array_write(const char *dir, const sweep_inputs_t *in, const char *spe
 	 * and where % starts a pattern */
 	for (const char *c = abs; rc == 0 && *c; c++)
 		if ((unsigned char)*c <= 0x20 || *c == 0x7f || *c == '%' || *c == '"' || *c == '\\') {
-			snprintf(err, errlen, "--sweep-array: %s: the directory's path must not hold "
+			snprintf(err, errlen,
+				 "--sweep-array: %s: the directory's path must not hold "
 				 "spaces, control characters, %%, \" or \\ (it goes into the "
-				 "#SBATCH lines)", dir);
+				 "#SBATCH lines)",
+				 dir);
 			rc = -1;
 		}
 	GDir *d = rc == 0 ? g_dir_open(abs, 0, NULL) : NULL;
 	if (d) {
 		if (g_dir_read_name(d)) {
-			snprintf(err, errlen, "--sweep-array: %s is not empty (an earlier sweep's? "
-				 "remove it or name another)", dir);
+			snprintf(err, errlen,
+				 "--sweep-array: %s is not empty (an earlier sweep's? "
+				 "remove it or name another)",
+				 dir);
 			rc = -1;
 		}
 		g_dir_close(d);
@@ -145,8 +147,8 @@ int sweep_array_write(const char *dir, const sweep_inputs_t *in, const char *spe
 	if (rc == 0)
 		rc = sweep_array_put(abs, "sweep.args", t->str, 0644, err, errlen);
 	g_string_truncate(t, 0);
-	g_string_append_printf(t, "trace=%s\ncluster=%s\nsettings=%d\n", in->trace_name,
-			       in->cluster_name, rc == 0 ? p->n : 0);
+	g_string_append_printf(t, "trace=%s\ncluster=%s\nsettings=%d\n", in->trace_name, in->cluster_name,
+			       rc == 0 ? p->n : 0);
 	if (rc == 0 && (strchr(in->trace_name, '\n') || strchr(in->cluster_name, '\n'))) {
 		snprintf(err, errlen, "--sweep-array: a trace or cluster name holds a newline");
 		rc = -1;
@@ -158,7 +160,8 @@ int sweep_array_write(const char *dir, const sweep_inputs_t *in, const char *spe
 		char *qdir = g_shell_quote(abs), *qsim = g_shell_quote(self);
 		char *log = g_build_filename(abs, "task-%a.log", NULL);
 		g_string_truncate(t, 0);
-		g_string_append_printf(t,
+		g_string_append_printf(
+			t,
 			"#!/bin/bash\n"
 			"#SBATCH --job-name=nodeox-sweep\n"
 			"#SBATCH --array=0-%d\n"
@@ -181,7 +184,8 @@ int sweep_array_write(const char *dir, const sweep_inputs_t *in, const char *spe
 		if (rc == 0 && !in->quiet)
 			printf("nodeox-sim: %s/sweep.sbatch: %d settings, %d replicas each, one "
 			       "setting per array task.\nSubmit: sbatch %s/sweep.sbatch   then: "
-			       "nodeox-sim --merge %s\n", abs, p->n, in->replicas, qdir, qdir);
+			       "nodeox-sim --merge %s\n",
+			       abs, p->n, in->replicas, qdir, qdir);
 		g_free(log);
 		g_free(qdir);
 		g_free(qsim);
@@ -218,13 +222,13 @@ static int sweep_array_check_task(const sweep_plan_t *p, int task, char *err, si
 {
 	if (task < p->n)
 		return 0;
-	snprintf(err, errlen, "--sweep-task %d: the sweep has %d settings (tasks 0 to %d)", task,
-		 p->n, p->n - 1);
+	snprintf(err, errlen, "--sweep-task %d: the sweep has %d settings (tasks 0 to %d)", task, p->n,
+		 p->n - 1);
 	return -1;
 }
 
-int sweep_array_task(const char *dir, const sweep_inputs_t *in, const char *spec, int task,
-		     char *err, size_t errlen)
+int sweep_array_task(const char *dir, const sweep_inputs_t *in, const char *spec, int task, char *err,
+		     size_t errlen)
 {
 	sweep_plan_t *p = NULL;
 	int r = in->replicas;
@@ -236,8 +240,8 @@ int sweep_array_task(const char *dir, const sweep_inputs_t *in, const char *spec
 		rc = sweep_run(in, p, task, 1, figs, err, errlen);
 	if (rc == 0) {
 		GString *t = g_string_new(NULL);
-		g_string_append_printf(t, SWEEP_RESULT_MAGIC "\nsetting %d\nreplicas %d\nfigures %zu\n",
-				       task, r, REPORT_FIGURES_N);
+		g_string_append_printf(t, SWEEP_RESULT_MAGIC "\nsetting %d\nreplicas %d\nfigures %zu\n", task,
+				       r, REPORT_FIGURES_N);
 		for (int i = 0; i < r * 2; i++) {
 			const double *v = (const double *)&figs[i];
 			for (size_t f = 0; f < REPORT_FIGURES_N; f++)
@@ -268,8 +272,8 @@ int sweep_array_task(const char *dir, const sweep_inputs_t *in, const char *spec
 
 /* Task s's figures from dir/result-S.txt into out[0 .. 2 * replicas). 1 when
  * the file is missing, 0, or -1 with err. */
-static int sweep_array_result(const char *dir, int s, int replicas, report_figures_t *out,
-			      char *err, size_t errlen)
+static int sweep_array_result(const char *dir, int s, int replicas, report_figures_t *out, char *err,
+			      size_t errlen)
 {
 	char *name = g_strdup_printf("result-%d.txt", s);
 	char *path = g_build_filename(dir, name, NULL);
@@ -287,10 +291,12 @@ static int sweep_array_result(const char *dir, int s, int replicas, report_figur
 	size_t nf = 0;
 	guint n = g_strv_length(l);
 	if (n < 4 || strcmp(l[0], SWEEP_RESULT_MAGIC) || sscanf(l[1], "setting %d", &task) != 1 ||
-	    sscanf(l[2], "replicas %d", &r) != 1 || sscanf(l[3], "figures %zu", &nf) != 1 ||
-	    task != s || r != replicas || nf != REPORT_FIGURES_N || n < 4 + (guint)(2 * r)) {
-		snprintf(err, errlen, "--merge: %s/%s: not the result of this sweep's task %d with "
-			 "%d replicas (from another nodeox-sim, or cut short?)", dir, name, s, replicas);
+	    sscanf(l[2], "replicas %d", &r) != 1 || sscanf(l[3], "figures %zu", &nf) != 1 || task != s ||
+	    r != replicas || nf != REPORT_FIGURES_N || n < 4 + (guint)(2 * r)) {
+		snprintf(err, errlen,
+			 "--merge: %s/%s: not the result of this sweep's task %d with "
+			 "%d replicas (from another nodeox-sim, or cut short?)",
+			 dir, name, s, replicas);
 		rc = -1;
 	}
 	for (int i = 0; rc == 0 && i < 2 * r; i++) {
@@ -299,8 +305,8 @@ static int sweep_array_result(const char *dir, int s, int replicas, report_figur
 		for (size_t f = 0; f < nf && rc == 0; f++, p = end) {
 			v[f] = g_ascii_strtod(p, &end);
 			if (end == p) {
-				snprintf(err, errlen, "--merge: %s/%s:%d: figure %zu is not a number",
-					 dir, name, 5 + i, f + 1);
+				snprintf(err, errlen, "--merge: %s/%s:%d: figure %zu is not a number", dir,
+					 name, 5 + i, f + 1);
 				rc = -1;
 			}
 		}
@@ -312,8 +318,7 @@ out:
 	return rc;
 }
 
-int sweep_array_merge(const char *dir, const sweep_inputs_t *in0, const char *spec, char *err,
-		      size_t errlen)
+int sweep_array_merge(const char *dir, const sweep_inputs_t *in0, const char *spec, char *err, size_t errlen)
 {
 	sweep_inputs_t in = *in0;
 	sweep_plan_t *p = NULL;
@@ -338,8 +343,7 @@ int sweep_array_merge(const char *dir, const sweep_inputs_t *in0, const char *sp
 		size_t per = (size_t)in.replicas * 2;
 		figs = g_new0(report_figures_t, (size_t)p->n * per);
 		for (int s = 0; s < p->n && rc >= 0; s++) {
-			int r = sweep_array_result(dir, s, in.replicas, figs + (size_t)s * per, err,
-						   errlen);
+			int r = sweep_array_result(dir, s, in.replicas, figs + (size_t)s * per, err, errlen);
 			if (r == 1) {
 				g_string_append_printf(missing, "%s%d", missing->len ? ", " : "", s);
 				if (first_missing < 0)
@@ -351,10 +355,11 @@ int sweep_array_merge(const char *dir, const sweep_inputs_t *in0, const char *sp
 	}
 	if (rc == 0 && missing->len) {
 		char *abs = g_canonicalize_filename(dir, NULL);
-		snprintf(err, errlen, "--merge %s: no result of array task%s %s yet (still running, "
+		snprintf(err, errlen,
+			 "--merge %s: no result of array task%s %s yet (still running, "
 			 "or failed: see task-ID.log there; rerun one by hand with "
-			 "SLURM_ARRAY_TASK_ID=%d bash %s/sweep.sbatch)", abs,
-			 strchr(missing->str, ',') ? "s" : "", missing->str, first_missing, abs);
+			 "SLURM_ARRAY_TASK_ID=%d bash %s/sweep.sbatch)",
+			 abs, strchr(missing->str, ',') ? "s" : "", missing->str, first_missing, abs);
 		g_free(abs);
 		rc = -1;
 	}

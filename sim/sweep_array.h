@@ -25,11 +25,10 @@ int sweep_array_write(const char *dir, const sweep_inputs_t *in, const char *spe
 int sweep_array_read_args(const char *dir, GPtrArray *a, char *err, size_t errlen);
 /* Array task `task` (setting number) of the sweep in dir: its replicas into
  * dir/result-TASK.txt. */
-int sweep_array_task(const char *dir, const sweep_inputs_t *in, const char *spec, int task,
-		     char *err, size_t errlen);
+int sweep_array_task(const char *dir, const sweep_inputs_t *in, const char *spec, int task, char *err,
+		     size_t errlen);
 /* Read every dir/result-*.txt and report as the local sweep does; the JSON
  * also goes to dir/sweep.json. */
-int sweep_array_merge(const char *dir, const sweep_inputs_t *in, const char *spec, char *err,
-		      size_t errlen);
+int sweep_array_merge(const char *dir, const sweep_inputs_t *in, const char *spec, char *err, size_t errlen);
 
 #endif

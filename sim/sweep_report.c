@@ -19,7 +19,7 @@
 
 typedef struct {
 	report_figures_t med[2], lo[2], hi[2];
-	double tagged_pct, untagged_pct;   /* turnaround change, nodeox vs baseline */
+	double tagged_pct, untagged_pct; /* turnaround change, nodeox vs baseline */
 	bool pareto;
 } sweep_row_t;
 
@@ -35,8 +35,7 @@ static double sweep_at(const report_figures_t *f, size_t off)
 	return v;
 }
 
-static sweep_row_t *sweep_rows(const sweep_inputs_t *in, const sweep_plan_t *p,
-			       const report_figures_t *figs)
+static sweep_row_t *sweep_rows(const sweep_inputs_t *in, const sweep_plan_t *p, const report_figures_t *figs)
 {
 	int r = in->replicas;
 	sweep_row_t *rows = g_new0(sweep_row_t, p->n);
@@ -45,10 +44,9 @@ static sweep_row_t *sweep_rows(const sweep_inputs_t *in, const sweep_plan_t *p,
 		for (int i = 0; i < 2; i++)
 			replica_combine(&figs[(size_t)s * (size_t)r * 2 + (size_t)i], r, 2, &w->med[i],
 					&w->lo[i], &w->hi[i]);
-		w->tagged_pct = sweep_pct(w->med[0].flex.turnaround_mean_s,
-					  w->med[1].flex.turnaround_mean_s);
-		w->untagged_pct = sweep_pct(w->med[0].untagged_turnaround_mean_s,
-					    w->med[1].untagged_turnaround_mean_s);
+		w->tagged_pct = sweep_pct(w->med[0].flex.turnaround_mean_s, w->med[1].flex.turnaround_mean_s);
+		w->untagged_pct =
+			sweep_pct(w->med[0].untagged_turnaround_mean_s, w->med[1].untagged_turnaround_mean_s);
 	}
 	/* The front: no other setting gains as much or more for tagged jobs at
 	 * no more untagged cost, and strictly better in one of the two. */
@@ -75,18 +73,20 @@ static void sweep_cell(FILE *out, const sweep_row_t *w, size_t off)
 		snprintf(cell, sizeof(cell), "%+.1f%%%s", sweep_pct(b, v),
 			 report_within_noise(sweep_at(&w->lo[0], off), sweep_at(&w->hi[0], off),
 					     sweep_at(&w->lo[1], off), sweep_at(&w->hi[1], off))
-			 ? "~" : " ");
+				 ? "~"
+				 : " ");
 	fprintf(out, " %11s", cell);
 }
 
-static void sweep_table(FILE *out, const sweep_inputs_t *in, const sweep_plan_t *p,
-			const sweep_row_t *rows)
+static void sweep_table(FILE *out, const sweep_inputs_t *in, const sweep_plan_t *p, const sweep_row_t *rows)
 {
 	const sim_cluster_t *c = in->setting.c;
 	bool price = in->setting.price != NULL;
-	fprintf(out, "nodeox-sim: sweep of %d setting%s, %d replica%s each: %s: %zu jobs; "
-		"cluster %s: ", p->n, p->n == 1 ? "" : "s", in->replicas, in->replicas == 1 ? "" : "s",
-		in->trace_name, in->setting.t->njobs, in->cluster_name);
+	fprintf(out,
+		"nodeox-sim: sweep of %d setting%s, %d replica%s each: %s: %zu jobs; "
+		"cluster %s: ",
+		p->n, p->n == 1 ? "" : "s", in->replicas, in->replicas == 1 ? "" : "s", in->trace_name,
+		in->setting.t->njobs, in->cluster_name);
 	report_cluster_summary(out, c);
 	fputs("\nChanges with nodeox against the baseline (plugin off) of the same replicas, "
 	      "medians;\n~: within noise (the two runs' ranges overlap); front: on the Pareto "
@@ -100,8 +100,8 @@ static void sweep_table(FILE *out, const sweep_inputs_t *in, const sweep_plan_t 
 			wd[k] = MAX(wd[k], (int)strlen(p->values[k][v]));
 		fprintf(out, "  %-*s", wd[k], p->keys[k]);
 	}
-	fprintf(out, " %11s %11s %11s %15s %11s", "tagged TA", "untagged TA", "all wait",
-		"ended later", "GPU-hours");
+	fprintf(out, " %11s %11s %11s %15s %11s", "tagged TA", "untagged TA", "all wait", "ended later",
+		"GPU-hours");
 	if (price)
 		fprintf(out, " %11s", "cost");
 	fputs("  front\n", out);
@@ -148,13 +148,14 @@ static int sweep_json(const char *path, const sweep_inputs_t *in, const sweep_pl
 			fputs(": ", f);
 			json_write_string(f, sweep_value(p, s, k));
 		}
-		fprintf(f, "},\n     \"tagged_turnaround_change_pct\": %.3f,"
+		fprintf(f,
+			"},\n     \"tagged_turnaround_change_pct\": %.3f,"
 			"\n     \"untagged_turnaround_change_pct\": %.3f,"
-			"\n     \"pareto\": %s,", w->tagged_pct, w->untagged_pct,
-			w->pareto ? "true" : "false");
+			"\n     \"pareto\": %s,",
+			w->tagged_pct, w->untagged_pct, w->pareto ? "true" : "false");
 		for (int i = 0; i < 2; i++) {
 			report_fig_run_t run = { i ? "nodeox" : "baseline", &w->med[i],
-				ranges ? &w->lo[i] : NULL, ranges ? &w->hi[i] : NULL };
+						 ranges ? &w->lo[i] : NULL, ranges ? &w->hi[i] : NULL };
 			fprintf(f, "\n     \"%s\": ", run.name);
 			report_json_run(f, in->setting.c, &run, in->setting.price, 5);
 			fputs(i ? "}" : ",", f);
@@ -182,32 +183,34 @@ static void sweep_plot_data(FILE *f, void *arg)
 		if (a->rows[s].pareto)
 			order[n++] = s;
 	for (int i = 1; i < n; i++)
-		for (int j = i; j > 0 && a->rows[order[j]].untagged_pct <
-				      a->rows[order[j - 1]].untagged_pct; j--) {
+		for (int j = i; j > 0 && a->rows[order[j]].untagged_pct < a->rows[order[j - 1]].untagged_pct;
+		     j--) {
 			int t = order[j];
 			order[j] = order[j - 1];
 			order[j - 1] = t;
 		}
 	for (int i = 0; i < n; i++)
-		fprintf(f, "%.3f %.3f %d\n", a->rows[order[i]].untagged_pct,
-			-a->rows[order[i]].tagged_pct, order[i]);
+		fprintf(f, "%.3f %.3f %d\n", a->rows[order[i]].untagged_pct, -a->rows[order[i]].tagged_pct,
+			order[i]);
 	g_free(order);
 }
 
 static void sweep_plot_script(FILE *f, const char *data, void *arg)
 {
 	(void)arg;
-	fprintf(f, "set title 'nodeox-sim --sweep: each setting (number as in the table), "
+	fprintf(f,
+		"set title 'nodeox-sim --sweep: each setting (number as in the table), "
 		"the Pareto front joined'\n"
 		"set xlabel 'untagged jobs: turnaround change [%%] (cost)'\n"
 		"set ylabel 'tagged jobs: turnaround gain [%%]'\nset grid\nset key bottom right\n"
 		"plot '%s' index 0 using 1:2 with points pt 7 ps 1 title 'setting', "
 		"'' index 0 using 1:2:3 with labels offset 1,1 notitle, "
-		"'' index 1 using 1:2 with linespoints lw 2 pt 6 ps 2 title 'Pareto front'\n", data);
+		"'' index 1 using 1:2 with linespoints lw 2 pt 6 ps 2 title 'Pareto front'\n",
+		data);
 }
 
-int sweep_report(const sweep_inputs_t *in, const sweep_plan_t *p, const report_figures_t *figs,
-		 char *err, size_t errlen)
+int sweep_report(const sweep_inputs_t *in, const sweep_plan_t *p, const report_figures_t *figs, char *err,
+		 size_t errlen)
 {
 	sweep_row_t *rows = sweep_rows(in, p, figs);
 	int rc = 0;
@@ -217,8 +220,8 @@ int sweep_report(const sweep_inputs_t *in, const sweep_plan_t *p, const report_f
 		rc = sweep_json(in->json, in, p, rows, err, errlen);
 	if (rc == 0 && in->plot) {
 		sweep_plot_t a = { p, rows };
-		rc = report_gnuplot(in->plot, in->gnuplot, sweep_plot_data, sweep_plot_script, &a,
-				    err, errlen);
+		rc = report_gnuplot(in->plot, in->gnuplot, sweep_plot_data, sweep_plot_script, &a, err,
+				    errlen);
 	}
 	g_free(rows);
 	return rc;

@@ -20,14 +20,31 @@
 #include "sim/trace.h"
 
 enum {
-	COL_SUBMIT, COL_GPUS, COL_RUN_TIME, COL_JOB_ID, COL_USER, COL_ACCOUNT, COL_PARTITION,
-	COL_GPU_TYPE, COL_NODES, COL_TIME_LIMIT, COL_COMMENT, COL_FLEX, COL_CLASS, COL_CPUS,
-	COL_MEM, COL_CONSTRAINT, COL_ROUNDS, COL_CPUS_PER_GPU, COL_MEM_PER_GPU, COL_N
+	COL_SUBMIT,
+	COL_GPUS,
+	COL_RUN_TIME,
+	COL_JOB_ID,
+	COL_USER,
+	COL_ACCOUNT,
+	COL_PARTITION,
+	COL_GPU_TYPE,
+	COL_NODES,
+	COL_TIME_LIMIT,
+	COL_COMMENT,
+	COL_FLEX,
+	COL_CLASS,
+	COL_CPUS,
+	COL_MEM,
+	COL_CONSTRAINT,
+	COL_ROUNDS,
+	COL_CPUS_PER_GPU,
+	COL_MEM_PER_GPU,
+	COL_N
 };
 static const char *const trace_col_names[COL_N] = {
-	"submit", "gpus", "run_time", "job_id", "user", "account", "partition",
-	"gpu_type", "nodes", "time_limit", "comment", "flex", "class", "cpus",
-	"mem", "constraint", "rounds", "cpus_per_gpu", "mem_per_gpu",
+	"submit",   "gpus",       "run_time",   "job_id",       "user",        "account", "partition",
+	"gpu_type", "nodes",      "time_limit", "comment",      "flex",        "class",   "cpus",
+	"mem",      "constraint", "rounds",     "cpus_per_gpu", "mem_per_gpu",
 };
 #define TRACE_MAX_FIELDS 256
 
@@ -35,17 +52,18 @@ typedef struct {
 	const char *path;
 	char *err;
 	size_t errlen;
-	int line;                  /* line where the current record starts */
-	int col_of[COL_N];         /* field index of each known column, -1 absent */
+	int line;          /* line where the current record starts */
+	int col_of[COL_N]; /* field index of each known column, -1 absent */
 	char *fields[TRACE_MAX_FIELDS];
 	int nfields;
-	int submit_iso;            /* -1 unknown, 0 seconds, 1 ISO-8601 */
+	int submit_iso; /* -1 unknown, 0 seconds, 1 ISO-8601 */
 } trace_reader_t;
 
 /* "PATH:LINE: [column NAME: ]message" into r->err (common/util.h); -1.
  * col is a COL_ index, or -1 for a fault of the record as a whole. */
-#define trace_fail(r, col, ...) nodeox_util_fail((r)->err, (r)->errlen, (r)->path, (r)->line, \
-						 (col) >= 0 ? trace_col_names[col] : NULL, __VA_ARGS__)
+#define trace_fail(r, col, ...)                                       \
+	nodeox_util_fail((r)->err, (r)->errlen, (r)->path, (r)->line, \
+			 (col) >= 0 ? trace_col_names[col] : NULL, __VA_ARGS__)
 
 /* Split one record starting at *pos into r->fields, unquoting in place.
  * Returns 1 for a record, 0 at end of input, -1 on a quoting error. */
@@ -164,8 +182,8 @@ int trace_parse_iso8601(const char *s, int64_t *out)
 	if (sscanf(s, "%2d:%2d:%2d%n", &h, &mi, &sec, &n) != 3 || n != 8)
 		return -1;
 	s += n;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 ||
-	    h < 0 || mi < 0 || sec < 0)
+	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60 || h < 0 || mi < 0 ||
+	    sec < 0)
 		return -1;
 	if (*s == '.' || *s == ',') {
 		s++;
@@ -235,8 +253,7 @@ int trace_parse_slurm_minutes(const char *s, int64_t *seconds)
 }
 
 /* The tag: with a conf, the plugin's own parser; without one, its prefix. */
-static int trace_read_tag(trace_reader_t *r, const sim_trace_opts_t *o, const char *comment,
-			  bool *tagged)
+static int trace_read_tag(trace_reader_t *r, const sim_trace_opts_t *o, const char *comment, bool *tagged)
 {
 	if (!comment)
 		return 0;
@@ -258,8 +275,8 @@ static const char *trace_intern(sim_trace_t *t, const char *s)
 }
 
 /* Fill job from the current record. Returns 0 or -1 (error in r->err). */
-static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_trace_t *t,
-			   sim_job_t *job, size_t rowno)
+static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_trace_t *t, sim_job_t *job,
+			   size_t rowno)
 {
 	const char *s;
 	uint64_t v;
@@ -273,8 +290,10 @@ static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_tra
 	if (isdigit((unsigned char)s[0]) && strlen(s) > 10 && s[4] == '-') {
 		int64_t epoch;
 		if (trace_parse_iso8601(s, &epoch) < 0)
-			return trace_fail(r, COL_SUBMIT, "'%s' is not an ISO-8601 time "
-					  "(YYYY-MM-DDTHH:MM:SS[Z|+HH:MM])", s);
+			return trace_fail(r, COL_SUBMIT,
+					  "'%s' is not an ISO-8601 time "
+					  "(YYYY-MM-DDTHH:MM:SS[Z|+HH:MM])",
+					  s);
 		if (r->submit_iso == 0)
 			return trace_fail(r, COL_SUBMIT, "ISO-8601 time after rows in seconds");
 		r->submit_iso = 1;
@@ -286,8 +305,10 @@ static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_tra
 		while (*end == ' ')
 			end++;
 		if (errno || *end || d < 0 || d > 1e12 || !isdigit((unsigned char)s[0]))
-			return trace_fail(r, COL_SUBMIT, "'%s' is neither seconds nor an "
-					  "ISO-8601 time", s);
+			return trace_fail(r, COL_SUBMIT,
+					  "'%s' is neither seconds nor an "
+					  "ISO-8601 time",
+					  s);
 		if (r->submit_iso == 1)
 			return trace_fail(r, COL_SUBMIT, "seconds after rows in ISO-8601");
 		r->submit_iso = 0;
@@ -301,8 +322,10 @@ static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_tra
 
 	s = trace_field(r, COL_RUN_TIME);
 	if (trace_parse_duration(s, &job->run_time) < 0 || !s || job->run_time == SIM_TIME_NONE)
-		return trace_fail(r, COL_RUN_TIME, "'%s' is not a duration (seconds or "
-				  "[D-]HH:MM:SS)", s ? s : "");
+		return trace_fail(r, COL_RUN_TIME,
+				  "'%s' is not a duration (seconds or "
+				  "[D-]HH:MM:SS)",
+				  s ? s : "");
 
 	if ((s = trace_field(r, COL_JOB_ID))) {
 		if (trace_parse_uint(s, UINT32_MAX, &v) < 0)
@@ -316,8 +339,8 @@ static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_tra
 			return trace_fail(r, COL_NODES, "'%s' is not a node count", s);
 		job->nodes = (uint32_t)v;
 		if (job->nodes > 0 && job->gpus % job->nodes)
-			return trace_fail(r, COL_NODES, "%u GPUs do not divide over %u nodes",
-					  job->gpus, job->nodes);
+			return trace_fail(r, COL_NODES, "%u GPUs do not divide over %u nodes", job->gpus,
+					  job->nodes);
 	}
 	if ((s = trace_field(r, COL_CPUS))) {
 		if (trace_parse_uint(s, 1u << 24, &v) < 0)
@@ -335,12 +358,15 @@ static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_tra
 	}
 	if ((s = trace_field(r, COL_MEM_PER_GPU))) {
 		if (nodeox_util_parse_size_mb(s, &job->mem_per_gpu_mb) < 0 || job->mem_per_gpu_mb == 0)
-			return trace_fail(r, COL_MEM_PER_GPU, "'%s' is not a size of at least 1M "
-					  "(e.g. 40G, 4096M)", s);
+			return trace_fail(r, COL_MEM_PER_GPU,
+					  "'%s' is not a size of at least 1M "
+					  "(e.g. 40G, 4096M)",
+					  s);
 	}
 	/* sbatch refuses --mem with --mem-per-gpu ("mutually exclusive") */
 	if (job->mem_mb && job->mem_per_gpu_mb)
-		return trace_fail(r, COL_MEM_PER_GPU, "given with mem: sbatch takes one of --mem "
+		return trace_fail(r, COL_MEM_PER_GPU,
+				  "given with mem: sbatch takes one of --mem "
 				  "and --mem-per-gpu");
 	if ((job->cpus_per_gpu || job->mem_per_gpu_mb) && job->gpus == 0)
 		return trace_fail(r, job->cpus_per_gpu ? COL_CPUS_PER_GPU : COL_MEM_PER_GPU,
@@ -351,8 +377,10 @@ static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_tra
 		job->mem_per_gpu_mb = o->mem_per_gpu_mb;
 	if ((s = trace_field(r, COL_TIME_LIMIT))) {
 		if (trace_parse_duration(s, &job->time_limit) < 0)
-			return trace_fail(r, COL_TIME_LIMIT, "'%s' is not seconds or "
-					  "[D-]HH:MM:SS", s);
+			return trace_fail(r, COL_TIME_LIMIT,
+					  "'%s' is not seconds or "
+					  "[D-]HH:MM:SS",
+					  s);
 		if (job->time_limit == 0)
 			return trace_fail(r, COL_TIME_LIMIT, "time limit of 0");
 	}
@@ -377,8 +405,7 @@ static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_tra
 	job->features = trace_intern(t, trace_field(r, COL_CONSTRAINT));
 	job->class_name = trace_intern(t, trace_field(r, COL_CLASS));
 	if (job->gpu_type && job->gpus == 0)
-		return trace_fail(r, COL_GPU_TYPE, "type '%s' given for a job with 0 GPUs",
-				  job->gpu_type);
+		return trace_fail(r, COL_GPU_TYPE, "type '%s' given for a job with 0 GPUs", job->gpu_type);
 	return 0;
 }
 
@@ -400,7 +427,7 @@ static int trace_read_header(trace_reader_t *r, char **pos, char *end, int *line
 	for (int i = 0; i < r->nfields; i++) {
 		char *name = trace_trim(r->fields[i]);
 		if (i == 0 && (unsigned char)name[0] == 0xef && (unsigned char)name[1] == 0xbb)
-			name += 3;                  /* UTF-8 byte order mark */
+			name += 3; /* UTF-8 byte order mark */
 		const char *canon = !g_ascii_strcasecmp(name, "features") ? "constraint" : name;
 		for (int c = 0; c < COL_N; c++) {
 			if (g_ascii_strcasecmp(canon, trace_col_names[c]))
@@ -413,13 +440,13 @@ static int trace_read_header(trace_reader_t *r, char **pos, char *end, int *line
 	static const int required[] = { COL_SUBMIT, COL_GPUS, COL_RUN_TIME };
 	for (size_t k = 0; k < G_N_ELEMENTS(required); k++)
 		if (r->col_of[required[k]] < 0)
-			return trace_fail(r, required[k], "missing from the header (required: "
+			return trace_fail(r, required[k],
+					  "missing from the header (required: "
 					  "submit, gpus, run_time)");
 	return 0;
 }
 
-int trace_read(const char *path, const sim_trace_opts_t *opts, sim_trace_t **out,
-	       char *err, size_t errlen)
+int trace_read(const char *path, const sim_trace_opts_t *opts, sim_trace_t **out, char *err, size_t errlen)
 {
 	static const sim_trace_opts_t no_opts;
 	const sim_trace_opts_t *o = opts ? opts : &no_opts;
@@ -447,9 +474,9 @@ int trace_read(const char *path, const sim_trace_opts_t *opts, sim_trace_t **out
 		if (rc == 0)
 			break;
 		if (rc < 0)
-			goto fail;      /* a broken quote desynchronises the rest */
+			goto fail; /* a broken quote desynchronises the rest */
 		if (r.nfields == 1 && r.fields[0][0] == '\0')
-			continue;       /* blank line */
+			continue; /* blank line */
 		if (t->njobs == cap) {
 			cap *= 2;
 			t->jobs = g_renew(sim_job_t, t->jobs, cap);

@@ -16,9 +16,8 @@
 #include "sim/sched.h"
 #include "sim/whatif.h"
 
-bool *whatif_flex_fraction(const sim_trace_t *t, const sim_cluster_t *c,
-			   const nodeox_conf_t *conf, double fraction, unsigned long seed,
-			   size_t *ntagged)
+bool *whatif_flex_fraction(const sim_trace_t *t, const sim_cluster_t *c, const nodeox_conf_t *conf,
+			   double fraction, unsigned long seed, size_t *ntagged)
 {
 	bool *tagged = g_new0(bool, t->njobs ? t->njobs : 1);
 	nodeox_node_t *nodes = sched_policy_nodes(c);

@@ -14,8 +14,7 @@
 /* Per job: tagged or not. Ignores the trace's own tags: each job whose request
  * the policy would broaden (with the cluster busy, so Broaden=when-blocked
  * counts too) is tagged with probability fraction. *ntagged gets the count. */
-bool *whatif_flex_fraction(const sim_trace_t *t, const sim_cluster_t *c,
-			   const nodeox_conf_t *conf, double fraction, unsigned long seed,
-			   size_t *ntagged);
+bool *whatif_flex_fraction(const sim_trace_t *t, const sim_cluster_t *c, const nodeox_conf_t *conf,
+			   double fraction, unsigned long seed, size_t *ntagged);
 
 #endif

@@ -41,8 +41,8 @@ static void test_ascii(void **state)
 	assert_string_equal(json(NULL), "null");
 	assert_string_equal(json("say \"hi\""), "\"say \\\"hi\\\"\"");
 	assert_string_equal(json("C:\\dir"), "\"C:\\\\dir\"");
-	assert_string_equal(json("/x/"), "\"/x/\"");         /* '/' needs no escape */
-	assert_string_equal(json("~\x7f"), "\"~\x7f\"");      /* DEL is legal */
+	assert_string_equal(json("/x/"), "\"/x/\"");     /* '/' needs no escape */
+	assert_string_equal(json("~\x7f"), "\"~\x7f\""); /* DEL is legal */
 }
 
 static void test_control(void **state)
@@ -51,7 +51,9 @@ static void test_control(void **state)
 	assert_string_equal(json("a\nb\tc"), "\"a\\nb\\tc\"");
 	assert_string_equal(json("\b\f\r"), "\"\\b\\f\\r\"");
 	assert_string_equal(json("\x01"), "\"\\u0001\"");
-	assert_string_equal(json("\x1f" "x"), "\"\\u001fx\"");
+	assert_string_equal(json("\x1f"
+				 "x"),
+			    "\"\\u001fx\"");
 	assert_string_equal(json("\x1b[1m"), "\"\\u001b[1m\"");
 }
 
@@ -59,21 +61,21 @@ static void test_utf8(void **state)
 {
 	(void)state;
 	/* well formed: kept as it is */
-	assert_string_equal(json("caf\xc3\xa9"), "\"caf\xc3\xa9\"");                 /* U+00E9 */
-	assert_string_equal(json("\xe2\x82\xac"), "\"\xe2\x82\xac\"");               /* U+20AC */
-	assert_string_equal(json("\xed\x9f\xbf"), "\"\xed\x9f\xbf\"");               /* U+D7FF */
-	assert_string_equal(json("\xf0\x9f\x98\x80"), "\"\xf0\x9f\x98\x80\"");       /* U+1F600 */
-	assert_string_equal(json("\xf4\x8f\xbf\xbf"), "\"\xf4\x8f\xbf\xbf\"");       /* U+10FFFF */
+	assert_string_equal(json("caf\xc3\xa9"), "\"caf\xc3\xa9\"");           /* U+00E9 */
+	assert_string_equal(json("\xe2\x82\xac"), "\"\xe2\x82\xac\"");         /* U+20AC */
+	assert_string_equal(json("\xed\x9f\xbf"), "\"\xed\x9f\xbf\"");         /* U+D7FF */
+	assert_string_equal(json("\xf0\x9f\x98\x80"), "\"\xf0\x9f\x98\x80\""); /* U+1F600 */
+	assert_string_equal(json("\xf4\x8f\xbf\xbf"), "\"\xf4\x8f\xbf\xbf\""); /* U+10FFFF */
 	/* broken: one \ufffd per maximal subpart */
 	assert_string_equal(json("\xff"), "\"\\ufffd\"");
-	assert_string_equal(json("a\x80z"), "\"a\\ufffdz\"");                        /* stray continuation */
-	assert_string_equal(json("\xc3"), "\"\\ufffd\"");                            /* cut short at the end */
-	assert_string_equal(json("\xe2\x82z"), "\"\\ufffdz\"");                      /* cut short: one for both */
-	assert_string_equal(json("\xc0\xaf"), "\"\\ufffd\\ufffd\"");                 /* overlong '/' */
-	assert_string_equal(json("\xe0\x80\xaf"), "\"\\ufffd\\ufffd\\ufffd\"");      /* overlong */
-	assert_string_equal(json("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\"");      /* surrogate U+D800 */
+	assert_string_equal(json("a\x80z"), "\"a\\ufffdz\"");                   /* stray continuation */
+	assert_string_equal(json("\xc3"), "\"\\ufffd\"");                       /* cut short at the end */
+	assert_string_equal(json("\xe2\x82z"), "\"\\ufffdz\"");                 /* cut short: one for both */
+	assert_string_equal(json("\xc0\xaf"), "\"\\ufffd\\ufffd\"");            /* overlong '/' */
+	assert_string_equal(json("\xe0\x80\xaf"), "\"\\ufffd\\ufffd\\ufffd\""); /* overlong */
+	assert_string_equal(json("\xed\xa0\x80"), "\"\\ufffd\\ufffd\\ufffd\""); /* surrogate U+D800 */
 	assert_string_equal(json("\xf4\x90\x80\x80"), "\"\\ufffd\\ufffd\\ufffd\\ufffd\""); /* > U+10FFFF */
-	assert_string_equal(json("\xf0\x9f\x98\""), "\"\\ufffd\\\"\"");             /* quote ends it */
+	assert_string_equal(json("\xf0\x9f\x98\""), "\"\\ufffd\\\"\"");                    /* quote ends it */
 	assert_string_equal(json("\xf0\x9f\x98\n"), "\"\\ufffd\\n\"");
 }
 
@@ -118,17 +120,17 @@ static void test_python_judges(void **state)
 	setenv("NODEOX_JSON_JUDGE", judge, 1);
 	py = popen("python3 -c \"$NODEOX_JSON_JUDGE\"", "w");
 	assert_non_null(py);
-	for (int a = 1; a < 256; a++) {                 /* every byte */
+	for (int a = 1; a < 256; a++) { /* every byte */
 		s[0] = (unsigned char)a;
 		emit(py, s, 1);
 	}
-	for (int a = 1; a < 256; a++)                   /* every pair */
+	for (int a = 1; a < 256; a++) /* every pair */
 		for (int b = 1; b < 256; b++) {
 			s[0] = (unsigned char)a;
 			s[1] = (unsigned char)b;
 			emit(py, s, 2);
 		}
-	for (int a = 0xe0; a < 256; a++)                /* 3- and 4-byte leads */
+	for (int a = 0xe0; a < 256; a++) /* 3- and 4-byte leads */
 		for (int b = 0x7f; b <= 0xc0; b++)
 			for (size_t c = 1; c < sizeof(edge); c++) {
 				s[0] = (unsigned char)a;
@@ -136,12 +138,12 @@ static void test_python_judges(void **state)
 				s[2] = edge[c];
 				for (size_t d = 0; d < sizeof(edge); d++) {
 					s[3] = edge[d];
-					emit(py, s, d ? 4 : 3);     /* edge[0]: 3 bytes */
+					emit(py, s, d ? 4 : 3); /* edge[0]: 3 bytes */
 				}
 			}
 	st = pclose(py);
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
-		skip();                                 /* no python3 */
+		skip(); /* no python3 */
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
@@ -168,9 +170,6 @@ static void test_number(void **state)
 	assert_string_equal(json_num("%.0f", -INFINITY), "null");
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_ascii),
-	cmocka_unit_test(test_control),
-	cmocka_unit_test(test_utf8),
-	cmocka_unit_test(test_python_judges),
-	cmocka_unit_test(test_number))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_ascii), cmocka_unit_test(test_control),
+		 cmocka_unit_test(test_utf8), cmocka_unit_test(test_python_judges),
+		 cmocka_unit_test(test_number))

@@ -20,10 +20,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#define NODEOX_TEST_MAIN(setup, teardown, ...) \
-	int main(void) \
-	{ \
-		const struct CMUnitTest tests[] = { __VA_ARGS__ }; \
+#define NODEOX_TEST_MAIN(setup, teardown, ...)                         \
+	int main(void)                                                 \
+	{                                                              \
+		const struct CMUnitTest tests[] = { __VA_ARGS__ };     \
 		return cmocka_run_group_tests(tests, setup, teardown); \
 	}
 

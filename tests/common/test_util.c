@@ -84,8 +84,5 @@ static void test_fail_cut(void **state)
 	assert_string_equal(err, "t.csv:2");
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_top_span),
-	cmocka_unit_test(test_list_next),
-	cmocka_unit_test(test_fail_form),
-	cmocka_unit_test(test_fail_cut))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_top_span), cmocka_unit_test(test_list_next),
+		 cmocka_unit_test(test_fail_form), cmocka_unit_test(test_fail_cut))

@@ -25,8 +25,8 @@ static inline void fuzz_check_line(const char *s, size_t cap)
 
 static inline void fuzz_check_decision(const nodeox_decision_t *d)
 {
-	const char *fields[] = { d->tres_per_job, d->tres_per_node, d->tres_per_task,
-				 d->tres_per_socket, d->features, d->prefer, d->admin_comment };
+	const char *fields[] = { d->tres_per_job, d->tres_per_node, d->tres_per_task, d->tres_per_socket,
+				 d->features,     d->prefer,        d->admin_comment };
 	size_t i;
 
 	if (d->action > NODEOX_REJECT || d->neligible < 0 || d->neligible > NODEOX_MAX_TYPES ||

@@ -15,8 +15,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = malloc(size + 1), err[NODEOX_ERR_MAX];
 	nodeox_conf_t *conf = NULL;
 	nodeox_decision_t d;
-	nodeox_job_t job = { .comment = "nodeox:flex:mem=8G", .tres_per_node = "gres:gpu:a100:2",
-			     .features = "ib", .time_limit = 100, .partition = "gpu" };
+	nodeox_job_t job = { .comment = "nodeox:flex:mem=8G",
+			     .tres_per_node = "gres:gpu:a100:2",
+			     .features = "ib",
+			     .time_limit = 100,
+			     .partition = "gpu" };
 	int i;
 
 	memcpy(text, data, size);

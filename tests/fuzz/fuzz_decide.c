@@ -32,13 +32,14 @@
 #include "tests/fuzz/fuzz_check.h"
 
 /* A broken promise: say which (and the decision), then abort for the fuzzer. */
-#define FUZZ_DECIDE_FAIL(why, d)                                                          \
-	do {                                                                              \
-		fprintf(stderr, "fuzz_decide: %s: %s \"%s\" features \"%s\" tres \"%s\" "    \
-			"\"%s\" \"%s\" \"%s\"\n", why, nodeox_action_name((d)->action),        \
-			(d)->reason, (d)->features, (d)->tres_per_job, (d)->tres_per_node,   \
-			(d)->tres_per_task, (d)->tres_per_socket);                           \
-		abort();                                                                  \
+#define FUZZ_DECIDE_FAIL(why, d)                                                                             \
+	do {                                                                                                 \
+		fprintf(stderr,                                                                              \
+			"fuzz_decide: %s: %s \"%s\" features \"%s\" tres \"%s\" "                            \
+			"\"%s\" \"%s\" \"%s\"\n",                                                            \
+			why, nodeox_action_name((d)->action), (d)->reason, (d)->features, (d)->tres_per_job, \
+			(d)->tres_per_node, (d)->tres_per_task, (d)->tres_per_socket);                       \
+		abort();                                                                                     \
 	} while (0)
 
 static const char *const fuzz_decide_confs[4] = {
@@ -145,11 +146,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int f;
 
 	for (i = 0; i < 4; i++)
-		if (!confs[i] && nodeox_conf_parse_string(fuzz_decide_confs[i], "fuzz", &confs[i],
-							  err, sizeof(err)))
+		if (!confs[i] &&
+		    nodeox_conf_parse_string(fuzz_decide_confs[i], "fuzz", &confs[i], err, sizeof(err)))
 			abort();
-	if (!faster && nodeox_conf_parse_string(fuzz_decide_faster, "fuzz", &faster, err,
-						sizeof(err)))
+	if (!faster && nodeox_conf_parse_string(fuzz_decide_faster, "fuzz", &faster, err, sizeof(err)))
 		abort();
 	memcpy(k, data, nk);
 	conf = k[14] & 1 ? faster : confs[k[0] & 3];
@@ -170,8 +170,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	job.prefer = fields[6];
 	job.partition = fields[7];
 	job.user = k[0] & 4 ? "mallory" : "alice";
-	job.time_limit = k[1] == 255 ? NODEOX_TIME_NONE : k[1] == 254 ? NODEOX_TIME_INFINITE :
-		(uint32_t)k[1] * 7u;
+	job.time_limit = k[1] == 255   ? NODEOX_TIME_NONE
+			 : k[1] == 254 ? NODEOX_TIME_INFINITE
+				       : (uint32_t)k[1] * 7u;
 	job.time_cap = (uint32_t)k[2] * 5u;
 	job.time_cap_what = "MaxTime of partition fuzz";
 	job.min_nodes = k[3] & 7;
@@ -180,15 +181,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (i = 0; i < cl.nnodes; i++) {
 		uint8_t b = k[6 + i];
 
-		nodes[i] = (nodeox_node_t){ "n", feats[b % 6], parts[(b >> 3) & 3], types[b % 6],
-					    4, (uint32_t)((b >> 5) & 7), (b & 0x80) == 0 };
+		nodes[i] = (nodeox_node_t){ "n",
+					    feats[b % 6],
+					    parts[(b >> 3) & 3],
+					    types[b % 6],
+					    4,
+					    (uint32_t)((b >> 5) & 7),
+					    (b & 0x80) == 0 };
 	}
 	lcg = (uint32_t)k[14] << 8 | k[15];
 	for (i = 0; i < (size_t)(k[15] & 31); i++) {
 		lcg = lcg * 1103515245u + 12345u;
 		end += (int64_t)((lcg >> 8) % 4000);
-		run[i] = (nodeox_running_t){ (uint32_t)((lcg >> 4) % (cl.nnodes + 1)),
-					     (lcg >> 16) % 6, end };
+		run[i] = (nodeox_running_t){ (uint32_t)((lcg >> 4) % (cl.nnodes + 1)), (lcg >> 16) % 6, end };
 	}
 	cl.running = run;
 	cl.nrunning = k[15] & 31;
@@ -222,8 +227,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			FUZZ_DECIDE_FAIL("the decision disagrees with the estimate", &d);
 	}
 	if (d.action == NODEOX_REWRITE) {
-		const char *tres[4] = { d.tres_per_job, d.tres_per_node, d.tres_per_task,
-					d.tres_per_socket };
+		const char *tres[4] = { d.tres_per_job, d.tres_per_node, d.tres_per_task, d.tres_per_socket };
 		const char *last;
 
 		for (f = 0; f < 4; f++)
@@ -248,8 +252,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_DECIDE_FAIL("the type term does not close the constraint", &d);
 		}
 		for (i = 0; i < (size_t)d.neligible; i++)
-			if (d.requested_type < 0 ||
-			    !fuzz_decide_mates(conf, d.requested_type, d.eligible[i]))
+			if (d.requested_type < 0 || !fuzz_decide_mates(conf, d.requested_type, d.eligible[i]))
 				FUZZ_DECIDE_FAIL("a type outside the requested one's groups", &d);
 		if (d.time_limit_set &&
 		    (d.time_limit < job.time_limit ||

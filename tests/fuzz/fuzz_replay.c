@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define FUZZ_REPLAY_MUTATIONS 400
 #define FUZZ_REPLAY_MAX_SEEDS 64
-#define FUZZ_REPLAY_MAX_SIZE  (64 * 1024)
+#define FUZZ_REPLAY_MAX_SIZE (64 * 1024)
 
 static uint32_t fuzz_rng = 12345;
 
@@ -28,8 +28,8 @@ static uint32_t fuzz_next(void)
 
 int main(int argc, char **argv)
 {
-	static const char tokens[][12] = { ":", "=", ",", "\n", "nodeox:flex", "gres:gpu:",
-					   "|", "[", "(", "#", "+", "GpuType=", "Group=" };
+	static const char tokens[][12] = { ":", "=", ",", "\n", "nodeox:flex", "gres:gpu:", "|",
+					   "[", "(", "#", "+",  "GpuType=",    "Group=" };
 	uint8_t *seeds[FUZZ_REPLAY_MAX_SEEDS], *buf = malloc(2 * FUZZ_REPLAY_MAX_SIZE + 16);
 	size_t sizes[FUZZ_REPLAY_MAX_SEEDS];
 	char dir[1024];
@@ -85,7 +85,8 @@ int main(int argc, char **argv)
 						len = fuzz_next() % len;
 					break;
 				case 2: /* insert a token */ {
-					const char *t = tokens[fuzz_next() % (sizeof(tokens) / sizeof(tokens[0]))];
+					const char *t =
+						tokens[fuzz_next() % (sizeof(tokens) / sizeof(tokens[0]))];
 					size_t tl = strlen(t), at = len ? fuzz_next() % len : 0;
 
 					memmove(buf + at + tl, buf + at, len - at);

@@ -11,13 +11,12 @@
 #include "policy/policy.h"
 #include "tests/fuzz/fuzz_check.h"
 
-static const char *fuzz_tag_conf =
-	"GpuType=a100 Memory=80G Speed=1\n"
-	"GpuType=h100 Memory=80G Speed=2\n"
-	"GpuType=l40s Feature=gpu_l40s Memory=48G Speed=0.5\n"
-	"GpuType=v100 Memory=32G Speed=0.25\n"
-	"Group=g Types=a100,h100,l40s,v100\n"
-	"PreferRequested=yes\n";
+static const char *fuzz_tag_conf = "GpuType=a100 Memory=80G Speed=1\n"
+				   "GpuType=h100 Memory=80G Speed=2\n"
+				   "GpuType=l40s Feature=gpu_l40s Memory=48G Speed=0.5\n"
+				   "GpuType=v100 Memory=32G Speed=0.25\n"
+				   "Group=g Types=a100,h100,l40s,v100\n"
+				   "PreferRequested=yes\n";
 
 static const nodeox_node_t fuzz_nodes[] = {
 	{ "a1", "a100,ib", "gpu", "a100", 4, 2, true },

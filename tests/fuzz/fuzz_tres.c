@@ -30,7 +30,7 @@ static void fuzz_tres_check(const char *s, const nodeox_tres_gpu_t *e, int n)
 		if (g->cnt_len && (g->cnt_off < g->start || g->cnt_off + g->cnt_len > g->end))
 			abort();
 		if (memchr(s + g->type_off, ',', g->type_len))
-			abort();        /* a type never spans a comma */
+			abort(); /* a type never spans a comma */
 		if (g->problem != NODEOX_TRES_OK) {
 			if (g->count != 0)
 				abort();
@@ -40,8 +40,8 @@ static void fuzz_tres_check(const char *s, const nodeox_tres_gpu_t *e, int n)
 			abort();
 		if (!g->cnt_len && g->count != 1)
 			abort();
-		if (g->cnt_len && (nodeox_tres_count_parse(s + g->cnt_off, g->cnt_len, &v) != 0 ||
-				   v != g->count))
+		if (g->cnt_len &&
+		    (nodeox_tres_count_parse(s + g->cnt_off, g->cnt_len, &v) != 0 || v != g->count))
 			abort();
 	}
 }
@@ -64,8 +64,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_tres_check(s, e, n);
 	for (i = 0; i < n && i < FUZZ_TRES_MAX; i++)
 		ok &= e[i].problem == NODEOX_TRES_OK;
-	if (n > 0 && n <= FUZZ_TRES_MAX && ok &&
-	    nodeox_tres_untype(s, e, n, out, sizeof(out)) == 0) {
+	if (n > 0 && n <= FUZZ_TRES_MAX && ok && nodeox_tres_untype(s, e, n, out, sizeof(out)) == 0) {
 		m = nodeox_tres_scan(out, u, FUZZ_TRES_MAX);
 		if (m != n)
 			abort();

@@ -17,38 +17,37 @@
 
 static inline const nodeox_backend_t *backend_or_skip(const char *name)
 {
-    char err[512];
-    const nodeox_backend_t *be = backend_by_name(name, 0, err, sizeof(err));
-    if (be)
-        return be;
-    printf("%s: skipping\n", err);
-    exit(77);
+	char err[512];
+	const nodeox_backend_t *be = backend_by_name(name, 0, err, sizeof(err));
+	if (be)
+		return be;
+	printf("%s: skipping\n", err);
+	exit(77);
 }
 
-static inline nodeox_workload_t *gpt_create_or_exit(const workload_gpt_opts_t *o,
-                                                    const nodeox_backend_t *be)
+static inline nodeox_workload_t *gpt_create_or_exit(const workload_gpt_opts_t *o, const nodeox_backend_t *be)
 {
-    char err[512];
-    nodeox_workload_t *w = workload_gpt_create(o, 0, 1, be, err, sizeof(err));
-    if (w)
-        return w;
-    if (strstr(err, "not found")) {
-        printf("%s: skipping\n", err);
-        exit(77);
-    }
-    fprintf(stderr, "FAIL: %s\n", err);
-    exit(1);
+	char err[512];
+	nodeox_workload_t *w = workload_gpt_create(o, 0, 1, be, err, sizeof(err));
+	if (w)
+		return w;
+	if (strstr(err, "not found")) {
+		printf("%s: skipping\n", err);
+		exit(77);
+	}
+	fprintf(stderr, "FAIL: %s\n", err);
+	exit(1);
 }
 
 /* The small transformer: the defaults at 16 channels, 2 heads, 8 bytes of
  * context, on the corpus's first 200 documents. */
 static inline void gpt_small_opts(workload_gpt_opts_t *o)
 {
-    workload_gpt_opts_default(o);
-    o->channels = 16;
-    o->heads = 2;
-    o->context = 8;
-    o->max_docs = 200;
+	workload_gpt_opts_default(o);
+	o->channels = 16;
+	o->heads = 2;
+	o->context = 8;
+	o->max_docs = 200;
 }
 
 #endif /* NODEOX_TESTS_WORKLOAD_TEST_H */

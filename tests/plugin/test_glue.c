@@ -69,11 +69,10 @@ static void glue_write_conf(const char *text)
 	}
 }
 
-static const char *glue_conf =
-	"GpuType=a100 Memory=80G Speed=1.0\n"
-	"GpuType=l40s Memory=48G Speed=0.5\n"
-	"GpuType=v100 Memory=32G Speed=0.25\n"
-	"Group=all Types=a100,l40s,v100\n";
+static const char *glue_conf = "GpuType=a100 Memory=80G Speed=1.0\n"
+			       "GpuType=l40s Memory=48G Speed=0.5\n"
+			       "GpuType=v100 Memory=32G Speed=0.25\n"
+			       "Group=all Types=a100,l40s,v100\n";
 
 part_record_t *find_part_record(char *name)
 {
@@ -169,8 +168,8 @@ static void test_missing_conf_passes(void **state)
 
 static void test_rewrite_and_live_edit(void **state)
 {
-	job_desc_msg_t *j = glue_job("run 3 nodeox:flex",
-				     NODEOX_TRES_GRES "nvme:1," NODEOX_TRES_GPU ":a100:4");
+	job_desc_msg_t *j =
+		glue_job("run 3 nodeox:flex", NODEOX_TRES_GRES "nvme:1," NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL;
 
 	(void)state;
@@ -181,7 +180,7 @@ static void test_rewrite_and_live_edit(void **state)
 	assert_int_equal(j->time_limit, 120);
 	assert_non_null(strstr(j->admin_comment, NODEOX_TRES_GPU ":a100:4->"));
 	assert_string_equal(err, "nodeox: GPU type a100 broadened to a100|l40s, "
-			    "time limit 60 -> 120 min");
+				 "time limit 60 -> 120 min");
 	xfree(err);
 	glue_free(j);
 
@@ -333,15 +332,9 @@ static void test_conf_not_regular(void **state)
 		unlink(conf_path);
 		rmdir(conf_path);
 		switch (i) {
-		case 0:
-			assert_int_equal(mkfifo(conf_path, 0644), 0);
-			break;
-		case 1:
-			assert_int_equal(mkdir(conf_path, 0755), 0);
-			break;
-		case 2:
-			assert_int_equal(symlink("/dev/zero", conf_path), 0);
-			break;
+		case 0: assert_int_equal(mkfifo(conf_path, 0644), 0); break;
+		case 1: assert_int_equal(mkdir(conf_path, 0755), 0); break;
+		case 2: assert_int_equal(symlink("/dev/zero", conf_path), 0); break;
 		case 3: {
 			FILE *f = fopen(conf_path, "w");
 
@@ -382,12 +375,10 @@ static void test_log_safe(void **state)
 
 	(void)state;
 	assert_string_equal(_log_safe("a100|l40s", buf, sizeof(buf)), "a100|l40s");
-	assert_string_equal(_log_safe("x\nforged: y\\", buf, sizeof(buf)),
-			    "x\\x0aforged: y\\x5c");
+	assert_string_equal(_log_safe("x\nforged: y\\", buf, sizeof(buf)), "x\\x0aforged: y\\x5c");
 	assert_string_equal(_log_safe("\x1b[31m", buf, 9), "\\x1b[...");
 	memset(buf, 'z', sizeof(buf));
-	_log_safe("0123456789012345678901234567890123456789012345678901234567890123456789",
-		  buf, sizeof(buf));
+	_log_safe("0123456789012345678901234567890123456789012345678901234567890123456789", buf, sizeof(buf));
 	assert_int_equal(strlen(buf), sizeof(buf) - 1);
 }
 
@@ -520,16 +511,11 @@ static void test_count_constraint_kept(void **state)
 	glue_free(j);
 }
 
-NODEOX_TEST_MAIN(glue_setup, glue_teardown,
-	cmocka_unit_test(test_missing_conf_passes),
-	cmocka_unit_test(test_rewrite_and_live_edit),
-	cmocka_unit_test(test_untagged_untouched),
-	cmocka_unit_test(test_keep_and_reject),
-	cmocka_unit_test(test_het_components),
-	cmocka_unit_test(test_partition_scope),
-	cmocka_unit_test(test_time_cap),
-	cmocka_unit_test(test_conf_not_regular),
-	cmocka_unit_test(test_log_safe),
-	cmocka_unit_test(test_modify_leaves_job_record),
-	cmocka_unit_test(test_count_constraint_kept),
-	cmocka_unit_test(test_constraint_update_restores_limit))
+NODEOX_TEST_MAIN(glue_setup, glue_teardown, cmocka_unit_test(test_missing_conf_passes),
+		 cmocka_unit_test(test_rewrite_and_live_edit), cmocka_unit_test(test_untagged_untouched),
+		 cmocka_unit_test(test_keep_and_reject), cmocka_unit_test(test_het_components),
+		 cmocka_unit_test(test_partition_scope), cmocka_unit_test(test_time_cap),
+		 cmocka_unit_test(test_conf_not_regular), cmocka_unit_test(test_log_safe),
+		 cmocka_unit_test(test_modify_leaves_job_record),
+		 cmocka_unit_test(test_count_constraint_kept),
+		 cmocka_unit_test(test_constraint_update_restores_limit))

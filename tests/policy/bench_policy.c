@@ -64,19 +64,27 @@ int main(int argc, char **argv)
 	static nodeox_running_t running[10000];
 	static uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(1000)];
 	static const nodeox_demand_t ahead[] = { { "a100", 200 }, { "l40s", 100 } };
-	nodeox_cluster_t state = { .nodes = busy, .nnodes = 1000, .running = running,
-				   .nrunning = 10000, .ahead = ahead, .nahead = 2,
+	nodeox_cluster_t state = { .nodes = busy,
+				   .nnodes = 1000,
+				   .running = running,
+				   .nrunning = 10000,
+				   .ahead = ahead,
+				   .nahead = 2,
 				   .scratch = scratch };
 	nodeox_conf_t *conf, *wb;
 	char err[NODEOX_ERR_MAX];
 	struct stat st;
 	double t0;
 	long i, n = 200;
-	nodeox_job_t untagged = { .comment = "nightly run 17", .tres_per_node = "gres:gpu:a100:4",
-				  .time_limit = 120, .partition = "gpu" };
+	nodeox_job_t untagged = { .comment = "nightly run 17",
+				  .tres_per_node = "gres:gpu:a100:4",
+				  .time_limit = 120,
+				  .partition = "gpu" };
 	nodeox_job_t tagged = { .comment = "nightly run 17 nodeox:flex:mem=40G",
-				.tres_per_node = "gres:gpu:a100:4", .features = "ib",
-				.time_limit = 120, .partition = "gpu" };
+				.tres_per_node = "gres:gpu:a100:4",
+				.features = "ib",
+				.time_limit = 120,
+				.partition = "gpu" };
 	static const char *types[] = { "a100", "l40s", "h100", "v100" };
 
 	if (nodeox_conf_parse_file(path, &conf, err, sizeof(err))) {
@@ -86,11 +94,10 @@ int main(int argc, char **argv)
 	for (i = 0; i < 1000; i++) {
 		snprintf(names[i], sizeof(names[i]), "n%04ld", i);
 		snprintf(feats[i], sizeof(feats[i]), "%s,ib,rack%ld", types[i % 4], i / 40);
-		nodes[i] = (nodeox_node_t){ names[i], feats[i], "gpu,long", types[i % 4], 4,
-					    (uint32_t)(i % 3), true };
+		nodes[i] = (nodeox_node_t){ names[i], feats[i],          "gpu,long", types[i % 4],
+					    4,        (uint32_t)(i % 3), true };
 	}
-	printf("nodeox policy benchmark (conf %s: %d types, %d groups)\n", path, conf->ntypes,
-	       conf->ngroups);
+	printf("nodeox policy benchmark (conf %s: %d types, %d groups)\n", path, conf->ntypes, conf->ngroups);
 	bench_decide("untagged job", conf, &untagged, &big, 2000000);
 	bench_decide("tagged job, no cluster", conf, &tagged, NULL, 200000);
 	bench_decide("tagged job, 4-node cluster", conf, &tagged, &small, 200000);
@@ -99,8 +106,7 @@ int main(int argc, char **argv)
 		/* the same policy with Broaden=when-blocked */
 		if (nodeox_conf_parse_file(path, &wb, err, sizeof(err)) == 0) {
 			wb->broaden = NODEOX_BROADEN_WHEN_BLOCKED;
-			bench_decide("tagged job, when-blocked, 1000-node cluster", wb, &tagged, &big,
-				     20000);
+			bench_decide("tagged job, when-blocked, 1000-node cluster", wb, &tagged, &big, 20000);
 			nodeox_conf_free(wb);
 		}
 	}
@@ -126,8 +132,8 @@ int main(int argc, char **argv)
 			 * back until the walk has read nearly all running jobs */
 			wide.tres_per_node = "gres:gpu:a100:10";
 			wide.min_nodes = 30;
-			bench_decide("  the same, 30 nodes of 10: walk through nearly all", wb, &wide,
-				     &state, 5000);
+			bench_decide("  the same, 30 nodes of 10: walk through nearly all", wb, &wide, &state,
+				     5000);
 			nodeox_conf_free(wb);
 		}
 		{
@@ -140,10 +146,9 @@ int main(int argc, char **argv)
 			 * walking job_list records, node bitmaps and gres lists,
 			 * and the plugin's allocations are not in it. */
 			static nodeox_running_t order[10000], work[10000], tmp[10000];
-			static const char *what[] = {
-				"  plugin's 10000 holdings: fill + sort by end",
-				"    the same sorted by qsort (no scratch)",
-				"    the same already in order (no scratch)" };
+			static const char *what[] = { "  plugin's 10000 holdings: fill + sort by end",
+						      "    the same sorted by qsort (no scratch)",
+						      "    the same already in order (no scratch)" };
 			uint32_t r = 1;
 			long k, iters;
 			int m;
@@ -169,8 +174,7 @@ int main(int argc, char **argv)
 					nodeox_running_sort(work, 10000, m == 0 ? tmp : NULL);
 					bench_sink += (int)work[k % 10000].end;
 				}
-				printf("%-46s %10.0f ns/call\n", what[m],
-				       (bench_now() - t0) / (double)iters);
+				printf("%-46s %10.0f ns/call\n", what[m], (bench_now() - t0) / (double)iters);
 			}
 		}
 	}
@@ -181,8 +185,7 @@ int main(int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &ts);
 		bench_sink += (int)ts.tv_nsec;
 	}
-	printf("%-46s %10.0f ns/call\n", "clock_gettime (every plugin call)",
-	       (bench_now() - t0) / 2000000);
+	printf("%-46s %10.0f ns/call\n", "clock_gettime (every plugin call)", (bench_now() - t0) / 2000000);
 	t0 = bench_now();
 	for (i = 0; i < 200000; i++)
 		bench_sink += stat(path, &st);

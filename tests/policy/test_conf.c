@@ -210,11 +210,7 @@ static int setup(void **state)
 	return 0;
 }
 
-NODEOX_TEST_MAIN(setup, NULL,
-	cmocka_unit_test(test_defaults),
-	cmocka_unit_test(test_good_file),
-	cmocka_unit_test(test_bad_files),
-	cmocka_unit_test(test_missing_file),
-	cmocka_unit_test(test_string_errors),
-	cmocka_unit_test(test_long_line_and_limits),
-	cmocka_unit_test(test_parse_size))
+NODEOX_TEST_MAIN(setup, NULL, cmocka_unit_test(test_defaults), cmocka_unit_test(test_good_file),
+		 cmocka_unit_test(test_bad_files), cmocka_unit_test(test_missing_file),
+		 cmocka_unit_test(test_string_errors), cmocka_unit_test(test_long_line_and_limits),
+		 cmocka_unit_test(test_parse_size))

@@ -19,13 +19,12 @@
 #include "tests/common/test_main.h"
 #include "policy/policy.h"
 
-static const char *base_conf =
-	"GpuType=a100 Memory=80G Speed=1.0\n"
-	"GpuType=h100 Memory=80G Speed=2.0\n"
-	"GpuType=l40s Feature=gpu_l40s Memory=48G Speed=0.5\n"
-	"GpuType=v100 Memory=32G Speed=0.25\n"
-	"GpuType=t4 Memory=16G Speed=0.2\n"
-	"Group=big Types=a100,h100,l40s,v100\n";
+static const char *base_conf = "GpuType=a100 Memory=80G Speed=1.0\n"
+			       "GpuType=h100 Memory=80G Speed=2.0\n"
+			       "GpuType=l40s Feature=gpu_l40s Memory=48G Speed=0.5\n"
+			       "GpuType=v100 Memory=32G Speed=0.25\n"
+			       "GpuType=t4 Memory=16G Speed=0.2\n"
+			       "Group=big Types=a100,h100,l40s,v100\n";
 
 #define ALL_FEATURES "a100|h100|gpu_l40s|v100"
 
@@ -55,8 +54,7 @@ static void decide(const char *extra, const nodeox_job_t *job)
 static void assert_keep(const char *why)
 {
 	if (d.action != NODEOX_KEEP || !strstr(d.reason, why))
-		fail_msg("want KEEP \"%s\", got %s \"%s\"", why, nodeox_action_name(d.action),
-			 d.reason);
+		fail_msg("want KEEP \"%s\", got %s \"%s\"", why, nodeox_action_name(d.action), d.reason);
 	assert_false(d.tres_per_job_set || d.tres_per_node_set || d.tres_per_task_set ||
 		     d.tres_per_socket_set || d.features_set || d.prefer_set || d.time_limit_set);
 }
@@ -69,8 +67,7 @@ static void assert_rewrite(void)
 
 static void test_untagged_and_off(void **state)
 {
-	nodeox_job_t job = { .comment = "plain job", .tres_per_node = "gres:gpu:a100:4",
-			     .time_limit = 60 };
+	nodeox_job_t job = { .comment = "plain job", .tres_per_node = "gres:gpu:a100:4", .time_limit = 60 };
 
 	(void)state;
 	decide("", &job);
@@ -91,17 +88,17 @@ static void test_untagged_and_off(void **state)
 static void test_request_forms(void **state)
 {
 	static const struct {
-		int field;      /* 0 job, 1 node, 2 task, 3 socket */
+		int field; /* 0 job, 1 node, 2 task, 3 socket */
 		const char *in, *out;
 	} cases[] = {
-		{ 0, "gres:gpu:a100:4", "gres:gpu:4" },         /* --gpus=a100:4 */
-		{ 1, "gres:gpu:a100:4", "gres:gpu:4" },         /* --gres / --gpus-per-node */
-		{ 2, "gres:gpu:a100:1", "gres:gpu:1" },         /* --gpus-per-task */
-		{ 3, "gres:gpu:a100:2", "gres:gpu:2" },         /* --gpus-per-socket */
-		{ 1, "gres:gpu:a100", "gres:gpu:1" },           /* --gres=gpu:a100 */
-		{ 1, "gres/gpu:a100:4", "gres/gpu:4" },         /* 23.11+ */
-		{ 0, "gres/gpu:a100=4", "gres/gpu=4" },         /* 23.11+ */
-		{ 1, "gpu:a100:8", "gpu:8" },                   /* simulator traces */
+		{ 0, "gres:gpu:a100:4", "gres:gpu:4" }, /* --gpus=a100:4 */
+		{ 1, "gres:gpu:a100:4", "gres:gpu:4" }, /* --gres / --gpus-per-node */
+		{ 2, "gres:gpu:a100:1", "gres:gpu:1" }, /* --gpus-per-task */
+		{ 3, "gres:gpu:a100:2", "gres:gpu:2" }, /* --gpus-per-socket */
+		{ 1, "gres:gpu:a100", "gres:gpu:1" },   /* --gres=gpu:a100 */
+		{ 1, "gres/gpu:a100:4", "gres/gpu:4" }, /* 23.11+ */
+		{ 0, "gres/gpu:a100=4", "gres/gpu=4" }, /* 23.11+ */
+		{ 1, "gpu:a100:8", "gpu:8" },           /* simulator traces */
 		{ 1, "gres:nvme:1,gres:gpu:a100:2,gres:shard:l40s:3",
 		  "gres:nvme:1,gres:gpu:2,gres:shard:l40s:3" }, /* other entries intact */
 		{ 1, "gres:gpu:A100:4,gres:mps:100", "gres:gpu:4,gres:mps:100" },
@@ -113,10 +110,9 @@ static void test_request_forms(void **state)
 		nodeox_job_t job = { .comment = "nodeox:flex", .time_limit = 60 };
 		const char **in[4] = { &job.tres_per_job, &job.tres_per_node, &job.tres_per_task,
 				       &job.tres_per_socket };
-		const bool *set[4] = { &d.tres_per_job_set, &d.tres_per_node_set,
-				       &d.tres_per_task_set, &d.tres_per_socket_set };
-		const char *got[4] = { d.tres_per_job, d.tres_per_node, d.tres_per_task,
-				       d.tres_per_socket };
+		const bool *set[4] = { &d.tres_per_job_set, &d.tres_per_node_set, &d.tres_per_task_set,
+				       &d.tres_per_socket_set };
+		const char *got[4] = { d.tres_per_job, d.tres_per_node, d.tres_per_task, d.tres_per_socket };
 		int f;
 
 		*in[cases[i].field] = cases[i].in;
@@ -126,8 +122,8 @@ static void test_request_forms(void **state)
 			if (*set[f] != (f == cases[i].field))
 				fail_msg("case %zu: field %d set=%d", i, f, *set[f]);
 		if (strcmp(got[cases[i].field], cases[i].out))
-			fail_msg("case %zu: %s -> \"%s\", want \"%s\"", i, cases[i].in,
-				 got[cases[i].field], cases[i].out);
+			fail_msg("case %zu: %s -> \"%s\", want \"%s\"", i, cases[i].in, got[cases[i].field],
+				 cases[i].out);
 		assert_string_equal(d.features, ALL_FEATURES);
 		assert_int_equal(d.requested_type, 0);
 		assert_int_equal(d.neligible, 4);
@@ -138,7 +134,8 @@ static void test_request_forms(void **state)
 /* --gpus and --gpus-per-node of the same type together: both rewritten. */
 static void test_two_fields_same_type(void **state)
 {
-	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_job = "gres:gpu:a100:8",
+	nodeox_job_t job = { .comment = "nodeox:flex",
+			     .tres_per_job = "gres:gpu:a100:8",
 			     .tres_per_node = "gres:nvme:1,gres:gpu:a100:4",
 			     .tres_per_task = "gres:gpu:1" };
 
@@ -177,7 +174,8 @@ static void test_constraint(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		nodeox_job_t job = { .comment = cases[i].tag, .tres_per_node = "gres:gpu:a100:2",
+		nodeox_job_t job = { .comment = cases[i].tag,
+				     .tres_per_node = "gres:gpu:a100:2",
 				     .features = cases[i].user };
 
 		decide("", &job);
@@ -198,7 +196,8 @@ static void keep_features(nodeox_job_t *job, const char *features, const char *w
 
 static void test_constraint_keep(void **state)
 {
-	nodeox_job_t job = { .comment = "nodeox:flex:uniform", .tres_per_node = "gres:gpu:a100:2",
+	nodeox_job_t job = { .comment = "nodeox:flex:uniform",
+			     .tres_per_node = "gres:gpu:a100:2",
 			     .features = "[r1|r2]" };
 	char long_features[1100];
 
@@ -220,8 +219,8 @@ static void test_constraint_keep(void **state)
 	keep_features(&job, "!h100", "('!')");
 	/* Malformed: an open bracket would swallow the type term (fuzz_decide). */
 	{
-		static const char *const bad[] = { "(ib&|eth", "ib&", "|ib", "(ib", "ib)",
-						   "[ib)", "()", "ib&&eth", "ib(eth)" };
+		static const char *const bad[] = { "(ib&|eth", "ib&", "|ib",     "(ib",    "ib)",
+						   "[ib)",     "()",  "ib&&eth", "ib(eth)" };
 		size_t k;
 
 		for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++)
@@ -240,7 +239,7 @@ static void test_constraint_keep(void **state)
 	{
 		static const char *const refused[][2] = {
 			{ "gres:gpu:a100:", "GPU entry 'gres:gpu:a100:' in tres_per_node has no "
-			  "count where one belongs" },
+					    "count where one belongs" },
 			{ "gres:gpu:a100:1,gres:gpu::1", "has an empty GPU type" },
 			{ "gres:gpu:a100:8g", "has a count over 4294967295" },
 		};
@@ -256,8 +255,10 @@ static void test_constraint_keep(void **state)
 /* The scaled time limit never exceeds the job's cap (partition MaxTime). */
 static void test_time_cap(void **state)
 {
-	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:1",
-			     .time_limit = 60, .time_cap = 90,
+	nodeox_job_t job = { .comment = "nodeox:flex",
+			     .tres_per_node = "gres:gpu:a100:1",
+			     .time_limit = 60,
+			     .time_cap = 90,
 			     .time_cap_what = "MaxTime of partition short" };
 
 	(void)state;
@@ -307,8 +308,7 @@ static void test_prefer(void **state)
 
 static void test_time_scaling(void **state)
 {
-	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:4",
-			     .time_limit = 60 };
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:4", .time_limit = 60 };
 
 	(void)state;
 	decide("", &job); /* slowest eligible v100: 1.0 / 0.25 */
@@ -330,11 +330,11 @@ static void test_time_scaling(void **state)
 	job.time_limit = NODEOX_TIME_INFINITE;
 	decide("", &job);
 	assert_false(d.time_limit_set);
-	job.time_limit = 7;                          /* rounds up */
+	job.time_limit = 7; /* rounds up */
 	job.tres_per_node = "gres:gpu:a100:1";
 	decide("MinSpeed=0.4\nGpuType=x1 Speed=0.6\nGroup=g2 Types=a100,x1\n", &job);
-	assert_int_equal(d.time_limit, 14);          /* l40s 0.5 is slowest: 7*2 */
-	job.tres_per_node = "gres:gpu:h100:1";       /* fastest type asked: factor 8 */
+	assert_int_equal(d.time_limit, 14);    /* l40s 0.5 is slowest: 7*2 */
+	job.tres_per_node = "gres:gpu:h100:1"; /* fastest type asked: factor 8 */
 	decide("", &job);
 	assert_int_equal(d.time_limit, 56);
 }
@@ -368,7 +368,7 @@ static void test_tag_mem_and_types(void **state)
 	decide("", &job);
 	assert_keep("no type eligible beyond a100");
 	assert_non_null(strstr(d.reason, "h100 too little memory"));
-	job.comment = "nodeox:flex:mem=10G";          /* unknown memory is not enough */
+	job.comment = "nodeox:flex:mem=10G"; /* unknown memory is not enough */
 	decide("GpuType=nomem Speed=1\nGroup=g2 Types=a100,nomem\n", &job);
 	assert_rewrite();
 	assert_int_equal(d.neligible, 4);
@@ -376,15 +376,18 @@ static void test_tag_mem_and_types(void **state)
 	job.comment = "nodeox:flex:types=v100+h100";
 	decide("", &job);
 	assert_string_equal(d.features, "a100|h100|v100");
-	job.comment = "nodeox:flex:types=t4";         /* t4 is not in a100's group */
+	job.comment = "nodeox:flex:types=t4"; /* t4 is not in a100's group */
 	decide("", &job);
 	assert_keep("no type eligible beyond a100");
 }
 
 static void test_scope(void **state)
 {
-	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:1",
-			     .partition = "gpu", .account = "phys", .user = "alice" };
+	nodeox_job_t job = { .comment = "nodeox:flex",
+			     .tres_per_node = "gres:gpu:a100:1",
+			     .partition = "gpu",
+			     .account = "phys",
+			     .user = "alice" };
 
 	(void)state;
 	decide("Partitions=gpu,long\n", &job);
@@ -424,7 +427,8 @@ static void test_keep_reasons(void **state)
 	} cases[] = {
 		{ NULL, "gres:gpu:t4:1", NULL, "GPU type t4 is in no Group=" },
 		{ NULL, "gres:gpu:p100:1", NULL, "GPU type p100 is not in nodeox.conf" },
-		{ "gres:gpu:a100:2", "gres:gpu:l40s:1", NULL, "two GPU types in one request (a100 and l40s)" },
+		{ "gres:gpu:a100:2", "gres:gpu:l40s:1", NULL,
+		  "two GPU types in one request (a100 and l40s)" },
 		{ NULL, "gres:gpu:a100:1,gres:gpu:v100:1", NULL, "two GPU types" },
 		{ "gres:gpu:4", NULL, "gres:gpu:1", "names no type" },
 		{ NULL, "gres:nvme:1", NULL, "requests no GPUs" },
@@ -434,8 +438,10 @@ static void test_keep_reasons(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_job = cases[i].job,
-				     .tres_per_node = cases[i].node, .tres_per_task = cases[i].task };
+		nodeox_job_t job = { .comment = "nodeox:flex",
+				     .tres_per_job = cases[i].job,
+				     .tres_per_node = cases[i].node,
+				     .tres_per_task = cases[i].task };
 
 		decide("", &job);
 		assert_keep(cases[i].why);
@@ -456,8 +462,10 @@ static void test_reject(void **state)
 
 static void test_dryrun_and_admin_comment(void **state)
 {
-	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:2",
-			     .features = "ib", .time_limit = 30 };
+	nodeox_job_t job = { .comment = "nodeox:flex",
+			     .tres_per_node = "gres:gpu:a100:2",
+			     .features = "ib",
+			     .time_limit = 30 };
 
 	(void)state;
 	decide("Mode=dryrun\nMinSpeed=0.5\n", &job);
@@ -468,12 +476,11 @@ static void test_dryrun_and_admin_comment(void **state)
 	assert_non_null(strstr(d.admin_comment, "would change"));
 	decide("MinSpeed=0.5\n", &job);
 	assert_false(d.dryrun);
-	assert_string_equal(d.admin_comment,
-			    "nodeox: changed v=1 type=a100 gpus=node:2 tag=nodeox:flex "
-			    "time_limit=30->60 tres_per_node=gres:gpu:a100:2->gres:gpu:2 "
-			    "features=ib->ib&(a100%7Ch100%7Cgpu_l40s)");
+	assert_string_equal(d.admin_comment, "nodeox: changed v=1 type=a100 gpus=node:2 tag=nodeox:flex "
+					     "time_limit=30->60 tres_per_node=gres:gpu:a100:2->gres:gpu:2 "
+					     "features=ib->ib&(a100%7Ch100%7Cgpu_l40s)");
 	assert_string_equal(d.reason, "GPU type a100 broadened to a100|h100|l40s, "
-			    "time limit 30 -> 60 min");
+				      "time limit 30 -> 60 min");
 }
 
 /* No byte of the record may break `sacct -P` or a log line: no '|', ';',
@@ -503,8 +510,7 @@ static void test_admin_comment_hostile(void **state)
 {
 	static const char hostile[] = ";x\"y'\\z%7C\tq\n2026 fake log line\r>";
 	char longc[NODEOX_STR_MAX], tres[256];
-	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = tres,
-			     .time_limit = 60 };
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = tres, .time_limit = 60 };
 
 	(void)state;
 	/* Such bytes in the constraint make the decision KEEP (test_constraint_keep);
@@ -515,7 +521,7 @@ static void test_admin_comment_hostile(void **state)
 	assert_rewrite();
 	assert_record_clean(d.admin_comment);
 	assert_non_null(strstr(d.admin_comment, "gres:nic%3Bx%22y%27%5Cz%257C%09q%0A2026%20"
-			       "fake%20log%20line%0D%3E->"));
+						"fake%20log%20line%0D%3E->"));
 	assert_null(strstr(d.admin_comment, "cut="));
 
 	memset(longc, 0, sizeof(longc));
@@ -529,7 +535,7 @@ static void test_admin_comment_hostile(void **state)
 	assert_record_clean(d.admin_comment);
 	assert_true(strlen(d.admin_comment) < sizeof(d.admin_comment));
 	assert_non_null(strstr(d.admin_comment, "nodeox: changed v=1 type=a100 gpus=node:4 "
-			       "tag=nodeox:flex time_limit=60->"));
+						"tag=nodeox:flex time_limit=60->"));
 	assert_non_null(strstr(d.admin_comment, " tres_per_node=gres:gpu:a100:4->gres:gpu:4"));
 	assert_null(strstr(d.admin_comment, " features="));
 	assert_non_null(strstr(d.admin_comment, " cut=features"));
@@ -539,17 +545,17 @@ static void test_admin_comment_record(void **state)
 {
 	nodeox_job_t job = { .comment = "sweep nodeox:flex:uniform:mem=40960M:types=l40s+a100",
 			     .tres_per_job = "gres:gpu:a100:8",
-			     .tres_per_task = "gres/gpu:a100=1", .time_limit = NODEOX_TIME_NONE };
+			     .tres_per_task = "gres/gpu:a100=1",
+			     .time_limit = NODEOX_TIME_NONE };
 
 	(void)state;
 	decide("PreferRequested=yes\n", &job);
 	assert_rewrite();
-	assert_string_equal(d.admin_comment,
-			    "nodeox: changed v=1 type=a100 gpus=job:8,task:1 "
-			    "tag=nodeox:flex:mem=40G:types=l40s+a100:uniform "
-			    "tres_per_job=gres:gpu:a100:8->gres:gpu:8 "
-			    "tres_per_task=gres/gpu:a100=1->gres/gpu=1 "
-			    "features=->[a100%7Cgpu_l40s] prefer=->a100");
+	assert_string_equal(d.admin_comment, "nodeox: changed v=1 type=a100 gpus=job:8,task:1 "
+					     "tag=nodeox:flex:mem=40G:types=l40s+a100:uniform "
+					     "tres_per_job=gres:gpu:a100:8->gres:gpu:8 "
+					     "tres_per_task=gres/gpu:a100=1->gres/gpu=1 "
+					     "features=->[a100%7Cgpu_l40s] prefer=->a100");
 	assert_record_clean(d.admin_comment);
 	job.comment = "nodeox:flex:mem=1500M";
 	job.tres_per_job = NULL;
@@ -559,7 +565,7 @@ static void test_admin_comment_record(void **state)
 	decide("", &job);
 	assert_rewrite();
 	assert_non_null(strstr(d.admin_comment, " gpus=socket:2 tag=nodeox:flex:mem=1500M "
-			       "time_limit=90->"));
+						"time_limit=90->"));
 	assert_record_clean(d.admin_comment);
 }
 
@@ -568,10 +574,8 @@ static void test_admin_comment_record(void **state)
  * 4 idle), h1 (h100, drained), v1 (v100, only in partition "old").
  */
 static const nodeox_node_t nodes[] = {
-	{ "a1", "a100,ib", "gpu", "a100", 4, 2, true },
-	{ "a2", "a100,ib", "gpu", "a100", 4, 0, true },
-	{ "l1", "gpu_l40s", "gpu,old", "l40s", 4, 4, true },
-	{ "h1", "h100", "gpu", "h100", 8, 8, false },
+	{ "a1", "a100,ib", "gpu", "a100", 4, 2, true },      { "a2", "a100,ib", "gpu", "a100", 4, 0, true },
+	{ "l1", "gpu_l40s", "gpu,old", "l40s", 4, 4, true }, { "h1", "h100", "gpu", "h100", 8, 8, false },
 	{ "v1", "v100", "old", "v100", 4, 4, true },
 };
 static const nodeox_cluster_t cluster = { nodes, sizeof(nodes) / sizeof(nodes[0]) };
@@ -586,7 +590,8 @@ static void decide_cl(const char *extra, const nodeox_job_t *job)
 
 static void test_feature_filtering(void **state)
 {
-	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:4",
+	nodeox_job_t job = { .comment = "nodeox:flex",
+			     .tres_per_node = "gres:gpu:a100:4",
 			     .partition = "gpu" };
 
 	(void)state;
@@ -625,12 +630,12 @@ static void test_when_blocked(void **state)
 	decide_cl("Broaden=when-blocked\n", &job);
 	assert_rewrite();
 	job.tres_per_node = "gres:gpu:a100:1";
-	job.min_nodes = 2;                      /* only one node with an idle a100 */
+	job.min_nodes = 2; /* only one node with an idle a100 */
 	decide_cl("Broaden=when-blocked\n", &job);
 	assert_rewrite();
 	job.min_nodes = 0;
 	job.tres_per_node = NULL;
-	job.tres_per_job = "gres:gpu:a100:2";   /* 2 idle in total */
+	job.tres_per_job = "gres:gpu:a100:2"; /* 2 idle in total */
 	decide_cl("Broaden=when-blocked\n", &job);
 	assert_keep("can serve the job now");
 	job.tres_per_job = "gres:gpu:a100:3";
@@ -644,7 +649,7 @@ static void test_when_blocked(void **state)
 	job.num_tasks = 3;
 	decide_cl("Broaden=when-blocked\n", &job);
 	assert_rewrite();
-	job.tres_per_task = NULL;               /* no cluster: acts as always */
+	job.tres_per_task = NULL; /* no cluster: acts as always */
 	job.tres_per_node = "gres:gpu:a100:1";
 	decide("Broaden=when-blocked\n", &job);
 	assert_rewrite();
@@ -667,8 +672,10 @@ static void test_when_faster(void **state)
 	nodeox_demand_t ahead[2];
 	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(4)];
 	nodeox_cluster_t cl = { nodes, 4, run, 4, NULL, 0, scratch, false };
-	nodeox_job_t job = { .comment = "nodeox:flex:types=a100+l40s", .partition = "gpu",
-			     .tres_per_node = "gres:gpu:a100:4", .time_limit = 60 };
+	nodeox_job_t job = { .comment = "nodeox:flex:types=a100+l40s",
+			     .partition = "gpu",
+			     .tres_per_node = "gres:gpu:a100:4",
+			     .time_limit = 60 };
 	nodeox_conf_t *c = conf_with("Broaden=when-faster\n");
 
 	(void)state;
@@ -696,13 +703,13 @@ static void test_when_faster(void **state)
 	assert_rewrite();
 	assert_string_equal(d.features, "a100|gpu_l40s");
 	if (!strstr(d.reason, "time limit 60 -> 120 min; broadened: a100 expected free in about "
-			       "180 min at the earliest, l40s free in about 1 min: finishing in about "
-			       "121 min (Broaden=when-faster)"))
+			      "180 min at the earliest, l40s free in about 1 min: finishing in about "
+			      "121 min (Broaden=when-faster)"))
 		fail_msg("reason: %s", d.reason);
 
 	/* pending jobs ahead want the l40s coming back: kept again */
 	ahead[0] = (nodeox_demand_t){ "l40s", 8 };
-	ahead[1] = (nodeox_demand_t){ "h100", 64 };  /* not on either side */
+	ahead[1] = (nodeox_demand_t){ "h100", 64 }; /* not on either side */
 	cl.ahead = ahead;
 	cl.nahead = 2;
 	nodeox_policy_decide(c, &job, &cl, &d);
@@ -717,7 +724,7 @@ static void test_when_faster(void **state)
 
 	/* a broadened finish only a little sooner stays below the margin */
 	cl.nahead = 0;
-	run[2] = (nodeox_running_t){ 0, 4, 4200 };  /* kept: 4200+3600, broadened 60+7200 */
+	run[2] = (nodeox_running_t){ 0, 4, 4200 }; /* kept: 4200+3600, broadened 60+7200 */
 	run[3] = (nodeox_running_t){ 1, 4, 10800 };
 	run[0] = (nodeox_running_t){ 2, 4, 60 };
 	run[1] = (nodeox_running_t){ 3, 4, 120 };
@@ -795,7 +802,7 @@ static void test_running_sort(void **state)
 				ref[i].end = (int64_t)r; /* the whole int64 range */
 			else
 				ref[i].end = (int64_t)(r % (uint64_t)(2 * s + 1)) - s;
-			if (round % 5 == 3)     /* already in order */
+			if (round % 5 == 3) /* already in order */
 				ref[i].end = (int64_t)i - 100;
 			else if (round % 5 == 4) /* reversed, with ties */
 				ref[i].end = 100 - (int64_t)(i / 3);
@@ -833,25 +840,14 @@ static void test_action_names(void **state)
 	assert_string_equal(nodeox_action_name(NODEOX_REJECT), "REJECT");
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_untagged_and_off),
-	cmocka_unit_test(test_request_forms),
-	cmocka_unit_test(test_two_fields_same_type),
-	cmocka_unit_test(test_constraint),
-	cmocka_unit_test(test_constraint_keep),
-	cmocka_unit_test(test_time_cap),
-	cmocka_unit_test(test_prefer),
-	cmocka_unit_test(test_time_scaling),
-	cmocka_unit_test(test_min_speed),
-	cmocka_unit_test(test_tag_mem_and_types),
-	cmocka_unit_test(test_scope),
-	cmocka_unit_test(test_keep_reasons),
-	cmocka_unit_test(test_reject),
-	cmocka_unit_test(test_dryrun_and_admin_comment),
-	cmocka_unit_test(test_admin_comment_record),
-	cmocka_unit_test(test_admin_comment_hostile),
-	cmocka_unit_test(test_feature_filtering),
-	cmocka_unit_test(test_when_blocked),
-	cmocka_unit_test(test_when_faster),
-	cmocka_unit_test(test_running_sort),
-	cmocka_unit_test(test_action_names))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_untagged_and_off), cmocka_unit_test(test_request_forms),
+		 cmocka_unit_test(test_two_fields_same_type), cmocka_unit_test(test_constraint),
+		 cmocka_unit_test(test_constraint_keep), cmocka_unit_test(test_time_cap),
+		 cmocka_unit_test(test_prefer), cmocka_unit_test(test_time_scaling),
+		 cmocka_unit_test(test_min_speed), cmocka_unit_test(test_tag_mem_and_types),
+		 cmocka_unit_test(test_scope), cmocka_unit_test(test_keep_reasons),
+		 cmocka_unit_test(test_reject), cmocka_unit_test(test_dryrun_and_admin_comment),
+		 cmocka_unit_test(test_admin_comment_record), cmocka_unit_test(test_admin_comment_hostile),
+		 cmocka_unit_test(test_feature_filtering), cmocka_unit_test(test_when_blocked),
+		 cmocka_unit_test(test_when_faster), cmocka_unit_test(test_running_sort),
+		 cmocka_unit_test(test_action_names))

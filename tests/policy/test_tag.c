@@ -15,11 +15,10 @@
 #include "tests/common/test_main.h"
 #include "policy/policy.h"
 
-static const char *conf_text =
-	"GpuType=a100 Memory=80G Speed=1\n"
-	"GpuType=l40s Memory=48G Speed=0.5\n"
-	"GpuType=v100 Memory=32G Speed=0.3\n"
-	"Group=g Types=a100,l40s,v100\n";
+static const char *conf_text = "GpuType=a100 Memory=80G Speed=1\n"
+			       "GpuType=l40s Memory=48G Speed=0.5\n"
+			       "GpuType=v100 Memory=32G Speed=0.3\n"
+			       "Group=g Types=a100,l40s,v100\n";
 
 static int setup(void **state)
 {
@@ -41,8 +40,15 @@ static int teardown(void **state)
 static void test_absent(void **state)
 {
 	static const char *const comments[] = {
-		"", "just a comment", "nodeox", "nodeox:fle", "mynodeox:flex", "x:nodeox:flex",
-		"NODEOX:FLEX", "nodeox_flex", "_nodeox:flex",
+		"",
+		"just a comment",
+		"nodeox",
+		"nodeox:fle",
+		"mynodeox:flex",
+		"x:nodeox:flex",
+		"NODEOX:FLEX",
+		"nodeox_flex",
+		"_nodeox:flex",
 	};
 	nodeox_tag_t tag;
 	char err[NODEOX_ERR_MAX];
@@ -60,8 +66,8 @@ static void test_absent(void **state)
 static void test_plain(void **state)
 {
 	static const char *const comments[] = {
-		"nodeox:flex", "run 12 nodeox:flex", "nodeox:flex, other text", "a;nodeox:flex;b",
-		"(nodeox:flex)", "nodeox:flex\tnext", "x=1 nodeox:flex",
+		"nodeox:flex",   "run 12 nodeox:flex", "nodeox:flex, other text", "a;nodeox:flex;b",
+		"(nodeox:flex)", "nodeox:flex\tnext",  "x=1 nodeox:flex",
 	};
 	nodeox_tag_t tag;
 	char err[NODEOX_ERR_MAX];
@@ -87,23 +93,23 @@ static void test_options(void **state)
 
 	assert_int_equal(nodeox_tag_parse("nodeox:flex:mem=40G", c, &tag, err, sizeof(err)), 1);
 	assert_true(tag.min_mem_mb == 40 * 1024);
-	assert_int_equal(nodeox_tag_parse("go nodeox:flex:MEM=40960m now", c, &tag, err,
-					  sizeof(err)), 1);
+	assert_int_equal(nodeox_tag_parse("go nodeox:flex:MEM=40960m now", c, &tag, err, sizeof(err)), 1);
 	assert_true(tag.min_mem_mb == 40960);
 	assert_int_equal(nodeox_tag_parse("nodeox:flex:uniform", c, &tag, err, sizeof(err)), 1);
 	assert_true(tag.uniform);
 	assert_int_equal(nodeox_tag_parse("nodeox:flex:mixed", c, &tag, err, sizeof(err)), 1);
 	assert_false(tag.uniform);
-	assert_int_equal(nodeox_tag_parse("nodeox:flex:types=l40s+V100:uniform:mem=30G", c, &tag,
-					  err, sizeof(err)), 1);
+	assert_int_equal(
+		nodeox_tag_parse("nodeox:flex:types=l40s+V100:uniform:mem=30G", c, &tag, err, sizeof(err)),
+		1);
 	assert_true(tag.uniform);
 	assert_true(tag.min_mem_mb == 30 * 1024);
 	assert_int_equal(tag.nonly, 2);
 	assert_int_equal(tag.only[0], nodeox_conf_find_type(c, "l40s"));
 	assert_int_equal(tag.only[1], nodeox_conf_find_type(c, "v100"));
 	/* The first tag counts; text after it is not parsed as options. */
-	assert_int_equal(nodeox_tag_parse("nodeox:flex:uniform nodeox:flex:bogus", c, &tag, err,
-					  sizeof(err)), 1);
+	assert_int_equal(nodeox_tag_parse("nodeox:flex:uniform nodeox:flex:bogus", c, &tag, err, sizeof(err)),
+			 1);
 	assert_true(tag.uniform);
 }
 
@@ -150,9 +156,9 @@ static void test_hostile(void **state)
 	nodeox_tag_t tag;
 	size_t i;
 
-	assert_int_equal(nodeox_tag_parse("nodeox:flex:%s%n\x01\x7f", *state, &tag, err,
-					  sizeof(err)), -1);
-	assert_non_null(strstr(err, "'%s%n?" "?'"));
+	assert_int_equal(nodeox_tag_parse("nodeox:flex:%s%n\x01\x7f", *state, &tag, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'%s%n?"
+				    "?'"));
 	for (i = 0; err[i]; i++)
 		assert_true(err[i] >= 0x20 && err[i] < 0x7f);
 	strcpy(comment, "nodeox:flex:");
@@ -197,8 +203,7 @@ static void test_no_conf(void **state)
 	assert_int_equal(nodeox_tag_parse("nodeox:flex:nope", NULL, &tag, err, sizeof(err)), -1);
 }
 
-NODEOX_TEST_MAIN(setup, teardown,
-	cmocka_unit_test(test_absent),    cmocka_unit_test(test_plain),
-	cmocka_unit_test(test_options),   cmocka_unit_test(test_malformed),
-	cmocka_unit_test(test_hostile),   cmocka_unit_test(test_bounded),
-	cmocka_unit_test(test_no_conf))
+NODEOX_TEST_MAIN(setup, teardown, cmocka_unit_test(test_absent), cmocka_unit_test(test_plain),
+		 cmocka_unit_test(test_options), cmocka_unit_test(test_malformed),
+		 cmocka_unit_test(test_hostile), cmocka_unit_test(test_bounded),
+		 cmocka_unit_test(test_no_conf))

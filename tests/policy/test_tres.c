@@ -23,8 +23,8 @@ static const char *show(const char *s, const nodeox_tres_gpu_t *e)
 	static char out[128];
 	static const char *const forms[] = { "bare", "colon", "slash", "slash_eq" };
 
-	snprintf(out, sizeof(out), "%s '%.*s' %llu %d", forms[e->form], (int)e->type_len,
-		 s + e->type_off, (unsigned long long)e->count, (int)e->problem);
+	snprintf(out, sizeof(out), "%s '%.*s' %llu %d", forms[e->form], (int)e->type_len, s + e->type_off,
+		 (unsigned long long)e->count, (int)e->problem);
 	return out;
 }
 
@@ -50,14 +50,15 @@ static void test_job_forms(void **state)
 	assert_string_equal(job1("gres/gpu:a100=4"), "slash_eq 'a100' 4 0");
 	assert_string_equal(job1("gres/gpu=4"), "slash_eq '' 4 0");
 	assert_string_equal(job1("gpu:a100:4"), "bare 'a100' 4 0");
-	assert_string_equal(job1("gres:gpu"), "colon '' 1 0");       /* one GPU */
+	assert_string_equal(job1("gres:gpu"), "colon '' 1 0"); /* one GPU */
 	assert_string_equal(job1("gres:gpu:4"), "colon '' 4 0");
 	assert_string_equal(job1("gres:gpu:a100"), "colon 'a100' 1 0"); /* one a100 */
-	assert_string_equal(job1("gres:gpu:2x"), "colon '2x' 1 0");  /* not a count: a type */
+	assert_string_equal(job1("gres:gpu:2x"), "colon '2x' 1 0");     /* not a count: a type */
 	assert_string_equal(job1("gres:gpu:0"), "colon '' 0 0");
 	/* other entries are not GPUs, however close their names */
 	assert_string_equal(job1("cpu=4,gres:nvme:1,gres/gpumem=40G,gres:gpu:l40s:2,gres:mps:100,"
-				 "gpus:3,mem=8G"), "colon 'l40s' 2 0");
+				 "gpus:3,mem=8G"),
+			    "colon 'l40s' 2 0");
 	assert_int_equal(nodeox_tres_scan("gres:gpux:1,gres/gpumem=4,cpu=1,gres:mps:100", NULL, 0), 0);
 	assert_int_equal(nodeox_tres_scan("", NULL, 0), 0);
 	assert_int_equal(nodeox_tres_scan(",,,", NULL, 0), 0);
@@ -96,11 +97,11 @@ static void test_counts(void **state)
 	assert_string_equal(job1("gres:gpu:a100:3KiB"), "colon 'a100' 3072 0");
 	assert_string_equal(job1("gres:gpu:a100:1m"), "colon 'a100' 1048576 0");
 	assert_string_equal(job1("gres:gpu:a100:3g"), "colon 'a100' 3221225472 0");
-	assert_string_equal(job1("gres:gpu:2k"), "colon '' 2048 0");  /* a count, not a type */
+	assert_string_equal(job1("gres:gpu:2k"), "colon '' 2048 0"); /* a count, not a type */
 	assert_string_equal(job1("gres:gpu:a100:4294967295"), "colon 'a100' 4294967295 0");
 	assert_int_equal(nodeox_tres_count_parse("007", 3, &v), 0);
 	assert_int_equal(v, 7);
-	assert_int_equal(nodeox_tres_count_parse(" +3", 3, &v), 0);  /* as strtoull */
+	assert_int_equal(nodeox_tres_count_parse(" +3", 3, &v), 0); /* as strtoull */
 	assert_int_equal(v, 3);
 	assert_string_equal(job1("gres:gpu:a100: 1"), "colon 'a100' 1 0");
 	assert_string_equal(job1("gres:gpu: 2"), "colon '' 2 0");
@@ -154,12 +155,15 @@ static void test_bounds(void **state)
 	(void)state;
 	memset(s, 'x', sizeof(s));
 	memcpy(s, "gres:gpu:a100:1,", 16);
-	s[NODEOX_STR_MAX] = '\0';                  /* 1024 bytes: too long */
+	s[NODEOX_STR_MAX] = '\0'; /* 1024 bytes: too long */
 	assert_int_equal(nodeox_tres_scan(s, e, 1), -1);
 	assert_int_equal(nodeox_tres_scan_node(s, e, 1), -1);
-	s[NODEOX_STR_MAX - 1] = '\0';              /* 1023: read */
+	s[NODEOX_STR_MAX - 1] = '\0'; /* 1023: read */
 	assert_int_equal(nodeox_tres_scan(s, e, 1), 1);
-	assert_int_equal(nodeox_tres_scan_node("gpu:a:1(" "((((((((((,gpu:b:1", e, 1), 1);
+	assert_int_equal(nodeox_tres_scan_node("gpu:a:1("
+					       "((((((((((,gpu:b:1",
+					       e, 1),
+			 1);
 }
 
 static void test_node(void **state)
@@ -188,7 +192,7 @@ static void test_node(void **state)
 	assert_int_equal(nodeox_tres_scan_node(s, e, 4), 2);
 	assert_string_equal(show(s, &e[1]), "bare 'l40s' 2 0");
 	assert_int_equal(e[1].start, 16);
-	assert_int_equal(e[1].end, 35);                 /* with its "(IDX:1,3)" */
+	assert_int_equal(e[1].end, 35); /* with its "(IDX:1,3)" */
 	/* the same text as job TRES: the comma in (IDX:1,3) splits, no harm */
 	assert_int_equal(nodeox_tres_scan(s, e, 4), 2);
 }
@@ -239,12 +243,7 @@ static void test_untype(void **state)
 	assert_int_equal(nodeox_tres_untype(cases[1].in, e, 1, out, 12), -1);
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_job_forms),
-	cmocka_unit_test(test_job_offsets),
-	cmocka_unit_test(test_counts),
-	cmocka_unit_test(test_malformed),
-	cmocka_unit_test(test_bounds),
-	cmocka_unit_test(test_node),
-	cmocka_unit_test(test_type_copy),
-	cmocka_unit_test(test_untype))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_job_forms), cmocka_unit_test(test_job_offsets),
+		 cmocka_unit_test(test_counts), cmocka_unit_test(test_malformed),
+		 cmocka_unit_test(test_bounds), cmocka_unit_test(test_node), cmocka_unit_test(test_type_copy),
+		 cmocka_unit_test(test_untype))

@@ -64,19 +64,21 @@ static void test_read_and_interpolate(void **state)
 	(void)state;
 	sim_bf_phase_t *p = read_ok("# second phase\n\n0 0.65\n100 0.95   # drifting\n200 0.15\n");
 	assert_int_equal(p->n, 3);
-	assert_float_equal(bf_phase_at(p, -50), 0.65, 1e-9);    /* before: the first */
+	assert_float_equal(bf_phase_at(p, -50), 0.65, 1e-9); /* before: the first */
 	assert_float_equal(bf_phase_at(p, 0), 0.65, 1e-9);
 	assert_float_equal(bf_phase_at(p, 50), 0.80, 1e-9);
-	assert_float_equal(bf_phase_at(p, 150), 0.05, 1e-9);    /* 0.95 -> 1.15 across 1.0 */
+	assert_float_equal(bf_phase_at(p, 150), 0.05, 1e-9); /* 0.95 -> 1.15 across 1.0 */
 	assert_float_equal(bf_phase_at(p, 200), 0.15, 1e-9);
-	assert_float_equal(bf_phase_at(p, 900), 0.15, 1e-9);    /* after: the last */
+	assert_float_equal(bf_phase_at(p, 900), 0.15, 1e-9); /* after: the last */
 	bf_phase_free(p);
 }
 
 static void test_errors(void **state)
 {
 	(void)state;
-	struct { const char *text, *err; } cases[] = {
+	struct {
+		const char *text, *err;
+	} cases[] = {
 		{ "0 0.5\n5 1.2\n", "F:2: phase must be a number in [0, 1)" },
 		{ "0 0.5\n\n# c\n0 0.6\n", "F:4: seconds must be ascending" },
 		{ "x 0.5\n", "F:1: expected SECOND PHASE (an integer trace second)" },
@@ -145,7 +147,5 @@ static void test_hand_over(void **state)
 	assert_int_equal(second_start("0 0.30\n40 0.50\n"), 40);
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_read_and_interpolate),
-	cmocka_unit_test(test_errors),
-	cmocka_unit_test(test_hand_over))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_read_and_interpolate), cmocka_unit_test(test_errors),
+		 cmocka_unit_test(test_hand_over))

@@ -63,7 +63,7 @@ static void test_article_cluster(void **state)
 	(void)state;
 	sim_cluster_t *c = read_data_cluster("article");
 	assert_int_equal(c->nnodes, 4);
-	assert_int_equal(c->ntypes, 2);            /* no untyped left: gres.conf typed l1,l2 */
+	assert_int_equal(c->ntypes, 2); /* no untyped left: gres.conf typed l1,l2 */
 	assert_int_equal(c->total_gpus, 16);
 	int a = cluster_find_type(c, "a100"), l = cluster_find_type(c, "l40s");
 	assert_true(a >= 0 && l >= 0);
@@ -79,8 +79,8 @@ static void test_article_cluster(void **state)
 	assert_int_equal(c->parts[0].max_time, 2 * 86400);
 	assert_int_equal(c->nclasses, 2);
 	assert_int_equal(c->params.bf_interval_s, 30);
-	assert_int_equal(c->params.bf_max_job_test, 500);      /* Slurm's default */
-	assert_int_equal(c->params.sched_interval_s, 60);      /* Slurm's default */
+	assert_int_equal(c->params.bf_max_job_test, 500); /* Slurm's default */
+	assert_int_equal(c->params.sched_interval_s, 60); /* Slurm's default */
 	cluster_free(c);
 }
 
@@ -91,7 +91,7 @@ static void test_slurm2411_files(void **state)
 	char err[512];
 	assert_int_equal(c->nnodes, 7);
 	assert_int_equal(c->ntypes, 2);
-	assert_int_equal(c->total_gpus, 4 * 8 + 2 * 4);    /* MultipleFiles=: one GPU a line */
+	assert_int_equal(c->total_gpus, 4 * 8 + 2 * 4); /* MultipleFiles=: one GPU a line */
 	assert_int_equal(c->nodes[4].gpus, 4);
 	assert_int_equal(c->nodes[4].type, cluster_find_type(c, "l40s"));
 	assert_int_equal(c->nodes[0].cpus, 64);
@@ -119,47 +119,46 @@ static void test_slurm2411_files(void **state)
 static void test_conf_details(void **state)
 {
 	(void)state;
-	const char *conf =
-		"# comment\n"
-		"SchedulerParameters=bf_window=60,bf_resolution=30,bf_continue,bf_max_job_test=7,"
-		"bf_max_job_part=4,bf_max_job_user=3,bf_max_job_user_part=2,partition_job_depth=0,"
-		"sched_max_job_start=5,sched_interval=0\n"
-		"PriorityWeightAge=1000 PriorityMaxAge=1-00:00:00 PriorityWeightJobSize=10\n"
-		"PriorityCalcPeriod=2 AccountingStorageType=accounting_storage/slurmdbd\n"
-		"NodeName=DEFAULT Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=1000\n"
-		"NodeName=g[1-3] Feature=v100,nvlink Gres=gpu:v100:8,mps:100 \\\n"
-		"   State=UNKNOWN\n"
-		"NodeName=d1 Gres=gpu:v100:8 State=DRAIN\n"
-		"NodeName=c1 CPUs=4\n"
-		"PartitionName=DEFAULT MaxTime=60\n"
-		"PartitionName=cpu Nodes=c1 PriorityTier=3\n"
-		"PartitionName=gpu Nodes=ALL Default=YES DefaultTime=30\n";
+	const char *conf = "# comment\n"
+			   "SchedulerParameters=bf_window=60,bf_resolution=30,bf_continue,bf_max_job_test=7,"
+			   "bf_max_job_part=4,bf_max_job_user=3,bf_max_job_user_part=2,partition_job_depth=0,"
+			   "sched_max_job_start=5,sched_interval=0\n"
+			   "PriorityWeightAge=1000 PriorityMaxAge=1-00:00:00 PriorityWeightJobSize=10\n"
+			   "PriorityCalcPeriod=2 AccountingStorageType=accounting_storage/slurmdbd\n"
+			   "NodeName=DEFAULT Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=1000\n"
+			   "NodeName=g[1-3] Feature=v100,nvlink Gres=gpu:v100:8,mps:100 \\\n"
+			   "   State=UNKNOWN\n"
+			   "NodeName=d1 Gres=gpu:v100:8 State=DRAIN\n"
+			   "NodeName=c1 CPUs=4\n"
+			   "PartitionName=DEFAULT MaxTime=60\n"
+			   "PartitionName=cpu Nodes=c1 PriorityTier=3\n"
+			   "PartitionName=gpu Nodes=ALL Default=YES DefaultTime=30\n";
 	sim_cluster_t *c = cluster_from_text(conf, "dir/slurm.conf");
 	assert_int_equal(c->nnodes, 5);
 	assert_int_equal(c->nodes[0].cpus, 32);
 	assert_int_equal(c->nodes[0].gpus, 8);
-	assert_true(c->nodes[2].usable);                /* continuation line read */
-	assert_false(c->nodes[3].usable);               /* DRAIN */
+	assert_true(c->nodes[2].usable);  /* continuation line read */
+	assert_false(c->nodes[3].usable); /* DRAIN */
 	assert_int_equal(c->nodes[4].cpus, 4);
 	assert_int_equal(c->nodes[4].type, -1);
-	assert_int_equal(c->total_gpus, 24);            /* the drained node does not count */
+	assert_int_equal(c->total_gpus, 24); /* the drained node does not count */
 	assert_int_equal(c->params.bf_window_min, 60);
 	assert_int_equal(c->params.bf_resolution_s, 30);
 	assert_int_equal(c->params.bf_max_job_test, 7);
 	assert_int_equal(c->params.bf_max_job_part, 4);
 	assert_int_equal(c->params.bf_max_job_user, 3);
 	assert_int_equal(c->params.bf_max_job_user_part, 2);
-	assert_int_equal(c->params.partition_job_depth, 0);   /* 0: no limit, allowed */
+	assert_int_equal(c->params.partition_job_depth, 0); /* 0: no limit, allowed */
 	assert_int_equal(c->params.sched_max_job_start, 5);
 	assert_int_equal(c->params.sched_interval_s, 1); /* 0: every 1 s loop */
 	assert_true(c->params.bf_continue);
 	assert_int_equal(c->params.max_age_s, 86400);
-	assert_true(c->params.weight_age == 1000);      /* with slurmdbd */
+	assert_true(c->params.weight_age == 1000); /* with slurmdbd */
 	assert_int_equal(c->params.calc_period_s, 120);
 	assert_int_equal(c->parts[0].max_time, 3600);
 	assert_int_equal(c->parts[1].default_time, 1800);
 	assert_int_equal(c->parts[0].tier, 3);
-	assert_int_equal(c->parts[1].tier, 1);          /* Slurm's default */
+	assert_int_equal(c->parts[1].tier, 1); /* Slurm's default */
 	assert_int_equal(c->default_part, 1);
 	assert_string_equal(c->nodes[4].partitions_str, "cpu,gpu");
 	cluster_free(c);
@@ -169,12 +168,11 @@ static void test_conf_details(void **state)
 static void test_gres_forms(void **state)
 {
 	(void)state;
-	const char *conf =
-		"NodeName=a1 Gres=gpu:a100\n"                  /* a type, no count: one */
-		"NodeName=a2 Gres=mps:100,gpu:a100:4(S:0-1),nic:1\n"
-		"NodeName=a3 Gres=gpu:1k\n"                    /* 1024, untyped */
-		"NodeName=c1 Gres=(null)\n"
-		"PartitionName=p Nodes=ALL\n";
+	const char *conf = "NodeName=a1 Gres=gpu:a100\n" /* a type, no count: one */
+			   "NodeName=a2 Gres=mps:100,gpu:a100:4(S:0-1),nic:1\n"
+			   "NodeName=a3 Gres=gpu:1k\n" /* 1024, untyped */
+			   "NodeName=c1 Gres=(null)\n"
+			   "PartitionName=p Nodes=ALL\n";
 	sim_cluster_t *c = cluster_from_text(conf, "s.conf");
 	assert_int_equal(c->nodes[0].gpus, 1);
 	assert_string_equal(c->types[c->nodes[0].type], "a100");
@@ -223,8 +221,8 @@ static void test_conf_errors(void **state)
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
 		sim_cluster_t *c = (sim_cluster_t *)&bad[i];
 		char err[512];
-		assert_int_equal(cluster_read_strings(bad[i].conf, bad[i].gres, "s.conf", &c, err,
-						      sizeof(err)), -1);
+		assert_int_equal(
+			cluster_read_strings(bad[i].conf, bad[i].gres, "s.conf", &c, err, sizeof(err)), -1);
 		assert_null(c);
 		if (!strstr(err, bad[i].expect))
 			fail_msg("case %zu: got '%s', want '%s'", i, err, bad[i].expect);
@@ -234,11 +232,10 @@ static void test_conf_errors(void **state)
 static void test_constraints(void **state)
 {
 	(void)state;
-	const char *conf =
-		"NodeName=a1 Features=a100,nvlink Gres=gpu:a100:4\n"
-		"NodeName=l1 Features=l40s Gres=gpu:l40s:4\n"
-		"NodeName=v1 Features=v100,nvlink Gres=gpu:v100:4\n"
-		"PartitionName=p Nodes=ALL Default=YES\n";
+	const char *conf = "NodeName=a1 Features=a100,nvlink Gres=gpu:a100:4\n"
+			   "NodeName=l1 Features=l40s Gres=gpu:l40s:4\n"
+			   "NodeName=v1 Features=v100,nvlink Gres=gpu:v100:4\n"
+			   "PartitionName=p Nodes=ALL Default=YES\n";
 	sim_cluster_t *c = cluster_from_text(conf, "s.conf");
 	char err[256];
 	uint64_t a = c->nodes[0].features, l = c->nodes[1].features, v = c->nodes[2].features;
@@ -258,7 +255,7 @@ static void test_constraints(void **state)
 	assert_true(constraint_match_alt(&k, l, 1));
 	assert_int_equal(constraint_parse("nvlink&(a100|l40s|v100)", c, &k, err, sizeof(err)), 0);
 	assert_true(constraint_match(&k, a) >= 0);
-	assert_int_equal(constraint_match(&k, l), -1);          /* no nvlink */
+	assert_int_equal(constraint_match(&k, l), -1); /* no nvlink */
 	assert_true(constraint_match(&k, v) >= 0);
 	/* Slurm 22.05: left to right, no precedence: (l40s|a100)&nvlink */
 	assert_int_equal(constraint_parse("l40s|a100&nvlink", c, &k, err, sizeof(err)), 0);
@@ -277,11 +274,7 @@ static void test_constraints(void **state)
 	cluster_free(c);
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_hostlist),
-	cmocka_unit_test(test_article_cluster),
-	cmocka_unit_test(test_slurm2411_files),
-	cmocka_unit_test(test_conf_details),
-	cmocka_unit_test(test_gres_forms),
-	cmocka_unit_test(test_conf_errors),
-	cmocka_unit_test(test_constraints))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_hostlist), cmocka_unit_test(test_article_cluster),
+		 cmocka_unit_test(test_slurm2411_files), cmocka_unit_test(test_conf_details),
+		 cmocka_unit_test(test_gres_forms), cmocka_unit_test(test_conf_errors),
+		 cmocka_unit_test(test_constraints))

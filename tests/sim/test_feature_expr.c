@@ -19,7 +19,7 @@
 typedef struct {
 	const char *expr;
 	const feature_expr_t *e;
-	const char *have;          /* the node's features, comma separated */
+	const char *have; /* the node's features, comma separated */
 } node_t;
 
 static bool node_has(void *arg, int i)
@@ -58,9 +58,9 @@ static void test_left_to_right(void **state)
 	/* a&b|c is (a&b)|c */
 	assert_int_equal(eval("a&b|c", "c", -1), 1);
 	assert_int_equal(eval("a&b|c", "a", -1), 0);
-	assert_int_equal(eval("a,b", "a,b", -1), 1);           /* ',' is '&' */
+	assert_int_equal(eval("a,b", "a,b", -1), 1); /* ',' is '&' */
 	assert_int_equal(eval("a,b", "a", -1), 0);
-	assert_int_equal(eval("a", "ab", -1), 0);              /* whole names only */
+	assert_int_equal(eval("a", "ab", -1), 0); /* whole names only */
 }
 
 static void test_parentheses(void **state)
@@ -71,7 +71,7 @@ static void test_parentheses(void **state)
 	assert_int_equal(eval("a|(b&c)", "b,c", -1), 1);
 	assert_int_equal(eval("(a|b)&c", "b,c", -1), 1);
 	assert_int_equal(eval("(a|b)&c", "b", -1), 0);
-	assert_int_equal(eval("c&(a|b)|d", "d", -1), 1);       /* (c&(a|b))|d */
+	assert_int_equal(eval("c&(a|b)|d", "d", -1), 1); /* (c&(a|b))|d */
 	assert_int_equal(eval("c&(a|b)|d", "a", -1), 0);
 	assert_int_equal(eval("(a|b)&(c|d)", "b,d", -1), 1);
 	assert_int_equal(eval("(a|b)&(c|d)", "a,b", -1), 0);
@@ -98,8 +98,8 @@ static void test_matching_set(void **state)
 static void test_refused(void **state)
 {
 	(void)state;
-	const char *bad[] = { "a|", "|a", "a||b", "(a", "a)", "a]", "[a", "((a|b))", "(a*2)",
-			      "a*0", "a*x", "[a|b]&[c|d]", "(a|b)c", "a[b]", "[(a|b)]" };
+	const char *bad[] = { "a|",    "|a",  "a||b", "(a",          "a)",     "a]",   "[a",     "((a|b))",
+			      "(a*2)", "a*0", "a*x",  "[a|b]&[c|d]", "(a|b)c", "a[b]", "[(a|b)]" };
 	char err[128];
 	feature_expr_t e;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
@@ -109,11 +109,8 @@ static void test_refused(void **state)
 	}
 	assert_int_equal(feature_expr_parse("", &e, err, sizeof(err)), 0);
 	assert_int_equal(e.n, 0);
-	assert_int_equal(eval("", "x", -1), 1);                /* no constraint: any node */
+	assert_int_equal(eval("", "x", -1), 1); /* no constraint: any node */
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_left_to_right),
-	cmocka_unit_test(test_parentheses),
-	cmocka_unit_test(test_matching_set),
-	cmocka_unit_test(test_refused))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_left_to_right), cmocka_unit_test(test_parentheses),
+		 cmocka_unit_test(test_matching_set), cmocka_unit_test(test_refused))

@@ -59,8 +59,7 @@ static void check_order(const prio_list_t *l, ref_t *ref, size_t n)
 
 /* The list holds exactly the jobs j with in[j], at key[j], in order; ref is
  * scratch room for n entries. */
-static void check_members(const prio_list_t *l, const double *key, const bool *in, uint32_t n,
-			  ref_t *ref)
+static void check_members(const prio_list_t *l, const double *key, const bool *in, uint32_t n, ref_t *ref)
 {
 	size_t m = 0;
 
@@ -137,6 +136,4 @@ static void test_remove_while_walking(void **state)
 	g_free(ref);
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_random_ops),
-	cmocka_unit_test(test_remove_while_walking))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_random_ops), cmocka_unit_test(test_remove_while_walking))

@@ -56,7 +56,7 @@ static int ref_cmp(const void *a, const void *b)
 		return x->time < y->time ? -1 : 1;
 	if (x->kind != y->kind)
 		return x->kind < y->kind ? -1 : 1;
-	return x->job < y->job ? -1 : x->job > y->job;   /* job = insertion order */
+	return x->job < y->job ? -1 : x->job > y->job; /* job = insertion order */
 }
 
 static void test_queue_random_vs_sorted(void **state)
@@ -105,8 +105,5 @@ static void test_queue_interleaved(void **state)
 	sim_queue_free(&q);
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_queue_empty),
-	cmocka_unit_test(test_queue_ties),
-	cmocka_unit_test(test_queue_random_vs_sorted),
-	cmocka_unit_test(test_queue_interleaved))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_queue_empty), cmocka_unit_test(test_queue_ties),
+		 cmocka_unit_test(test_queue_random_vs_sorted), cmocka_unit_test(test_queue_interleaved))

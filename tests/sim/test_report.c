@@ -30,14 +30,18 @@ static sim_run_t *make_run(const int64_t (*t)[3], const bool *tagged, size_t n)
 	r->jobs = g_new0(sim_result_t, n + 1);
 	r->strings = g_string_chunk_new(64);
 	for (size_t j = 0; j < n; j++) {
-		r->jobs[j] = (sim_result_t){ .submit = t[j][0], .start = t[j][1], .end = t[j][2],
-					     .status = SIM_JOB_DONE, .tagged = tagged[j] };
+		r->jobs[j] = (sim_result_t){ .submit = t[j][0],
+					     .start = t[j][1],
+					     .end = t[j][2],
+					     .status = SIM_JOB_DONE,
+					     .tagged = tagged[j] };
 		if (t[j][2] > r->last_end)
 			r->last_end = t[j][2];
 	}
 	/* a rejected job counts nowhere */
-	r->jobs[n] = (sim_result_t){ .submit = 0, .start = -1, .end = -1,
-				     .status = SIM_JOB_REJECTED, .tagged = true };
+	r->jobs[n] = (sim_result_t){
+		.submit = 0, .start = -1, .end = -1, .status = SIM_JOB_REJECTED, .tagged = true
+	};
 	return r;
 }
 
@@ -58,7 +62,7 @@ static void test_stats(void **state)
 	assert_int_equal(s.jobs, 5);
 	assert_true(s.wait_mean_s == 20);
 	assert_true(s.wait_p50_s == 20);
-	assert_true(fabs(s.wait_p95_s - 38) < 1e-9);        /* 30 + 0.8 * (40 - 30) */
+	assert_true(fabs(s.wait_p95_s - 38) < 1e-9); /* 30 + 0.8 * (40 - 30) */
 	assert_true(s.run_mean_s == 100);
 	assert_true(s.turnaround_mean_s == 120);
 	assert_true(s.gpu_hours == 8);
@@ -67,7 +71,7 @@ static void test_stats(void **state)
 	report_stats(r, NULL, true, 2, &s);
 	assert_int_equal(s.jobs, 2);
 	assert_true(s.wait_mean_s == 20);
-	assert_true(s.wait_p50_s == 20);                    /* between 10 and 30 */
+	assert_true(s.wait_p50_s == 20); /* between 10 and 30 */
 	assert_true(s.gpu_hours == 2);
 	assert_true(report_makespan(r) == 140);
 	sim_cluster_t c = { .ntypes = 2, .total_gpus = 10 };
@@ -93,7 +97,7 @@ static int cmp_double(const void *a, const void *b)
 
 static double quantile_sorted(const double *v, size_t n, double q)
 {
-	double h = (double)(n - 1) * q;              /* GSL's formula, term for term */
+	double h = (double)(n - 1) * q; /* GSL's formula, term for term */
 	size_t i = (size_t)floor(h);
 	double d = h - (double)i;
 	return i + 1 < n ? (1 - d) * v[i] + d * v[i + 1] : v[i];
@@ -105,22 +109,22 @@ static void test_stats_large(void **state)
 {
 	(void)state;
 	enum { N = 20000 };
-	int64_t (*t)[3] = g_malloc(sizeof(*t) * N);
+	int64_t(*t)[3] = g_malloc(sizeof(*t) * N);
 	bool *tagged = g_new0(bool, N);
 	double *w = g_new(double, N);
 	uint64_t x = 12345;
 	for (size_t j = 0; j < N; j++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
 		int64_t submit = (int64_t)(x >> 40) % 100000;
-		int64_t wait = (int64_t)(x >> 20) % 5000000;   /* spans several radix digits */
+		int64_t wait = (int64_t)(x >> 20) % 5000000; /* spans several radix digits */
 		if (j % 7 == 0)
-			wait = 42;                             /* many equal values */
+			wait = 42; /* many equal values */
 		t[j][0] = submit;
 		t[j][1] = submit + wait;
 		t[j][2] = submit + wait + 60;
 		w[j] = (double)wait;
 	}
-	sim_run_t *r = make_run((const int64_t (*)[3])t, tagged, N);
+	sim_run_t *r = make_run((const int64_t(*)[3])t, tagged, N);
 	report_stats_t s;
 	report_stats(r, NULL, false, 1, &s);
 	qsort(w, N, sizeof(double), cmp_double);
@@ -141,11 +145,10 @@ static void test_stats_large(void **state)
 /* A cluster with a100, l40s and untyped GPUs (no gres.conf names l1's). */
 static sim_cluster_t *price_cluster(void)
 {
-	static const char conf[] =
-		"NodeName=a1 CPUs=8 Gres=gpu:a100:4\n"
-		"NodeName=l1 CPUs=8 Gres=gpu:4\n"
-		"NodeName=v1 CPUs=8 Gres=gpu:l40s:2\n"
-		"PartitionName=p Nodes=ALL Default=YES\n";
+	static const char conf[] = "NodeName=a1 CPUs=8 Gres=gpu:a100:4\n"
+				   "NodeName=l1 CPUs=8 Gres=gpu:4\n"
+				   "NodeName=v1 CPUs=8 Gres=gpu:l40s:2\n"
+				   "PartitionName=p Nodes=ALL Default=YES\n";
 	sim_cluster_t *c = cluster_from_text(conf, "s.conf");
 	assert_int_equal(c->ntypes, 3);
 	return c;
@@ -197,7 +200,7 @@ static void test_price_errors(void **state)
 		const char *spec, *expect;
 	} bad[] = {
 		{ "a100=1,l40s=1,x100=2,(untyped)=0", "--price: no GPU type 'x100' in the cluster "
-		  "(it has a100, l40s, (untyped))" },
+						      "(it has a100, l40s, (untyped))" },
 		{ "a100=1,l40s=abc,(untyped)=0", "--price: 'l40s=abc': 'abc' is not a price" },
 		{ "a100=1,l40s=-1,(untyped)=0", "'-1' is not a price" },
 		{ "a100=1,l40s=inf,(untyped)=0", "'inf' is not a price" },
@@ -239,9 +242,6 @@ static void test_csv_field(void **state)
 	free(buf);
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_csv_field),
-	cmocka_unit_test(test_stats),
-	cmocka_unit_test(test_stats_large),
-	cmocka_unit_test(test_cost),
-	cmocka_unit_test(test_price_errors))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_csv_field), cmocka_unit_test(test_stats),
+		 cmocka_unit_test(test_stats_large), cmocka_unit_test(test_cost),
+		 cmocka_unit_test(test_price_errors))

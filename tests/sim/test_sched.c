@@ -63,15 +63,15 @@ static nodeox_conf_t *article_conf(void)
 	return conf;
 }
 
-static sim_run_t *run_sched(const sim_cluster_t *c, const sim_trace_t *t,
-			    const nodeox_conf_t *policy, const nodeox_conf_t *speeds,
-			    sim_sched_opts_t *extra)
+static sim_run_t *run_sched(const sim_cluster_t *c, const sim_trace_t *t, const nodeox_conf_t *policy,
+			    const nodeox_conf_t *speeds, sim_sched_opts_t *extra)
 {
 	sim_runtime_t m;
 	char err[256];
 	assert_int_equal(runtime_model_init(&m, c, speeds, NULL, 0.05, err, sizeof(err)), 0);
-	sim_sched_opts_t o = { .params = c->params, .policy = policy, .runtime = &m,
-			       .record_nodes = true, .label = "test" };
+	sim_sched_opts_t o = {
+		.params = c->params, .policy = policy, .runtime = &m, .record_nodes = true, .label = "test"
+	};
 	if (extra) {
 		o.params = extra->params;
 		o.on_decide = extra->on_decide;
@@ -110,10 +110,10 @@ static size_t job_at(const sim_trace_t *t, uint32_t id)
 }
 
 /* a1: 2 of 4 a100 busy, a2 full, l1 full, l2 free: 2 a100 + 4 l40s free. */
-#define ARTICLE_BUSY \
+#define ARTICLE_BUSY                                                      \
 	"job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n" \
-	"1,0,2,1,a100,3600,01:00:00,\n" \
-	"2,0,4,1,a100,3600,01:00:00,\n" \
+	"1,0,2,1,a100,3600,01:00:00,\n"                                   \
+	"2,0,4,1,a100,3600,01:00:00,\n"                                   \
 	"3,0,4,1,l40s,3600,01:00:00,\n"
 
 static void test_article(void **state)
@@ -121,9 +121,9 @@ static void test_article(void **state)
 	(void)state;
 	sim_cluster_t *c = article_cluster();
 	nodeox_conf_t *conf = article_conf();
-	sim_trace_t *t = trace_from(ARTICLE_BUSY
-				    "4,10,4,1,a100,600,00:20:00,\n"
-				    "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n", conf);
+	sim_trace_t *t = trace_from(ARTICLE_BUSY "4,10,4,1,a100,600,00:20:00,\n"
+						 "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n",
+				    conf);
 	sim_run_t *base = run_sched(c, t, NULL, conf, NULL);
 	sim_run_t *nox = run_sched(c, t, conf, conf, NULL);
 	size_t j4 = job_at(t, 4), j5 = job_at(t, 5);
@@ -141,7 +141,7 @@ static void test_article(void **state)
 	assert_string_equal(nox->jobs[j5].types, "l40s:4");
 	assert_string_equal(nox->jobs[j5].nodes, "l2");
 	assert_int_equal(nox->jobs[j5].end - nox->jobs[j5].start, 1200);
-	assert_int_equal(nox->jobs[j5].status, SIM_JOB_DONE);   /* limit scaled 20 -> 40 min */
+	assert_int_equal(nox->jobs[j5].status, SIM_JOB_DONE); /* limit scaled 20 -> 40 min */
 	sched_run_free(base);
 	sched_run_free(nox);
 	trace_free(t);
@@ -187,7 +187,8 @@ static void test_prefer(void **state)
 	/* a1 wholly free: the prefer record fits in the main pass */
 	t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
 		       "2,0,4,1,a100,3600,01:00:00,\n"
-		       "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n", conf);
+		       "5,10,4,1,a100,600,00:20:00,\"nodeox:flex\"\n",
+		       conf);
 	nox = run_sched(c, t, conf, conf, NULL);
 	j5 = job_at(t, 5);
 	assert_int_equal(nox->jobs[j5].start, 10);
@@ -197,16 +198,18 @@ static void test_prefer(void **state)
 	trace_free(t);
 	nodeox_conf_free(conf);
 	remove(p);
-	g_free(p); g_free(all); g_free(text); g_free(src);
+	g_free(p);
+	g_free(all);
+	g_free(text);
+	g_free(src);
 	cluster_free(c);
 }
 
 static sim_cluster_t *one_type_cluster(void)
 {
-	const char *conf =
-		"SchedulerParameters=bf_interval=30,bf_resolution=60\n"
-		"NodeName=n[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
-		"PartitionName=p Nodes=ALL Default=YES\n";
+	const char *conf = "SchedulerParameters=bf_interval=30,bf_resolution=60\n"
+			   "NodeName=n[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+			   "PartitionName=p Nodes=ALL Default=YES\n";
 	sim_cluster_t *c = cluster_from_text(conf, "bf/slurm.conf");
 	return c;
 }
@@ -221,22 +224,22 @@ static void test_backfill(void **state)
 {
 	(void)state;
 	sim_cluster_t *c = one_type_cluster();
-	sim_trace_t *t = trace_from(
-		"job_id,submit,gpus,nodes,run_time,time_limit\n"
-		"1,0,4,1,3000,3000\n"
-		"2,0,2,1,1000,1000\n"
-		"3,10,4,1,2000,2000\n"
-		"4,10,2,1,5000,5000\n"
-		"5,10,2,1,400,500\n", NULL);
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,4,1,3000,3000\n"
+				    "2,0,2,1,1000,1000\n"
+				    "3,10,4,1,2000,2000\n"
+				    "4,10,2,1,5000,5000\n"
+				    "5,10,2,1,400,500\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	const sim_result_t *C = &r->jobs[job_at(t, 3)], *D = &r->jobs[job_at(t, 4)],
-		*E = &r->jobs[job_at(t, 5)];
+			   *E = &r->jobs[job_at(t, 5)];
 	assert_int_equal(E->start, 30);
 	assert_string_equal(E->nodes, "n2");
 	assert_true(E->end <= 1000);
-	assert_int_equal(C->start, 1000);             /* not delayed by the backfilled job */
+	assert_int_equal(C->start, 1000); /* not delayed by the backfilled job */
 	assert_string_equal(C->nodes, "n2");
-	assert_true(D->start >= C->start);            /* D would have delayed C */
+	assert_true(D->start >= C->start); /* D would have delayed C */
 	assert_int_equal(D->start, 3000);
 	assert_true(r->reservations > 0);
 	sched_run_free(r);
@@ -245,7 +248,8 @@ static void test_backfill(void **state)
 	t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
 		       "1,0,4,1,3000,3000\n"
 		       "2,0,2,1,1000,1000\n"
-		       "4,10,2,1,5000,5000\n", NULL);
+		       "4,10,2,1,5000,5000\n",
+		       NULL);
 	r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->jobs[job_at(t, 4)].start, 10);
 	sched_run_free(r);
@@ -299,14 +303,16 @@ static void test_time_limit(void **state)
 static void test_plan_without_limit(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=32 RealMemory=256000 Features=a100 Gres=gpu:a100:2\n"
-					"NodeName=l1 CPUs=32 RealMemory=256000 Features=l40s Gres=gpu:l40s:2\n"
-					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_cluster_t *c =
+		cluster_from("NodeName=a1 CPUs=32 RealMemory=256000 Features=a100 Gres=gpu:a100:2\n"
+			     "NodeName=l1 CPUs=32 RealMemory=256000 Features=l40s Gres=gpu:l40s:2\n"
+			     "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	nodeox_conf_t *conf = article_conf();
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit\n"
 				    "1,0,1,1,a100,100,\n"
 				    "2,1,2,1,a100,100,\n"
-				    "3,2,1,1,a100,100,120\n", NULL);
+				    "3,2,1,1,a100,100,120\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, conf, NULL);
 	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
 	assert_true(r->jobs[job_at(t, 3)].start >= 200);
@@ -314,7 +320,8 @@ static void test_plan_without_limit(void **state)
 	trace_free(t);
 	/* a limit of 61 s is 2 minutes to Slurm: the job is not killed at 61 s */
 	t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit\n"
-		       "1,0,1,1,a100,100,61\n", NULL);
+		       "1,0,1,1,a100,100,61\n",
+		       NULL);
 	r = run_sched(c, t, NULL, conf, NULL);
 	assert_int_equal(r->jobs[0].end, 100);
 	assert_int_equal(r->jobs[0].status, SIM_JOB_DONE);
@@ -339,7 +346,8 @@ static void test_main_pass_partition_nodes(void **state)
 				    "1,0,4,1,gpu,100,120\n"
 				    "2,0,4,1,gpu,50,120\n"
 				    "3,10,8,2,gpu,100,120\n"
-				    "4,55,1,1,short,30,60\n", NULL);
+				    "4,55,1,1,short,30,60\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
 	assert_true(r->jobs[job_at(t, 4)].start >= 200);
@@ -357,7 +365,8 @@ static void test_priority_tier(void **state)
 					"PartitionName=lo Nodes=ALL Default=YES MaxTime=UNLIMITED\n"
 					"PartitionName=hi Nodes=ALL PriorityTier=2 MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,partition,run_time,time_limit\n"
-				    "1,0,4,lo,100,100\n2,1,4,lo,100,100\n3,2,4,hi,100,100\n", NULL);
+				    "1,0,4,lo,100,100\n2,1,4,lo,100,100\n3,2,4,hi,100,100\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
 	assert_int_equal(r->jobs[job_at(t, 2)].start, 200);
@@ -376,7 +385,8 @@ static void test_submit_before_end(void **state)
 					"NodeName=l1 CPUs=8 RealMemory=16000 Features=l40s Gres=gpu:l40s:1\n"
 					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,constraint,run_time,time_limit\n"
-				    "1,0,1,1,a100,,10,60\n2,10,1,1,,a100|l40s,10,60\n", NULL);
+				    "1,0,1,1,a100,,10,60\n2,10,1,1,,a100|l40s,10,60\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->jobs[1].start, 10);
 	assert_string_equal(r->jobs[1].nodes, "l1");
@@ -393,12 +403,13 @@ static void test_partition_time_limit(void **state)
 	sim_cluster_t *c = cluster_from("NodeName=n1 CPUs=32 RealMemory=256000 Gres=gpu:4\n"
 					"PartitionName=p Nodes=ALL Default=YES MaxTime=2\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
-				    "1,0,1,60,00:02:00\n2,0,1,60,00:02:01\n3,0,1,60,\n", NULL);
+				    "1,0,1,60,00:02:00\n2,0,1,60,00:02:01\n3,0,1,60,\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->jobs[0].status, SIM_JOB_DONE);
 	assert_int_equal(r->jobs[1].status, SIM_JOB_NEVER);
 	assert_non_null(strstr(r->jobs[1].reason, "PartitionTimeLimit"));
-	assert_int_equal(r->jobs[2].status, SIM_JOB_DONE);          /* MaxTime as its limit */
+	assert_int_equal(r->jobs[2].status, SIM_JOB_DONE); /* MaxTime as its limit */
 	assert_int_equal(r->never, 1);
 	sched_run_free(r);
 	trace_free(t);
@@ -417,7 +428,8 @@ static void test_priority(void **state)
 	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
 				    "1,0,8,100,100\n"
 				    "2,1,1,500,500\n"
-				    "3,2,8,100,100\n", NULL);
+				    "3,2,8,100,100\n",
+				    NULL);
 	sim_sched_opts_t o = { .params = c->params };
 	o.params.weight_job_size = 1000;
 	sim_run_t *same = run_sched(c, t, NULL, NULL, &o);
@@ -428,26 +440,27 @@ static void test_priority(void **state)
 	t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
 		       "1,0,8,2,100,100\n"
 		       "2,1,1,,500,500\n"
-		       "3,2,8,2,100,100\n", NULL);
+		       "3,2,8,2,100,100\n",
+		       NULL);
 	o.params.weight_job_size = 0;
-	sim_run_t *fifo = run_sched(c, t, NULL, NULL, &o);         /* weights 0: FIFO */
+	sim_run_t *fifo = run_sched(c, t, NULL, NULL, &o); /* weights 0: FIFO */
 	assert_int_equal(fifo->jobs[job_at(t, 2)].start, 100);
 	assert_int_equal(fifo->jobs[job_at(t, 3)].start, 600);
-	o.params.weight_job_size = 1000;                           /* size wins */
+	o.params.weight_job_size = 1000; /* size wins */
 	sim_run_t *size = run_sched(c, t, NULL, NULL, &o);
 	assert_int_equal(size->jobs[job_at(t, 3)].start, 100);
 	assert_int_equal(size->jobs[job_at(t, 2)].start, 200);
-	o.params.weight_age = 10000000;                            /* 1 s of age: 10000 */
+	o.params.weight_age = 10000000; /* 1 s of age: 10000 */
 	o.params.max_age_s = 1000;
-	o.params.calc_period_s = 300;      /* no recalculation before 100: no age yet */
+	o.params.calc_period_s = 300; /* no recalculation before 100: no age yet */
 	sim_run_t *age = run_sched(c, t, NULL, NULL, &o);
 	assert_int_equal(age->jobs[job_at(t, 3)].start, 100);
 	sched_run_free(age);
-	o.params.calc_period_s = 60;       /* recalculated at 60: older X wins */
+	o.params.calc_period_s = 60; /* recalculated at 60: older X wins */
 	age = run_sched(c, t, NULL, NULL, &o);
 	assert_int_equal(age->jobs[job_at(t, 2)].start, 100);
 	sched_run_free(age);
-	o.params.max_age_s = 30;                 /* both capped at the recalculation: size */
+	o.params.max_age_s = 30; /* both capped at the recalculation: size */
 	age = run_sched(c, t, NULL, NULL, &o);
 	assert_int_equal(age->jobs[job_at(t, 3)].start, 100);
 	sched_run_free(fifo);
@@ -465,10 +478,11 @@ static int64_t second_start(const char *pre, const char *defs, const char *col, 
 			    const char *popt)
 {
 	char *conf = g_strdup_printf("%s%sNodeName=n1 CPUs=4 RealMemory=4000 Gres=gpu:4\n"
-				     "PartitionName=p Nodes=ALL Default=YES%s\n", pre, defs, popt);
+				     "PartitionName=p Nodes=ALL Default=YES%s\n",
+				     pre, defs, popt);
 	char *text = g_strdup_printf("job_id,submit,gpus,nodes,%s,run_time,time_limit\n"
-				     "1,0,%d,1,%s,100,100\n2,0,1,1,%s,100,100\n", col,
-				     !strcmp(col, "cpus_per_gpu") ? 2 : 1, val,
+				     "1,0,%d,1,%s,100,100\n2,0,1,1,%s,100,100\n",
+				     col, !strcmp(col, "cpus_per_gpu") ? 2 : 1, val,
 				     !strcmp(col, "cpus") ? val : "");
 	sim_cluster_t *c = cluster_from(conf);
 	sim_trace_t *t = trace_from(text, NULL);
@@ -494,7 +508,8 @@ static void test_defaults(void **state)
 				       "PartitionName=p Nodes=ALL Default=YES\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
 				    "1,0,2,1,100,100\n2,0,2,1,100,100\n"
-				    "3,200,4,1,100,100\n4,200,1,1,100,100\n", NULL);
+				    "3,200,4,1,100,100\n4,200,1,1,100,100\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->jobs[job_at(t, 2)].start, 0);
 	/* ... and a 4-GPU job leaves 2 CPUs, but no GPU, to the next */
@@ -524,15 +539,14 @@ static void test_defaults(void **state)
 	/* MaxMemPerCPU=500: --mem=2000M on one node raises the job's CPUs to 4,
 	 * so the 1-CPU, 1000 MB job waits; at MaxMemPerCPU=2000 one CPU holds
 	 * it and both run */
-	assert_int_equal(second_start(mem, "DefMemPerCPU=1000\nMaxMemPerCPU=500\n", "mem", "2000M", ""),
-			 100);
-	assert_int_equal(second_start(mem, "DefMemPerCPU=1000\nMaxMemPerCPU=2000\n", "mem", "2000M", ""),
-			 0);
+	assert_int_equal(second_start(mem, "DefMemPerCPU=1000\nMaxMemPerCPU=500\n", "mem", "2000M", ""), 100);
+	assert_int_equal(second_start(mem, "DefMemPerCPU=1000\nMaxMemPerCPU=2000\n", "mem", "2000M", ""), 0);
 	/* MaxMemPerNode: a larger --mem is refused at submission */
 	c = cluster_cat("SelectTypeParameters=CR_Core_Memory\nMaxMemPerNode=2000\n", node,
-			 "PartitionName=p Nodes=ALL Default=YES\n");
+			"PartitionName=p Nodes=ALL Default=YES\n");
 	t = trace_from("job_id,submit,gpus,nodes,mem,run_time,time_limit\n"
-		       "1,0,1,1,3000M,100,100\n2,0,1,1,2000M,100,100\n", NULL);
+		       "1,0,1,1,3000M,100,100\n2,0,1,1,2000M,100,100\n",
+		       NULL);
 	r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->jobs[job_at(t, 1)].status, SIM_JOB_REJECTED);
 	assert_non_null(strstr(r->jobs[job_at(t, 1)].reason, "MaxMemPerNode"));
@@ -554,7 +568,8 @@ static void test_priority_size_cpus(void **state)
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,cpus,run_time,time_limit\n"
 				    "1,0,4,1,1,100,100\n"
 				    "2,1,3,1,2,100,100\n"
-				    "3,2,2,1,12,100,100\n", NULL);
+				    "3,2,2,1,12,100,100\n",
+				    NULL);
 	sim_sched_opts_t o = { .params = c->params };
 	o.params.weight_job_size = 1000;
 	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
@@ -573,10 +588,11 @@ static void test_priority_size_cpus(void **state)
 static void test_place_runs(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=8 RealMemory=16000 Features=a100 Gres=gpu:a100:4\n"
-					"NodeName=a2 CPUs=8 RealMemory=16000 Features=a100,nvl Gres=gpu:a100:4\n"
-					"NodeName=l[1-2] CPUs=8 RealMemory=16000 Features=l40s Gres=gpu:l40s:4\n"
-					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_cluster_t *c =
+		cluster_from("NodeName=a1 CPUs=8 RealMemory=16000 Features=a100 Gres=gpu:a100:4\n"
+			     "NodeName=a2 CPUs=8 RealMemory=16000 Features=a100,nvl Gres=gpu:a100:4\n"
+			     "NodeName=l[1-2] CPUs=8 RealMemory=16000 Features=l40s Gres=gpu:l40s:4\n"
+			     "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	/* 1: a2 full; 2: 2 CPUs on a1; 3: 4 CPUs on l1; 4: the 2-node job;
 	 * 5: a 1-node job once 4 has ended (a2 still full) */
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,cpus,gpu_type,constraint,run_time,time_limit\n"
@@ -584,7 +600,8 @@ static void test_place_runs(void **state)
 				    "2,1,1,1,2,a100,,1000,1000\n"
 				    "3,2,1,1,4,l40s,,1000,1000\n"
 				    "4,3,4,2,2,,a100|l40s,10,60\n"
-				    "5,20,1,1,1,,a100|l40s,10,60\n", NULL);
+				    "5,20,1,1,1,,a100|l40s,10,60\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_string_equal(r->jobs[job_at(t, 1)].nodes, "a2");
 	assert_string_equal(r->jobs[job_at(t, 2)].nodes, "a1");
@@ -621,7 +638,8 @@ static void test_place_sockets(void **state)
 					    "1,0,4,1,8,l40s,20,60\n"
 					    "2,1,2,1,4,l40s,14,60\n"
 					    "3,2,2,1,4,l40s,1000,2000\n"
-					    "4,30,2,1,4,l40s,1000,2000\n", NULL);
+					    "4,30,2,1,4,l40s,1000,2000\n",
+					    NULL);
 		sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 		assert_string_equal(r->jobs[job_at(t, 1)].nodes, "l1");
 		assert_string_equal(r->jobs[job_at(t, 2)].nodes, "l2");
@@ -644,16 +662,18 @@ static void test_place_sockets(void **state)
 static void test_will_run_batches(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
-					"NodeName=l[1-2] CPUs=16 RealMemory=64000 Features=l40s Gres=gpu:l40s:4\n"
-					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_cluster_t *c =
+		cluster_from("NodeName=a1 CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+			     "NodeName=l[1-2] CPUs=16 RealMemory=64000 Features=l40s Gres=gpu:l40s:4\n"
+			     "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,constraint,run_time,time_limit\n"
-				    "1,0,2,1,l40s,,1000,00:04:00\n"      /* X1 on l1, expected end 240 */
-				    "2,0,1,1,l40s,,1000,00:06:00\n"      /* X2 on l1, 360 */
-				    "3,0,4,1,l40s,,1000,00:10:00\n"      /* Z on l2, 600 */
-				    "4,0,1,1,a100,,1000,00:06:00\n"      /* Y on a1, 360 */
-				    "5,5,4,1,,l40s,60,00:05:00\n"        /* P */
-				    "6,10,1,1,,l40s,60,00:08:00\n", NULL); /* Q */
+				    "1,0,2,1,l40s,,1000,00:04:00\n" /* X1 on l1, expected end 240 */
+				    "2,0,1,1,l40s,,1000,00:06:00\n" /* X2 on l1, 360 */
+				    "3,0,4,1,l40s,,1000,00:10:00\n" /* Z on l2, 600 */
+				    "4,0,1,1,a100,,1000,00:06:00\n" /* Y on a1, 360 */
+				    "5,5,4,1,,l40s,60,00:05:00\n"   /* P */
+				    "6,10,1,1,,l40s,60,00:08:00\n",
+				    NULL); /* Q */
 	sim_sched_opts_t o = { .params = c->params };
 	o.params.bf_interval_s = 1;
 	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
@@ -676,16 +696,17 @@ static void test_will_run_batches(void **state)
 static void test_will_run_batches_large(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = cluster_from("NodeName=a[1-70] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:1\n"
-					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_cluster_t *c =
+		cluster_from("NodeName=a[1-70] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:1\n"
+			     "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	GString *csv = g_string_new("job_id,submit,gpus,nodes,run_time,time_limit\n"
-				    "1,0,1,1,10,00:10:00\n"             /* a1, ends at 10 */
-				    "2,0,1,1,1000,00:04:00\n"           /* a2, expected end 240 */
-				    "3,0,1,1,1000,00:05:00\n");         /* a3, 300 */
+				    "1,0,1,1,10,00:10:00\n"     /* a1, ends at 10 */
+				    "2,0,1,1,1000,00:04:00\n"   /* a2, expected end 240 */
+				    "3,0,1,1,1000,00:05:00\n"); /* a3, 300 */
 	for (int id = 4; id <= 70; id++)
 		g_string_append_printf(csv, "%d,0,1,1,4000,01:00:00\n", id);
-	g_string_append(csv, "71,5,2,2,60,00:10:00\n"               /* P */
-			     "72,20,1,1,60,00:04:00\n");                /* Q */
+	g_string_append(csv, "71,5,2,2,60,00:10:00\n"    /* P */
+			     "72,20,1,1,60,00:04:00\n"); /* Q */
 	sim_trace_t *t = trace_from(csv->str, NULL);
 	g_string_free(csv, TRUE);
 	assert_int_equal(c->nnodes, 70);
@@ -714,10 +735,11 @@ static void test_blocked_shorter_limit(void **state)
 	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
 					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
-				    "1,0,2,1,1000,00:05:00\n"      /* until 300 */
-				    "2,1,4,1,60,00:05:00\n"        /* P */
-				    "3,2,1,1,60,00:10:00\n"        /* A */
-				    "4,3,1,1,60,00:04:00\n", NULL); /* B */
+				    "1,0,2,1,1000,00:05:00\n" /* until 300 */
+				    "2,1,4,1,60,00:05:00\n"   /* P */
+				    "3,2,1,1,60,00:10:00\n"   /* A */
+				    "4,3,1,1,60,00:04:00\n",
+				    NULL); /* B */
 	sim_sched_opts_t o = { .params = c->params };
 	o.params.bf_interval_s = 1;
 	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
@@ -743,8 +765,9 @@ static void test_blocked_shorter_limit(void **state)
 static void test_pass_after_start(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = cluster_from("NodeName=a[1-4] CPUs=8 RealMemory=16000 Features=a100 Gres=gpu:a100:4\n"
-					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_cluster_t *c =
+		cluster_from("NodeName=a[1-4] CPUs=8 RealMemory=16000 Features=a100 Gres=gpu:a100:4\n"
+			     "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
 				    "1,2,4,2,108,00:02:00\n"
 				    "2,2,1,1,23,00:02:00\n"
@@ -752,7 +775,8 @@ static void test_pass_after_start(void **state)
 				    "4,6,2,2,187,00:04:00\n"
 				    "5,8,8,2,15,00:02:00\n"
 				    "6,8,2,1,178,00:04:00\n"
-				    "7,11,2,2,186,00:01:00\n", NULL);
+				    "7,11,2,2,186,00:01:00\n",
+				    NULL);
 	sim_sched_opts_t o = { .params = c->params };
 	o.params.bf_interval_s = 1;
 	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
@@ -775,13 +799,15 @@ static void test_pass_after_start(void **state)
 static void test_reserve_whole_nodes(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = cluster_from("NodeName=a[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
-					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_cluster_t *c =
+		cluster_from("NodeName=a[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+			     "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
 				    "1,0,4,1,1000,00:10:00\n"
 				    "2,1,4,2,60,00:05:00\n"
 				    "3,2,2,1,60,00:10:00\n"
-				    "4,3,1,1,60,00:05:00\n", NULL);
+				    "4,3,1,1,60,00:05:00\n",
+				    NULL);
 	sim_sched_opts_t o = { .params = c->params };
 	o.params.bf_interval_s = 1;
 	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
@@ -808,15 +834,17 @@ static void test_reserve_whole_nodes(void **state)
 static void test_reserve_other_type(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = cluster_from("NodeName=a[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
-					"NodeName=l[1-2] CPUs=16 RealMemory=64000 Features=l40s Gres=gpu:l40s:4\n"
-					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_cluster_t *c =
+		cluster_from("NodeName=a[1-2] CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+			     "NodeName=l[1-2] CPUs=16 RealMemory=64000 Features=l40s Gres=gpu:l40s:4\n"
+			     "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit\n"
-				    "1,0,8,2,a100,1000,00:05:00\n"      /* A on a1,a2 until 300 */
-				    "2,0,4,1,l40s,1000,00:04:00\n"      /* B on l1 until 240 */
-				    "3,1,8,2,a100,60,00:05:00\n"        /* H */
-				    "4,2,8,2,l40s,60,00:05:00\n"        /* J */
-				    "5,3,4,1,l40s,60,00:04:00\n", NULL); /* K */
+				    "1,0,8,2,a100,1000,00:05:00\n" /* A on a1,a2 until 300 */
+				    "2,0,4,1,l40s,1000,00:04:00\n" /* B on l1 until 240 */
+				    "3,1,8,2,a100,60,00:05:00\n"   /* H */
+				    "4,2,8,2,l40s,60,00:05:00\n"   /* J */
+				    "5,3,4,1,l40s,60,00:04:00\n",
+				    NULL); /* K */
 	sim_sched_opts_t o = { .params = c->params };
 	o.params.bf_interval_s = 1;
 	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
@@ -835,7 +863,8 @@ static void test_end_latency(void **state)
 	(void)state;
 	sim_cluster_t *c = one_type_cluster();
 	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
-				    "1,0,8,100,00:05:00\n2,1,8,100,00:05:00\n", NULL);
+				    "1,0,8,100,00:05:00\n2,1,8,100,00:05:00\n",
+				    NULL);
 	sim_sched_opts_t o = { .params = c->params };
 	o.params.end_latency_s = 1;
 	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
@@ -862,7 +891,8 @@ static void test_place_weight(void **state)
 	assert_int_equal(c->nodes[2].weight, 1);
 	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
 				    "1,0,1,1,100,00:05:00\n"
-				    "2,1,8,2,100,00:05:00\n", NULL);
+				    "2,1,8,2,100,00:05:00\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_string_equal(r->jobs[job_at(t, 1)].nodes, "a3");
 	/* 2 nodes: a3 (weight 1, 3 GPUs left, too few) is skipped by the fit,
@@ -884,7 +914,8 @@ static void test_rejections(void **state)
 				    "3,0,1,,,nope,,60\n"
 				    "4,0,1,,,,l40s,60\n"
 				    "5,0,4,2,,,,60\n"
-				    "6,0,1,,,,l40s,60\n", NULL);
+				    "6,0,1,,,,l40s,60\n",
+				    NULL);
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_int_equal(r->rejected, 5);
 	assert_int_equal(r->jobs[0].status, SIM_JOB_REJECTED);
@@ -892,8 +923,8 @@ static void test_rejections(void **state)
 	assert_non_null(strstr(r->jobs[1].reason, "more resources"));
 	assert_non_null(strstr(r->jobs[2].reason, "partition 'nope'"));
 	assert_non_null(strstr(r->jobs[3].reason, "feature"));
-	assert_string_equal(r->jobs[5].reason, r->jobs[3].reason);   /* same request, cached */
-	assert_int_equal(r->jobs[4].status, SIM_JOB_DONE);     /* 2 GPUs on each of 2 nodes */
+	assert_string_equal(r->jobs[5].reason, r->jobs[3].reason); /* same request, cached */
+	assert_int_equal(r->jobs[4].status, SIM_JOB_DONE);         /* 2 GPUs on each of 2 nodes */
 	assert_string_equal(r->jobs[4].nodes, "n1,n2");
 	sched_run_free(r);
 	trace_free(t);
@@ -915,14 +946,14 @@ static void test_runtime_model(void **state)
 	assert_int_equal(runtime_model_duration(&m, &job, a, by), 1000);
 	by[a] = 0;
 	by[l] = 4;
-	assert_int_equal(runtime_model_duration(&m, &job, a, by), 2000);      /* 1.0 / 0.5 */
+	assert_int_equal(runtime_model_duration(&m, &job, a, by), 2000); /* 1.0 / 0.5 */
 	assert_int_equal(runtime_model_duration(&m, &job, l, by), 1000);
 	by[a] = 2;
 	by[l] = 2;
-	assert_int_equal(runtime_model_duration(&m, &job, a, by), 2000);      /* n x slowest */
-	job.rounds = true;                  /* 4 * 1.0 / (0.9 * (2 * 1.0 + 2 * 0.5)) */
+	assert_int_equal(runtime_model_duration(&m, &job, a, by), 2000); /* n x slowest */
+	job.rounds = true; /* 4 * 1.0 / (0.9 * (2 * 1.0 + 2 * 0.5)) */
 	assert_int_equal(runtime_model_duration(&m, &job, a, by), 1482);
-	assert_int_equal(runtime_model_duration(&m, &job, -1, by), 1000);     /* untyped */
+	assert_int_equal(runtime_model_duration(&m, &job, -1, by), 1000); /* untyped */
 	runtime_model_free(&m);
 	/* per-class speeds override nodeox.conf's */
 	char *p = g_build_filename(tmpdir, "classes.csv", NULL);
@@ -948,8 +979,8 @@ typedef struct {
 	int calls, rewrites, keeps;
 } decide_check_t;
 
-static void check_decision(void *arg, uint32_t job, const nodeox_job_t *pj,
-			   const nodeox_cluster_t *all, const nodeox_decision_t *d)
+static void check_decision(void *arg, uint32_t job, const nodeox_job_t *pj, const nodeox_cluster_t *all,
+			   const nodeox_decision_t *d)
 {
 	(void)job;
 	decide_check_t *k = arg;
@@ -983,15 +1014,18 @@ static void test_when_faster(void **state)
 	sim_cluster_t *c = article_cluster();
 	nodeox_conf_t *conf = NULL;
 	char err[256];
-	assert_int_equal(nodeox_conf_parse_string("Broaden=when-faster\n"
-		"GpuType=a100 Memory=80G Speed=1.0\nGpuType=l40s Memory=48G Speed=0.6\n"
-		"Group=ampere Types=a100,l40s\n", "when-faster.conf", &conf, err, sizeof(err)), 0);
-	sim_trace_t *t = trace_from(
-		"job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
-		"1,0,4,1,a100,180,00:03:00,\n"
-		"2,0,4,1,a100,3600,01:00:00,\n"
-		"3,5,4,1,a100,600,00:30:00,nodeox:flex\n"
-		"4,10,4,1,a100,600,00:30:00,nodeox:flex\n", conf);
+	assert_int_equal(nodeox_conf_parse_string(
+				 "Broaden=when-faster\n"
+				 "GpuType=a100 Memory=80G Speed=1.0\nGpuType=l40s Memory=48G Speed=0.6\n"
+				 "Group=ampere Types=a100,l40s\n",
+				 "when-faster.conf", &conf, err, sizeof(err)),
+			 0);
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
+				    "1,0,4,1,a100,180,00:03:00,\n"
+				    "2,0,4,1,a100,3600,01:00:00,\n"
+				    "3,5,4,1,a100,600,00:30:00,nodeox:flex\n"
+				    "4,10,4,1,a100,600,00:30:00,nodeox:flex\n",
+				    conf);
 	sim_run_t *r = run_sched(c, t, conf, conf, NULL);
 	const sim_result_t *k = &r->jobs[job_at(t, 3)], *b = &r->jobs[job_at(t, 4)];
 	assert_false(k->broadened);
@@ -1016,11 +1050,12 @@ static void test_policy_identity(void **state)
 	sim_cluster_t *c = article_cluster();
 	nodeox_conf_t *conf = NULL;
 	char err[256];
-	assert_int_equal(nodeox_conf_parse_string(
-		"Broaden=when-blocked\nScaleTimeLimit=yes\n"
-		"GpuType=a100 Feature=a100 Memory=80G Speed=1.0\n"
-		"GpuType=l40s Feature=l40s Memory=48G Speed=0.5\n"
-		"Group=ampere Types=a100,l40s\n", "when-blocked.conf", &conf, err, sizeof(err)), 0);
+	assert_int_equal(nodeox_conf_parse_string("Broaden=when-blocked\nScaleTimeLimit=yes\n"
+						  "GpuType=a100 Feature=a100 Memory=80G Speed=1.0\n"
+						  "GpuType=l40s Feature=l40s Memory=48G Speed=0.5\n"
+						  "Group=ampere Types=a100,l40s\n",
+						  "when-blocked.conf", &conf, err, sizeof(err)),
+			 0);
 	GString *csv = g_string_new("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n");
 	uint32_t seed = 12345;
 	for (int i = 1; i <= 300; i++) {
@@ -1029,7 +1064,9 @@ static void test_policy_identity(void **state)
 		g_string_append_printf(csv, "%d,%d,%u,%s,%s,%u,%u,%s\n", i, i * 20, g,
 				       (seed >> 24) & 1 ? "1" : "", ty ? "l40s" : "a100",
 				       300 + (seed >> 8) % 3000, 4000,
-				       tag == 0 ? "nodeox:flex" : tag == 1 ? "x nodeox:flex:uniform" : "");
+				       tag == 0   ? "nodeox:flex"
+				       : tag == 1 ? "x nodeox:flex:uniform"
+						  : "");
 	}
 	sim_trace_t *t = trace_from(csv->str, conf);
 	g_string_free(csv, TRUE);
@@ -1040,8 +1077,8 @@ static void test_policy_identity(void **state)
 	for (size_t j = 0; j < t->njobs; j++)
 		tagged += t->jobs[j].tagged;
 	assert_int_equal(k.calls, (int)tagged);
-	assert_true(k.rewrites > 0);       /* some found their type busy ... */
-	assert_true(k.keeps > 0);          /* ... and some could start as asked */
+	assert_true(k.rewrites > 0); /* some found their type busy ... */
+	assert_true(k.keeps > 0);    /* ... and some could start as asked */
 	sched_run_free(r);
 	trace_free(t);
 	nodeox_conf_free(conf);
@@ -1075,9 +1112,10 @@ static int64_t main_limit_start(int which, uint32_t job)
 					"PartitionName=p1 Nodes=a Default=YES MaxTime=UNLIMITED\n"
 					"PartitionName=p2 Nodes=b MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,partition,gpus,run_time,time_limit\n"
-				    "1,1,p1,1,60,00:02:00\n"      /* A1 */
-				    "2,1,p1,1,60,00:02:00\n"      /* A2 */
-				    "3,1,p2,1,60,00:02:00\n", NULL); /* B1 */
+				    "1,1,p1,1,60,00:02:00\n" /* A1 */
+				    "2,1,p1,1,60,00:02:00\n" /* A2 */
+				    "3,1,p2,1,60,00:02:00\n",
+				    NULL); /* B1 */
 	sim_sched_opts_t o = { .params = c->params };
 	if (which == 1)
 		o.params.partition_job_depth = 1;
@@ -1085,10 +1123,10 @@ static int64_t main_limit_start(int which, uint32_t job)
 		o.params.default_queue_depth = 2;
 	else if (which == 3)
 		o.params.sched_max_job_start = 1;
-	else if (which == 4) {      /* depth 2, the whole queue every 10 s */
+	else if (which == 4) { /* depth 2, the whole queue every 10 s */
 		o.params.default_queue_depth = 2;
 		o.params.sched_interval_s = 10;
-	} else if (which == 5) {    /* the same, passes on 7, 17, ... s */
+	} else if (which == 5) { /* the same, passes on 7, 17, ... s */
 		o.params.default_queue_depth = 2;
 		o.params.sched_interval_s = 10;
 		o.params.limit_origin_s = 7;
@@ -1106,7 +1144,7 @@ static int64_t main_limit_start(int which, uint32_t job)
 static void test_partition_job_depth(void **state)
 {
 	(void)state;
-	assert_int_equal(main_limit_start(0, 2), 1);     /* no limit: all at 1 s */
+	assert_int_equal(main_limit_start(0, 2), 1); /* no limit: all at 1 s */
 	assert_int_equal(main_limit_start(0, 3), 1);
 	assert_int_equal(main_limit_start(1, 2), 30);
 	assert_int_equal(main_limit_start(1, 3), 1);
@@ -1144,7 +1182,8 @@ static void test_sched_interval_origin(void **state)
 					"PartitionName=p Nodes=a Default=YES MaxTime=UNLIMITED\n");
 	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
 				    "1,0,4,1,00:02:00\n"
-				    "2,0,4,1,00:02:00\n", NULL);
+				    "2,0,4,1,00:02:00\n",
+				    NULL);
 	for (int64_t org = -130; org <= 130; org += 7) {
 		sim_sched_opts_t o = { .params = c->params };
 		o.params.limit_origin_s = org;
@@ -1177,10 +1216,11 @@ static void bf_limit_starts(int which, int limit, const char *s1, const char *s2
 					"PartitionName=p1 Nodes=n Default=YES MaxTime=UNLIMITED\n"
 					"PartitionName=p2 Nodes=n MaxTime=UNLIMITED\n");
 	char *csv = g_strdup_printf("job_id,submit,user,partition,gpus,run_time,time_limit\n"
-				    "1,0,u0,p1,2,1000,00:20:00\n"       /* R */
-				    "2,1,u1,p1,4,60,00:02:00\n"         /* J */
-				    "3,2,%s,1,60,00:01:00\n"            /* S1 */
-				    "4,2,%s,1,60,00:01:00\n", s1, s2);  /* S2 */
+				    "1,0,u0,p1,2,1000,00:20:00\n" /* R */
+				    "2,1,u1,p1,4,60,00:02:00\n"   /* J */
+				    "3,2,%s,1,60,00:01:00\n"      /* S1 */
+				    "4,2,%s,1,60,00:01:00\n",
+				    s1, s2); /* S2 */
 	sim_trace_t *t = trace_from(csv, NULL);
 	g_free(csv);
 	sim_sched_opts_t o = { .params = c->params };
@@ -1193,7 +1233,7 @@ static void bf_limit_starts(int which, int limit, const char *s1, const char *s2
 	else if (which == 4)
 		o.params.bf_max_job_user_part = limit;
 	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
-	assert_int_equal(r->jobs[job_at(t, 2)].start, 1000);   /* J: when R ends */
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 1000); /* J: when R ends */
 	st[0] = r->jobs[job_at(t, 3)].start;
 	st[1] = r->jobs[job_at(t, 4)].start;
 	sched_run_free(r);
@@ -1272,7 +1312,7 @@ static void test_run_errors(void **state)
 	assert_int_equal(sched_run(c, t, &o, &r, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "bf_window=1099511627776 minutes"));
 	o.params = c->params;
-	t->jobs[1].submit = -5;          /* behind job 1 */
+	t->jobs[1].submit = -5; /* behind job 1 */
 	assert_int_equal(sched_run(c, t, &o, &r, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "job 2 is submitted before the job ahead of it"));
 	t->jobs[1].submit = 10;

@@ -30,9 +30,9 @@ static void test_forms(void **state)
 	assert_int_equal(parse("2-03", 1), 2 * 86400 + 3 * 3600);
 	assert_int_equal(parse("2-03:04", 1), 2 * 86400 + 3 * 3600 + 240);
 	assert_int_equal(parse("02:03:04", 1), 7384);
-	assert_int_equal(parse("03:04", 1), 184);              /* MM:SS */
-	assert_int_equal(parse("90", 1), 90);                  /* trace: seconds */
-	assert_int_equal(parse("90", 60), 5400);               /* slurm.conf, sacct: minutes */
+	assert_int_equal(parse("03:04", 1), 184); /* MM:SS */
+	assert_int_equal(parse("90", 1), 90);     /* trace: seconds */
+	assert_int_equal(parse("90", 60), 5400);  /* slurm.conf, sacct: minutes */
 	assert_int_equal(parse("0", 60), 0);
 	assert_true(parse("UNLIMITED", 60) == SLURM_TIME_NONE);
 	assert_true(parse("infinite", 1) == SLURM_TIME_NONE);
@@ -43,8 +43,8 @@ static void test_forms(void **state)
 static void test_refused(void **state)
 {
 	(void)state;
-	const char *bad[] = { "1:60", "1:00:60", "1-2-3", "1:2:3:4", "a", "-5", "5-",
-			      "1:", ":1", " 5", "5 ", "999999999", "1-00:60" };
+	const char *bad[] = { "1:60", "1:00:60", "1-2-3", "1:2:3:4", "a",         "-5",     "5-",
+			      "1:",   ":1",      " 5",    "5 ",      "999999999", "1-00:60" };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (parse(bad[i], 60) != -1)
 			fail_msg("'%s' was accepted", bad[i]);
@@ -56,19 +56,17 @@ static void test_callers(void **state)
 {
 	(void)state;
 	int64_t v;
-	assert_int_equal(trace_parse_duration(" 90 ", &v), 0);      /* trimmed, seconds */
+	assert_int_equal(trace_parse_duration(" 90 ", &v), 0); /* trimmed, seconds */
 	assert_int_equal(v, 90);
 	assert_int_equal(trace_parse_slurm_minutes("90", &v), 0);
 	assert_int_equal(v, 5400);
 	assert_int_equal(trace_parse_duration("UNLIMITED", &v), 0);
 	assert_true(v == SIM_TIME_NONE);
-	assert_int_equal(sacct_parse_timelimit("90", &v), 0);       /* minutes */
+	assert_int_equal(sacct_parse_timelimit("90", &v), 0); /* minutes */
 	assert_int_equal(v, 5400);
-	assert_int_equal(sacct_parse_timelimit("0", &v), 1);        /* --time=0: no limit */
+	assert_int_equal(sacct_parse_timelimit("0", &v), 1); /* --time=0: no limit */
 	assert_int_equal(sacct_parse_timelimit("12:00:00 ", &v), -1);
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_forms),
-	cmocka_unit_test(test_refused),
-	cmocka_unit_test(test_callers))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_forms), cmocka_unit_test(test_refused),
+		 cmocka_unit_test(test_callers))

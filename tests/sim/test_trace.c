@@ -53,7 +53,7 @@ static void test_iso8601(void **state)
 	assert_int_equal(t, 1714557600);
 	assert_int_equal(trace_parse_iso8601("2024-05-01T09:30:00.250-0030", &t), 0);
 	assert_int_equal(t, 1714557600);
-	assert_int_equal(trace_parse_iso8601("2024-02-29T00:00:00", &t), 0);   /* leap day */
+	assert_int_equal(trace_parse_iso8601("2024-02-29T00:00:00", &t), 0); /* leap day */
 	assert_int_equal(t, 1709164800);
 	assert_int_equal(trace_parse_iso8601("2024-13-01T00:00:00", &t), -1);
 	assert_int_equal(trace_parse_iso8601("2024-05-01", &t), -1);
@@ -69,17 +69,17 @@ static void test_durations(void **state)
 	assert_int_equal(t, 3600);
 	assert_int_equal(trace_parse_duration("01:30:00", &t), 0);
 	assert_int_equal(t, 5400);
-	assert_int_equal(trace_parse_duration("90:00", &t), 0);           /* MM:SS */
+	assert_int_equal(trace_parse_duration("90:00", &t), 0); /* MM:SS */
 	assert_int_equal(t, 5400);
 	assert_int_equal(trace_parse_duration("2-03:04:05", &t), 0);
 	assert_int_equal(t, 2 * 86400 + 3 * 3600 + 4 * 60 + 5);
-	assert_int_equal(trace_parse_duration("1-12", &t), 0);            /* D-HH */
+	assert_int_equal(trace_parse_duration("1-12", &t), 0); /* D-HH */
 	assert_int_equal(t, 86400 + 12 * 3600);
-	assert_int_equal(trace_parse_duration("1-00:30", &t), 0);         /* D-HH:MM */
+	assert_int_equal(trace_parse_duration("1-00:30", &t), 0); /* D-HH:MM */
 	assert_int_equal(t, 86400 + 1800);
 	assert_int_equal(trace_parse_duration("UNLIMITED", &t), 0);
 	assert_true(t == SIM_TIME_NONE);
-	assert_int_equal(trace_parse_slurm_minutes("90", &t), 0);         /* slurm.conf: minutes */
+	assert_int_equal(trace_parse_slurm_minutes("90", &t), 0); /* slurm.conf: minutes */
 	assert_int_equal(t, 5400);
 	assert_int_equal(trace_parse_duration("1:60:00", &t), -1);
 	assert_int_equal(trace_parse_duration("1:2:3:4", &t), -1);
@@ -115,7 +115,7 @@ static void test_good_trace(void **state)
 	assert_int_equal(t->jobs[2].gpus, 4);
 	assert_string_equal(t->jobs[2].partition, "gpu");
 	assert_true(t->jobs[2].tagged);
-	assert_int_equal(t->jobs[2].id, 1);                    /* row number without job_id */
+	assert_int_equal(t->jobs[2].id, 1); /* row number without job_id */
 	trace_free(t);
 	g_free(p);
 	nodeox_conf_free(conf);
@@ -123,7 +123,7 @@ static void test_good_trace(void **state)
 
 typedef struct {
 	const char *text;
-	const char *expect;    /* after "PATH:" */
+	const char *expect; /* after "PATH:" */
 } bad_t;
 
 static void test_bad_rows(void **state)
@@ -137,12 +137,14 @@ static void test_bad_rows(void **state)
 		{ "submit,gpus,run_time\n0,-1,60\n", "2: column gpus: '-1' is not a GPU count" },
 		{ "submit,gpus,run_time\nyesterday,1,60\n",
 		  "2: column submit: 'yesterday' is neither seconds nor an ISO-8601 time" },
-		{ "submit,gpus,run_time\n2024-05-01T25:00:00,1,60\n", "2: column submit: '2024-05-01T25:00:00'" },
+		{ "submit,gpus,run_time\n2024-05-01T25:00:00,1,60\n",
+		  "2: column submit: '2024-05-01T25:00:00'" },
 		{ "submit,gpus,run_time\n0,1,60\n2024-05-01T10:00:00,1,60\n",
 		  "3: column submit: ISO-8601 time after rows in seconds" },
 		{ "submit,gpus,run_time\n0,1,1:99:00\n", "2: column run_time: '1:99:00' is not a duration" },
 		{ "submit,gpus,run_time,time_limit\n0,1,60,soon\n", "2: column time_limit: 'soon'" },
-		{ "submit,gpus,run_time,nodes\n0,3,60,2\n", "2: column nodes: 3 GPUs do not divide over 2 nodes" },
+		{ "submit,gpus,run_time,nodes\n0,3,60,2\n",
+		  "2: column nodes: 3 GPUs do not divide over 2 nodes" },
 		{ "submit,gpus,run_time,flex\n0,1,60,yes\n", "2: column flex: 'yes' is not 0 or 1" },
 		{ "submit,gpus,run_time,mem\n0,1,60,lots\n", "2: column mem: 'lots' is not a size" },
 		{ "submit,gpus,run_time,comment\n0,1,60,nodeox:flex:bogus\n", "2: column comment: " },
@@ -186,7 +188,7 @@ static void test_per_gpu(void **state)
 {
 	(void)state;
 	char *p = write_tmp("pergpu.csv", "submit,gpus,run_time,cpus,cpus_per_gpu,mem,mem_per_gpu\n"
-			    "0,2,60,,3,,40G\n0,2,60,4,,16G,\n0,2,60,,,,\n0,0,60,,,,\n");
+					  "0,2,60,,3,,40G\n0,2,60,4,,16G,\n0,2,60,,,,\n0,0,60,,,,\n");
 	char err[256];
 	sim_trace_opts_t o = { .cpus_per_gpu = 8, .mem_per_gpu_mb = 1024 };
 	sim_trace_t *t = NULL;
@@ -194,12 +196,12 @@ static void test_per_gpu(void **state)
 	assert_int_equal(t->jobs[0].cpus_per_gpu, 3);
 	assert_int_equal(t->jobs[0].mem_per_gpu_mb, 40 * 1024);
 	assert_int_equal(t->jobs[1].cpus, 4);
-	assert_int_equal(t->jobs[1].cpus_per_gpu, 0);          /* cpus given: no option */
+	assert_int_equal(t->jobs[1].cpus_per_gpu, 0); /* cpus given: no option */
 	assert_int_equal(t->jobs[1].mem_mb, 16 * 1024);
 	assert_int_equal(t->jobs[1].mem_per_gpu_mb, 0);
-	assert_int_equal(t->jobs[2].cpus_per_gpu, 8);          /* neither: the options */
+	assert_int_equal(t->jobs[2].cpus_per_gpu, 8); /* neither: the options */
 	assert_int_equal(t->jobs[2].mem_per_gpu_mb, 1024);
-	assert_int_equal(t->jobs[3].cpus_per_gpu, 0);          /* no GPUs: none */
+	assert_int_equal(t->jobs[3].cpus_per_gpu, 0); /* no GPUs: none */
 	trace_free(t);
 	g_free(p);
 }
@@ -244,10 +246,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-NODEOX_TEST_MAIN(setup, teardown,
-	cmocka_unit_test(test_iso8601),
-	cmocka_unit_test(test_durations),
-	cmocka_unit_test(test_good_trace),
-	cmocka_unit_test(test_bad_rows),
-	cmocka_unit_test(test_per_gpu),
-	cmocka_unit_test(test_skip_bad))
+NODEOX_TEST_MAIN(setup, teardown, cmocka_unit_test(test_iso8601), cmocka_unit_test(test_durations),
+		 cmocka_unit_test(test_good_trace), cmocka_unit_test(test_bad_rows),
+		 cmocka_unit_test(test_per_gpu), cmocka_unit_test(test_skip_bad))

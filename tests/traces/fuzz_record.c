@@ -19,12 +19,11 @@
 
 #include "policy/policy.h"
 
-static const char *fuzz_record_conf =
-	"GpuType=a100 Memory=80G Speed=1\n"
-	"GpuType=h100 Memory=80G Speed=2\n"
-	"GpuType=l40s Feature=gpu_l40s Memory=48G Speed=0.5\n"
-	"Group=g Types=a100,h100,l40s\n"
-	"PreferRequested=yes\n";
+static const char *fuzz_record_conf = "GpuType=a100 Memory=80G Speed=1\n"
+				      "GpuType=h100 Memory=80G Speed=2\n"
+				      "GpuType=l40s Feature=gpu_l40s Memory=48G Speed=0.5\n"
+				      "Group=g Types=a100,h100,l40s\n"
+				      "PreferRequested=yes\n";
 
 static char *next_line(char *s)
 {
@@ -35,8 +34,7 @@ static char *next_line(char *s)
 	return nl;
 }
 
-static void check_record(const nodeox_conf_t *conf, const nodeox_job_t *job,
-			 const nodeox_decision_t *d)
+static void check_record(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_decision_t *d)
 {
 	static char with_admin[2 * NODEOX_STR_MAX];
 	const char *p, *rec_text = d->admin_comment;

@@ -19,18 +19,32 @@
 
 static void test_timelimit(void **state)
 {
-	static const struct { const char *s; int rc; int64_t secs; } cases[] = {
-		{"12:00:00", 0, 43200},   {"1-00:00:00", 0, 86400},
-		{"2-03:04:05", 0, 183845}, {"00:30:00", 0, 1800},
-		{"30:15", 0, 1815},        {"45", 0, 2700},
-		{"1-12", 0, 129600},       {"1-12:30", 0, 131400},
-		{"UNLIMITED", 1, 0},       {"Partition_Limit", 1, 0},
-		{"INFINITE", 1, 0},        {"", 1, 0},
-		{"00:00:00", 1, 0},        {"0", 1, 0},
-		{"12:7x:00", -1, 0},       {"1-", -1, 0},
-		{"-5", -1, 0},             {"1:2:3:4", -1, 0},
-		{"10:61:00", -1, 0},       {"abc", -1, 0},
-		{"12:00:00 ", -1, 0},
+	static const struct {
+		const char *s;
+		int rc;
+		int64_t secs;
+	} cases[] = {
+		{ "12:00:00", 0, 43200 },
+		{ "1-00:00:00", 0, 86400 },
+		{ "2-03:04:05", 0, 183845 },
+		{ "00:30:00", 0, 1800 },
+		{ "30:15", 0, 1815 },
+		{ "45", 0, 2700 },
+		{ "1-12", 0, 129600 },
+		{ "1-12:30", 0, 131400 },
+		{ "UNLIMITED", 1, 0 },
+		{ "Partition_Limit", 1, 0 },
+		{ "INFINITE", 1, 0 },
+		{ "", 1, 0 },
+		{ "00:00:00", 1, 0 },
+		{ "0", 1, 0 },
+		{ "12:7x:00", -1, 0 },
+		{ "1-", -1, 0 },
+		{ "-5", -1, 0 },
+		{ "1:2:3:4", -1, 0 },
+		{ "10:61:00", -1, 0 },
+		{ "abc", -1, 0 },
+		{ "12:00:00 ", -1, 0 },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -74,7 +88,9 @@ static void test_tres(void **state)
 
 	(void)state;
 	assert_int_equal(sacct_parse_tres_gpus("billing=16,cpu=16,gres/gpu:a100=4,gres/gpu=4,"
-					       "mem=256000M,node=1", &g, err, sizeof(err)), 0);
+					       "mem=256000M,node=1",
+					       &g, err, sizeof(err)),
+			 0);
 	assert_int_equal(g.total, 4);
 	assert_string_equal(g.type, "a100");
 	assert_int_equal(g.ntypes, 1);
@@ -85,15 +101,14 @@ static void test_tres(void **state)
 	assert_string_equal(g.type, "");
 
 	/* typed entries only (AccountingStorageTRES without plain gres/gpu): summed */
-	assert_int_equal(sacct_parse_tres_gpus("gres/gpu:v100=1,gres/gpu:a100=3", &g, err,
-					       sizeof(err)), 0);
+	assert_int_equal(sacct_parse_tres_gpus("gres/gpu:v100=1,gres/gpu:a100=3", &g, err, sizeof(err)), 0);
 	assert_int_equal(g.total, 4);
-	assert_string_equal(g.type, "a100");   /* most GPUs */
+	assert_string_equal(g.type, "a100"); /* most GPUs */
 	assert_int_equal(g.ntypes, 2);
 
 	/* no GPU; other gres with similar names are not GPUs */
-	assert_int_equal(sacct_parse_tres_gpus("cpu=4,mem=1G,gres/gpumem=40G,gres/mps=100",
-					       &g, err, sizeof(err)), 0);
+	assert_int_equal(
+		sacct_parse_tres_gpus("cpu=4,mem=1G,gres/gpumem=40G,gres/mps=100", &g, err, sizeof(err)), 0);
 	assert_int_equal(g.total, -1);
 	assert_int_equal(sacct_parse_tres_gpus("", &g, err, sizeof(err)), 0);
 	assert_int_equal(g.total, -1);
@@ -106,9 +121,8 @@ static void test_tres(void **state)
 	assert_int_equal(sacct_parse_tres_gpus("gres/gpu:a100", &g, err, sizeof(err)), -1);
 }
 
-static const char *header =
-	"JobIDRaw|User|Account|Partition|Submit|Start|End|Timelimit|ReqTRES|AllocTRES|"
-	"Comment|NNodes|State";
+static const char *header = "JobIDRaw|User|Account|Partition|Submit|Start|End|Timelimit|ReqTRES|AllocTRES|"
+			    "Comment|NNodes|State";
 
 static void parse_header(sacct_header_t *h, const char *text)
 {
@@ -195,16 +209,16 @@ static void test_header(void **state)
  * also after an admin's own text and with hostile bytes in the constraint. */
 static void test_record_roundtrip(void **state)
 {
-	static const char conf_text[] =
-		"GpuType=a100 Memory=80G Speed=1.0\n"
-		"GpuType=l40s Memory=48G Speed=0.6\n"
-		"Group=g Types=a100,l40s\n";
+	static const char conf_text[] = "GpuType=a100 Memory=80G Speed=1.0\n"
+					"GpuType=l40s Memory=48G Speed=0.6\n"
+					"Group=g Types=a100,l40s\n";
 	nodeox_conf_t *conf;
 	nodeox_decision_t *d = calloc(1, sizeof(*d));
 	nodeox_job_t job = { .comment = "run 3 nodeox:flex:mem=40960M:uniform",
 			     .tres_per_node = "gres:nic:1,gres:gpu:a100:2",
 			     .tres_per_job = "gres:gpu:a100:4",
-			     .features = "ib|x;y \"z\"\n|", .time_limit = 60 };
+			     .features = "ib|x;y \"z\"\n|",
+			     .time_limit = 60 };
 	nodeox_record_t rec;
 	char err[SACCT_ERR_MAX], ac[2 * NODEOX_STR_MAX];
 
@@ -251,27 +265,28 @@ static void test_record_forms(void **state)
 	(void)state;
 	/* no record; the mark inside an admin's words is not one */
 	assert_int_equal(nodeox_record_parse("", &rec, err, sizeof(err)), 0);
-	assert_int_equal(nodeox_record_parse("see nodeox: changed v=1 type=a100", &rec, err,
-					    sizeof(err)), 0);
+	assert_int_equal(nodeox_record_parse("see nodeox: changed v=1 type=a100", &rec, err, sizeof(err)), 0);
 	/* two records (an update broadened again): the last gives the request, the
 	 * last with time_limit= the original limit; unknown keys are skipped */
 	assert_int_equal(nodeox_record_parse("nodeox: changed v=1 type=a100 gpus=node:4 "
-					    "tag=nodeox:flex time_limit=30->60; nodeox: changed "
-					    "v=1 type=h100 gpus=job:8 tag=nodeox:flex:types=h100%2Ba100 "
-					    "future=x%20y", &rec, err, sizeof(err)), 1);
+					     "tag=nodeox:flex time_limit=30->60; nodeox: changed "
+					     "v=1 type=h100 gpus=job:8 tag=nodeox:flex:types=h100%2Ba100 "
+					     "future=x%20y",
+					     &rec, err, sizeof(err)),
+			 1);
 	assert_string_equal(rec.type, "h100");
 	assert_int_equal(rec.count[NODEOX_FORM_JOB], 8);
 	assert_int_equal(rec.count[NODEOX_FORM_NODE], -1);
 	assert_string_equal(rec.tag, "nodeox:flex:types=h100+a100");
 	assert_int_equal(rec.time_limit_min, 30);
 	/* a newer version: recognised, not read */
-	assert_int_equal(nodeox_record_parse("nodeox: changed v=2 whatever", &rec, err,
-					    sizeof(err)), 2);
+	assert_int_equal(nodeox_record_parse("nodeox: changed v=2 whatever", &rec, err, sizeof(err)), 2);
 	assert_int_equal(rec.version, 2);
 	/* before v=1: type, count and limit from the words; the tag's options unknown */
 	assert_int_equal(nodeox_record_parse("nodeox: changed tres_per_job=gres:gpu:a100:4->gres:gpu:4 "
-					    "features=(none)->a100|l40s time_limit=60->100", &rec,
-					    err, sizeof(err)), 1);
+					     "features=(none)->a100|l40s time_limit=60->100",
+					     &rec, err, sizeof(err)),
+			 1);
 	assert_true(rec.legacy);
 	assert_string_equal(rec.type, "a100");
 	assert_int_equal(rec.count[NODEOX_FORM_JOB], 4);
@@ -279,17 +294,21 @@ static void test_record_forms(void **state)
 	assert_string_equal(rec.tag, "nodeox:flex");
 	/* its TRES words read by the policy library's TRES reader: every spelling */
 	assert_int_equal(nodeox_record_parse("nodeox: changed tres_per_node=gres:nic:1,gres/gpu:l40s=2"
-					    "->gres/gpu=2 features=(none)->a100|l40s", &rec, err,
-					    sizeof(err)), 1);
+					     "->gres/gpu=2 features=(none)->a100|l40s",
+					     &rec, err, sizeof(err)),
+			 1);
 	assert_string_equal(rec.type, "l40s");
 	assert_int_equal(rec.count[NODEOX_FORM_NODE], 2);
 	assert_int_equal(nodeox_record_parse("nodeox: changed tres_per_task=gres:gpu:4,gres:gpu:v100"
-					    "->gres:gpu:1 features=(none)->v100", &rec, err,
-					    sizeof(err)), 1);
-	assert_string_equal(rec.type, "v100");          /* a type alone: one GPU */
+					     "->gres:gpu:1 features=(none)->v100",
+					     &rec, err, sizeof(err)),
+			 1);
+	assert_string_equal(rec.type, "v100"); /* a type alone: one GPU */
 	assert_int_equal(rec.count[NODEOX_FORM_TASK], 1);
 	/* malformed: each names what */
-	static const struct { const char *ac, *msg; } bad[] = {
+	static const struct {
+		const char *ac, *msg;
+	} bad[] = {
 		{ "nodeox: changed v=1 type=a100 gpus=node", "bad gpus=" },
 		{ "nodeox: changed v=1 type=a100 gpus=rack:4", "bad gpus=" },
 		{ "nodeox: changed v=1 type=a100 gpus=node:4,node:2", "bad gpus=" },
@@ -306,8 +325,7 @@ static void test_record_forms(void **state)
 		{ "nodeox: changed features=a->b", "before v=1" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (nodeox_record_parse(bad[i].ac, &rec, err, sizeof(err)) != -1 ||
-		    !strstr(err, bad[i].msg))
+		if (nodeox_record_parse(bad[i].ac, &rec, err, sizeof(err)) != -1 || !strstr(err, bad[i].msg))
 			fail_msg("'%s': got '%s', want '%s'", bad[i].ac, err, bad[i].msg);
 	}
 	char buf[16];
@@ -317,9 +335,8 @@ static void test_record_forms(void **state)
 	assert_int_equal(nodeox_record_decode("0123456789abcdef", 16, buf, sizeof(buf)), -1);
 }
 
-static const char *header_ac =
-	"JobIDRaw|User|Account|Partition|Submit|Start|End|Timelimit|ReqTRES|AllocTRES|"
-	"NNodes|State|Comment|AdminComment";
+static const char *header_ac = "JobIDRaw|User|Account|Partition|Submit|Start|End|Timelimit|ReqTRES|AllocTRES|"
+			       "NNodes|State|Comment|AdminComment";
 
 /* A job the plugin rewrote comes back as submitted; '|' in the free text. */
 static void test_line_recovery(void **state)
@@ -400,7 +417,7 @@ static void test_line_recovery(void **state)
 	 * old documented --format, the issue's case), '|' in both: each way of
 	 * placing the extra fields is tried, the one that parses wins */
 	parse_header(&h, "JobIDRaw|User|Account|Partition|Submit|Start|End|Timelimit|ReqTRES|"
-		     "AllocTRES|Comment|NNodes|State|AdminComment");
+			 "AllocTRES|Comment|NNodes|State|AdminComment");
 	snprintf(line, sizeof(line), "%s",
 		 "35|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|2026-11-02T10:01:10|"
 		 "00:02:00|gres/gpu=4|gres/gpu:l40s=4,gres/gpu=4|x|y nodeox:flex|1|COMPLETED|"
@@ -429,7 +446,8 @@ static void test_delimiter(void **state)
 	char err[SACCT_ERR_MAX], buf[512], line[1024];
 
 	(void)state;
-	snprintf(buf, sizeof(buf), "%s", "JobIDRaw^^Submit^^Start^^End^^ReqTRES^^AllocTRES^^"
+	snprintf(buf, sizeof(buf), "%s",
+		 "JobIDRaw^^Submit^^Start^^End^^ReqTRES^^AllocTRES^^"
 		 "Comment^^AdminComment");
 	assert_int_equal(sacct_parse_header(buf, "^^", &h, err, sizeof(err)), 0);
 	assert_int_equal(h.ncols, 8);
@@ -452,13 +470,7 @@ static int setup(void **state)
 	return 0;
 }
 
-NODEOX_TEST_MAIN(setup, NULL,
-	cmocka_unit_test(test_timelimit),
-	cmocka_unit_test(test_time),
-	cmocka_unit_test(test_tres),
-	cmocka_unit_test(test_line),
-	cmocka_unit_test(test_header),
-	cmocka_unit_test(test_record_roundtrip),
-	cmocka_unit_test(test_record_forms),
-	cmocka_unit_test(test_line_recovery),
-	cmocka_unit_test(test_delimiter))
+NODEOX_TEST_MAIN(setup, NULL, cmocka_unit_test(test_timelimit), cmocka_unit_test(test_time),
+		 cmocka_unit_test(test_tres), cmocka_unit_test(test_line), cmocka_unit_test(test_header),
+		 cmocka_unit_test(test_record_roundtrip), cmocka_unit_test(test_record_forms),
+		 cmocka_unit_test(test_line_recovery), cmocka_unit_test(test_delimiter))

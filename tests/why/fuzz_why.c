@@ -17,20 +17,45 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *buf = malloc(size + 1), *f[FIELDS] = { 0 }, *p;
-	static const why_part_t part = { .name = "gpu", .state_name = "UP", .up = true,
-					 .max_time = 30, .max_nodes = 2 };
-	why_qjob_t q = { .job_id = 7, .phase = WHY_PHASE_ACTIVE, .state_name = "RUNNING",
-			 .partition = "gpu", .nodes = "a1", .licenses = "matlab:2", .name = "x" };
+	static const why_part_t part = {
+		.name = "gpu", .state_name = "UP", .up = true, .max_time = 30, .max_nodes = 2
+	};
+	why_qjob_t q = { .job_id = 7,
+			 .phase = WHY_PHASE_ACTIVE,
+			 .state_name = "RUNNING",
+			 .partition = "gpu",
+			 .nodes = "a1",
+			 .licenses = "matlab:2",
+			 .name = "x" };
 	why_license_t lic = { .name = "matlab", .total = 2, .in_use = 2 };
 	why_resv_t resv = { .name = "r", .nodes = "a1", .start_time = 2000, .end_time = 3000 };
-	why_node_t node = { .name = "a1", .partitions = "gpu", .features = "a100",
-			    .state_name = "IDLE", .cpus = 8, .mem_mb = 16000 };
-	why_job_t job = { .job_id = 42, .pending = true, .state_name = "PENDING", .name = "x",
-			  .time_limit = 20, .num_nodes = 1, .num_tasks = 1, .cpus_per_task = 1,
-			  .reservation = "r", .priority = 1 };
-	why_cluster_t cl = { .nodes = &node, .nnodes = 1, .parts = &part, .nparts = 1,
-			     .jobs = &q, .njobs = 1, .resvs = &resv, .nresvs = 1, .lics = &lic,
-			     .nlics = 1, .now = 1000 };
+	why_node_t node = { .name = "a1",
+			    .partitions = "gpu",
+			    .features = "a100",
+			    .state_name = "IDLE",
+			    .cpus = 8,
+			    .mem_mb = 16000 };
+	why_job_t job = { .job_id = 42,
+			  .pending = true,
+			  .state_name = "PENDING",
+			  .name = "x",
+			  .time_limit = 20,
+			  .num_nodes = 1,
+			  .num_tasks = 1,
+			  .cpus_per_task = 1,
+			  .reservation = "r",
+			  .priority = 1 };
+	why_cluster_t cl = { .nodes = &node,
+			     .nnodes = 1,
+			     .parts = &part,
+			     .nparts = 1,
+			     .jobs = &q,
+			     .njobs = 1,
+			     .resvs = &resv,
+			     .nresvs = 1,
+			     .lics = &lic,
+			     .nlics = 1,
+			     .now = 1000 };
 	why_result_t res;
 	char err[256];
 	FILE *out;

@@ -18,11 +18,10 @@
 #include "tests/common/test_main.h"
 #include "cli/why.h"
 
-static const char *_conf_text =
-	"GpuType=a100 Feature=a100 Memory=80G Speed=1.0\n"
-	"GpuType=l40s Feature=l40s Memory=48G Speed=0.6\n"
-	"GpuType=t4 Feature=t4 Memory=16G Speed=0.25\n"
-	"Group=train Types=a100,l40s\n";
+static const char *_conf_text = "GpuType=a100 Feature=a100 Memory=80G Speed=1.0\n"
+				"GpuType=l40s Feature=l40s Memory=48G Speed=0.6\n"
+				"GpuType=t4 Feature=t4 Memory=16G Speed=0.25\n"
+				"Group=train Types=a100,l40s\n";
 
 /* A GPU node of the given type: 8 CPUs, 16000 MB, partition "gpu", up. */
 static why_node_t _node(const char *name, const char *type, uint32_t total, uint32_t used)
@@ -105,8 +104,8 @@ static void _assert_sum(const why_fit_t *f)
 	assert_int_equal(f->eligible_gpus + ex, f->idle_gpus);
 }
 
-static void _analyze(const why_job_t *job, const why_node_t *nodes, size_t n,
-		     const nodeox_conf_t *conf, why_result_t *res)
+static void _analyze(const why_job_t *job, const why_node_t *nodes, size_t n, const nodeox_conf_t *conf,
+		     why_result_t *res)
 {
 	char err[256];
 
@@ -129,7 +128,8 @@ static void test_gres_node(void **state)
 	assert_int_equal(g[0].used, 2);
 
 	assert_int_equal(why_gres_parse_node("gpu:a100:2(S:0),gpu:l40s:2(S:1),mps:100",
-					     "gpu:a100:0(IDX:N/A),gpu:l40s:1(IDX:3),mps:0", g, 8), 2);
+					     "gpu:a100:0(IDX:N/A),gpu:l40s:1(IDX:3),mps:0", g, 8),
+			 2);
 	assert_string_equal(g[1].type, "l40s");
 	assert_int_equal(g[1].total, 2);
 	assert_int_equal(g[1].used, 1);
@@ -161,8 +161,8 @@ static void test_gres_job(void **state)
 	assert_int_equal(why_gres_parse_job("gres/gpu:l40s=3", type, sizeof(type), &n, &more), 1);
 	assert_string_equal(type, "l40s");
 	assert_int_equal(n, 3);
-	assert_int_equal(why_gres_parse_job("gres:gpu:a100:1,gres:gpu:l40s:1", type, sizeof(type), &n,
-					    &more), 1);
+	assert_int_equal(why_gres_parse_job("gres:gpu:a100:1,gres:gpu:l40s:1", type, sizeof(type), &n, &more),
+			 1);
 	assert_true(more);
 	assert_int_equal(why_gres_parse_job("gres:gpu:a100", type, sizeof(type), &n, &more), 1);
 	assert_int_equal(n, 1);
@@ -174,8 +174,8 @@ static void test_gres_job(void **state)
 	assert_int_equal(n, 2048);
 	assert_int_equal(why_gres_parse_job("gres:gpu:a100:", type, sizeof(type), &n, &more), -1);
 	assert_int_equal(why_gres_parse_job("gres:gpu::2", type, sizeof(type), &n, &more), -1);
-	assert_int_equal(why_gres_parse_job("gres:gpu:a100:1,gres:gpu:x:", type, sizeof(type), &n,
-					    &more), -1);
+	assert_int_equal(why_gres_parse_job("gres:gpu:a100:1,gres:gpu:x:", type, sizeof(type), &n, &more),
+			 -1);
 }
 
 static void test_feature(void **state)
@@ -253,8 +253,12 @@ static void test_when_faster_state(void **state)
 
 	(void)state;
 	job.time_limit = 30;
-	q[0] = (why_qjob_t){ .job_id = 7, .phase = WHY_PHASE_ACTIVE, .nodes = "a1", .num_nodes = 1,
-			     .end_time = 1000 + 180, .tres_alloc = "cpu=1,gres/gpu=4,gres/gpu:a100=4" };
+	q[0] = (why_qjob_t){ .job_id = 7,
+			     .phase = WHY_PHASE_ACTIVE,
+			     .nodes = "a1",
+			     .num_nodes = 1,
+			     .end_time = 1000 + 180,
+			     .tres_alloc = "cpu=1,gres/gpu=4,gres/gpu:a100=4" };
 	assert_int_equal(why_analyze(&job, nodes, 2, &cl, conf, &res, err, sizeof(err)), 0);
 	assert_int_equal(res.flex.decision.action, NODEOX_KEEP);
 	assert_true(res.flex.decision.estimate.made);
@@ -266,13 +270,16 @@ static void test_when_faster_state(void **state)
 	why_print_text(f, &res);
 	fclose(f);
 	if (!strstr(text, "estimate (Broaden=when-faster): as asked: start in 180 s, finish in "
-		    "1980 s; broadened: start in 0 s, finish in 3000 s (limit x1.67) -> keep"))
+			  "1980 s; broadened: start in 0 s, finish in 3000 s (limit x1.67) -> keep"))
 		fail_msg("text: %s", text);
 	why_result_free(&res);
 
 	q[0].end_time = 1000 + 3600;
-	q[1] = (why_qjob_t){ .job_id = 8, .phase = WHY_PHASE_PENDING, .priority = 10,
-			     .num_nodes = 1, .tres_per_node = "gres:gpu:a100:4" };
+	q[1] = (why_qjob_t){ .job_id = 8,
+			     .phase = WHY_PHASE_PENDING,
+			     .priority = 10,
+			     .num_nodes = 1,
+			     .tres_per_node = "gres:gpu:a100:4" };
 	cl.njobs = 2;
 	assert_int_equal(why_analyze(&job, nodes, 2, &cl, conf, &res, err, sizeof(err)), 0);
 	assert_int_equal(res.flex.decision.action, NODEOX_REWRITE);
@@ -337,8 +344,8 @@ static void test_cpus_memory(void **state)
 
 	job.cpus_per_task = 4;
 	job.mem_per_node_mb = 8000;
-	nodes[0].cpus_alloc = 6;          /* 2 CPUs left */
-	nodes[1].mem_alloc_mb = 12000;    /* 4000 MB left */
+	nodes[0].cpus_alloc = 6;       /* 2 CPUs left */
+	nodes[1].mem_alloc_mb = 12000; /* 4000 MB left */
 	_analyze(&job, nodes, 3, NULL, &res);
 	assert_int_equal(res.fit.req.cpus_per_node, 4);
 	assert_int_equal(_excluded(&res.fit, WHY_CAUSE_CPUS, NULL), 4);
@@ -654,9 +661,9 @@ static void _acct_init(why_acct_t *a)
 	for (size_t i = 0; i < WHY_ACCT_TRES_MAX; i++) {
 		if (i < 5)
 			snprintf(a->tres[i], sizeof(a->tres[i]), "%s", names[i]);
-		a->job[i] = a->qos_max_pu[i] = a->qos_user_used[i] = a->qos_max_pj[i] =
-		a->qos_grp[i] = a->qos_grp_used[i] = a->assoc_grp[i] = a->assoc_grp_used[i] =
-		a->assoc_max_pj[i] = WHY_ACCT_NONE;
+		a->job[i] = a->qos_max_pu[i] = a->qos_user_used[i] = a->qos_max_pj[i] = a->qos_grp[i] =
+			a->qos_grp_used[i] = a->assoc_grp[i] = a->assoc_grp_used[i] = a->assoc_max_pj[i] =
+				WHY_ACCT_NONE;
 	}
 }
 
@@ -904,14 +911,31 @@ static void test_blockers_overflow(void **state)
 static void test_pending_other_reasons(void **state)
 {
 	const why_qjob_t q[] = {
-		{ .job_id = 3, .phase = WHY_PHASE_PENDING, .state_name = "PENDING", .reason = "Resources",
-		  .partition = "gpu", .priority = 200, .start_time = 5000 },
-		{ .job_id = 4, .phase = WHY_PHASE_PENDING, .state_name = "PENDING", .reason = "JobHeldUser",
-		  .partition = "gpu", .priority = 0 },
-		{ .job_id = 5, .phase = WHY_PHASE_PENDING, .state_name = "PENDING", .reason = "Resources",
-		  .partition = "big", .priority = 300 },
-		{ .job_id = 6, .phase = WHY_PHASE_PENDING, .state_name = "PENDING", .reason = "Priority",
-		  .partition = "gpu", .priority = 50 },
+		{ .job_id = 3,
+		  .phase = WHY_PHASE_PENDING,
+		  .state_name = "PENDING",
+		  .reason = "Resources",
+		  .partition = "gpu",
+		  .priority = 200,
+		  .start_time = 5000 },
+		{ .job_id = 4,
+		  .phase = WHY_PHASE_PENDING,
+		  .state_name = "PENDING",
+		  .reason = "JobHeldUser",
+		  .partition = "gpu",
+		  .priority = 0 },
+		{ .job_id = 5,
+		  .phase = WHY_PHASE_PENDING,
+		  .state_name = "PENDING",
+		  .reason = "Resources",
+		  .partition = "big",
+		  .priority = 300 },
+		{ .job_id = 6,
+		  .phase = WHY_PHASE_PENDING,
+		  .state_name = "PENDING",
+		  .reason = "Priority",
+		  .partition = "gpu",
+		  .priority = 50 },
 	};
 	why_job_t job = _job(NULL, NULL);
 	why_result_t res;
@@ -951,27 +975,15 @@ static void test_pending_other_reasons(void **state)
 	why_result_free(&res);
 }
 
-NODEOX_TEST_MAIN(NULL, NULL,
-	cmocka_unit_test(test_gres_node),
-	cmocka_unit_test(test_gres_job),
-	cmocka_unit_test(test_feature),
-	cmocka_unit_test(test_article),
-	cmocka_unit_test(test_when_faster_state),
-	cmocka_unit_test(test_per_node_count),
-	cmocka_unit_test(test_per_task),
-	cmocka_unit_test(test_cpus_memory),
-	cmocka_unit_test(test_partition_state_feature),
-	cmocka_unit_test(test_cause_order),
-	cmocka_unit_test(test_grouping),
-	cmocka_unit_test(test_flex_group_limits),
-	cmocka_unit_test(test_flex_applied),
-	cmocka_unit_test(test_flex_malformed_tag_and_mode_off),
-	cmocka_unit_test(test_no_gpus_asked),
-	cmocka_unit_test(test_bad_tres),
-	cmocka_unit_test(test_json),
-	cmocka_unit_test(test_pending_qos_assoc),
-	cmocka_unit_test(test_pending_qos_values),
-	cmocka_unit_test(test_pending_dependency),
-	cmocka_unit_test(test_never_partitions),
-	cmocka_unit_test(test_pending_other_reasons),
-	cmocka_unit_test(test_blockers_overflow))
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_gres_node), cmocka_unit_test(test_gres_job),
+		 cmocka_unit_test(test_feature), cmocka_unit_test(test_article),
+		 cmocka_unit_test(test_when_faster_state), cmocka_unit_test(test_per_node_count),
+		 cmocka_unit_test(test_per_task), cmocka_unit_test(test_cpus_memory),
+		 cmocka_unit_test(test_partition_state_feature), cmocka_unit_test(test_cause_order),
+		 cmocka_unit_test(test_grouping), cmocka_unit_test(test_flex_group_limits),
+		 cmocka_unit_test(test_flex_applied), cmocka_unit_test(test_flex_malformed_tag_and_mode_off),
+		 cmocka_unit_test(test_no_gpus_asked), cmocka_unit_test(test_bad_tres),
+		 cmocka_unit_test(test_json), cmocka_unit_test(test_pending_qos_assoc),
+		 cmocka_unit_test(test_pending_qos_values), cmocka_unit_test(test_pending_dependency),
+		 cmocka_unit_test(test_never_partitions), cmocka_unit_test(test_pending_other_reasons),
+		 cmocka_unit_test(test_blockers_overflow))
