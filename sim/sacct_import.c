@@ -397,7 +397,8 @@ static char *comment_with_tag(const char *comment, const char *tag)
  * _fill_job_desc_from_opts: min_cpus = ntasks x cpus_per_task; the per-GPU
  * CPUs are added only when cons_tres allocates) and DefMemPerCPU x those
  * CPUs. So a --cpus-per-gpu=2 job of 2 GPUs reads ReqTRES cpu=1,mem=500M,
- * AllocTRES cpu=4,mem=2000M. The rule:
+ * AllocTRES cpu=4,mem=2000M on 22.05 (24.11 counts the per-GPU CPUs at
+ * submission, ReqTRES cpu=4: the rule leaves it). The rule:
  *  - CPUs: where ReqTRES cpu is one per task (the nodes of a per-node row,
  *    else 1: no -c or -n, which sbatch does not take with --cpus-per-gpu)
  *    and AllocTRES cpu is larger and a whole number per GPU, the row asks
