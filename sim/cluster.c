@@ -9,14 +9,20 @@
  * gres.conf (optional) supplies GPU types for nodes whose Gres= is untyped
  * and must agree with slurm.conf on counts. Errors are "FILE:LINE: what".
  *
- * Files are read as Slurm 24.11 reads them (22.05 reads them the same way
- * except where said): PriorityType defaults to priority/multifactor (22.05:
- * priority/basic), so the Priority* weights count unless the file says
- * PriorityType=priority/basic; a gres.conf MultipleFiles= line is one GPU.
+ * Files are read as the Slurm release the caller names reads them (22.05
+ * and 24.11 read the keys above the same way but for two defaults, both
+ * changed in 23.11, cluster_finish_defaults): without PriorityType, 22.05
+ * is FIFO (priority/basic: the weights unused), 24.11 priority/multifactor;
+ * without SelectTypeParameters, memory is allocated where the select plugin
+ * is cons_tres (CR_Core_Memory in both), which 24.11 also is without
+ * SelectType (22.05: select/linear, no memory). A gres.conf MultipleFiles=
+ * line is one GPU.
  * Scheduling keys that Slurm gained after 22.05 and the model leaves out
  * (cluster_newer_keys) are ignored with a note on stderr, once per key; other
  * keys the model does not need are ignored silently.
  */
+#include "config.h"
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,7 +65,12 @@ typedef struct {
 	GArray *nodes;        /* sim_node_t */
 	uint32_t *gres_count; /* per node, from gres.conf */
 	bool *gres_seen;
+	bool priority_set;   /* PriorityType given */
 	bool priority_basic; /* PriorityType=priority/basic: weights unused */
+	bool select_set;     /* SelectType given */
+	bool select_cons;    /* SelectType is select/cons_tres (or 22.05's cons_res) */
+	bool params_set;     /* SelectTypeParameters given */
+	bool params_mem;     /* SelectTypeParameters names memory */
 	unsigned noted;      /* cluster_newer_keys already noted (bits) */
 } cparse_t;
 
@@ -729,10 +740,18 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 					} else if (!g_ascii_strcasecmp(k, "PriorityFavorSmall")) {
 						s->favor_small = !g_ascii_strcasecmp(v, "YES");
 					} else if (!g_ascii_strcasecmp(k, "PriorityType")) {
+						p->priority_set = true;
 						p->priority_basic = !g_ascii_strcasecmp(v, "priority/basic");
+					} else if (!g_ascii_strcasecmp(k, "SelectType")) {
+						gchar *low = g_ascii_strdown(v, -1);
+						p->select_set = true;
+						p->select_cons =
+							strstr(low, "cons_tres") || strstr(low, "cons_res");
+						g_free(low);
 					} else if (!g_ascii_strcasecmp(k, "SelectTypeParameters")) {
 						gchar *low = g_ascii_strdown(v, -1);
-						p->c->mem_counted = strstr(low, "memory") != NULL;
+						p->params_set = true;
+						p->params_mem = strstr(low, "memory") != NULL;
 						g_free(low);
 					} else if ((rc = cluster_job_default(p, k, v, &p->c->defs)) != 0) {
 						rc = rc < 0 ? -1 : 0;
@@ -824,8 +843,70 @@ static int cluster_finish(cparse_t *p)
 	return 0;
 }
 
-int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name, sim_cluster_t **out,
-			 char *err, size_t errlen)
+int cluster_version_parse(const char *s, sim_slurm_version_t *out)
+{
+	static const struct {
+		const char *name;
+		sim_slurm_version_t v;
+	} known[] = {
+		{ "22.05", SIM_SLURM_2205 },
+		{ "24.11", SIM_SLURM_2411 },
+	};
+	for (size_t i = 0; s && i < G_N_ELEMENTS(known); i++) {
+		size_t n = strlen(known[i].name);
+		if (strncmp(s, known[i].name, n))
+			continue;
+		const char *r = s + n; /* "", or ".MICRO" */
+		if (*r == '.' && r[1]) {
+			for (r++; isdigit((unsigned char)*r); r++)
+				;
+		}
+		if (*r)
+			continue;
+		*out = known[i].v;
+		return 0;
+	}
+	return -1;
+}
+
+const char *cluster_version_name(sim_slurm_version_t v)
+{
+	return v == SIM_SLURM_2205 ? "22.05" : "24.11";
+}
+
+sim_slurm_version_t cluster_version_built(void)
+{
+#ifdef NODEOX_SLURM_VERSION_NUMBER
+	unsigned major = (NODEOX_SLURM_VERSION_NUMBER >> 16) & 255;
+	unsigned minor = (NODEOX_SLURM_VERSION_NUMBER >> 8) & 255;
+	if (major * 100 + minor < 2311) /* both defaults changed in 23.11 */
+		return SIM_SLURM_2205;
+#endif
+	return SIM_SLURM_2411;
+}
+
+/* What the file leaves out, as release ver fills it in. PriorityType:
+ * read_config.c, `if (!s_p_get_string(&conf->priority_type, "PriorityType",
+ * ...)) conf->priority_type = xstrdup(DEFAULT_PRIORITY_TYPE)`, which
+ * read_config.h defines as "priority/basic" in 22.05 and
+ * "priority/multifactor" in 24.11. Memory: SelectType defaults to
+ * DEFAULT_SELECT_TYPE, "select/linear" in 22.05 and "select/cons_tres" in
+ * 24.11; without SelectTypeParameters, cons_tres counts memory in both
+ * (22.05: cons_common.c select_p_node_init, "SelectTypeParameters not
+ * specified, using default value: CR_Core_Memory"; 24.11: read_config.c,
+ * `else if (xstrstr(conf->select_type, "cons_tres")) select_type_param =
+ * (CR_CORE | CR_MEMORY)`), any other plugin none (select_type_param = 0). */
+static void cluster_finish_defaults(cparse_t *p, sim_slurm_version_t ver)
+{
+	if (!p->priority_set)
+		p->priority_basic = ver == SIM_SLURM_2205;
+	bool cons = p->select_set ? p->select_cons : ver == SIM_SLURM_2411;
+	p->c->mem_counted = p->params_set ? p->params_mem : cons;
+	p->c->slurm_version = ver;
+}
+
+int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name,
+			 sim_slurm_version_t ver, sim_cluster_t **out, char *err, size_t errlen)
 {
 	sim_cluster_t *c = g_new0(sim_cluster_t, 1);
 	cluster_params_default(&c->params);
@@ -857,6 +938,8 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 	}
 	p.name = name;
 	p.line = 0;
+	if (rc == 0)
+		cluster_finish_defaults(&p, ver);
 	if (rc == 0 && p.priority_basic) /* FIFO: Slurm ignores the weights */
 		c->params.weight_age = c->params.weight_job_size = 0;
 	/* priority/multifactor without slurmdbd: "PriorityWeightAge can only be
@@ -891,7 +974,7 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 	return 0;
 }
 
-int cluster_read(const char *dir, sim_cluster_t **out, char *err, size_t errlen)
+int cluster_read(const char *dir, sim_slurm_version_t ver, sim_cluster_t **out, char *err, size_t errlen)
 {
 	char *sc = g_build_filename(dir, "slurm.conf", NULL);
 	char *gc = g_build_filename(dir, "gres.conf", NULL);
@@ -905,7 +988,7 @@ int cluster_read(const char *dir, sim_cluster_t **out, char *err, size_t errlen)
 	} else {
 		if (!g_file_get_contents(gc, &gtext, NULL, NULL))
 			gtext = NULL; /* gres.conf is optional */
-		rc = cluster_read_strings(stext, gtext, sc, out, err, errlen);
+		rc = cluster_read_strings(stext, gtext, sc, ver, out, err, errlen);
 	}
 	g_free(stext);
 	g_free(gtext);

@@ -21,6 +21,16 @@
 #define SIM_MAX_TERMS 32  /* OR terms in one constraint */
 #define SIM_MAX_SOCKETS 8 /* sockets per node the GPU binding is modelled for */
 
+/* The Slurm releases whose slurm.conf defaults nodeox-sim reads a file
+ * with (nodeox-sim --slurm-version). Where they differ for the keys the
+ * model reads, both changed in 23.11 (read_config.h): PriorityType
+ * (22.05 priority/basic, 24.11 priority/multifactor) and SelectType (22.05
+ * select/linear, 24.11 select/cons_tres, which brings CR_Core_Memory). */
+typedef enum {
+	SIM_SLURM_2205 = 2205,
+	SIM_SLURM_2411 = 2411,
+} sim_slurm_version_t;
+
 typedef struct {
 	char *name;
 	uint32_t cpus;
@@ -124,10 +134,12 @@ typedef struct {
 	uint64_t total_gpus;
 	uint64_t total_cpus;
 	sim_sched_params_t params;
-	sim_job_defaults_t defs; /* the cluster-wide ones */
-	bool mem_counted;        /* SelectTypeParameters names memory (CR_*_Memory):
-				   * select/cons_tres allocates it (22.05's default
-				   * does not; doc/simulator.md) */
+	sim_job_defaults_t defs;           /* the cluster-wide ones */
+	bool mem_counted;                  /* memory is allocated: SelectTypeParameters names
+				   * it (CR_*_Memory), or, without the line, the
+				   * select plugin is cons_tres (given, or 24.11's
+				   * default), whose default is CR_Core_Memory */
+	sim_slurm_version_t slurm_version; /* whose defaults the file was read with */
 } sim_cluster_t;
 
 /* A node-feature constraint (--constraint or --prefer), parsed by the
@@ -145,12 +157,21 @@ typedef struct {
 } sim_constraint_t;
 
 void cluster_params_default(sim_sched_params_t *p);
-/* Read DIR/slurm.conf and DIR/gres.conf (optional). Returns 0, or -1 with
+/* "22.05" or "24.11", with or without a micro release ("22.05.8"): 0 and
+ * *out, else -1. */
+int cluster_version_parse(const char *s, sim_slurm_version_t *out);
+const char *cluster_version_name(sim_slurm_version_t v);
+/* The defaults of the Slurm nodeox was built against (configure's
+ * NODEOX_SLURM_VERSION_NUMBER): 22.05's for a release before 23.11, else
+ * 24.11's (also when built without Slurm). */
+sim_slurm_version_t cluster_version_built(void);
+/* Read DIR/slurm.conf and DIR/gres.conf (optional) with the defaults of
+ * Slurm release ver where the file is silent. Returns 0, or -1 with
  * "FILE:LINE: what" in err. */
-int cluster_read(const char *dir, sim_cluster_t **out, char *err, size_t errlen);
+int cluster_read(const char *dir, sim_slurm_version_t ver, sim_cluster_t **out, char *err, size_t errlen);
 /* The same from in-memory texts (gres may be NULL); names are used in errors. */
-int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name, sim_cluster_t **out,
-			 char *err, size_t errlen);
+int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name,
+			 sim_slurm_version_t ver, sim_cluster_t **out, char *err, size_t errlen);
 void cluster_free(sim_cluster_t *c);
 int cluster_find_type(const sim_cluster_t *c, const char *name);
 int cluster_find_partition(const sim_cluster_t *c, const char *name);

@@ -39,6 +39,16 @@
 #ifndef NODEOX_SIM_CLUSTER_DIR
 #define NODEOX_SIM_CLUSTER_DIR "/usr/share/nodeox/traces/cluster"
 #endif
+/* --help's word for the default (cluster_version_built's rule) */
+#if defined(NODEOX_SLURM_VERSION_NUMBER) &&                                                              \
+	((NODEOX_SLURM_VERSION_NUMBER >> 16) & 255) * 100 + ((NODEOX_SLURM_VERSION_NUMBER >> 8) & 255) < \
+		2311
+#define NODEOX_SIM_VERSION_DEFAULT_HELP "22.05, from the Slurm nodeox was built against"
+#elif defined(NODEOX_SLURM_VERSION_NUMBER)
+#define NODEOX_SIM_VERSION_DEFAULT_HELP "24.11, from the Slurm nodeox was built against"
+#else
+#define NODEOX_SIM_VERSION_DEFAULT_HELP "24.11"
+#endif
 #ifndef NODEOX_GNUPLOT
 #define NODEOX_GNUPLOT "gnuplot"
 #endif
@@ -60,9 +70,11 @@ typedef struct {
 	gint64 replicas;
 	char *sweep, *sweep_array, *merge;
 	gint64 sweep_task;
-	gint64 cpus_per_gpu;     /* --cpus-per-gpu, -1 when not given */
-	char *mem_per_gpu;       /* --mem-per-gpu */
-	uint64_t mem_per_gpu_mb; /* its value */
+	gint64 cpus_per_gpu;         /* --cpus-per-gpu, -1 when not given */
+	char *mem_per_gpu;           /* --mem-per-gpu */
+	uint64_t mem_per_gpu_mb;     /* its value */
+	char *slurm_version;         /* --slurm-version, NULL: the built-against one */
+	sim_slurm_version_t version; /* whose slurm.conf defaults apply */
 } main_opts_t;
 /* Every option that changes what a sweep computes is also in main_store_args
  * (the options an array task of --sweep-array runs with). */
@@ -161,6 +173,8 @@ static void main_store_args(const main_opts_t *o, GPtrArray *a)
 		ARG("--cpus-per-gpu=%" G_GINT64_FORMAT, o->cpus_per_gpu);
 	if (o->mem_per_gpu)
 		ARG("--mem-per-gpu=%s", o->mem_per_gpu);
+	/* always: the task may run where nodeox was built against another Slurm */
+	ARG("--slurm-version=%s", cluster_version_name(o->version));
 	if (o->class_speeds)
 		ARG("--class-speeds=class-speeds.csv");
 	ARG("--round-sync=%.17g", o->round_sync);
@@ -205,6 +219,7 @@ static void main_opts_free(main_opts_t *o)
 	g_free(o->sweep_array);
 	g_free(o->merge);
 	g_free(o->mem_per_gpu);
+	g_free(o->slurm_version);
 }
 
 /* Parse argv into o (argv is consumed: on return argv[1] is the trace).
@@ -318,6 +333,10 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		  "Rows with neither mem nor mem_per_gpu asked sbatch --mem-per-gpu SIZE "
 		  "(e.g. 40G; default: the partition's or cluster's DefMem*)",
 		  "SIZE" },
+		{ "slurm-version", 0, 0, G_OPTION_ARG_STRING, &o->slurm_version,
+		  "Read slurm.conf with this Slurm release's defaults where it is silent "
+		  "(PriorityType, SelectType): 22.05 or 24.11 (default " NODEOX_SIM_VERSION_DEFAULT_HELP ")",
+		  "VERSION" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL }
 	};
 	GOptionContext *ctx = g_option_context_new("TRACE.csv - replay a trace with and without nodeox");
@@ -364,6 +383,12 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 	    (nodeox_util_parse_size_mb(o->mem_per_gpu, &o->mem_per_gpu_mb) < 0 || o->mem_per_gpu_mb == 0))
 		return main_usage(ctx, "--mem-per-gpu=%s: expected a size such as 40G or 4096M",
 				  o->mem_per_gpu);
+	o->version = cluster_version_built();
+	if (o->slurm_version && cluster_version_parse(o->slurm_version, &o->version) < 0)
+		return main_usage(ctx,
+				  "--slurm-version=%s: expected 22.05 or 24.11 "
+				  "(or a release of them, e.g. 22.05.8)",
+				  o->slurm_version);
 	g_option_context_free(ctx);
 	return 0;
 }
@@ -492,7 +517,7 @@ int main(int argc, char **argv)
 		snprintf(err, sizeof(err), "%s: %s", argv[1], strerror(errno));
 		goto fail;
 	}
-	if (cluster_read(cdir, &cl, err, sizeof(err)) < 0)
+	if (cluster_read(cdir, o.version, &cl, err, sizeof(err)) < 0)
 		goto fail;
 	if (main_sched_params(&o, &cl->params, err, sizeof(err)) < 0)
 		goto fail;

@@ -325,6 +325,8 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_
 		"other (tau\n0.96-0.98), mean wait -4.3%% without the plugin (Slurm's spread 2.0%%) and "
 		"-1.5%% with it.\n");
 	report_checked(out, c, t, runs, nruns);
+	fprintf(out, "slurm.conf read with Slurm %s's defaults where it is silent (--slurm-version).\n",
+		cluster_version_name(c->slurm_version));
 }
 
 /* What the real replays of doc/fidelity.md covered (tests/fidelity: 4 nodes

@@ -396,6 +396,44 @@ static char *comment_with_tag(const char *comment, const char *tag)
 
 #define FIELD(c) (h->index[c] >= 0 ? f[h->index[c]] : "")
 
+/* What the job got per GPU, where sacct cannot say what it asked. sacct has
+ * no column for --cpus-per-gpu or --mem-per-gpu (nor for the partition's
+ * DefCpuPerGPU or DefMemPerGPU that stand in for them), and ReqTRES is
+ * slurmctld's count at submission: one CPU per task (slurm_opt.c
+ * _fill_job_desc_from_opts: min_cpus = ntasks x cpus_per_task; the per-GPU
+ * CPUs are added only when cons_tres allocates) and DefMemPerCPU x those
+ * CPUs. So a --cpus-per-gpu=2 job of 2 GPUs reads ReqTRES cpu=1,mem=500M,
+ * AllocTRES cpu=4,mem=2000M on 22.05 (24.11 counts the per-GPU CPUs at
+ * submission, ReqTRES cpu=4: the rule leaves it). The rule:
+ *  - CPUs: where ReqTRES cpu is one per task (the nodes of a per-node row,
+ *    else 1: no -c or -n, which sbatch does not take with --cpus-per-gpu)
+ *    and AllocTRES cpu is larger and a whole number per GPU, the row asks
+ *    cpus_per_gpu = AllocTRES cpu / GPUs and leaves cpus empty (the default,
+ *    one per task: what the job-size priority counts, as slurmctld does);
+ *  - memory: where AllocTRES mem is larger than ReqTRES mem and a whole
+ *    number of MB per GPU, mem_per_gpu = AllocTRES mem / GPUs, mem empty
+ *    (sbatch takes one of --mem and --mem-per-gpu);
+ *  - otherwise cpus and mem stay ReqTRES's.
+ * nodeox-sim then allocates what Slurm did (sched_request.c: a per-node
+ * row gets MAX(CPUs per task, cpus_per_gpu x its GPUs on the node), a
+ * per-job one cpus_per_gpu with each GPU; mem_per_gpu x the GPUs). The
+ * job's alloc_cpus and alloc_mem columns are unchanged. */
+static void sacct_per_gpu(sacct_job_t *job)
+{
+	int64_t tasks = job->nodes > 0 ? job->nodes : 1;
+
+	if (job->gpus <= 0)
+		return;
+	if (job->cpus == tasks && job->alloc_cpus > job->cpus && job->alloc_cpus % job->gpus == 0) {
+		job->cpus_per_gpu = job->alloc_cpus / job->gpus;
+		job->cpus = -1;
+	}
+	if (job->mem_mb > 0 && job->alloc_mem_mb > job->mem_mb && job->alloc_mem_mb % job->gpus == 0) {
+		job->mem_per_gpu_mb = job->alloc_mem_mb / job->gpus;
+		job->mem_mb = -1;
+	}
+}
+
 /* One line's fields, one per header column: the job, or why not. */
 static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t *job, char *err,
 				 size_t errlen)
@@ -518,6 +556,7 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 	int64_t req_nodes = sacct_parse_tres_count(FIELD(SACCT_COL_REQTRES), "node");
 	if (req_nodes > 0 && req_nodes < job->nodes && !(rrc == 1 && rec.count[NODEOX_FORM_NODE] >= 0))
 		job->nodes = 0;
+	sacct_per_gpu(job);
 	job->submit = submit;
 	job->run_time = (int64_t)(end - start);
 	job->job_id = dup_or_empty(jid);
@@ -582,7 +621,7 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 void sacct_write_header(FILE *out)
 {
 	fputs("job_id,submit,user,account,partition,gpu_type,gpus,nodes,run_time,time_limit,"
-	      "comment,state,alloc_gpu_type,cpus,mem,alloc_cpus,alloc_mem\n",
+	      "comment,state,alloc_gpu_type,cpus,mem,cpus_per_gpu,mem_per_gpu,alloc_cpus,alloc_mem\n",
 	      out);
 }
 
@@ -613,6 +652,8 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	csv_write_field(out, job->alloc_type, ',');
 	write_count(out, job->cpus, "", ",");
 	write_count(out, job->mem_mb, "M", ",");
+	write_count(out, job->cpus_per_gpu, "", ",");
+	write_count(out, job->mem_per_gpu_mb, "M", ",");
 	write_count(out, job->alloc_cpus, "", ",");
 	write_count(out, job->alloc_mem_mb, "M", "\n");
 }

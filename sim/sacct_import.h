@@ -67,6 +67,9 @@ typedef struct {
 					  * defaults slurmctld filled in included);
 					  * -1 if absent */
 	int64_t alloc_cpus, alloc_mem_mb; /* AllocTRES cpu=, mem=: what it got; -1 */
+	int64_t cpus_per_gpu;             /* what it got per GPU where it asked */
+	int64_t mem_per_gpu_mb;           /* nothing sacct records (sacct_per_gpu):
+					  * cpus or mem is then -1; 0: none */
 	time_t submit;
 	int64_t run_time;   /* End - Start, seconds */
 	int64_t time_limit; /* seconds, -1 = none (UNLIMITED, Partition_Limit) */

@@ -15,7 +15,7 @@ static inline sim_cluster_t *cluster_from_text(const char *conf, const char *nam
 	sim_cluster_t *c = NULL;
 	char err[512];
 
-	if (cluster_read_strings(conf, NULL, name, &c, err, sizeof(err)) < 0)
+	if (cluster_read_strings(conf, NULL, name, SIM_SLURM_2205, &c, err, sizeof(err)) < 0)
 		fail_msg("%s", err);
 	return c;
 }

@@ -109,7 +109,7 @@ static int64_t second_start(const char *table)
 	sim_cluster_t *c = NULL;
 	if (cluster_read_strings("NodeName=a1 CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
 				 "PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n",
-				 NULL, "s.conf", &c, err, sizeof(err)) < 0)
+				 NULL, "s.conf", SIM_SLURM_2205, &c, err, sizeof(err)) < 0)
 		fail_msg("%s", err);
 	char *tp = write_tmp("job_id,submit,gpus,nodes,run_time,time_limit\n"
 			     "1,0,4,1,40,00:05:00\n"

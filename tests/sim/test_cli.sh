@@ -7,7 +7,10 @@
 # one, no cost anywhere without --price (each of one run: --replicas 1;
 # tests/sim/test_replicas.sh has the replicas' table and JSON); a cluster in Slurm 24.11's style
 # (tests/sim/data/slurm2411) is read with notes, not errors; a missing trace
-# is reported as such.
+# is reported as such; --slurm-version: a bad release is a usage error naming
+# the option, the footer names the release whose defaults were used, the
+# release's memory default changes a result (22.05: select/linear, no
+# memory; 24.11: cons_tres's CR_Core_Memory), and --sweep-array passes it on.
 . "$top_srcdir/tests/sim/sim_lib.sh"
 data="$top_srcdir/tests/sim/data/small"
 
@@ -129,4 +132,33 @@ tr '\n' ' ' < "$out/big.txt" | grep -q "Beyond them: 200 nodes (the replays had 
 # run's own check names it and nodeox-sim exits 1 (main's failure branch).
 expect 1 "scheduler parameter bf_window=99999999999 minutes: out of range" \
 	--cluster "$data" --bf-window 99999999999 "$data/trace.csv"
-echo "PASS: usage and input errors, --skip-bad, baseline without policy, JSON keys, --price, a 24.11 cluster, what it was checked against"
+# --slurm-version: which release's slurm.conf defaults apply
+expect 2 "slurm-version=23.11: expected 22.05 or 24.11" --slurm-version 23.11 "$data/trace.csv"
+expect 2 "slurm-version=22.05.x: expected 22.05 or 24.11" --slurm-version 22.05.x "$data/trace.csv"
+# two 2-CPU jobs on one 4,000 MB node with DefMemPerCPU=2000, no SelectType:
+# 24.11 (cons_tres, CR_Core_Memory) runs them one after the other, 22.05
+# (select/linear: no memory counted) at once
+mkdir "$out/mem"
+printf '%s\n' "DefMemPerCPU=2000" "NodeName=n1 CPUs=8 RealMemory=4000 Gres=gpu:a100:4" \
+	"PartitionName=p Nodes=n1 Default=YES MaxTime=UNLIMITED" > "$out/mem/slurm.conf"
+printf 'submit,gpus,cpus,run_time,gpu_type\n0,1,2,100,a100\n0,1,2,100,a100\n' > "$out/mem/trace.csv"
+for v in 22.05.8:0 24.11.5:50; do
+	"$sim" --replicas 1 --mode baseline --slurm-version "${v%:*}" -c "$out/mem" "$out/mem/trace.csv" \
+		> "$out/v.txt" 2>&1 || fail "--slurm-version ${v%:*}: $(cat "$out/v.txt")"
+	grep -q "^  wait mean \[s\]  *${v#*:}$" "$out/v.txt" ||
+		fail "--slurm-version ${v%:*}: mean wait not ${v#*:}: $(grep 'wait mean' "$out/v.txt")"
+	grep -q "^slurm.conf read with Slurm ${v%.*:*}'s defaults where it is silent (--slurm-version).$" \
+		"$out/v.txt" || fail "--slurm-version ${v%:*}: the footer does not name it: $(tail -2 "$out/v.txt")"
+done
+# without the option: the release nodeox was built against (configure)
+"$sim" --replicas 1 --mode baseline -c "$out/mem" "$out/mem/trace.csv" > "$out/v.txt" 2>&1
+built=$(sed -n 's/^#define NODEOX_SLURM_VERSION_NUMBER //p' "$top_builddir/config.h")
+want=24.11   # 22.05's defaults for any release before 23.11, where both changed
+[ $(( (built >> 16) * 100 + ((built >> 8) & 255) )) -ge 2311 ] || want=22.05
+grep -q "^slurm.conf read with Slurm $want's defaults" "$out/v.txt" ||
+	fail "default release: want $want (built against $built): $(tail -1 "$out/v.txt")"
+"$sim" -c "$data" --slurm-version 24.11 --sweep 'flex=0.2,0.5' --sweep-array "$out/arr" "$data/trace.csv" \
+	> /dev/null 2>&1 || fail "--sweep-array with --slurm-version"
+grep -qx -- "--slurm-version=24.11" "$out/arr/sweep.args" ||
+	fail "sweep.args lacks --slurm-version=24.11: $(cat "$out/arr/sweep.args")"
+echo "PASS: usage and input errors, --skip-bad, baseline without policy, JSON keys, --price, a 24.11 cluster, what it was checked against, --slurm-version"

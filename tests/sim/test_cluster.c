@@ -2,8 +2,10 @@
  * test_cluster.c: slurm.conf/gres.conf reading (hostlists, NodeName=DEFAULT,
  * GPU types from gres.conf, partitions, scheduler parameters, errors as
  * FILE:LINE), files as a Slurm 24.11 admin writes them (tests/sim/data/
- * slurm2411: newer keys ignored, 24.11's PriorityType default, MultipleFiles=)
- * and --constraint expressions (OR, AND, matching OR).
+ * slurm2411: newer keys ignored, 24.11's PriorityType default, MultipleFiles=),
+ * each release's defaults where a file is silent (PriorityType, memory with
+ * select/cons_tres; --slurm-version) and --constraint expressions (OR, AND,
+ * matching OR).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -46,14 +48,15 @@ static void test_hostlist(void **state)
 	assert_int_equal(hostlist_expand("a[x]", NULL, NULL), -1);
 }
 
-/* The cluster of tests/sim/data/NAME (slurm.conf, gres.conf). */
-static sim_cluster_t *read_data_cluster(const char *name)
+/* The cluster of tests/sim/data/NAME (slurm.conf, gres.conf), read with
+ * Slurm release ver's defaults. */
+static sim_cluster_t *read_data_cluster(const char *name, sim_slurm_version_t ver)
 {
 	const char *top = getenv("top_srcdir");
 	char *dir = g_build_filename(top ? top : ".", "tests", "sim", "data", name, NULL);
 	sim_cluster_t *c = NULL;
 	char err[512];
-	assert_int_equal(cluster_read(dir, &c, err, sizeof(err)), 0);
+	assert_int_equal(cluster_read(dir, ver, &c, err, sizeof(err)), 0);
 	g_free(dir);
 	return c;
 }
@@ -61,7 +64,7 @@ static sim_cluster_t *read_data_cluster(const char *name)
 static void test_article_cluster(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = read_data_cluster("article");
+	sim_cluster_t *c = read_data_cluster("article", SIM_SLURM_2205);
 	assert_int_equal(c->nnodes, 4);
 	assert_int_equal(c->ntypes, 2); /* no untyped left: gres.conf typed l1,l2 */
 	assert_int_equal(c->total_gpus, 16);
@@ -87,7 +90,7 @@ static void test_article_cluster(void **state)
 static void test_slurm2411_files(void **state)
 {
 	(void)state;
-	sim_cluster_t *c = read_data_cluster("slurm2411");
+	sim_cluster_t *c = read_data_cluster("slurm2411", SIM_SLURM_2411);
 	char err[512];
 	assert_int_equal(c->nnodes, 7);
 	assert_int_equal(c->ntypes, 2);
@@ -104,13 +107,19 @@ static void test_slurm2411_files(void **state)
 	 * the age weight only with slurmdbd, which this file does not name */
 	assert_true(c->params.weight_age == 0);
 	assert_true(c->params.weight_job_size == 500);
+	assert_true(c->mem_counted); /* no SelectType: 24.11's cons_tres, CR_Core_Memory */
+	cluster_free(c);
+	/* the same file on 22.05: FIFO (priority/basic), select/linear, no memory */
+	c = read_data_cluster("slurm2411", SIM_SLURM_2205);
+	assert_true(c->params.weight_job_size == 0);
+	assert_false(c->mem_counted);
 	cluster_free(c);
 
 	/* priority/basic said outright: FIFO, the weights are not used */
 	const char *conf = "PriorityType=priority/basic\nPriorityWeightAge=1000\n"
 			   "NodeName=n1 CPUs=4 RestrictedCoresPerGPU=1\n"
 			   "PartitionName=p Nodes=n1 PowerDownOnIdle=YES\n";
-	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", &c, err, sizeof(err)), 0);
+	assert_int_equal(cluster_read_strings(conf, NULL, "s.conf", SIM_SLURM_2205, &c, err, sizeof(err)), 0);
 	assert_true(c->params.weight_age == 0);
 	assert_int_equal(c->nnodes, 1);
 	cluster_free(c);
@@ -123,6 +132,7 @@ static void test_conf_details(void **state)
 			   "SchedulerParameters=bf_window=60,bf_resolution=30,bf_continue,bf_max_job_test=7,"
 			   "bf_max_job_part=4,bf_max_job_user=3,bf_max_job_user_part=2,partition_job_depth=0,"
 			   "sched_max_job_start=5,sched_interval=0\n"
+			   "PriorityType=priority/multifactor\n"
 			   "PriorityWeightAge=1000 PriorityMaxAge=1-00:00:00 PriorityWeightJobSize=10\n"
 			   "PriorityCalcPeriod=2 AccountingStorageType=accounting_storage/slurmdbd\n"
 			   "NodeName=DEFAULT Sockets=2 CoresPerSocket=8 ThreadsPerCore=2 RealMemory=1000\n"
@@ -162,6 +172,66 @@ static void test_conf_details(void **state)
 	assert_int_equal(c->default_part, 1);
 	assert_string_equal(c->nodes[4].partitions_str, "cpu,gpu");
 	cluster_free(c);
+}
+
+/* Where slurm.conf is silent, each release's default (cluster_finish_defaults:
+ * read_config.h DEFAULT_PRIORITY_TYPE and DEFAULT_SELECT_TYPE; CR_Core_Memory
+ * for cons_tres without SelectTypeParameters in both); what the file says wins. */
+static void test_version_defaults(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *lines;   /* before the node and partition */
+		bool basic22, mem22; /* 22.05: FIFO? memory counted? */
+		bool basic24, mem24; /* 24.11 */
+	} cases[] = {
+		{ "", true, false, false, true }, /* silent: each release's defaults */
+		{ "SelectType=select/cons_tres\n", true, true, false, true },
+		{ "SelectType=select/linear\n", true, false, false, false },
+		{ "SelectType=select/cons_tres\nSelectTypeParameters=CR_Core\n", true, false, false, false },
+		{ "SelectTypeParameters=CR_CPU_Memory\n", true, true, false, true },
+		{ "PriorityType=priority/multifactor\n", false, false, false, true },
+		{ "PriorityType=priority/basic\nSelectType=select/cons_tres\n"
+		  "SelectTypeParameters=CR_Core\n",
+		  true, false, true, false },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
+		for (int v = 0; v < 2; v++) {
+			sim_slurm_version_t ver = v ? SIM_SLURM_2411 : SIM_SLURM_2205;
+			char *conf = g_strdup_printf("%sPriorityWeightJobSize=10\n"
+						     "NodeName=n1 CPUs=4 RealMemory=1000\n"
+						     "PartitionName=p Nodes=n1 Default=YES\n",
+						     cases[i].lines);
+			sim_cluster_t *c = NULL;
+			char err[512];
+			assert_int_equal(
+				cluster_read_strings(conf, NULL, "s.conf", ver, &c, err, sizeof(err)), 0);
+			bool basic = v ? cases[i].basic24 : cases[i].basic22;
+			bool mem = v ? cases[i].mem24 : cases[i].mem22;
+			if ((c->params.weight_job_size == 0) != basic || c->mem_counted != mem)
+				fail_msg("case %zu on %s: job-size weight %g, memory %d", i,
+					 cluster_version_name(ver), c->params.weight_job_size,
+					 c->mem_counted);
+			assert_int_equal(c->slurm_version, ver);
+			cluster_free(c);
+			g_free(conf);
+		}
+	}
+	/* --slurm-version's values */
+	sim_slurm_version_t v = SIM_SLURM_2411;
+	assert_int_equal(cluster_version_parse("22.05", &v), 0);
+	assert_int_equal(v, SIM_SLURM_2205);
+	assert_int_equal(cluster_version_parse("24.11.5", &v), 0);
+	assert_int_equal(v, SIM_SLURM_2411);
+	assert_int_equal(cluster_version_parse("22.05.8", &v), 0);
+	assert_int_equal(v, SIM_SLURM_2205);
+	const char *bad[] = { "23.11", "22.5", "22.05.", "22.05.x", "24.110", "24", "", "22.05.8.1" };
+	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
+		if (cluster_version_parse(bad[i], &v) == 0)
+			fail_msg("'%s' accepted", bad[i]);
+	assert_int_equal(cluster_version_parse(NULL, &v), -1);
+	assert_string_equal(cluster_version_name(SIM_SLURM_2205), "22.05");
+	assert_string_equal(cluster_version_name(SIM_SLURM_2411), "24.11");
 }
 
 /* Gres= read as slurmctld reads it (the policy library's node GRES reader). */
@@ -221,8 +291,9 @@ static void test_conf_errors(void **state)
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++) {
 		sim_cluster_t *c = (sim_cluster_t *)&bad[i];
 		char err[512];
-		assert_int_equal(
-			cluster_read_strings(bad[i].conf, bad[i].gres, "s.conf", &c, err, sizeof(err)), -1);
+		assert_int_equal(cluster_read_strings(bad[i].conf, bad[i].gres, "s.conf", SIM_SLURM_2205, &c,
+						      err, sizeof(err)),
+				 -1);
 		assert_null(c);
 		if (!strstr(err, bad[i].expect))
 			fail_msg("case %zu: got '%s', want '%s'", i, err, bad[i].expect);
@@ -276,5 +347,5 @@ static void test_constraints(void **state)
 
 NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_hostlist), cmocka_unit_test(test_article_cluster),
 		 cmocka_unit_test(test_slurm2411_files), cmocka_unit_test(test_conf_details),
-		 cmocka_unit_test(test_gres_forms), cmocka_unit_test(test_conf_errors),
-		 cmocka_unit_test(test_constraints))
+		 cmocka_unit_test(test_version_defaults), cmocka_unit_test(test_gres_forms),
+		 cmocka_unit_test(test_conf_errors), cmocka_unit_test(test_constraints))

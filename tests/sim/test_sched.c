@@ -47,7 +47,7 @@ static sim_cluster_t *article_cluster(void)
 {
 	char *dir = data_path("article"), err[512];
 	sim_cluster_t *c = NULL;
-	if (cluster_read(dir, &c, err, sizeof(err)) < 0)
+	if (cluster_read(dir, SIM_SLURM_2205, &c, err, sizeof(err)) < 0)
 		fail_msg("%s", err);
 	g_free(dir);
 	return c;

@@ -29,6 +29,8 @@ check_match "$(grep -- '--array' "$dir/sweep.sbatch")" '^#SBATCH --array=0-3$' "
 for f in trace.csv nodeox.conf cluster/slurm.conf sweep.args sweep.info; do
 	check_true "$f copied/written" test -s "$dir/$f"
 done
+check_match "$(grep -- '^--slurm-version=' "$dir/sweep.args")" '^--slurm-version=2[24]\.[01][15]$' \
+	"the tasks read slurm.conf with this command's Slurm release"
 chown -R "$CLUSTER_USER" "$dir"
 
 job=$(cluster_as "$CLUSTER_USER" sbatch --parsable "$dir/sweep.sbatch" 2>&1)

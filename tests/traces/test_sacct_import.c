@@ -3,8 +3,12 @@
  * nodeox-sacct-import (sim/sacct_import.c): time limits, times, TRES GPU
  * entries, and whole lines (steps, '|' inside a comment, `sacct -p` output),
  * and the AdminComment record of job_submit/nodeox (policy/policy_record.c)
- * as an interface: written by the real policy library, read back here.
+ * as an interface: written by the real policy library, read back here; what
+ * a job got per GPU where ReqTRES cannot say what it asked (sacct_per_gpu:
+ * a --cpus-per-gpu=2 job reads ReqTRES cpu=1,mem=500M, AllocTRES
+ * cpu=4,mem=2000M).
  */
+#include <stdio.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -186,6 +190,66 @@ static void test_line(void **state)
 	assert_int_equal(job.gpus, 8);
 	assert_string_equal(job.comment, "");
 	sacct_job_clear(&job);
+}
+
+/* sacct_per_gpu: cpus_per_gpu / mem_per_gpu from AllocTRES where ReqTRES
+ * holds only slurmctld's count at submission. */
+static void test_per_gpu(void **state)
+{
+	static const struct {
+		const char *req, *alloc, *nnodes;
+		int64_t nodes, cpus, mem, cpg, mpg; /* what the row gets */
+	} cases[] = {
+		/* the audit's --cpus-per-gpu=2 job of 2 GPUs (a real sacct, DefMemPerCPU=500) */
+		{ "billing=1,cpu=1,gres/gpu=2,mem=500M,node=1", "billing=4,cpu=4,gres/gpu=2,mem=2000M,node=1",
+		  "1", 1, -1, -1, 2, 1000 },
+		/* got what it asked: as before */
+		{ "cpu=4,gres/gpu=2,mem=16000M,node=1", "cpu=4,gres/gpu=2,mem=16000M,node=1", "1", 1, 4,
+		  16000, 0, 0 },
+		/* more, but not a whole number per GPU: as before */
+		{ "cpu=1,gres/gpu=3,mem=500M,node=1", "cpu=4,gres/gpu=3,mem=2000M,node=1", "1", 1, 1, 500, 0,
+		  0 },
+		/* asked -c 4 (not one CPU per task): cpus kept; memory still per GPU */
+		{ "cpu=4,gres/gpu=2,mem=2000M,node=1", "cpu=8,gres/gpu=2,mem=4000M,node=1", "1", 1, 4, -1, 0,
+		  2000 },
+		/* per node, -N 2: one CPU per task, 2 tasks */
+		{ "cpu=2,gres/gpu=8,mem=1000M,node=2", "cpu=16,gres/gpu=8,mem=8000M,node=2", "2", 2, -1, -1,
+		  2, 1000 },
+		/* --gpus=6 without -N spread over 2 nodes: one task, per job */
+		{ "cpu=1,gres/gpu=6,mem=500M,node=1", "cpu=12,gres/gpu=6,mem=6000M,node=2", "2", 0, -1, -1, 2,
+		  1000 },
+		/* no memory in ReqTRES (not counted): none asked per GPU */
+		{ "cpu=1,gres/gpu=2,node=1", "cpu=4,gres/gpu=2,mem=2000M,node=1", "1", 1, -1, -1, 2, 0 },
+	};
+	sacct_header_t h;
+	sacct_job_t job;
+	char err[SACCT_ERR_MAX], line[1024];
+
+	(void)state;
+	parse_header(&h, header);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(line, sizeof(line),
+			 "30|ann|lab|gpu|2026-11-02T10:00:00|2026-11-02T10:00:10|"
+			 "2026-11-02T10:01:10|01:00:00|%s|%s||%s|COMPLETED",
+			 cases[i].req, cases[i].alloc, cases[i].nnodes);
+		assert_int_equal(sacct_parse_line(&h, line, &job, err, sizeof(err)), SACCT_LINE_JOB);
+		if (job.nodes != cases[i].nodes || job.cpus != cases[i].cpus || job.mem_mb != cases[i].mem ||
+		    job.cpus_per_gpu != cases[i].cpg || job.mem_per_gpu_mb != cases[i].mpg)
+			fail_msg("case %zu: nodes %lld cpus %lld mem %lld cpus_per_gpu %lld "
+				 "mem_per_gpu %lld",
+				 i, (long long)job.nodes, (long long)job.cpus, (long long)job.mem_mb,
+				 (long long)job.cpus_per_gpu, (long long)job.mem_per_gpu_mb);
+		if (i == 0) { /* the row: asked per GPU, beside what it got */
+			char *buf = NULL;
+			size_t len = 0;
+			FILE *f = open_memstream(&buf, &len);
+			sacct_write_job(f, &job, job.submit);
+			fclose(f);
+			assert_non_null(strstr(buf, ",COMPLETED,,,,2,1000M,4,2000M\n"));
+			free(buf);
+		}
+		sacct_job_clear(&job);
+	}
 }
 
 static void test_header(void **state)
@@ -471,6 +535,7 @@ static int setup(void **state)
 }
 
 NODEOX_TEST_MAIN(setup, NULL, cmocka_unit_test(test_timelimit), cmocka_unit_test(test_time),
-		 cmocka_unit_test(test_tres), cmocka_unit_test(test_line), cmocka_unit_test(test_header),
-		 cmocka_unit_test(test_record_roundtrip), cmocka_unit_test(test_record_forms),
-		 cmocka_unit_test(test_line_recovery), cmocka_unit_test(test_delimiter))
+		 cmocka_unit_test(test_tres), cmocka_unit_test(test_line), cmocka_unit_test(test_per_gpu),
+		 cmocka_unit_test(test_header), cmocka_unit_test(test_record_roundtrip),
+		 cmocka_unit_test(test_record_forms), cmocka_unit_test(test_line_recovery),
+		 cmocka_unit_test(test_delimiter))

@@ -8,7 +8,8 @@
 # submitted, waited for, exported with the documented sacct command and
 # imported: each job's trace row must be what was submitted (type, count,
 # nodes asked, unscaled time limit, comment with its tag), whatever the plugin
-# made of it, and what it asked (cpus) beside what it got (alloc_cpus,
+# made of it, and what it asked (cpus; per GPU where it got a whole number
+# more per GPU: cpus_per_gpu, mem_per_gpu) beside what it got (alloc_cpus,
 # alloc_mem); then the trace replays in nodeox-sim's compare mode.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -89,16 +90,20 @@ check_match "$(grep -c '' <<< "$got")" "^11$" "11 rows, nothing else"
 # asked and allocated, each in its column: a --cpus-per-gpu=2 job of 2 GPUs
 # gets 4 CPUs (AllocTRES cpu=4, mem=4 x DefMemPerCPU=500); what slurmctld
 # records as asked differs by version: 22.05 counts one CPU per task at
-# submission (ReqTRES cpu=1, what its job-size priority counts), 24.11
-# counts the CPUs per GPU there too (ReqTRES cpu=4)
+# submission (ReqTRES cpu=1,mem=500M, what its job-size priority counts), so
+# the importer writes what the job got per GPU (cpus_per_gpu 2, mem_per_gpu
+# 1000M) and leaves cpus and mem to their defaults; 24.11 counts the CPUs
+# per GPU there too (ReqTRES cpu=4): cpus 4, nothing per GPU (mem, never
+# given with mem_per_gpu, is not compared: nodeox-sim below refuses both)
 case $CLUSTER_SLURM_VERSION in
-22.*) asked=1 ;;
-*) asked=4 ;;
+22.*) want="|2|1000M|4|2000M" ;;
+*) want="4|||4|2000M" ;;
 esac
-check_eq "$(grep "^${ids[7]}," "$CLUSTER_DIR/trace.csv" | python3 -c 'import csv, sys
+got=$(grep "^${ids[7]}," "$CLUSTER_DIR/trace.csv" | python3 -c 'import csv, sys
 r = next(csv.DictReader(sys.stdin, fieldnames=sys.argv[1].split(",")))
-print(r["cpus"], r["alloc_cpus"], r["alloc_mem"])' "$(head -1 "$CLUSTER_DIR/trace.csv")")" \
-	"$asked 4 2000M" "--cpus-per-gpu job: cpus asked $asked (Slurm $CLUSTER_SLURM_VERSION), allocated 4 (alloc_mem 2000M)"
+print("|".join(r[k] for k in ("cpus", "cpus_per_gpu", "mem_per_gpu", "alloc_cpus", "alloc_mem")))' \
+	"$(head -1 "$CLUSTER_DIR/trace.csv")")
+check_eq "$got" "$want" "--cpus-per-gpu job (Slurm $CLUSTER_SLURM_VERSION): cpus|cpus_per_gpu|mem_per_gpu|alloc_cpus|alloc_mem"
 # the imported past replays with and without the policy (a run that does not
 # end is a failure, not a stalled make check)
 timeout 300 "$sim" -q --cluster "$CLUSTER_DIR" --policy "$CLUSTER_DIR/nodeox.conf" --json "$CLUSTER_DIR/sim.json" \
