@@ -32,16 +32,19 @@ __global__ void ew_kernel(ew_ptrs<K> a, size_t n, size_t n4, Op op)
 			x[k] = (RMASK & (1u << k)) ? reinterpret_cast<const float4 *>(a.p[k])[v]
 						   : make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 		float e[K];
+		/* the four lanes of one float4, each through op (kept as written) */
+		// clang-format off
 #define EW_LANE(c)                                                   \
-	_Pragma("unroll") for (int k = 0; k < K; k++) e[k] = x[k].c; \
-	op(e);                                                       \
-	_Pragma("unroll") for (int k = 0; k < K; k++) x[k].c = e[k];
-		EW_LANE(x)
-		EW_LANE(y) EW_LANE(z) EW_LANE(w)
+		_Pragma("unroll") for (int k = 0; k < K; k++) e[k] = x[k].c; \
+		op(e);                                                       \
+		_Pragma("unroll") for (int k = 0; k < K; k++) x[k].c = e[k];
+		EW_LANE(x) EW_LANE(y) EW_LANE(z) EW_LANE(w)
 #undef EW_LANE
 #pragma unroll
-			for (int k = 0; k < K;
-			     k++) if (WMASK & (1u << k)) reinterpret_cast<float4 *>(a.p[k])[v] = x[k];
+		for (int k = 0; k < K; k++)
+			if (WMASK & (1u << k))
+				reinterpret_cast<float4 *>(a.p[k])[v] = x[k];
+		// clang-format on
 	}
 	for (size_t i = n4 * 4 + tid; i < n; i += stride) {
 		float e[K];
