@@ -11,6 +11,7 @@
 
 #include <glib.h>
 
+#include "common/free_all.h"
 #include "sim/bf_phase.h"
 #include "sim/text_lines.h"
 
@@ -109,7 +110,5 @@ void bf_phase_free(sim_bf_phase_t *p)
 {
 	if (!p)
 		return;
-	g_free(p->sec);
-	g_free(p->phase);
-	g_free(p);
+	nodeox_g_free_all(p->sec, p->phase, p);
 }

@@ -21,6 +21,7 @@
  * (cluster_newer_keys) are ignored with a note on stderr, once per key; other
  * keys the model does not need are ignored silently.
  */
+#include "common/free_all.h"
 #include "config.h"
 
 #include <ctype.h>
@@ -329,9 +330,7 @@ static int cluster_node_line(cparse_t *p, kv_t *kv, int n)
 		d.features = d.features ? g_strdup(d.features) : NULL;
 		d.gres = d.gres ? g_strdup(d.gres) : NULL;
 		d.state = d.state ? g_strdup(d.state) : NULL;
-		g_free(p->ndef.features);
-		g_free(p->ndef.gres);
-		g_free(p->ndef.state);
+		nodeox_g_free_all(p->ndef.features, p->ndef.gres, p->ndef.state);
 		p->ndef = d;
 		return 0;
 	}
@@ -959,12 +958,8 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 	}
 	g_hash_table_destroy(p.node_index);
 	g_hash_table_destroy(p.feature_index);
-	g_free(p.ndef.features);
-	g_free(p.ndef.gres);
-	g_free(p.ndef.state);
-	g_free(p.pdef_nodes);
-	g_free(p.gres_count);
-	g_free(p.gres_seen);
+	nodeox_g_free_all(p.ndef.features, p.ndef.gres, p.ndef.state, p.pdef_nodes, p.gres_count,
+			  p.gres_seen);
 	if (rc < 0) {
 		cluster_free(c);
 		*out = NULL;
@@ -990,10 +985,7 @@ int cluster_read(const char *dir, sim_slurm_version_t ver, sim_cluster_t **out, 
 			gtext = NULL; /* gres.conf is optional */
 		rc = cluster_read_strings(stext, gtext, sc, ver, out, err, errlen);
 	}
-	g_free(stext);
-	g_free(gtext);
-	g_free(sc);
-	g_free(gc);
+	nodeox_g_free_all(stext, gtext, sc, gc);
 	return rc;
 }
 
@@ -1002,9 +994,7 @@ void cluster_free(sim_cluster_t *c)
 	if (!c)
 		return;
 	for (int i = 0; c->nodes && i < c->nnodes; i++) {
-		g_free(c->nodes[i].name);
-		g_free(c->nodes[i].features_str);
-		g_free(c->nodes[i].partitions_str);
+		nodeox_g_free_all(c->nodes[i].name, c->nodes[i].features_str, c->nodes[i].partitions_str);
 	}
 	g_free(c->nodes);
 	for (int i = 0; i < c->ntypes; i++)
@@ -1015,7 +1005,5 @@ void cluster_free(sim_cluster_t *c)
 		g_free(c->parts[i].name);
 	for (int k = 0; c->classes && k < c->nclasses; k++)
 		g_free(c->classes[k].nodes);
-	g_free(c->classes);
-	g_free(c->dir);
-	g_free(c);
+	nodeox_g_free_all(c->classes, c->dir, c);
 }

@@ -11,6 +11,7 @@
  * options and dispatches.
  * Exit status: 0 done, 1 bad input or failed output, 2 bad usage.
  */
+#include "common/free_all.h"
 #include "config.h"
 
 #include <errno.h>
@@ -205,21 +206,10 @@ static void main_store_args(const main_opts_t *o, GPtrArray *a)
 
 static void main_opts_free(main_opts_t *o)
 {
-	g_free(o->cluster);
-	g_free(o->policy);
-	g_free(o->json);
-	g_free(o->jobs);
-	g_free(o->plot);
-	g_free(o->mode);
-	g_free(o->class_speeds);
-	g_free(o->max_age);
+	nodeox_g_free_all(o->cluster, o->policy, o->json, o->jobs, o->plot, o->mode, o->class_speeds,
+			  o->max_age);
 	g_strfreev(o->price);
-	g_free(o->bf_phase);
-	g_free(o->sweep);
-	g_free(o->sweep_array);
-	g_free(o->merge);
-	g_free(o->mem_per_gpu);
-	g_free(o->slurm_version);
+	nodeox_g_free_all(o->bf_phase, o->sweep, o->sweep_array, o->merge, o->mem_per_gpu, o->slurm_version);
 }
 
 /* Parse argv into o (argv is consumed: on return argv[1] is the trace).
@@ -639,9 +629,7 @@ fail:
 		fprintf(stderr, "nodeox-sim: %s\n", err);
 	sched_run_free(m.runs[0]);
 	sched_run_free(m.runs[1]);
-	g_free(m.figs);
-	g_free(tagged);
-	g_free(beside);
+	nodeox_g_free_all(m.figs, tagged, beside);
 	runtime_model_free(&model);
 	trace_free(tr);
 	if (conf)

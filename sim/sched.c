@@ -44,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/free_all.h"
 #include "sim/bf_phase.h"
 #include "sim/sched_internal.h"
 
@@ -310,9 +311,7 @@ static void sched_end(sched_t *s, uint32_t j)
 	}
 	sched_release_drop(s, j, run);
 	sched_backfill_forget(s);
-	g_free(run->a);
-	g_free(run->st);
-	g_free(run);
+	nodeox_g_free_all(run->a, run->st, run);
 	s->running[j] = NULL;
 	s->release_epoch++;
 	s->ended++;
@@ -466,21 +465,11 @@ static void sched_state_free(sched_t *s)
 {
 	for (size_t j = 0; j < s->t->njobs; j++)
 		if (s->running[j]) {
-			g_free(s->running[j]->a);
-			g_free(s->running[j]->st);
-			g_free(s->running[j]);
+			nodeox_g_free_all(s->running[j]->a, s->running[j]->st, s->running[j]);
 		}
-	g_free(s->free_g);
-	g_free(s->free_c);
-	g_free(s->free_m);
-	g_free(s->class_free_g);
+	nodeox_g_free_all(s->free_g, s->free_c, s->free_m, s->class_free_g);
 	sched_request_free(s);
-	g_free(s->req);
-	g_free(s->preq);
-	g_free(s->tagged);
-	g_free(s->where);
-	g_free(s->key);
-	g_free(s->running);
+	nodeox_g_free_all(s->req, s->preq, s->tagged, s->where, s->key, s->running);
 	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);
 	prio_list_free(&s->old);

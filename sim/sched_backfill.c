@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/free_all.h"
 #include "sim/sched_internal.h"
 
 /* ------------------------------------------------------------ state */
@@ -502,16 +503,9 @@ static int sched_count_kth(const int32_t *cnt, const int32_t *blk, int k)
 
 static void sched_wr_index_free(wr_index_t *x)
 {
-	g_free(x->off);
-	g_free(x->item);
-	g_free(x->hits);
-	g_free(x->use);
-	g_free(x->set);
+	nodeox_g_free_all(x->off, x->item, x->hits, x->use, x->set);
 	for (int k = 0; k < SCHED_WR_SHAPES; k++) {
-		g_free(x->shape[k].fit);
-		g_free(x->shape[k].set);
-		g_free(x->shape[k].cnt);
-		g_free(x->shape[k].blk);
+		nodeox_g_free_all(x->shape[k].fit, x->shape[k].set, x->shape[k].cnt, x->shape[k].blk);
 	}
 }
 
@@ -1328,17 +1322,8 @@ void sched_backfill_free(sched_t *s)
 	sched_bf_t *b = s->bf;
 	if (!b)
 		return;
-	g_free(b->ivl);
-	g_free(b->ivl_head);
-	g_free(b->ivl_ends);
-	g_free(b->ivl_by_start);
-	g_free(b->ivl_by_end);
-	g_free(b->wr_stamp);
-	g_free(b->wr_g);
-	g_free(b->wr_c);
-	g_free(b->wr_m);
-	g_free(b->wr_bits);
-	g_free(b->wr_cnt);
+	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_ends, b->ivl_by_start, b->ivl_by_end, b->wr_stamp,
+			  b->wr_g, b->wr_c, b->wr_m, b->wr_bits, b->wr_cnt);
 	if (b->wr_memo)
 		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
 			g_free(b->wr_memo[k].nodes);
@@ -1346,16 +1331,8 @@ void sched_backfill_free(sched_t *s)
 		}
 	g_free(b->wr_memo);
 	sched_wr_index_free(&b->wx);
-	g_free(b->resv.stamp);
-	g_free(b->resv.start);
-	g_free(b->resv.spare_g);
-	g_free(b->resv.spare_c);
-	g_free(b->resv.spare_m);
-	g_free(b->uid);
-	g_free(b->bf_user);
-	g_free(b->bf_part);
-	g_free(b->bf_user_part);
-	g_free(b);
+	nodeox_g_free_all(b->resv.stamp, b->resv.start, b->resv.spare_g, b->resv.spare_c, b->resv.spare_m,
+			  b->uid, b->bf_user, b->bf_part, b->bf_user_part, b);
 	s->bf = NULL;
 }
 

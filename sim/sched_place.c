@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/free_all.h"
 #include "sim/sched_internal.h"
 
 /* Placement's scratch: the candidates of sched_place_runs and their runs
@@ -72,22 +73,9 @@ void sched_place_free(sched_t *s)
 	sched_place_t *p = s->place;
 	if (!p)
 		return;
-	g_free(p->run_node);
-	g_free(p->run_cpu);
-	g_free(p->run_first);
-	g_free(p->run_weight);
-	g_free(p->run_cpus);
-	g_free(p->run_nodes);
-	g_free(p->class_pos);
-	g_free(p->sock_cpu);
-	g_free(p->sock_near);
-	g_free(p->cand);
-	g_free(s->bucket);
-	g_free(s->bucket_off);
-	g_free(s->bucket_n);
-	g_free(s->bucket_base);
-	g_free(s->bpos);
-	g_free(p);
+	nodeox_g_free_all(p->run_node, p->run_cpu, p->run_first, p->run_weight, p->run_cpus, p->run_nodes,
+			  p->class_pos, p->sock_cpu, p->sock_near, p->cand, s->bucket, s->bucket_off,
+			  s->bucket_n, s->bucket_base, s->bpos, p);
 	s->place = NULL;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/free_all.h"
 #include "policy/policy.h"
 #include "sim/sched_internal.h"
 
@@ -41,12 +42,7 @@ static void sched_elig_free(gpointer p)
 		g_free(e->cls[g]);
 		g_free(e->gbits[g]);
 	}
-	g_free(e->bits);
-	g_free(e->wbits);
-	g_free(e->wnodes);
-	g_free(e->bnodes);
-	g_free(e->ucls);
-	g_free(e);
+	nodeox_g_free_all(e->bits, e->wbits, e->wnodes, e->bnodes, e->ucls, e);
 }
 
 /* Classes a job of GPU type `type` (-1 any), partitions `parts` and
@@ -199,12 +195,7 @@ void sched_request_free(sched_t *s)
 	if (!p)
 		return;
 	sched_policy_nodes_free(p->nodes);
-	g_free(p->compact);
-	g_free(p->node);
-	g_free(p->pos);
-	g_free(p->state.running);
-	g_free(p->state.scratch);
-	g_free(p->state.cls_at);
+	nodeox_g_free_all(p->compact, p->node, p->pos, p->state.running, p->state.scratch, p->state.cls_at);
 	g_hash_table_destroy(p->elig_cache);
 	g_free(p);
 	s->pol = NULL;

@@ -22,6 +22,7 @@
 
 #include <glib.h>
 
+#include "common/free_all.h"
 #include "sim/sweep.h"
 #include "sim/whatif.h"
 
@@ -338,13 +339,9 @@ void sweep_plan_free(sweep_plan_t *p)
 	}
 	for (int k = 0; k < p->nkeys; k++)
 		g_strfreev(p->values[k]);
-	g_free(p->conf);
-	g_free(p->model);
-	g_free(p->tagged);
+	nodeox_g_free_all(p->conf, p->model, p->tagged);
 	g_strfreev(p->keys);
-	g_free(p->values);
-	g_free(p->nvalues);
-	g_free(p);
+	nodeox_g_free_all(p->values, p->nvalues, p);
 }
 
 /* ------------------------------------------------------------ run */
