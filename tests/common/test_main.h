@@ -10,6 +10,7 @@
  * teardown (NULL where there are none), and exits with cmocka's status.
  * Work a file needs before its tests (a temporary directory, a time zone)
  * goes in that group setup, so every unit test starts the same way.
+ * nodeox_test_case_t is the row of the tests that run a table of inputs.
  */
 #ifndef NODEOX_TESTS_TEST_MAIN_H
 #define NODEOX_TESTS_TEST_MAIN_H
@@ -19,6 +20,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+
+/* One row of a table-driven test: an input and what it must give (an error
+ * message, an output). */
+typedef struct {
+	const char *in, *want;
+} nodeox_test_case_t;
 
 #define NODEOX_TEST_MAIN(setup, teardown, ...)                         \
 	int main(void)                                                 \

@@ -133,9 +133,7 @@ static void test_missing_file(void **state)
 
 static void test_string_errors(void **state)
 {
-	static const struct {
-		const char *text, *want;
-	} cases[] = {
+	static const nodeox_test_case_t cases[] = {
 		{ "GpuType=a100\nSpeed=2\n", "s:2: Speed= belongs on a GpuType= line" },
 		{ "Mode=off GpuType=a100\n", "s:1: GpuType= must start its line" },
 		{ "Types=a,b\n", "s:1: Types= belongs on a Group= line" },
@@ -150,7 +148,7 @@ static void test_string_errors(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		assert_int_equal(nodeox_conf_parse_string(cases[i].text, "s", &c, err, sizeof(err)), -1);
+		assert_int_equal(nodeox_conf_parse_string(cases[i].in, "s", &c, err, sizeof(err)), -1);
 		if (strncmp(err, cases[i].want, strlen(cases[i].want)))
 			fail_msg("case %zu: got \"%s\", want \"%s\"", i, err, cases[i].want);
 	}

@@ -115,9 +115,7 @@ static void test_options(void **state)
 
 static void test_malformed(void **state)
 {
-	static const struct {
-		const char *comment, *want;
-	} cases[] = {
+	static const nodeox_test_case_t cases[] = {
 		{ "nodeox:flex:fast", "unknown option 'fast'" },
 		{ "x nodeox:flex:mem=40Q y", "bad size 'mem=40Q'" },
 		{ "nodeox:flex:mem=", "bad size 'mem='" },
@@ -139,10 +137,10 @@ static void test_malformed(void **state)
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int rc = nodeox_tag_parse(cases[i].comment, *state, &tag, err, sizeof(err));
+		int rc = nodeox_tag_parse(cases[i].in, *state, &tag, err, sizeof(err));
 
 		if (rc != -1 || !strstr(err, cases[i].want))
-			fail_msg("\"%s\": rc %d, err \"%s\", want \"%s\"", cases[i].comment, rc, err,
+			fail_msg("\"%s\": rc %d, err \"%s\", want \"%s\"", cases[i].in, rc, err,
 				 cases[i].want);
 		assert_true(tag.present);
 		assert_null(strchr(err, '\n'));

@@ -217,9 +217,7 @@ static void test_type_copy(void **state)
 
 static void test_untype(void **state)
 {
-	static const struct {
-		const char *in, *out;
-	} cases[] = {
+	static const nodeox_test_case_t cases[] = {
 		{ "gres:gpu:a100:4", "gres:gpu:4" },
 		{ "gres:nic:1,gres:gpu:a100:4,gres:nvme:2", "gres:nic:1,gres:gpu:4,gres:nvme:2" },
 		{ "gres/gpu:a100:4", "gres/gpu:4" },
@@ -237,7 +235,7 @@ static void test_untype(void **state)
 		int n = nodeox_tres_scan(cases[i].in, e, 4);
 
 		assert_int_equal(nodeox_tres_untype(cases[i].in, e, n, out, sizeof(out)), 0);
-		assert_string_equal(out, cases[i].out);
+		assert_string_equal(out, cases[i].want);
 	}
 	assert_int_equal(nodeox_tres_scan(cases[1].in, e, 4), 1);
 	assert_int_equal(nodeox_tres_untype(cases[1].in, e, 1, out, 12), -1);

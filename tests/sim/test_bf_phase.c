@@ -76,9 +76,7 @@ static void test_read_and_interpolate(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	struct {
-		const char *text, *err;
-	} cases[] = {
+	static const nodeox_test_case_t cases[] = {
 		{ "0 0.5\n5 1.2\n", "F:2: phase must be a number in [0, 1)" },
 		{ "0 0.5\n\n# c\n0 0.6\n", "F:4: seconds must be ascending" },
 		{ "x 0.5\n", "F:1: expected SECOND PHASE (an integer trace second)" },
@@ -88,8 +86,8 @@ static void test_errors(void **state)
 		{ "# only a comment\n", "F:2: no entries" },
 	};
 	for (size_t i = 0; i < G_N_ELEMENTS(cases); i++) {
-		char *e = read_err(cases[i].text);
-		assert_string_equal(e, cases[i].err);
+		char *e = read_err(cases[i].in);
+		assert_string_equal(e, cases[i].want);
 		g_free(e);
 	}
 	char err[256];

@@ -370,9 +370,7 @@ static void test_record_forms(void **state)
 	assert_string_equal(rec.type, "v100"); /* a type alone: one GPU */
 	assert_int_equal(rec.count[NODEOX_FORM_TASK], 1);
 	/* malformed: each names what */
-	static const struct {
-		const char *ac, *msg;
-	} bad[] = {
+	static const nodeox_test_case_t bad[] = {
 		{ "nodeox: changed v=1 type=a100 gpus=node", "bad gpus=" },
 		{ "nodeox: changed v=1 type=a100 gpus=rack:4", "bad gpus=" },
 		{ "nodeox: changed v=1 type=a100 gpus=node:4,node:2", "bad gpus=" },
@@ -389,8 +387,8 @@ static void test_record_forms(void **state)
 		{ "nodeox: changed features=a->b", "before v=1" },
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (nodeox_record_parse(bad[i].ac, &rec, err, sizeof(err)) != -1 || !strstr(err, bad[i].msg))
-			fail_msg("'%s': got '%s', want '%s'", bad[i].ac, err, bad[i].msg);
+		if (nodeox_record_parse(bad[i].in, &rec, err, sizeof(err)) != -1 || !strstr(err, bad[i].want))
+			fail_msg("'%s': got '%s', want '%s'", bad[i].in, err, bad[i].want);
 	}
 	char buf[16];
 	assert_int_equal(nodeox_record_decode("a%7Cb%20", 8, buf, sizeof(buf)), 0);
