@@ -428,7 +428,7 @@ void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why)
  *    sbatch's job_desc->min_cpus (slurm_opt.c), which
  *    priority_multifactor.c counts while the job pends (total_cpus is 0, or
  *    the will-run guess MAX(min_cpus, min_nodes)): --cpus-per-gpu does not
- *    enter it;
+ *    enter it in 22.05, in 24.11 it does (times the GPUs);
  *  - CPUs allocated per node: the tasks' CPUs, or --cpus-per-gpu (else, with
  *    no -c, DefCpuPerGPU) times its GPUs there, whichever is more; a job
  *    without -N whose GPUs spread takes at least one CPU on each node;
@@ -449,6 +449,13 @@ static const char *sched_request_resources(const sim_cluster_t *c, const sim_job
 			     : gpus && !job->cpus ? SCHED_DEF(pd, cd, def_cpu_per_gpu)
 						  : 0;
 	r->size_cpus = tasks * cpt;
+	/* 24.11 raises min_cpus at submission to --cpus-per-gpu times the GPUs
+	 * (interfaces/gres.c, gres_job_state_validate: cpus_per_gres x
+	 * total_gres), which the job-size factor then counts; 22.05 does not
+	 * (its ReqTRES shows cpu=1 for such a job, 24.11's cpu=4:
+	 * tests/traces/test_sacct_roundtrip.sh) */
+	if (c->slurm_version == SIM_SLURM_2411 && job->cpus_per_gpu)
+		r->size_cpus = MAX(r->size_cpus, job->cpus_per_gpu * gpus);
 	if (r->nodes) {
 		r->gpus_per_node = gpus / r->nodes;
 		r->cpus_per_node = MAX(cpt, cpg * r->gpus_per_node);

@@ -421,6 +421,35 @@ static void test_partition_time_limit(void **state)
  * at least one node, which is all slurmctld's job-size factor counts while
  * it pends (sbatch's min_cpus; priority_multifactor.c): the same size as X,
  * so X stays first. */
+/* The job-size factor's CPUs of a --cpus-per-gpu job, by release: job 3
+ * (8 GPUs, 2 CPUs per GPU) and job 2 (8 GPUs) wait for job 1; 22.05 counts
+ * one CPU for both (equal priority: job 2, submitted first, goes first),
+ * 24.11 counts 16 for job 3 (the larger job goes first). */
+static void test_priority_cpus_per_gpu(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = one_type_cluster();
+	sim_trace_t *t = trace_from("job_id,submit,gpus,cpus_per_gpu,run_time,time_limit\n"
+				    "1,0,8,,100,100\n"
+				    "2,1,8,,500,500\n"
+				    "3,2,8,2,100,100\n",
+				    NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.weight_job_size = 1000;
+	c->slurm_version = SIM_SLURM_2205;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 600);
+	sched_run_free(r);
+	c->slurm_version = SIM_SLURM_2411;
+	r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 200);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 static void test_priority(void **state)
 {
 	(void)state;
@@ -1336,6 +1365,7 @@ int main(void)
 		cmocka_unit_test(test_priority_tier),
 		cmocka_unit_test(test_submit_before_end),
 		cmocka_unit_test(test_priority),
+		cmocka_unit_test(test_priority_cpus_per_gpu),
 		cmocka_unit_test(test_priority_size_cpus),
 		cmocka_unit_test(test_place_runs),
 		cmocka_unit_test(test_place_sockets),
