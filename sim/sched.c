@@ -300,6 +300,7 @@ static void sched_end(sched_t *s, uint32_t j)
 	for (int i = 0; i < run->na; i++) {
 		const alloc_t *a = &run->a[i];
 		sched_take(s, a, -1);
+		s->node_end[a->node] = s->now;
 		if (run->st)
 			sched_socket_release(s, a, &run->st[i]);
 		int t = s->c->nodes[a->node].type;
@@ -348,6 +349,32 @@ static bool sched_nodes_blocked(const sched_t *s, const elig_t *e, uint64_t fail
 	return true;
 }
 
+/* Is a node the job's test would look at completing, that is, did a job
+ * give it back this second (nodeox-sim's stand-in for slurmctld's COMPLETING
+ * nodes, which it has no state for)? Such a node must be one of the job's
+ * partitions and constraint (elig's wbits, whatever their GPUs) and not
+ * taken away by a failed partition. slurmctld 22.05 tests a job whose GPU
+ * nodes all lie in failed partitions on what is left (select_nodes,
+ * _pick_best_nodes): with a completing node among them it answers
+ * ESLURM_NODES_BUSY and _schedule fails the job's partition too
+ * (fail_by_part); without, ESLURM_NODE_NOT_AVAIL, which leaves the
+ * partition open. Seen on tests/fidelity/large: a `short` l40s job behind a
+ * failed `gpu` job stops the t4 jobs behind it until the next full pass. */
+static bool sched_test_nodes_completing(const sched_t *s, const elig_t *e, uint64_t failed_parts)
+{
+	const sim_cluster_t *c = s->c;
+	for (size_t w = 0; w < s->nwords; w++)
+		for (uint64_t b = e->wbits[w]; b; b &= b - 1) {
+			const sim_class_t *cl = &c->classes[w * 64 + (size_t)__builtin_ctzll(b)];
+			if (c->nodes[cl->first].partitions & failed_parts)
+				continue;
+			for (int i = 0; i < cl->nnodes; i++)
+				if (s->node_end[cl->nodes[i]] == s->now)
+					return true;
+		}
+	return false;
+}
+
 /* One main pass; full: the whole queue (every sched_interval, slurmctld's
  * background loop: controller.c, schedule(full_queue)), else at most
  * default_queue_depth jobs (the passes events trigger). Returns the jobs it
@@ -386,8 +413,14 @@ static int sched_main_pass(sched_t *s, bool full)
 		 * skipped with the rest (sched_prefer.c). */
 		bool pref = sched_prefer_swap(s, (uint32_t)j);
 		if (failed_parts && sched_nodes_blocked(s, s->req[j].elig, failed_parts)) {
+			bool busy = sched_test_nodes_completing(s, s->req[j].elig, failed_parts);
 			if (pref)
 				sched_prefer_swap(s, (uint32_t)j);
+			if (busy) {
+				failed_parts |= jp;
+				if ((failed_parts & all_parts) == all_parts)
+					break;
+			}
 			continue;
 		}
 		int na = sched_fit_now(s, (uint32_t)j, NULL);
@@ -427,6 +460,9 @@ static void sched_state_init(sched_t *s)
 	size_t nj = s->t->njobs, nn = (size_t)c->nnodes;
 	s->nwords = ((size_t)c->nclasses + 63) / 64;
 	s->free_g = g_new(int32_t, nn);
+	s->node_end = g_new(int64_t, nn);
+	for (size_t n = 0; n < nn; n++)
+		s->node_end[n] = INT64_MIN;
 	s->free_c = g_new(int32_t, nn);
 	s->free_m = g_new(int64_t, nn);
 	s->class_free_g = g_new0(int64_t, c->nclasses);
@@ -467,7 +503,7 @@ static void sched_state_free(sched_t *s)
 		if (s->running[j]) {
 			nodeox_g_free_all(s->running[j]->a, s->running[j]->st, s->running[j]);
 		}
-	nodeox_g_free_all(s->free_g, s->free_c, s->free_m, s->class_free_g);
+	nodeox_g_free_all(s->free_g, s->free_c, s->free_m, s->class_free_g, s->node_end);
 	sched_request_free(s);
 	nodeox_g_free_all(s->req, s->preq, s->tagged, s->where, s->key, s->running);
 	prio_list_free(&s->fresh);

@@ -151,6 +151,7 @@ typedef struct { /* the run's state, which every file reads */
 	double *key;
 	running_t **running;
 	uint64_t release_epoch;
+	int64_t *node_end; /* per node: the second its last job gave it back */
 	size_t npending, age_cursor, ended;
 
 	prio_list_t fresh, young, old; /* pending, by priority: age 0; ageing; capped */

@@ -1179,6 +1179,46 @@ static void test_partition_job_depth(void **state)
 	assert_int_equal(main_limit_start(1, 3), 1);
 }
 
+/* A job whose GPU nodes all lie in a failed partition, tested by
+ * slurmctld on what is left: partitions gpu (l1) and short (l1, t1). L runs
+ * on l1 until 100, T on t1 until 10; G (gpu, l40s), S1 (short, l40s) and S2
+ * (short, t4) wait. At 10 T gives t1 back: the main pass fails G (gpu, so
+ * l1 is taken away), then S1 has only t1 left, which is completing: short
+ * fails too (ESLURM_NODES_BUSY), and S2 waits for the backfill pass at 30.
+ * With T ending at 9 instead, t1 is no longer completing at the pass of 10
+ * (S2's submission): short stays open and S2 starts then. */
+static int64_t completing_start(int t_run)
+{
+	sim_cluster_t *c = cluster_from("SchedulerParameters=bf_interval=30\n"
+					"NodeName=l1 CPUs=8 RealMemory=16000 Gres=gpu:l40s:1\n"
+					"NodeName=t1 CPUs=8 RealMemory=16000 Gres=gpu:t4:1\n"
+					"PartitionName=gpu Nodes=l1 Default=YES MaxTime=UNLIMITED\n"
+					"PartitionName=short Nodes=l1,t1 MaxTime=UNLIMITED\n");
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "job_id,submit,gpus,gpu_type,partition,run_time,time_limit\n"
+		 "1,0,1,l40s,gpu,100,00:02:00\n"  /* L */
+		 "2,0,1,t4,short,%d,00:02:00\n"   /* T */
+		 "3,1,1,l40s,gpu,10,00:02:00\n"   /* G */
+		 "4,2,1,l40s,short,10,00:02:00\n" /* S1 */
+		 "5,10,1,t4,short,10,00:02:00\n", /* S2 */
+		 t_run);
+	sim_trace_t *t = trace_from(text, NULL);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	int64_t start = r->jobs[job_at(t, 5)].start;
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+	return start;
+}
+
+static void test_failed_partition_completing(void **state)
+{
+	(void)state;
+	assert_int_equal(completing_start(10), 30);
+	assert_int_equal(completing_start(9), 10);
+}
+
 /* default_queue_depth=2: A1 and A2 start, the pass stops before B1. */
 static void test_default_queue_depth(void **state)
 {
@@ -1384,6 +1424,7 @@ int main(void)
 		cmocka_unit_test(test_partition_job_depth),
 		cmocka_unit_test(test_default_queue_depth),
 		cmocka_unit_test(test_sched_interval),
+		cmocka_unit_test(test_failed_partition_completing),
 		cmocka_unit_test(test_sched_interval_origin),
 		cmocka_unit_test(test_sched_max_job_start),
 		cmocka_unit_test(test_bf_max_job_test),
