@@ -479,6 +479,18 @@ static int sched_bits_next(const uint64_t *u, int n, int i)
 	return m ? MIN(w * 64 + __builtin_ctzll(m), n) : n;
 }
 
+/* The last set bit of u at or before i, -1 if none. */
+static int sched_bits_prev(const uint64_t *u, int i)
+{
+	if (i < 0)
+		return -1;
+	int w = i >> 6;
+	uint64_t m = u[w] & ((i & 63) == 63 ? ~0ull : (2ull << (i & 63)) - 1);
+	while (!m && --w >= 0)
+		m = u[w];
+	return m ? w * 64 + 63 - __builtin_clzll(m) : -1;
+}
+
 /* The last set bit of u (n bits, one at least). */
 static int sched_bits_last(const uint64_t *u, int n)
 {
@@ -722,49 +734,47 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 	if (x->nuse == 0)
 		return -1;
 	int p = sched_bits_next(x->use, n, 0);
+	if (fit == INT32_MAX) { /* the walk goes through every batch in vain */
+		s->run->releases_scanned += (uint64_t)x->nuse;
+		return -1;
+	}
+	/* The batches' ends only grow, and the window of the batch that ends
+	 * at or after fit is the first (of 30 s doubled) that reaches the
+	 * entry after the last usable one before fit (a window the doubling
+	 * skips ends its batch where the one before it did): the batch from
+	 * there ends at the first usable entry at or after the last entry
+	 * within it, which is fit or later. */
 	int64_t org = s->o->params.bf_origin_s, window = 30;
 	int64_t base = e[p].end + (30 - ((e[p].end + org) % 30 + 30) % 30);
-	int cur = p;
-	for (;;) {
-		/* the batch from cur ends at the first usable entry at or
-		 * after the last one within the window (e[cur] is within it) */
-		int64_t bound = base + window;
-		int lo = cur, hi = n, step = 1;
-		while (lo + step < n && e[lo + step].end <= bound) { /* gallop, then halve */
-			lo += step;
-			step *= 2;
-		}
-		hi = MIN(lo + step, n);
-		while (lo < hi) {
-			int mid = lo + (hi - lo) / 2;
-			if (e[mid].end <= bound)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		p = sched_bits_next(x->use, n, MAX(lo - 1, cur));
-		if (p == n) { /* the list ends within this batch */
-			s->run->releases_scanned += (uint64_t)x->nuse;
-			if (sched_bits_next(x->use, n, cur) == n)
-				return -1;
-			int last = sched_bits_last(x->use, n);
-			*upto = last;
-			return last >= fit ? (e[last].end > s->now ? e[last].end : s->now + 1) : -1;
-		}
-		if (p >= fit) {
-			*upto = p;
-			s->run->releases_scanned += (uint64_t)sched_bits_prefix(x->use, p);
-			return e[p].end > s->now ? e[p].end : s->now + 1;
-		}
-		if (p + 1 >= n) {
-			s->run->releases_scanned += (uint64_t)x->nuse;
-			return -1;
-		}
-		do
+	int u = sched_bits_prev(x->use, fit - 1), lo = p;
+	if (u >= p) {
+		lo = u + 1; /* fit > u, so an entry */
+		while (base + window < e[lo].end)
 			window *= 2;
-		while (e[p + 1].end > base + window);
-		cur = p + 1;
 	}
+	int64_t bound = base + window; /* e[lo].end is within it */
+	int hi, step = 1;
+	while (lo + step < n && e[lo + step].end <= bound) { /* gallop, then halve */
+		lo += step;
+		step *= 2;
+	}
+	hi = MIN(lo + step, n);
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (e[mid].end <= bound)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	p = sched_bits_next(x->use, n, MAX(lo - 1, p));
+	if (p == n) { /* the list ends within this batch, past fit */
+		s->run->releases_scanned += (uint64_t)x->nuse;
+		p = sched_bits_last(x->use, n);
+	} else {
+		s->run->releases_scanned += (uint64_t)sched_bits_prefix(x->use, p);
+	}
+	*upto = p;
+	return e[p].end > s->now ? e[p].end : s->now + 1;
 }
 
 /* The will-run scratch view sched_wr_fast's answer leaves the nodes of
