@@ -63,10 +63,12 @@ typedef struct { /* running jobs' releases by node, rebuilt per */
 	int n, cap, icap; /* entries indexed (sched_t.all.n), room */
 	int *off;         /* per node: where its releases start in item */
 	wr_item_t *item;  /* per node, by position */
-	int *hits;        /* per position: its allocations on nodes of set */
-	uint64_t *use;    /* positions with hits > 0 (a bitmap) */
-	int nuse;         /* how many */
-	uint64_t *set;    /* the nodes hits counts (nnwords words) */
+	int *ipos;        /* per item: its position times 2, plus 1 when the */
+	/* entry has no other node (sched_wr_index_sync) */
+	int *hits;     /* per position: its allocations on nodes of set */
+	uint64_t *use; /* positions with hits > 0 (a bitmap) */
+	int nuse;      /* how many */
+	uint64_t *set; /* the nodes hits counts (nnwords words) */
 	wr_shape_t shape[SCHED_WR_SHAPES];
 	int next_shape, shapes_built; /* this epoch */
 	int hint;                     /* the shape last looked up */
@@ -245,7 +247,8 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
 	for (; *pe < b->nivl && b->ivl[b->ivl_by_end[*pe]].end <= start_res; ++*pe)
 		if (b->ivl[b->ivl_by_end[*pe]].start <= old_end)
 			sched_wr_unhold(s, e, b->ivl_by_end[*pe], start_res, end_time);
-	sched_wr_nodes_done(s, e);
+	if (b->wr_changed) /* else wr_cnt is still wr_bits' */
+		sched_wr_nodes_done(s, e);
 }
 
 /* The nodes a will-run test for e looks at from start_res until end_time
@@ -515,7 +518,7 @@ static int sched_count_kth(const int32_t *cnt, const int32_t *blk, int k)
 
 static void sched_wr_index_free(wr_index_t *x)
 {
-	nodeox_g_free_all(x->off, x->item, x->hits, x->use, x->set);
+	nodeox_g_free_all(x->off, x->item, x->ipos, x->hits, x->use, x->set);
 	for (int k = 0; k < SCHED_WR_SHAPES; k++) {
 		nodeox_g_free_all(x->shape[k].fit, x->shape[k].set, x->shape[k].cnt, x->shape[k].blk);
 	}
@@ -562,17 +565,20 @@ static void sched_wr_index_build(sched_t *s)
 	if (items > x->icap) {
 		x->icap = MAX(items, 2 * x->icap);
 		x->item = g_renew(wr_item_t, x->item, x->icap);
+		x->ipos = g_renew(int, x->ipos, x->icap);
 	}
 	/* off[v + 1] is node v's next free slot while filling, its start after */
 	for (int p = 0; p < n; p++) {
 		const release_t *h = &l->e[p];
 		if (h->node >= 0) {
+			x->ipos[x->off[h->node + 1]] = 2 * p + 1;
 			x->item[x->off[h->node + 1]++] = (wr_item_t){ p, h->gpus, h->cpus, h->mem };
 			continue;
 		}
 		const running_t *run = s->running[h->job];
 		for (int k = 0; k < run->na; k++) {
 			const alloc_t *a = &run->a[k];
+			x->ipos[x->off[a->node + 1]] = 2 * p;
 			x->item[x->off[a->node + 1]++] = (wr_item_t){ p, a->gpus, a->cpus, a->mem };
 		}
 	}
@@ -597,7 +603,12 @@ static void sched_wr_index_sync(sched_t *s)
 		int in = bits_test(b->wr_bits, v) ? 1 : -1;
 		x->set[v >> 6] ^= 1ull << (v & 63);
 		for (int q = x->off[v]; q < x->off[v + 1]; q++) {
-			int p = x->item[q].pos;
+			int p = x->ipos[q] >> 1;
+			if (x->ipos[q] & 1) { /* its only node: usable while v is */
+				x->use[p >> 6] ^= 1ull << (p & 63);
+				x->nuse += in;
+				continue;
+			}
 			int before = x->hits[p];
 			x->hits[p] += in;
 			if ((before > 0) != (x->hits[p] > 0)) {
