@@ -85,10 +85,14 @@ struct sched_bf {
 		int node, next; /* next: the node's previous one, -1 none */
 		int64_t start, end;
 	} * ivl;
-	int *ivl_head;     /* per node: its last reservation, -1 none */
-	int64_t *ivl_ends; /* the reservations' ends, ascending */
-	int *ivl_by_start; /* the reservations by start, and by end (the */
-	int *ivl_by_end;   /* order of ivl_ends), for sched_wr_nodes_advance */
+	int *ivl_head;              /* per node: its last reservation, -1 none */
+	int64_t *ivl_ends;          /* the reservations' ends, ascending */
+	struct resv_so {            /* the reservations by start (a copy of */
+		int64_t start, end; /* each one's interval and node, read in */
+		int node;           /* order without going through ivl) */
+	} * ivl_by_start;
+	int *ivl_by_end; /* the reservations by end (the order of */
+	/* ivl_ends), for sched_wr_nodes_advance */
 	size_t nivl, capivl;
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
@@ -191,11 +195,11 @@ static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 		b->wr_cnt[w] = b->wr_bits[w] & e->bnodes[w];
 }
 
-/* Reservation i meets the try's interval: its node leaves the test's nodes. */
-static inline void sched_wr_hold(sched_t *s, int i)
+/* A reservation on node n meets the try's interval: n leaves the test's
+ * nodes. */
+static inline void sched_wr_hold(sched_t *s, int n)
 {
 	sched_bf_t *b = s->bf;
-	int n = b->ivl[i].node;
 	uint64_t before = b->wr_bits[n >> 6];
 	b->wr_bits[n >> 6] &= ~(1ull << (n & 63));
 	b->wr_changed |= before != b->wr_bits[n >> 6];
@@ -214,16 +218,15 @@ static void sched_wr_unhold(sched_t *s, const elig_t *e, int i, int64_t a, int64
 	bf->wr_changed = true;
 }
 
-/* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
+/* Where ivl_by_start (by_start) or ivl_ends stops being at or before t:
  * how many reservations start (end) by t. */
-static size_t sched_ivl_count_by(const sched_t *s, const int *order, bool by_start, int64_t t)
+static size_t sched_ivl_count_by(const sched_t *s, bool by_start, int64_t t)
 {
 	const sched_bf_t *b = s->bf;
 	size_t lo = 0, hi = b->nivl;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct resv_ivl *v = &b->ivl[order[mid]];
-		if ((by_start ? v->start : v->end) <= t)
+		if ((by_start ? b->ivl_by_start[mid].start : b->ivl_ends[mid]) <= t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -241,9 +244,9 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
 				   int64_t end_time, size_t *ps, size_t *pe)
 {
 	sched_bf_t *b = s->bf;
-	for (; *ps < b->nivl && b->ivl[b->ivl_by_start[*ps]].start <= end_time; ++*ps)
-		if (b->ivl[b->ivl_by_start[*ps]].end > start_res)
-			sched_wr_hold(s, b->ivl_by_start[*ps]);
+	for (; *ps < b->nivl && b->ivl_by_start[*ps].start <= end_time; ++*ps)
+		if (b->ivl_by_start[*ps].end > start_res)
+			sched_wr_hold(s, b->ivl_by_start[*ps].node);
 	for (; *pe < b->nivl && b->ivl[b->ivl_by_end[*pe]].end <= start_res; ++*pe)
 		if (b->ivl[b->ivl_by_end[*pe]].start <= old_end)
 			sched_wr_unhold(s, e, b->ivl_by_end[*pe], start_res, end_time);
@@ -271,11 +274,13 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 		}
 	}
 	memcpy(b->wr_bits, e->wnodes, bytes);
-	*ps = sched_ivl_count_by(s, b->ivl_by_start, true, end_time);
+	*ps = sched_ivl_count_by(s, true, end_time);
+	const struct resv_so *so = b->ivl_by_start;
+	uint64_t *bits = b->wr_bits; /* the node set is new: no wr_changed */
 	for (size_t k = 0; k < *ps; k++)
-		if (b->ivl[b->ivl_by_start[k]].end > start_res)
-			sched_wr_hold(s, b->ivl_by_start[k]);
-	*pe = sched_ivl_count_by(s, b->ivl_by_end, false, start_res);
+		if (so[k].end > start_res)
+			bits[so[k].node >> 6] &= ~(1ull << (so[k].node & 63));
+	*pe = sched_ivl_count_by(s, false, start_res);
 	sched_wr_nodes_done(s, e);
 }
 
@@ -1036,7 +1041,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 				b->capivl = b->capivl ? 2 * b->capivl : 64;
 				b->ivl = g_renew(struct resv_ivl, b->ivl, b->capivl);
 				b->ivl_ends = g_renew(int64_t, b->ivl_ends, b->capivl);
-				b->ivl_by_start = g_renew(int, b->ivl_by_start, b->capivl);
+				b->ivl_by_start = g_renew(struct resv_so, b->ivl_by_start, b->capivl);
 				b->ivl_by_end = g_renew(int, b->ivl_by_end, b->capivl);
 			}
 			b->ivl[b->nivl] = (struct resv_ivl){ n, b->ivl_head[n], sr, er };
@@ -1050,11 +1055,11 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			b->ivl_ends[at] = er;
 			b->ivl_by_end[at] = (int)b->nivl;
 			at = b->nivl; /* its start, in order */
-			while (at > 0 && b->ivl[b->ivl_by_start[at - 1]].start > sr) {
+			while (at > 0 && b->ivl_by_start[at - 1].start > sr) {
 				b->ivl_by_start[at] = b->ivl_by_start[at - 1];
 				at--;
 			}
-			b->ivl_by_start[at] = (int)b->nivl;
+			b->ivl_by_start[at] = (struct resv_so){ sr, er, n };
 			b->nivl++;
 			sched_resv_hold(s, n, sr);
 		}
