@@ -85,14 +85,11 @@ struct sched_bf {
 		int node, next; /* next: the node's previous one, -1 none */
 		int64_t start, end;
 	} * ivl;
-	int *ivl_head;              /* per node: its last reservation, -1 none */
-	int64_t *ivl_ends;          /* the reservations' ends, ascending */
-	struct resv_so {            /* the reservations by start (a copy of */
-		int64_t start, end; /* each one's interval and node, read in */
-		int node;           /* order without going through ivl) */
-	} * ivl_by_start;
-	int *ivl_by_end; /* the reservations by end (the order of */
-	/* ivl_ends), for sched_wr_nodes_advance */
+	int *ivl_head;                 /* per node: its last reservation, -1 none */
+	struct resv_so {               /* the reservations by start, and by end */
+		int64_t start, end;    /* (each one's interval and node, read */
+		int node;              /* in order without going through ivl), */
+	} * ivl_by_start, *ivl_by_end; /* for sched_wr_nodes_advance */
 	size_t nivl, capivl;
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
@@ -205,20 +202,19 @@ static inline void sched_wr_hold(sched_t *s, int n)
 	b->wr_changed |= before != b->wr_bits[n >> 6];
 }
 
-/* Reservation i no longer meets the try's interval [a, b]: its node rejoins
+/* A reservation on node n no longer meets the try's interval [a, b]: n rejoins
  * the test's nodes unless another reservation on it still meets it (or the
  * test never looks at it). */
-static void sched_wr_unhold(sched_t *s, const elig_t *e, int i, int64_t a, int64_t b)
+static void sched_wr_unhold(sched_t *s, const elig_t *e, int n, int64_t a, int64_t b)
 {
 	sched_bf_t *bf = s->bf;
-	int n = bf->ivl[i].node;
 	if (bits_test(bf->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
 		return;
 	bf->wr_bits[n >> 6] |= 1ull << (n & 63);
 	bf->wr_changed = true;
 }
 
-/* Where ivl_by_start (by_start) or ivl_ends stops being at or before t:
+/* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
  * how many reservations start (end) by t. */
 static size_t sched_ivl_count_by(const sched_t *s, bool by_start, int64_t t)
 {
@@ -226,7 +222,7 @@ static size_t sched_ivl_count_by(const sched_t *s, bool by_start, int64_t t)
 	size_t lo = 0, hi = b->nivl;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if ((by_start ? b->ivl_by_start[mid].start : b->ivl_ends[mid]) <= t)
+		if ((by_start ? b->ivl_by_start[mid].start : b->ivl_by_end[mid].end) <= t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -247,9 +243,9 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
 	for (; *ps < b->nivl && b->ivl_by_start[*ps].start <= end_time; ++*ps)
 		if (b->ivl_by_start[*ps].end > start_res)
 			sched_wr_hold(s, b->ivl_by_start[*ps].node);
-	for (; *pe < b->nivl && b->ivl[b->ivl_by_end[*pe]].end <= start_res; ++*pe)
-		if (b->ivl[b->ivl_by_end[*pe]].start <= old_end)
-			sched_wr_unhold(s, e, b->ivl_by_end[*pe], start_res, end_time);
+	for (; *pe < b->nivl && b->ivl_by_end[*pe].end <= start_res; ++*pe)
+		if (b->ivl_by_end[*pe].start <= old_end)
+			sched_wr_unhold(s, e, b->ivl_by_end[*pe].node, start_res, end_time);
 	if (b->wr_changed) /* else wr_cnt is still wr_bits' */
 		sched_wr_nodes_done(s, e);
 }
@@ -987,9 +983,9 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		 * (SCHED_INF: none): where Slurm's backfill tries the job again
 		 * when the nodes free then might let it start earlier
 		 * (TRY_LATER); no reservation is added while the tries last */
-		while (ie < b->nivl && b->ivl_ends[ie] <= start_res)
+		while (ie < b->nivl && b->ivl_by_end[ie].end <= start_res)
 			ie++;
-		int64_t later = ie < b->nivl ? b->ivl_ends[ie] : SCHED_INF;
+		int64_t later = ie < b->nivl ? b->ivl_by_end[ie].end : SCHED_INF;
 		b->wr_changed = !swept;
 		if (!swept)
 			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
@@ -1040,20 +1036,17 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			if (b->nivl == b->capivl) {
 				b->capivl = b->capivl ? 2 * b->capivl : 64;
 				b->ivl = g_renew(struct resv_ivl, b->ivl, b->capivl);
-				b->ivl_ends = g_renew(int64_t, b->ivl_ends, b->capivl);
 				b->ivl_by_start = g_renew(struct resv_so, b->ivl_by_start, b->capivl);
-				b->ivl_by_end = g_renew(int, b->ivl_by_end, b->capivl);
+				b->ivl_by_end = g_renew(struct resv_so, b->ivl_by_end, b->capivl);
 			}
 			b->ivl[b->nivl] = (struct resv_ivl){ n, b->ivl_head[n], sr, er };
 			b->ivl_head[n] = (int)b->nivl;
 			size_t at = b->nivl; /* its end, in order */
-			while (at > 0 && b->ivl_ends[at - 1] > er) {
-				b->ivl_ends[at] = b->ivl_ends[at - 1];
+			while (at > 0 && b->ivl_by_end[at - 1].end > er) {
 				b->ivl_by_end[at] = b->ivl_by_end[at - 1];
 				at--;
 			}
-			b->ivl_ends[at] = er;
-			b->ivl_by_end[at] = (int)b->nivl;
+			b->ivl_by_end[at] = (struct resv_so){ sr, er, n };
 			at = b->nivl; /* its start, in order */
 			while (at > 0 && b->ivl_by_start[at - 1].start > sr) {
 				b->ivl_by_start[at] = b->ivl_by_start[at - 1];
@@ -1348,8 +1341,8 @@ void sched_backfill_free(sched_t *s)
 	sched_bf_t *b = s->bf;
 	if (!b)
 		return;
-	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_ends, b->ivl_by_start, b->ivl_by_end, b->wr_stamp,
-			  b->wr_g, b->wr_c, b->wr_m, b->wr_bits, b->wr_cnt);
+	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_by_start, b->ivl_by_end, b->wr_stamp, b->wr_g, b->wr_c,
+			  b->wr_m, b->wr_bits, b->wr_cnt);
 	if (b->wr_memo)
 		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
 			g_free(b->wr_memo[k].nodes);
