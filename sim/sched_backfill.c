@@ -94,6 +94,8 @@ struct sched_bf {
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
 	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
+	uint64_t wr_hash;            /* the xor of their node_key (sched_wr_memo) */
+	uint64_t *node_key;          /* per node: a fixed pseudo-random word */
 	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
@@ -197,9 +199,12 @@ static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 static inline void sched_wr_hold(sched_t *s, int n)
 {
 	sched_bf_t *b = s->bf;
-	uint64_t before = b->wr_bits[n >> 6];
-	b->wr_bits[n >> 6] &= ~(1ull << (n & 63));
-	b->wr_changed |= before != b->wr_bits[n >> 6];
+	uint64_t bit = 1ull << (n & 63);
+	if (b->wr_bits[n >> 6] & bit) {
+		b->wr_bits[n >> 6] &= ~bit;
+		b->wr_hash ^= b->node_key[n];
+		b->wr_changed = true;
+	}
 }
 
 /* A reservation on node n no longer meets the try's interval [a, b]: n rejoins
@@ -211,6 +216,7 @@ static void sched_wr_unhold(sched_t *s, const elig_t *e, int n, int64_t a, int64
 	if (bits_test(bf->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
 		return;
 	bf->wr_bits[n >> 6] |= 1ull << (n & 63);
+	bf->wr_hash ^= bf->node_key[n];
 	bf->wr_changed = true;
 }
 
@@ -268,14 +274,21 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 			if (bits_test(e->bits, c->nodes[n].cls))
 				e->bnodes[n >> 6] |= 1ull << (n & 63);
 		}
+		SCHED_FOR_BITS(e->wnodes, s->nnwords, n, e->whash ^= b->node_key[n]);
 	}
 	memcpy(b->wr_bits, e->wnodes, bytes);
+	b->wr_hash = e->whash;
 	*ps = sched_ivl_count_by(s, true, end_time);
 	const struct resv_so *so = b->ivl_by_start;
 	uint64_t *bits = b->wr_bits; /* the node set is new: no wr_changed */
-	for (size_t k = 0; k < *ps; k++)
-		if (so[k].end > start_res)
-			bits[so[k].node >> 6] &= ~(1ull << (so[k].node & 63));
+	for (size_t k = 0; k < *ps; k++) {
+		int n = so[k].node;
+		uint64_t bit = 1ull << (n & 63);
+		if (so[k].end > start_res && (bits[n >> 6] & bit)) {
+			bits[n >> 6] &= ~bit;
+			b->wr_hash ^= b->node_key[n];
+		}
+	}
 	*pe = sched_ivl_count_by(s, false, start_res);
 	sched_wr_nodes_done(s, e);
 }
@@ -883,9 +896,7 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 {
 	sched_bf_t *b = s->bf;
-	uint64_t h = r->kind * 0x9e3779b97f4a7c15ull;
-	for (size_t w = 0; w < s->nnwords; w++)
-		h = (h ^ b->wr_bits[w]) * 0x100000001b3ull;
+	uint64_t h = (r->kind * 0x9e3779b97f4a7c15ull ^ b->wr_hash) * 0x100000001b3ull;
 	h ^= h >> 29;
 	if (!b->wr_memo)
 		b->wr_memo = g_new0(wr_memo_t, SCHED_WR_SLOTS);
@@ -1329,6 +1340,13 @@ void sched_backfill_init(sched_t *s)
 		b->bf_user_part = g_new0(struct bf_count, (size_t)MAX(b->nusers, 1) * MAX(c->nparts, 1));
 	b->wr_stamp = g_new0(uint32_t, nn);
 	b->wr_bits = g_new(uint64_t, s->nnwords + 1);
+	b->node_key = g_new(uint64_t, nn ? nn : 1);
+	for (size_t n = 0; n < nn; n++) { /* splitmix64 of n */
+		uint64_t z = (n + 1) * 0x9e3779b97f4a7c15ull;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		b->node_key[n] = z ^ (z >> 31);
+	}
 	b->wr_cnt = g_new(uint64_t, s->nnwords + 1);
 	b->ivl_head = g_new(int, nn);
 	b->wr_g = g_new(int64_t, nn);
@@ -1342,7 +1360,7 @@ void sched_backfill_free(sched_t *s)
 	if (!b)
 		return;
 	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_by_start, b->ivl_by_end, b->wr_stamp, b->wr_g, b->wr_c,
-			  b->wr_m, b->wr_bits, b->wr_cnt);
+			  b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
 	if (b->wr_memo)
 		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
 			g_free(b->wr_memo[k].nodes);
