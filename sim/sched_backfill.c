@@ -6,10 +6,10 @@
  * pass, which picks the lower-priority jobs that delay no reservation for
  * the run to start (sched_backfill_next; requests the reservations stop are
  * remembered for the rest of the pass). A
- * per-node request's will-run test is answered from an index of the
- * releases by node (sched_wr_fast: per node the position after which it
- * fits, counts over positions) once an epoch's walks have paid for it; the
- * walk (sched_will_run) answers the rest, with the same answers.
+ * per-node request's will-run test (one constraint group) is answered from
+ * an index of the releases by node (sched_wr_fast: per node the position
+ * after which it fits, counts over positions); the walk (sched_will_run)
+ * answers the rest, with the same answers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -70,9 +70,8 @@ typedef struct { /* running jobs' releases by node, rebuilt per */
 	int nuse;      /* how many */
 	uint64_t *set; /* the nodes hits counts (nnwords words) */
 	wr_shape_t shape[SCHED_WR_SHAPES];
-	int next_shape, shapes_built; /* this epoch */
-	int hint;                     /* the shape last looked up */
-	uint64_t walk_epoch, walked;  /* entries the walks of that epoch went over */
+	int next_shape;
+	int hint; /* the shape last looked up */
 } wr_index_t;
 
 /* Backfill's own state: the pass's reservations, the will-run test's
@@ -398,10 +397,7 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 		return s->now;
 	const rellist_t *l = &s->all;
 	const release_t *ent = l->e, *stop = l->e + l->n;
-	const uint64_t *bits = b->wr_bits, *cnt = b->wr_cnt;
-	/* a per-node request in one group: a node gives 0 or 1, so a release
-	 * adds whether it made the node fit (the general case below) */
-	const bool one = r->nodes && e->ngroups == 1;
+	const uint64_t *bits = b->wr_bits;
 	int64_t org = s->o->params.bf_origin_s, base = -1, window = 30;
 	uint64_t scanned = 0;
 	int64_t when = -1;
@@ -418,17 +414,7 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 				int n = h->node;
 				if (!bits_test(bits, n))
 					continue;
-				if (!one) {
-					sched_wr_release(s, r, n, h->gpus, h->cpus, h->mem, have);
-				} else if (bits_test(cnt, n)) {
-					sched_wr_load(s, n);
-					bool was = sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]);
-					b->wr_g[n] += h->gpus;
-					b->wr_c[n] += h->cpus;
-					b->wr_m[n] += (int64_t)h->mem;
-					have[0] += !was &&
-						   sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]);
-				}
+				sched_wr_release(s, r, n, h->gpus, h->cpus, h->mem, have);
 			} else {
 				const running_t *run = s->running[h->job];
 				bool usable = false;
@@ -464,11 +450,6 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 		}
 	}
 	s->run->releases_scanned += scanned;
-	if (b->wx.walk_epoch != b->wr_epoch) {
-		b->wx.walk_epoch = b->wr_epoch;
-		b->wx.walked = 0;
-	}
-	b->wx.walked += (uint64_t)(ent - l->e);
 	return when;
 }
 
@@ -601,7 +582,6 @@ static void sched_wr_index_build(sched_t *s)
 	memset(x->use, 0, sizeof(uint64_t) * (size_t)((n + 63) / 64));
 	memset(x->set, 0, sizeof(uint64_t) * s->nnwords);
 	x->nuse = 0;
-	x->shapes_built = 0;
 	x->epoch = b->wr_epoch;
 }
 
@@ -659,7 +639,6 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 	const uint64_t *bn = r->elig->bnodes;
 	wr_shape_t *sh = sched_wr_shape_find(s, r);
 	if (!sh) {
-		x->shapes_built++;
 		int nn = s->c->nnodes;
 		sh = &x->shape[x->next_shape];
 		x->next_shape = (x->next_shape + 1) % SCHED_WR_SHAPES;
@@ -715,23 +694,6 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 		}
 	});
 	return sh;
-}
-
-/* Is the index worth building (or built) for this epoch and r's shape: have
- * the epoch's walks already gone over more entries than building it and
- * the shapes so far costs? Either way gives the same answers; on a short
- * list or a quiet epoch the walk is cheaper. */
-static bool sched_wr_index_pays(sched_t *s, const req_t *r)
-{
-	sched_bf_t *b = s->bf;
-	const wr_index_t *x = &b->wx;
-	bool built = x->off && x->epoch == b->wr_epoch;
-	if (built && sched_wr_shape_find(s, r))
-		return true;
-	/* each shape costs about as much to set up as the index */
-	uint64_t cost = (uint64_t)s->all.n + (uint64_t)s->c->nnodes;
-	return x->walk_epoch == b->wr_epoch &&
-	       x->walked > cost * (1 + (built ? (uint64_t)x->shapes_built : 0));
 }
 
 /* sched_will_run's answer and its count of releases (added to
@@ -913,7 +875,7 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	memcpy(m->nodes, b->wr_bits, bytes);
 	uint64_t before = s->run->releases_scanned;
 	/* a per-node request in one group: from the index (no scratch view) */
-	bool fast = r->nodes && r->elig->ngroups == 1 && sched_wr_index_pays(s, r);
+	bool fast = r->nodes && r->elig->ngroups == 1;
 	m->when = fast ? sched_wr_fast(s, r, &m->upto) : sched_will_run(s, r);
 	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;
