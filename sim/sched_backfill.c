@@ -6,10 +6,10 @@
  * pass, which picks the lower-priority jobs that delay no reservation for
  * the run to start (sched_backfill_next; requests the reservations stop are
  * remembered for the rest of the pass). A
- * per-node request's will-run test is answered from an index of the
- * releases by node (sched_wr_fast: per node the position after which it
- * fits, counts over positions) once an epoch's walks have paid for it; the
- * walk (sched_will_run) answers the rest, with the same answers.
+ * per-node request's will-run test (one constraint group) is answered from
+ * an index of the releases by node (sched_wr_fast: per node the position
+ * after which it fits, counts over positions); the walk (sched_will_run)
+ * answers the rest, with the same answers.
  */
 #include <math.h>
 #include <stdio.h>
@@ -63,14 +63,15 @@ typedef struct { /* running jobs' releases by node, rebuilt per */
 	int n, cap, icap; /* entries indexed (sched_t.all.n), room */
 	int *off;         /* per node: where its releases start in item */
 	wr_item_t *item;  /* per node, by position */
-	int *hits;        /* per position: its allocations on nodes of set */
-	uint64_t *use;    /* positions with hits > 0 (a bitmap) */
-	int nuse;         /* how many */
-	uint64_t *set;    /* the nodes hits counts (nnwords words) */
+	int *ipos;        /* per item: its position times 2, plus 1 when the */
+	/* entry has no other node (sched_wr_index_sync) */
+	int *hits;     /* per position: its allocations on nodes of set */
+	uint64_t *use; /* positions with hits > 0 (a bitmap) */
+	int nuse;      /* how many */
+	uint64_t *set; /* the nodes hits counts (nnwords words) */
 	wr_shape_t shape[SCHED_WR_SHAPES];
-	int next_shape, shapes_built; /* this epoch */
-	int hint;                     /* the shape last looked up */
-	uint64_t walk_epoch, walked;  /* entries the walks of that epoch went over */
+	int next_shape;
+	int hint; /* the shape last looked up */
 } wr_index_t;
 
 /* Backfill's own state: the pass's reservations, the will-run test's
@@ -83,14 +84,17 @@ struct sched_bf {
 		int node, next; /* next: the node's previous one, -1 none */
 		int64_t start, end;
 	} * ivl;
-	int *ivl_head;     /* per node: its last reservation, -1 none */
-	int64_t *ivl_ends; /* the reservations' ends, ascending */
-	int *ivl_by_start; /* the reservations by start, and by end (the */
-	int *ivl_by_end;   /* order of ivl_ends), for sched_wr_nodes_advance */
+	int *ivl_head;                 /* per node: its last reservation, -1 none */
+	struct resv_so {               /* the reservations by start, and by end */
+		int64_t start, end;    /* (each one's interval and node, read */
+		int node;              /* in order without going through ivl), */
+	} * ivl_by_start, *ivl_by_end; /* for sched_wr_nodes_advance */
 	size_t nivl, capivl;
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
 	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
+	uint64_t wr_hash;            /* the xor of their node_key (sched_wr_memo) */
+	uint64_t *node_key;          /* per node: a fixed pseudo-random word */
 	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
@@ -189,39 +193,41 @@ static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 		b->wr_cnt[w] = b->wr_bits[w] & e->bnodes[w];
 }
 
-/* Reservation i meets the try's interval: its node leaves the test's nodes. */
-static inline void sched_wr_hold(sched_t *s, int i)
+/* A reservation on node n meets the try's interval: n leaves the test's
+ * nodes. */
+static inline void sched_wr_hold(sched_t *s, int n)
 {
 	sched_bf_t *b = s->bf;
-	int n = b->ivl[i].node;
-	uint64_t before = b->wr_bits[n >> 6];
-	b->wr_bits[n >> 6] &= ~(1ull << (n & 63));
-	b->wr_changed |= before != b->wr_bits[n >> 6];
+	uint64_t bit = 1ull << (n & 63);
+	if (b->wr_bits[n >> 6] & bit) {
+		b->wr_bits[n >> 6] &= ~bit;
+		b->wr_hash ^= b->node_key[n];
+		b->wr_changed = true;
+	}
 }
 
-/* Reservation i no longer meets the try's interval [a, b]: its node rejoins
+/* A reservation on node n no longer meets the try's interval [a, b]: n rejoins
  * the test's nodes unless another reservation on it still meets it (or the
  * test never looks at it). */
-static void sched_wr_unhold(sched_t *s, const elig_t *e, int i, int64_t a, int64_t b)
+static void sched_wr_unhold(sched_t *s, const elig_t *e, int n, int64_t a, int64_t b)
 {
 	sched_bf_t *bf = s->bf;
-	int n = bf->ivl[i].node;
 	if (bits_test(bf->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
 		return;
 	bf->wr_bits[n >> 6] |= 1ull << (n & 63);
+	bf->wr_hash ^= bf->node_key[n];
 	bf->wr_changed = true;
 }
 
 /* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
  * how many reservations start (end) by t. */
-static size_t sched_ivl_count_by(const sched_t *s, const int *order, bool by_start, int64_t t)
+static size_t sched_ivl_count_by(const sched_t *s, bool by_start, int64_t t)
 {
 	const sched_bf_t *b = s->bf;
 	size_t lo = 0, hi = b->nivl;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		const struct resv_ivl *v = &b->ivl[order[mid]];
-		if ((by_start ? v->start : v->end) <= t)
+		if ((by_start ? b->ivl_by_start[mid].start : b->ivl_by_end[mid].end) <= t)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -239,13 +245,14 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
 				   int64_t end_time, size_t *ps, size_t *pe)
 {
 	sched_bf_t *b = s->bf;
-	for (; *ps < b->nivl && b->ivl[b->ivl_by_start[*ps]].start <= end_time; ++*ps)
-		if (b->ivl[b->ivl_by_start[*ps]].end > start_res)
-			sched_wr_hold(s, b->ivl_by_start[*ps]);
-	for (; *pe < b->nivl && b->ivl[b->ivl_by_end[*pe]].end <= start_res; ++*pe)
-		if (b->ivl[b->ivl_by_end[*pe]].start <= old_end)
-			sched_wr_unhold(s, e, b->ivl_by_end[*pe], start_res, end_time);
-	sched_wr_nodes_done(s, e);
+	for (; *ps < b->nivl && b->ivl_by_start[*ps].start <= end_time; ++*ps)
+		if (b->ivl_by_start[*ps].end > start_res)
+			sched_wr_hold(s, b->ivl_by_start[*ps].node);
+	for (; *pe < b->nivl && b->ivl_by_end[*pe].end <= start_res; ++*pe)
+		if (b->ivl_by_end[*pe].start <= old_end)
+			sched_wr_unhold(s, e, b->ivl_by_end[*pe].node, start_res, end_time);
+	if (b->wr_changed) /* else wr_cnt is still wr_bits' */
+		sched_wr_nodes_done(s, e);
 }
 
 /* The nodes a will-run test for e looks at from start_res until end_time
@@ -266,13 +273,22 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 			if (bits_test(e->bits, c->nodes[n].cls))
 				e->bnodes[n >> 6] |= 1ull << (n & 63);
 		}
+		SCHED_FOR_BITS(e->wnodes, s->nnwords, n, e->whash ^= b->node_key[n]);
 	}
 	memcpy(b->wr_bits, e->wnodes, bytes);
-	*ps = sched_ivl_count_by(s, b->ivl_by_start, true, end_time);
-	for (size_t k = 0; k < *ps; k++)
-		if (b->ivl[b->ivl_by_start[k]].end > start_res)
-			sched_wr_hold(s, b->ivl_by_start[k]);
-	*pe = sched_ivl_count_by(s, b->ivl_by_end, false, start_res);
+	b->wr_hash = e->whash;
+	*ps = sched_ivl_count_by(s, true, end_time);
+	const struct resv_so *so = b->ivl_by_start;
+	uint64_t *bits = b->wr_bits; /* the node set is new: no wr_changed */
+	for (size_t k = 0; k < *ps; k++) {
+		int n = so[k].node;
+		uint64_t bit = 1ull << (n & 63);
+		if (so[k].end > start_res && (bits[n >> 6] & bit)) {
+			bits[n >> 6] &= ~bit;
+			b->wr_hash ^= b->node_key[n];
+		}
+	}
+	*pe = sched_ivl_count_by(s, false, start_res);
 	sched_wr_nodes_done(s, e);
 }
 
@@ -381,10 +397,7 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 		return s->now;
 	const rellist_t *l = &s->all;
 	const release_t *ent = l->e, *stop = l->e + l->n;
-	const uint64_t *bits = b->wr_bits, *cnt = b->wr_cnt;
-	/* a per-node request in one group: a node gives 0 or 1, so a release
-	 * adds whether it made the node fit (the general case below) */
-	const bool one = r->nodes && e->ngroups == 1;
+	const uint64_t *bits = b->wr_bits;
 	int64_t org = s->o->params.bf_origin_s, base = -1, window = 30;
 	uint64_t scanned = 0;
 	int64_t when = -1;
@@ -401,17 +414,7 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 				int n = h->node;
 				if (!bits_test(bits, n))
 					continue;
-				if (!one) {
-					sched_wr_release(s, r, n, h->gpus, h->cpus, h->mem, have);
-				} else if (bits_test(cnt, n)) {
-					sched_wr_load(s, n);
-					bool was = sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]);
-					b->wr_g[n] += h->gpus;
-					b->wr_c[n] += h->cpus;
-					b->wr_m[n] += (int64_t)h->mem;
-					have[0] += !was &&
-						   sched_node_fits(r, b->wr_g[n], b->wr_c[n], b->wr_m[n]);
-				}
+				sched_wr_release(s, r, n, h->gpus, h->cpus, h->mem, have);
 			} else {
 				const running_t *run = s->running[h->job];
 				bool usable = false;
@@ -447,11 +450,6 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 		}
 	}
 	s->run->releases_scanned += scanned;
-	if (b->wx.walk_epoch != b->wr_epoch) {
-		b->wx.walk_epoch = b->wr_epoch;
-		b->wx.walked = 0;
-	}
-	b->wx.walked += (uint64_t)(ent - l->e);
 	return when;
 }
 
@@ -479,6 +477,18 @@ static int sched_bits_next(const uint64_t *u, int n, int i)
 	return m ? MIN(w * 64 + __builtin_ctzll(m), n) : n;
 }
 
+/* The last set bit of u at or before i, -1 if none. */
+static int sched_bits_prev(const uint64_t *u, int i)
+{
+	if (i < 0)
+		return -1;
+	int w = i >> 6;
+	uint64_t m = u[w] & ((i & 63) == 63 ? ~0ull : (2ull << (i & 63)) - 1);
+	while (!m && --w >= 0)
+		m = u[w];
+	return m ? w * 64 + 63 - __builtin_clzll(m) : -1;
+}
+
 /* The last set bit of u (n bits, one at least). */
 static int sched_bits_last(const uint64_t *u, int n)
 {
@@ -503,7 +513,7 @@ static int sched_count_kth(const int32_t *cnt, const int32_t *blk, int k)
 
 static void sched_wr_index_free(wr_index_t *x)
 {
-	nodeox_g_free_all(x->off, x->item, x->hits, x->use, x->set);
+	nodeox_g_free_all(x->off, x->item, x->ipos, x->hits, x->use, x->set);
 	for (int k = 0; k < SCHED_WR_SHAPES; k++) {
 		nodeox_g_free_all(x->shape[k].fit, x->shape[k].set, x->shape[k].cnt, x->shape[k].blk);
 	}
@@ -550,17 +560,20 @@ static void sched_wr_index_build(sched_t *s)
 	if (items > x->icap) {
 		x->icap = MAX(items, 2 * x->icap);
 		x->item = g_renew(wr_item_t, x->item, x->icap);
+		x->ipos = g_renew(int, x->ipos, x->icap);
 	}
 	/* off[v + 1] is node v's next free slot while filling, its start after */
 	for (int p = 0; p < n; p++) {
 		const release_t *h = &l->e[p];
 		if (h->node >= 0) {
+			x->ipos[x->off[h->node + 1]] = 2 * p + 1;
 			x->item[x->off[h->node + 1]++] = (wr_item_t){ p, h->gpus, h->cpus, h->mem };
 			continue;
 		}
 		const running_t *run = s->running[h->job];
 		for (int k = 0; k < run->na; k++) {
 			const alloc_t *a = &run->a[k];
+			x->ipos[x->off[a->node + 1]] = 2 * p;
 			x->item[x->off[a->node + 1]++] = (wr_item_t){ p, a->gpus, a->cpus, a->mem };
 		}
 	}
@@ -569,7 +582,6 @@ static void sched_wr_index_build(sched_t *s)
 	memset(x->use, 0, sizeof(uint64_t) * (size_t)((n + 63) / 64));
 	memset(x->set, 0, sizeof(uint64_t) * s->nnwords);
 	x->nuse = 0;
-	x->shapes_built = 0;
 	x->epoch = b->wr_epoch;
 }
 
@@ -585,7 +597,12 @@ static void sched_wr_index_sync(sched_t *s)
 		int in = bits_test(b->wr_bits, v) ? 1 : -1;
 		x->set[v >> 6] ^= 1ull << (v & 63);
 		for (int q = x->off[v]; q < x->off[v + 1]; q++) {
-			int p = x->item[q].pos;
+			int p = x->ipos[q] >> 1;
+			if (x->ipos[q] & 1) { /* its only node: usable while v is */
+				x->use[p >> 6] ^= 1ull << (p & 63);
+				x->nuse += in;
+				continue;
+			}
 			int before = x->hits[p];
 			x->hits[p] += in;
 			if ((before > 0) != (x->hits[p] > 0)) {
@@ -622,7 +639,6 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 	const uint64_t *bn = r->elig->bnodes;
 	wr_shape_t *sh = sched_wr_shape_find(s, r);
 	if (!sh) {
-		x->shapes_built++;
 		int nn = s->c->nnodes;
 		sh = &x->shape[x->next_shape];
 		x->next_shape = (x->next_shape + 1) % SCHED_WR_SHAPES;
@@ -680,23 +696,6 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 	return sh;
 }
 
-/* Is the index worth building (or built) for this epoch and r's shape: have
- * the epoch's walks already gone over more entries than building it and
- * the shapes so far costs? Either way gives the same answers; on a short
- * list or a quiet epoch the walk is cheaper. */
-static bool sched_wr_index_pays(sched_t *s, const req_t *r)
-{
-	sched_bf_t *b = s->bf;
-	const wr_index_t *x = &b->wx;
-	bool built = x->off && x->epoch == b->wr_epoch;
-	if (built && sched_wr_shape_find(s, r))
-		return true;
-	/* each shape costs about as much to set up as the index */
-	uint64_t cost = (uint64_t)s->all.n + (uint64_t)s->c->nnodes;
-	return x->walk_epoch == b->wr_epoch &&
-	       x->walked > cost * (1 + (built ? (uint64_t)x->shapes_built : 0));
-}
-
 /* sched_will_run's answer and its count of releases (added to
  * releases_scanned) for a per-node request in one group, from the index
  * instead of the walk: the walk's `have` reaches the need at the release
@@ -722,49 +721,47 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 	if (x->nuse == 0)
 		return -1;
 	int p = sched_bits_next(x->use, n, 0);
+	if (fit == INT32_MAX) { /* the walk goes through every batch in vain */
+		s->run->releases_scanned += (uint64_t)x->nuse;
+		return -1;
+	}
+	/* The batches' ends only grow, and the window of the batch that ends
+	 * at or after fit is the first (of 30 s doubled) that reaches the
+	 * entry after the last usable one before fit (a window the doubling
+	 * skips ends its batch where the one before it did): the batch from
+	 * there ends at the first usable entry at or after the last entry
+	 * within it, which is fit or later. */
 	int64_t org = s->o->params.bf_origin_s, window = 30;
 	int64_t base = e[p].end + (30 - ((e[p].end + org) % 30 + 30) % 30);
-	int cur = p;
-	for (;;) {
-		/* the batch from cur ends at the first usable entry at or
-		 * after the last one within the window (e[cur] is within it) */
-		int64_t bound = base + window;
-		int lo = cur, hi = n, step = 1;
-		while (lo + step < n && e[lo + step].end <= bound) { /* gallop, then halve */
-			lo += step;
-			step *= 2;
-		}
-		hi = MIN(lo + step, n);
-		while (lo < hi) {
-			int mid = lo + (hi - lo) / 2;
-			if (e[mid].end <= bound)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		p = sched_bits_next(x->use, n, MAX(lo - 1, cur));
-		if (p == n) { /* the list ends within this batch */
-			s->run->releases_scanned += (uint64_t)x->nuse;
-			if (sched_bits_next(x->use, n, cur) == n)
-				return -1;
-			int last = sched_bits_last(x->use, n);
-			*upto = last;
-			return last >= fit ? (e[last].end > s->now ? e[last].end : s->now + 1) : -1;
-		}
-		if (p >= fit) {
-			*upto = p;
-			s->run->releases_scanned += (uint64_t)sched_bits_prefix(x->use, p);
-			return e[p].end > s->now ? e[p].end : s->now + 1;
-		}
-		if (p + 1 >= n) {
-			s->run->releases_scanned += (uint64_t)x->nuse;
-			return -1;
-		}
-		do
+	int u = sched_bits_prev(x->use, fit - 1), lo = p;
+	if (u >= p) {
+		lo = u + 1; /* fit > u, so an entry */
+		while (base + window < e[lo].end)
 			window *= 2;
-		while (e[p + 1].end > base + window);
-		cur = p + 1;
 	}
+	int64_t bound = base + window; /* e[lo].end is within it */
+	int hi, step = 1;
+	while (lo + step < n && e[lo + step].end <= bound) { /* gallop, then halve */
+		lo += step;
+		step *= 2;
+	}
+	hi = MIN(lo + step, n);
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (e[mid].end <= bound)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	p = sched_bits_next(x->use, n, MAX(lo - 1, p));
+	if (p == n) { /* the list ends within this batch, past fit */
+		s->run->releases_scanned += (uint64_t)x->nuse;
+		p = sched_bits_last(x->use, n);
+	} else {
+		s->run->releases_scanned += (uint64_t)sched_bits_prefix(x->use, p);
+	}
+	*upto = p;
+	return e[p].end > s->now ? e[p].end : s->now + 1;
 }
 
 /* The will-run scratch view sched_wr_fast's answer leaves the nodes of
@@ -861,9 +858,7 @@ static int sched_wr_place(sched_t *s, const req_t *r)
 static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 {
 	sched_bf_t *b = s->bf;
-	uint64_t h = r->kind * 0x9e3779b97f4a7c15ull;
-	for (size_t w = 0; w < s->nnwords; w++)
-		h = (h ^ b->wr_bits[w]) * 0x100000001b3ull;
+	uint64_t h = (r->kind * 0x9e3779b97f4a7c15ull ^ b->wr_hash) * 0x100000001b3ull;
 	h ^= h >> 29;
 	if (!b->wr_memo)
 		b->wr_memo = g_new0(wr_memo_t, SCHED_WR_SLOTS);
@@ -880,7 +875,7 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	memcpy(m->nodes, b->wr_bits, bytes);
 	uint64_t before = s->run->releases_scanned;
 	/* a per-node request in one group: from the index (no scratch view) */
-	bool fast = r->nodes && r->elig->ngroups == 1 && sched_wr_index_pays(s, r);
+	bool fast = r->nodes && r->elig->ngroups == 1;
 	m->when = fast ? sched_wr_fast(s, r, &m->upto) : sched_will_run(s, r);
 	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;
@@ -961,9 +956,9 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		 * (SCHED_INF: none): where Slurm's backfill tries the job again
 		 * when the nodes free then might let it start earlier
 		 * (TRY_LATER); no reservation is added while the tries last */
-		while (ie < b->nivl && b->ivl_ends[ie] <= start_res)
+		while (ie < b->nivl && b->ivl_by_end[ie].end <= start_res)
 			ie++;
-		int64_t later = ie < b->nivl ? b->ivl_ends[ie] : SCHED_INF;
+		int64_t later = ie < b->nivl ? b->ivl_by_end[ie].end : SCHED_INF;
 		b->wr_changed = !swept;
 		if (!swept)
 			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
@@ -1014,26 +1009,23 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			if (b->nivl == b->capivl) {
 				b->capivl = b->capivl ? 2 * b->capivl : 64;
 				b->ivl = g_renew(struct resv_ivl, b->ivl, b->capivl);
-				b->ivl_ends = g_renew(int64_t, b->ivl_ends, b->capivl);
-				b->ivl_by_start = g_renew(int, b->ivl_by_start, b->capivl);
-				b->ivl_by_end = g_renew(int, b->ivl_by_end, b->capivl);
+				b->ivl_by_start = g_renew(struct resv_so, b->ivl_by_start, b->capivl);
+				b->ivl_by_end = g_renew(struct resv_so, b->ivl_by_end, b->capivl);
 			}
 			b->ivl[b->nivl] = (struct resv_ivl){ n, b->ivl_head[n], sr, er };
 			b->ivl_head[n] = (int)b->nivl;
 			size_t at = b->nivl; /* its end, in order */
-			while (at > 0 && b->ivl_ends[at - 1] > er) {
-				b->ivl_ends[at] = b->ivl_ends[at - 1];
+			while (at > 0 && b->ivl_by_end[at - 1].end > er) {
 				b->ivl_by_end[at] = b->ivl_by_end[at - 1];
 				at--;
 			}
-			b->ivl_ends[at] = er;
-			b->ivl_by_end[at] = (int)b->nivl;
+			b->ivl_by_end[at] = (struct resv_so){ sr, er, n };
 			at = b->nivl; /* its start, in order */
-			while (at > 0 && b->ivl[b->ivl_by_start[at - 1]].start > sr) {
+			while (at > 0 && b->ivl_by_start[at - 1].start > sr) {
 				b->ivl_by_start[at] = b->ivl_by_start[at - 1];
 				at--;
 			}
-			b->ivl_by_start[at] = (int)b->nivl;
+			b->ivl_by_start[at] = (struct resv_so){ sr, er, n };
 			b->nivl++;
 			sched_resv_hold(s, n, sr);
 		}
@@ -1310,6 +1302,13 @@ void sched_backfill_init(sched_t *s)
 		b->bf_user_part = g_new0(struct bf_count, (size_t)MAX(b->nusers, 1) * MAX(c->nparts, 1));
 	b->wr_stamp = g_new0(uint32_t, nn);
 	b->wr_bits = g_new(uint64_t, s->nnwords + 1);
+	b->node_key = g_new(uint64_t, nn ? nn : 1);
+	for (size_t n = 0; n < nn; n++) { /* splitmix64 of n */
+		uint64_t z = (n + 1) * 0x9e3779b97f4a7c15ull;
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+		b->node_key[n] = z ^ (z >> 31);
+	}
 	b->wr_cnt = g_new(uint64_t, s->nnwords + 1);
 	b->ivl_head = g_new(int, nn);
 	b->wr_g = g_new(int64_t, nn);
@@ -1322,8 +1321,8 @@ void sched_backfill_free(sched_t *s)
 	sched_bf_t *b = s->bf;
 	if (!b)
 		return;
-	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_ends, b->ivl_by_start, b->ivl_by_end, b->wr_stamp,
-			  b->wr_g, b->wr_c, b->wr_m, b->wr_bits, b->wr_cnt);
+	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_by_start, b->ivl_by_end, b->wr_stamp, b->wr_g, b->wr_c,
+			  b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
 	if (b->wr_memo)
 		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
 			g_free(b->wr_memo[k].nodes);

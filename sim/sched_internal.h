@@ -53,6 +53,7 @@ typedef struct {     /* where a job may run: classes per OR term */
 	uint64_t *wnodes; /* the usable nodes of wbits' classes, and */
 	uint64_t *bnodes; /* those of bits' (node bitmaps, made by */
 	/* sched_backfill.c on first use) */
+	uint64_t whash;      /* the xor of wnodes' per-node keys (ditto) */
 	int *ucls, nucls;    /* the classes of bits, ascending */
 	const char *why_not; /* non-NULL: no node can ever serve */
 	int kmax;            /* most GPUs a node of these classes has */
