@@ -109,6 +109,18 @@ static size_t job_at(const sim_trace_t *t, uint32_t id)
 	return 0;
 }
 
+/* Job `job`'s start in a run of t on c (options o, or c's when NULL); frees
+ * c and t: the end of the tests that ask when one job starts. */
+static int64_t start_of(sim_cluster_t *c, sim_trace_t *t, sim_sched_opts_t *o, uint32_t job)
+{
+	sim_run_t *r = run_sched(c, t, NULL, NULL, o);
+	int64_t start = r->jobs[job_at(t, job)].start;
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+	return start;
+}
+
 /* a1: 2 of 4 a100 busy, a2 full, l1 full, l2 free: 2 a100 + 4 l40s free. */
 #define ARTICLE_BUSY                                                      \
 	"job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n" \
@@ -515,14 +527,9 @@ static int64_t second_start(const char *pre, const char *defs, const char *col, 
 				     !strcmp(col, "cpus") ? val : "");
 	sim_cluster_t *c = cluster_from(conf);
 	sim_trace_t *t = trace_from(text, NULL);
-	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
-	int64_t start = r->jobs[job_at(t, 2)].start;
-	sched_run_free(r);
-	trace_free(t);
-	cluster_free(c);
 	g_free(conf);
 	g_free(text);
-	return start;
+	return start_of(c, t, NULL, 2);
 }
 
 /* What a trace leaves out is what sbatch would have asked (doc/traces.md,
@@ -1160,12 +1167,7 @@ static int64_t main_limit_start(int which, uint32_t job)
 		o.params.sched_interval_s = 10;
 		o.params.limit_origin_s = 7;
 	}
-	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
-	int64_t start = r->jobs[job_at(t, job)].start;
-	sched_run_free(r);
-	trace_free(t);
-	cluster_free(c);
-	return start;
+	return start_of(c, t, &o, job);
 }
 
 /* partition_job_depth=1: A2 is skipped (p1 has had its job) without
@@ -1204,12 +1206,7 @@ static int64_t completing_start(int t_run)
 		 "5,10,1,t4,short,10,00:02:00\n", /* S2 */
 		 t_run);
 	sim_trace_t *t = trace_from(text, NULL);
-	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
-	int64_t start = r->jobs[job_at(t, 5)].start;
-	sched_run_free(r);
-	trace_free(t);
-	cluster_free(c);
-	return start;
+	return start_of(c, t, NULL, 5);
 }
 
 static void test_failed_partition_completing(void **state)
