@@ -51,8 +51,8 @@ typedef enum {
 } nodeox_broaden_t;
 
 /* WhenFasterMargin= default: broaden only for an estimated finish at least
- * 10% sooner (doc/nodeox.conf.5 says why). */
-#define NODEOX_WHEN_FASTER_MARGIN 0.10
+ * 20% sooner (doc/nodeox.conf.5 says why). */
+#define NODEOX_WHEN_FASTER_MARGIN 0.20
 
 /* One `GpuType=` line. */
 typedef struct {
@@ -217,6 +217,9 @@ typedef struct {
 	bool extrapolated;    /* the running jobs known were not enough for a
 					 * side: its start is extrapolated from the rate
 					 * its GPUs came back */
+	bool kept_backfill;   /* kept_start 0 by backfill: the job as asked fits
+					 * now on idle GPUs of its type and ends before
+					 * the jobs ahead could take them */
 	bool broaden;         /* the broadened finish is earlier by the margin */
 } nodeox_estimate_t;
 
