@@ -110,6 +110,18 @@ void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *
 		memcpy(running, src, n * sizeof(*running));
 }
 
+void nodeox_demand_add(nodeox_demand_t *d, uint64_t gpus, uint32_t priority, uint32_t id)
+{
+	if (!gpus)
+		return;
+	if (!d->gpus || priority > d->first_prio || (priority == d->first_prio && id < d->first_id)) {
+		d->first = gpus;
+		d->first_prio = priority;
+		d->first_id = id;
+	}
+	d->gpus = gpus > UINT64_MAX - d->gpus ? UINT64_MAX : d->gpus + gpus;
+}
+
 /* One side of the comparison: free GPUs on its nodes and how they fit. */
 typedef struct {
 	uint32_t *free;                   /* per node (nodes not on this side stay 0) */
@@ -291,11 +303,14 @@ static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape
  * its type but not after the demand ahead is paid: Slurm's backfill starts it
  * at once if it ends before any job ahead could start on those GPUs
  * (src/plugins/sched/backfill/backfill.c: a job may start early only where
- * it delays no reservation). The jobs ahead cannot start before the GPUs of
- * the type given back reach the smallest demand among them for that type (or
- * untyped): walk the running jobs' ends up to limit_s to find that time.
- * Returns true when they could start within limit_s (no hole for the job).
- * Bounded by one pass over the running jobs.
+ * it delays no reservation). The jobs ahead of that type (or untyped) cannot
+ * start before the GPUs of the type given back reach what the first of them
+ * wants (the job backfill reserves for first, nodeox_demand_t.first): walk
+ * the running jobs' ends up to limit_s to find that time. A first that the
+ * idle GPUs would already cover waits behind a reservation of its own, not
+ * for GPUs, so it does not end the hole. Returns true when the jobs ahead
+ * could start within limit_s (no hole for the job). Bounded by one pass
+ * over the running jobs.
  */
 static bool est_hole(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const uint32_t *cls, int req,
 		     uint64_t idle, int64_t limit_s)
@@ -305,15 +320,14 @@ static bool est_hole(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, cons
 
 	for (i = 0; i < cl->nahead; i++) {
 		const nodeox_demand_t *d = &cl->ahead[i];
+		uint64_t one = d->first && d->first < d->gpus ? d->first : d->gpus;
 
-		if (d->gpus && d->gpus < dmin &&
+		if (one > idle && one < dmin &&
 		    (!d->type || !*d->type ||
 		     nodeox_util_eq(d->type, strlen(d->type), conf->types[req].name)))
-			dmin = d->gpus;
+			dmin = one;
 	}
-	if (given >= dmin)
-		return true;
-	for (i = 0; i < cl->nrunning; i++) {
+	for (i = 0; i < cl->nrunning && dmin != UINT64_MAX; i++) {
 		const nodeox_running_t *r = &cl->running[i];
 		int64_t t = r->end > 0 ? r->end : 0;
 
