@@ -38,8 +38,11 @@ typedef struct {
 
 /* Replica k of n: replica 0 has the given parameters (today's single run);
  * replica k > 0 has --latency-seed + k, the wall-clock phase of trace second
- * 0 (bf_origin) moved by k/n of bf_resolution, and slurmctld's 30-second
- * time-limit checks by a different k'/n of 30 s (a fixed permutation). */
+ * 0 (bf_origin) moved by k/n of bf_resolution, and slurmctld's start
+ * (limit_origin_s) earlier by a different k'/n of 30 s (a fixed permutation)
+ * plus whole 30 s windows, k mod W of the W in the cycle of its clocks
+ * (time-limit checks, sched_interval, PriorityCalcPeriod where an age weight
+ * makes it count), or k W / n where W > n. */
 void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_params_t *out);
 /* Where passes come every second (bf_interval=1) and no --bf-phase was
  * given, odd replicas k hand nodes on at the passes of a synthetic phase
