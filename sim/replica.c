@@ -76,11 +76,16 @@ static int replica_stride(int n)
 	return best;
 }
 
-/* Measured on the 27 real runs whose slurmctld log gave the backfill
- * passes' sub-second phase (tests/fidelity/, real-*.csv): the phase drifts by 0.6 to
- * 5.4 ms a second (a least-squares slope per run), from any start. */
-#define REPLICA_DRIFT_LO 0.0006
-#define REPLICA_DRIFT_HI 0.0054
+/* Measured on the 55 real runs whose slurmctld log gave the backfill
+ * passes' sub-second phase (tests/fidelity/, real-*.csv; tools/fidelity-compare
+ * --pass-drift): from any start, the phase drifts by 1.0 to 58.2 ms a second
+ * (median 5.3): a pass comes a second after the last one ended
+ * (backfill_agent's _my_sleep, 22.05 backfill.c), so each cycle is the
+ * pass's own run time longer, and that grows with the slurmctld's load
+ * (1-5 ms/s on a quiet replay machine, 7-58 on a busy one). Spread over
+ * that range evenly in its logarithm, as the measured drifts are. */
+#define REPLICA_DRIFT_LO 0.0010
+#define REPLICA_DRIFT_HI 0.0582
 
 /* The fractional part of k times an irrational: well spread for every n. */
 static double replica_spread(int k, double a)
@@ -136,8 +141,8 @@ bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_pha
 	if (k <= 0 || n <= 1 || k % 2 == 0 || base->bf_phase || base->bf_interval_s != 1)
 		return false;
 	double p0 = replica_spread(k, 0.6180339887498949);
-	double drift = REPLICA_DRIFT_LO +
-		       (REPLICA_DRIFT_HI - REPLICA_DRIFT_LO) * replica_spread(k, 0.4142135623730950);
+	double drift = REPLICA_DRIFT_LO *
+		       pow(REPLICA_DRIFT_HI / REPLICA_DRIFT_LO, replica_spread(k, 0.4142135623730950));
 	sec[0] = 0;
 	sec[1] = REPLICA_PHASE_SPAN_S;
 	phase[0] = p0;

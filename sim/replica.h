@@ -46,9 +46,10 @@ typedef struct {
 void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_params_t *out);
 /* Where passes come every second (bf_interval=1) and no --bf-phase was
  * given, odd replicas k hand nodes on at the passes of a synthetic phase
- * table: phase p0 + drift * second, p0 = frac(k * 0.618...), drift from 0.6
- * to 5.4 ms a second by frac(k * 0.414...). Fills *ph over sec and phase and
- * returns true for those, else false. */
+ * table: phase p0 + drift * second, p0 = frac(k * 0.618...), drift
+ * 1.0 * 58.2^frac(k * 0.414...) ms a second (1.0 to 58.2, even in its
+ * logarithm). Fills *ph over sec and phase and returns true for those, else
+ * false. */
 #define REPLICA_PHASE_SPAN_S 1000000000
 bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_phase_t *ph, int64_t sec[2],
 			double phase[2]);
