@@ -84,7 +84,9 @@ typedef struct {
 	int64_t bf_window_min;    /* bf_window=, minutes, 1440 */
 	int64_t bf_resolution_s;  /* bf_resolution=, seconds, 60 */
 	int64_t bf_origin_s;      /* wall-clock second of trace second 0, mod bf_resolution (0) */
-	int64_t limit_origin_s;   /* a trace second of slurmctld's 30 s time-limit checks (0) */
+	int64_t limit_origin_s;   /* slurmctld's start as a trace second (0): the origin
+				   * of its 30 s time-limit checks, its sched_interval
+				   * passes and its decay thread's recalculations */
 	int bf_max_job_test;      /* bf_max_job_test=, 500 */
 	int64_t bf_interval_s;    /* bf_interval=, seconds, 30 */
 	int default_queue_depth;  /* default_queue_depth=, 100 */

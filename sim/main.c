@@ -263,8 +263,9 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		{ "bf-origin", 0, 0, G_OPTION_ARG_INT64, &o->bf_origin,
 		  "Wall-clock second of trace second 0 (Unix time), for bf_resolution's rounding (0)", "S" },
 		{ "limit-check-origin", 0, 0, G_OPTION_ARG_INT64, &o->limit_origin,
-		  "Trace second of slurmctld's start, from which it checks time limits every 30 s "
-		  "(may be negative; 0)",
+		  "Trace second of slurmctld's start, from which it checks time limits every 30 s, "
+		  "passes over the whole queue every sched_interval and recalculates priorities every "
+		  "PriorityCalcPeriod (may be negative; 0)",
 		  "S" },
 		{ "bf-max-job-test", 0, 0, G_OPTION_ARG_INT64, &o->bf_max_job_test, "bf_max_job_test (500)",
 		  "N" },

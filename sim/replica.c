@@ -6,13 +6,16 @@
  * on a real slurmctld (doc/simulator.md, Fidelity and Replicas): which jobs
  * hand their nodes on a whole second late (--latency-seed), where trace
  * second 0 falls on the wall clock that backfill rounds reservations to
- * (--bf-origin, within bf_resolution), and where slurmctld's 30-second
- * time-limit checks fall (--limit-check-origin), and, where backfill passes
+ * (--bf-origin, within bf_resolution), and when slurmctld started
+ * (--limit-check-origin), which sets where its 30-second time-limit checks,
+ * its sched_interval passes over the whole queue and its decay thread's
+ * priority recalculations fall, and, where backfill passes
  * come every second (bf_interval=1, as on the cluster the fidelity runs
  * used), the sub-second phase of those passes (--bf-phase). Replica 0 is
  * the command line's own run; the others spread the two clock phases
- * evenly over their range (stratified, the time-limit phase in a permuted
- * order so that the two do not move together), so that 8 replicas already
+ * evenly over their range (stratified, slurmctld's start in a permuted
+ * order so that the two do not move together, and over the whole cycle of
+ * the clocks it sets, replica_ctld_cycle), so that 8 replicas already
  * cover both ranges; with bf_interval=1 the odd ones hand nodes over at the
  * passes of a synthetic phase table (a start and a drift spread over what
  * the real runs' logs showed) instead of by latency seed.
@@ -52,35 +55,66 @@
 /* slurmctld checks time limits every 30 s (PERIODIC_TIMEOUT, controller.c) */
 #define REPLICA_LIMIT_PERIOD_S 30
 
+static int64_t replica_gcd(int64_t a, int64_t b)
+{
+	while (b) {
+		int64_t r = a % b;
+		a = b;
+		b = r;
+	}
+	return a;
+}
+
 /* A multiplier coprime with n near n * 0.38, so that k -> k * m mod n visits
  * every stratum in an order unlike k's own. */
 static int replica_stride(int n)
 {
 	int best = 1;
-	for (int m = 1; m < n; m++) {
-		int a = m, b = n;
-		while (b) {
-			int r = a % b;
-			a = b;
-			b = r;
-		}
-		if (a == 1 && abs(m * 100 - n * 38) < abs(best * 100 - n * 38))
+	for (int m = 1; m < n; m++)
+		if (replica_gcd(m, n) == 1 && abs(m * 100 - n * 38) < abs(best * 100 - n * 38))
 			best = m;
-	}
 	return best;
 }
 
-/* Measured on the 27 real runs whose slurmctld log gave the backfill
- * passes' sub-second phase (tests/fidelity/, real-*.csv): the phase drifts by 0.6 to
- * 5.4 ms a second (a least-squares slope per run), from any start. */
-#define REPLICA_DRIFT_LO 0.0006
-#define REPLICA_DRIFT_HI 0.0054
+/* Measured on the 55 real runs whose slurmctld log gave the backfill
+ * passes' sub-second phase (tests/fidelity/, real-*.csv; tools/fidelity-compare
+ * --pass-drift): from any start, the phase drifts by 1.0 to 58.2 ms a second
+ * (median 5.3): a pass comes a second after the last one ended
+ * (backfill_agent's _my_sleep, 22.05 backfill.c), so each cycle is the
+ * pass's own run time longer, and that grows with the slurmctld's load
+ * (1.0-5.3 ms/s on the 25 runs recorded first, 2.7-58.2 on the 30 recorded
+ * later, whose passes took longer). Spread over that range evenly in its
+ * logarithm, as the measured drifts are. */
+#define REPLICA_DRIFT_LO 0.0010
+#define REPLICA_DRIFT_HI 0.0582
 
 /* The fractional part of k times an irrational: well spread for every n. */
 static double replica_spread(int k, double a)
 {
 	double x = (double)k * a;
 	return x - floor(x);
+}
+
+/* Longer than any site's periods (PriorityCalcPeriod is whole minutes,
+ * sched_interval seconds): a bound that keeps the product below overflow. */
+#define REPLICA_CYCLE_MAX (1ll << 31)
+
+/* How often every clock that slurmctld's start sets comes back to the same
+ * phase, in seconds: the least common multiple of the time-limit checks'
+ * 30 s (PERIODIC_TIMEOUT), sched_interval (both timed from the background
+ * loop's start, controller.c _slurmctld_background) and, where priorities
+ * are recalculated (an age weight), PriorityCalcPeriod (the decay thread,
+ * timed from its own start; priority_multifactor.c _decay_thread). */
+static int64_t replica_ctld_cycle(const sim_sched_params_t *p)
+{
+	int64_t per[2] = { p->sched_interval_s, p->weight_age > 0 ? p->calc_period_s : 1 };
+	int64_t l = REPLICA_LIMIT_PERIOD_S;
+	for (int i = 0; i < 2; i++) {
+		int64_t v = per[i] > 0 ? per[i] : 1;
+		int64_t m = l / replica_gcd(l, v) * v;
+		l = m > REPLICA_CYCLE_MAX ? l : m;
+	}
+	return l;
 }
 
 void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_params_t *out)
@@ -90,8 +124,16 @@ void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_para
 		return;
 	out->latency_seed = base->latency_seed + (uint32_t)k;
 	out->bf_origin_s = base->bf_origin_s + (int64_t)k * base->bf_resolution_s / n;
+	/* slurmctld's start: stratified over the 30 s of the time-limit
+	 * checks as kk / n (in the permuted order), and moved by whole 30 s
+	 * windows so that the longer clocks it also sets (the full-queue
+	 * passes, the decay thread) fall over their whole cycle: the windows
+	 * in turn, or evenly spread where there are more than replicas. */
 	int kk = (int)(((int64_t)k * replica_stride(n)) % n);
-	out->limit_origin_s = base->limit_origin_s - (int64_t)kk * REPLICA_LIMIT_PERIOD_S / n;
+	int64_t windows = replica_ctld_cycle(base) / REPLICA_LIMIT_PERIOD_S;
+	int64_t w = windows <= n ? k % windows : (int64_t)k * windows / n;
+	out->limit_origin_s =
+		base->limit_origin_s - (int64_t)kk * REPLICA_LIMIT_PERIOD_S / n - w * REPLICA_LIMIT_PERIOD_S;
 }
 
 bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_phase_t *ph, int64_t sec[2],
@@ -100,8 +142,8 @@ bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_pha
 	if (k <= 0 || n <= 1 || k % 2 == 0 || base->bf_phase || base->bf_interval_s != 1)
 		return false;
 	double p0 = replica_spread(k, 0.6180339887498949);
-	double drift = REPLICA_DRIFT_LO +
-		       (REPLICA_DRIFT_HI - REPLICA_DRIFT_LO) * replica_spread(k, 0.4142135623730950);
+	double drift = REPLICA_DRIFT_LO *
+		       pow(REPLICA_DRIFT_HI / REPLICA_DRIFT_LO, replica_spread(k, 0.4142135623730950));
 	sec[0] = 0;
 	sec[1] = REPLICA_PHASE_SPAN_S;
 	phase[0] = p0;

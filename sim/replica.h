@@ -38,14 +38,18 @@ typedef struct {
 
 /* Replica k of n: replica 0 has the given parameters (today's single run);
  * replica k > 0 has --latency-seed + k, the wall-clock phase of trace second
- * 0 (bf_origin) moved by k/n of bf_resolution, and slurmctld's 30-second
- * time-limit checks by a different k'/n of 30 s (a fixed permutation). */
+ * 0 (bf_origin) moved by k/n of bf_resolution, and slurmctld's start
+ * (limit_origin_s) earlier by a different k'/n of 30 s (a fixed permutation)
+ * plus whole 30 s windows, k mod W of the W in the cycle of its clocks
+ * (time-limit checks, sched_interval, PriorityCalcPeriod where an age weight
+ * makes it count), or k W / n where W > n. */
 void replica_params(const sim_sched_params_t *base, int k, int n, sim_sched_params_t *out);
 /* Where passes come every second (bf_interval=1) and no --bf-phase was
  * given, odd replicas k hand nodes on at the passes of a synthetic phase
- * table: phase p0 + drift * second, p0 = frac(k * 0.618...), drift from 0.6
- * to 5.4 ms a second by frac(k * 0.414...). Fills *ph over sec and phase and
- * returns true for those, else false. */
+ * table: phase p0 + drift * second, p0 = frac(k * 0.618...), drift
+ * 1.0 * 58.2^frac(k * 0.414...) ms a second (1.0 to 58.2, even in its
+ * logarithm). Fills *ph over sec and phase and returns true for those, else
+ * false. */
 #define REPLICA_PHASE_SPAN_S 1000000000
 bool replica_pass_phase(const sim_sched_params_t *base, int k, int n, sim_bf_phase_t *ph, int64_t sec[2],
 			double phase[2]);

@@ -21,11 +21,12 @@
  * Priority is Slurm's multifactor subset: PriorityWeightAge * min(age,
  * PriorityMaxAge)/PriorityMaxAge + PriorityWeightJobSize * (nodes / cluster
  * nodes + CPUs / cluster CPUs) / 2, computed at submission (age 0) and again
- * for every pending job each PriorityCalcPeriod (the decay thread; only with
- * an age weight, which Slurm honours only with slurmdbd). Below the age cap
- * the order of two recalculated jobs never changes, so pending jobs sit in
- * three ordered lists (submitted since the last recalculation, still ageing,
- * capped; sim/prio.c) merged on the fly: no re-sorting per pass.
+ * for every pending job each PriorityCalcPeriod from slurmctld's start (the
+ * decay thread; only with an age weight, which Slurm honours only with
+ * slurmdbd). Below the age cap the order of two recalculated jobs never
+ * changes, so pending jobs sit in three ordered lists (submitted since the
+ * last recalculation, still ageing, capped; sim/prio.c) merged on the fly:
+ * no re-sorting per pass.
  *
  * Costs are bounded per pass, never by the queue length: nodes are indexed
  * by class (GPU type, shape, features, partitions) and, within a class, kept
@@ -110,12 +111,12 @@ static prio_list_t *sched_list_of(sched_t *s, uint32_t j)
 }
 
 /* The decay thread's recalculation at time `at` (slurmctld runs it every
- * PriorityCalcPeriod; the simulator at whole multiples of it from trace
- * second 0): every pending job's age becomes at - submit, capped at
- * PriorityMaxAge. Fresh jobs join the ageing list (key: the priority less the
- * age weight times submit / max age, so the list's order holds for any later
- * recalculation), and jobs past the cap move to the capped list. Each job
- * moves at most twice, so the work is bounded by the jobs submitted. */
+ * PriorityCalcPeriod from its own start, sched_recalc_last): every pending
+ * job's age becomes at - submit, capped at PriorityMaxAge. Fresh jobs join
+ * the ageing list (key: the priority less the age weight times submit / max
+ * age, so the list's order holds for any later recalculation), and jobs
+ * past the cap move to the capped list. Each job moves at most twice, so
+ * the work is bounded by the jobs submitted. */
 static void sched_recalc(sched_t *s, int64_t at, size_t submitted)
 {
 	const sim_sched_params_t *p = &s->o->params;
@@ -139,6 +140,20 @@ static void sched_recalc(sched_t *s, int64_t at, size_t submitted)
 		prio_list_insert(&s->old, s->key[j], j);
 	}
 	s->prio_time = at;
+}
+
+/* The last second at or before `now` at which the decay thread recalculates.
+ * _decay_thread (22.05, priority_multifactor.c) takes its timer from the
+ * clock when slurmctld starts it and adds PriorityCalcPeriod to that
+ * absolute time after each pass (slurm_cond_timedwait), so its passes fall
+ * at slurmctld's start plus whole periods, whatever the trace does: the
+ * grid's origin is the start, limit_origin_s, as for the time-limit
+ * checks and the full-queue passes. */
+static int64_t sched_recalc_last(const sim_sched_params_t *p, int64_t now)
+{
+	const int64_t period = p->calc_period_s;
+	int64_t org = ((p->limit_origin_s % period) + period) % period;
+	return now - (((now - org) % period) + period) % period;
 }
 
 /* ------------------------------------------------------------ start / end */
@@ -613,10 +628,9 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			next_full = sched_next_full(&o->params, s.now - 1);
 		bool changed = false, submitted = false;
 		if (s.now >= s.next_recalc) {
-			const int64_t period = o->params.calc_period_s;
-			int64_t at = s.now - ((s.now % period) + period) % period;
+			int64_t at = sched_recalc_last(&o->params, s.now);
 			sched_recalc(&s, at, next_submit);
-			s.next_recalc = at + period;
+			s.next_recalc = at + o->params.calc_period_s;
 			changed = s.npending > 0; /* new priorities: Slurm's next passes see them */
 		}
 		sim_event_t e;

@@ -6,8 +6,10 @@
 # replicas existed: 66dda77's, then for small.* issue 25's (branch i25, the
 # trace defaults sbatch gives; the small trace names no cpus)); the default 8
 # replicas are the documented runs (replica k: --latency-seed k, --bf-origin
-# k*60/8, --limit-check-origin -((3k mod 8)*30/8), and with bf_interval=1
-# the odd ones a --bf-phase table): each --json figure is
+# k*60/8, slurmctld's start --limit-check-origin -((3k mod 8)*30/8 + 30 (k mod
+# 2)) on multifactor, whose 1-minute PriorityCalcPeriod holds two 30 s
+# windows, and with bf_interval=1 the odd ones a --bf-phase table): each
+# --json figure is
 # the median of those 8 single runs with _lo/_hi their lowest and highest;
 # the table marks a change "within noise" exactly where the two ranges
 # overlap; the output does not depend on which worker finishes first.
@@ -41,18 +43,19 @@ args="-c tests/fidelity/multifactor --round-sync 0 --flex-fraction 0.5"
 cmp "$out/r8.json" "$out/r8b.json" && cmp "$out/r8.txt" "$out/r8b.txt" ||
 	fail "two identical replica runs differ"
 # multifactor has bf_interval=1: odd replicas hand nodes on at synthetic
-# backfill pass phases, p0 = frac(k * 0.618...), drift 0.6-5.4 ms/s
+# backfill pass phases, p0 = frac(k * 0.618...), drift 1.0-58.2 ms/s, even in
+# its logarithm
 for k in 0 1 2 3 4 5 6 7; do
 	phase=
 	if [ $((k % 2)) = 1 ]; then
 		python3 -c 'import math, sys
 k = int(sys.argv[1]); fr = lambda x: x - math.floor(x)
-p0 = fr(k * 0.6180339887498949); d = 0.0006 + 0.0048 * fr(k * 0.4142135623730950)
-for s in range(0, 4000, 10): print(s, repr(fr(p0 + d * s)))' $k > "$out/phase-$k"
+p0 = fr(k * 0.6180339887498949); d = 0.0010 * 58.2 ** fr(k * 0.4142135623730950)
+for s in range(0, 4000): print(s, repr(fr(p0 + d * s)))' $k > "$out/phase-$k"
 		phase="--bf-phase=$out/phase-$k"
 	fi
 	"$sim" $args --replicas 1 --latency-seed $k --bf-origin $((k * 60 / 8)) \
-		--limit-check-origin=-$(( (3 * k % 8) * 30 / 8 )) $phase --json "$out/single-$k.json" \
+		--limit-check-origin=-$(( (3 * k % 8) * 30 / 8 + 30 * (k % 2) )) $phase --json "$out/single-$k.json" \
 		tests/fidelity/multifactor/trace.csv > /dev/null 2>&1
 done
 python3 - "$out" <<'PY' || fail "replicas' JSON is not the median and range of the 8 single runs"

@@ -511,6 +511,51 @@ static void test_priority(void **state)
 	cluster_free(c);
 }
 
+/* The decay thread recalculates every PriorityCalcPeriod (300 s here) from
+ * slurmctld's start (limit_origin_s), not from trace second 0. X (1 GPU,
+ * submitted at 1) and the larger Y (8 GPUs, at 2) wait for job 1 until
+ * 100: Y wins on size unless a recalculation between Y's submission and
+ * 100 has given both an age (then the older X wins and Y waits for it,
+ * until 600). */
+static void test_priority_recalc_origin(void **state)
+{
+	(void)state;
+	static const struct {
+		int64_t origin, y_start;
+	} want[] = {
+		{ 0, 100 },     /* at 0 and 300 */
+		{ -250, 600 },  /* at 50 */
+		{ -150, 100 },  /* at 150 */
+		{ 50, 600 },    /* at 50 */
+		{ 100, 600 },   /* at 100, before the pass that job 1's end starts */
+		{ 101, 100 },   /* at 101 */
+		{ -1150, 600 }, /* at 50, four periods on */
+		{ 350, 600 },   /* at 50, a period before */
+	};
+	sim_cluster_t *c = one_type_cluster();
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,8,2,100,100\n"
+				    "2,1,1,,500,500\n"
+				    "3,2,8,2,100,100\n",
+				    NULL);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		sim_sched_opts_t o = { .params = c->params };
+		o.params.weight_job_size = 1000;
+		o.params.weight_age = 10000000; /* 1 s of age: 10000 */
+		o.params.max_age_s = 1000;
+		o.params.calc_period_s = 300;
+		o.params.limit_origin_s = want[i].origin;
+		sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+		if (r->jobs[job_at(t, 3)].start != want[i].y_start)
+			fail_msg("slurmctld started at %" G_GINT64_FORMAT ": Y started at %" G_GINT64_FORMAT
+				 ", not %" G_GINT64_FORMAT,
+				 want[i].origin, r->jobs[job_at(t, 3)].start, want[i].y_start);
+		sched_run_free(r);
+	}
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* When the second of two 1-node jobs (one GPU, or two where column col is
  * given, 100 s each, both submitted at 0) starts, on n1 (4 GPUs, 4 CPUs,
  * 4000 MB) with slurm.conf lines pre and defs and partition options popt;
@@ -1402,6 +1447,7 @@ int main(void)
 		cmocka_unit_test(test_priority_tier),
 		cmocka_unit_test(test_submit_before_end),
 		cmocka_unit_test(test_priority),
+		cmocka_unit_test(test_priority_recalc_origin),
 		cmocka_unit_test(test_priority_cpus_per_gpu),
 		cmocka_unit_test(test_priority_size_cpus),
 		cmocka_unit_test(test_place_runs),

@@ -4,14 +4,16 @@
 # --json are exactly those of a plain compare run with that nodeox.conf
 # (written out by hand here) and --flex-fraction, replicas included; a
 # quoted value holds commas (Group=); "pareto" is true exactly for the
-# settings no other one beats on tagged gain without more untagged cost;
+# settings no other one beats on tagged gain without more untagged cost
+# (flex 0.2 and 0.8, so that some settings are off the front: with 0.3 and
+# 0.8 all eight lay on it under the replicas' noise of issue 26);
 # a GpuType= or Group= value replaces the line of its name only;
 # --plot draws the front; a bad SPEC exits 1 naming the key and value,
 # with the policy parser's own words for a value it refuses.
 . "$top_srcdir/tests/sim/sim_lib.sh"
 d="$top_srcdir/tests/fidelity/multifactor"
 
-spec='Broaden=always,when-blocked;Group="train Types=a100,l40s","rev Types=l40s,a100";flex=0.3,0.8'
+spec='Broaden=always,when-blocked;Group="train Types=a100,l40s","rev Types=l40s,a100";flex=0.2,0.8'
 "$sim" -c "$d" --round-sync 0 --replicas 4 --sweep "$spec" --price a100=2,l40s=1 \
 	--json "$out/sweep.json" ${plot:+--plot "$out/front.svg"} "$d/trace.csv" \
 	> "$out/sweep.txt" 2> "$out/err" || fail "sweep: $(cat "$out/err")"
@@ -27,7 +29,7 @@ fi
 i=0
 for b in always when-blocked; do
 	for g in "train Types=a100,l40s" "rev Types=l40s,a100"; do
-		for f in 0.3 0.8; do
+		for f in 0.2 0.8; do
 			grep -v '^Broaden=\|^Group=' "$d/nodeox.conf" > "$out/p$i.conf"
 			printf 'Broaden=%s\nGroup=%s\n' "$b" "$g" >> "$out/p$i.conf"
 			"$sim" -c "$d" --round-sync 0 --replicas 4 --policy "$out/p$i.conf" \
@@ -45,7 +47,7 @@ assert sw["replicas"] == 4
 rows = sw["sweep"]
 assert len(rows) == 8, len(rows)
 want = [(b, g, f) for b in ("always", "when-blocked")
-        for g in ("train Types=a100,l40s", "rev Types=l40s,a100") for f in ("0.3", "0.8")]
+        for g in ("train Types=a100,l40s", "rev Types=l40s,a100") for f in ("0.2", "0.8")]
 for i, r in enumerate(rows):
     assert r["settings"] == {"Broaden": want[i][0], "Group": want[i][1], "flex": want[i][2]}, r["settings"]
     one = json.load(open(f"{d}/one-{i}.json"))
