@@ -7,7 +7,7 @@
  * the run to start (sched_backfill_next; requests the reservations stop are
  * remembered for the rest of the pass). A
  * per-node request's will-run test (one constraint group) is answered from
- * an index of the releases by node (sched_wr_fast: per node the position
+ * an index of the releases by node (sched_wr_fast_fit: per node the position
  * after which it fits, counts over positions); the walk (sched_will_run)
  * answers the rest, with the same answers.
  */
@@ -23,17 +23,20 @@
 
 #define SCHED_BLOCKED_SLOTS 64 /* requests remembered as stopped per pass (a power of 2) */
 #define SCHED_WR_SLOTS 4096    /* will-run answers remembered (a power of 2) */
-#define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast) */
+#define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast_fit) */
+#define SCHED_WR_SEEK 64       /* entries sched_wr_seek looks at before the index */
 
 typedef struct {          /* one remembered will-run answer */
 	uint64_t epoch;   /* valid while == sched_bf_t.wr_epoch */
 	uint64_t hash;    /* of the request's kind and the node set */
 	const req_t *req; /* a request of the shape asked (sched_same_request) */
 	uint64_t *nodes;  /* the nodes the test looked at (a bitmap) */
-	int64_t when;     /* its answer */
-	uint64_t scanned; /* releases it applied (for releases_scanned) */
+	int64_t when;     /* its answer, or while !exact a lower bound of it */
+	uint64_t scanned; /* releases up to its fit (for releases_scanned) */
+	bool exact;       /* when is the answer (sched_wr_memo_exact) */
 	bool placed;      /* na and a hold sched_wr_place's answer */
-	bool indexed;     /* answered by sched_wr_fast: its scratch */
+	bool indexed;     /* answered by sched_wr_fast_fit: its scratch */
+	int fit;          /* indexed: the position the need is met at */
 	int upto;         /* view is the releases at positions <= upto */
 	int na;
 	alloc_t *a;
@@ -58,7 +61,7 @@ typedef struct { /* one per-node request shape's nodes by the */
 } wr_shape_t;
 
 typedef struct { /* running jobs' releases by node, rebuilt per */
-	/* wr_epoch (sched_wr_fast) */
+	/* wr_epoch (sched_wr_fast_fit) */
 	uint64_t epoch;
 	int n, cap, icap; /* entries indexed (sched_t.all.n), room */
 	int *off;         /* per node: where its releases start in item */
@@ -102,7 +105,7 @@ struct sched_bf {
 	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
 	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
 	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
-	wr_index_t wx;               /* releases by node, for sched_wr_fast */
+	wr_index_t wx;               /* releases by node, for sched_wr_fast_fit */
 	struct blocked_slot {        /* requests that failed to start in this pass */
 		const req_t *req;    /* (see sched_blocked_known), hashed by request */
 		int64_t end;         /* the earliest planned end seen stopped */
@@ -396,10 +399,10 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 	if (sched_wr_fits(r, have))
 		return s->now;
 	const rellist_t *l = &s->all;
+	size_t upto_fit = 0; /* releases up to the one the job first fits after */
 	const release_t *ent = l->e, *stop = l->e + l->n;
 	const uint64_t *bits = b->wr_bits;
 	int64_t org = s->o->params.bf_origin_s, base = -1, window = 30;
-	uint64_t scanned = 0;
 	int64_t when = -1;
 	bool more = true;
 	while (more) {
@@ -430,7 +433,8 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 			if (base < 0)
 				base = h->end + (30 - ((h->end + org) % 30 + 30) % 30);
 			last = h;
-			scanned++;
+			if (!upto_fit && sched_wr_fits(r, have))
+				upto_fit = (size_t)(ent - l->e);
 			next = ent < stop ? ent : NULL;
 			if (!next) {
 				more = false;
@@ -449,21 +453,11 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 			break;
 		}
 	}
-	s->run->releases_scanned += scanned;
+	s->run->releases_scanned += upto_fit ? upto_fit : l->n;
 	return when;
 }
 
 /* ------------------------------------------------------------ will-run by index */
-
-/* Bitmap u (of n bits): how many are set at 0..i. */
-static int sched_bits_prefix(const uint64_t *u, int i)
-{
-	int c = 0, w = i >> 6;
-	for (int k = 0; k < w; k++)
-		c += __builtin_popcountll(u[k]);
-	uint64_t m = (i & 63) == 63 ? ~0ull : (2ull << (i & 63)) - 1;
-	return c + __builtin_popcountll(u[w] & m);
-}
 
 /* The first set bit of u (n bits) at or after i, n if none. */
 static int sched_bits_next(const uint64_t *u, int n, int i)
@@ -487,15 +481,6 @@ static int sched_bits_prev(const uint64_t *u, int i)
 	while (!m && --w >= 0)
 		m = u[w];
 	return m ? w * 64 + 63 - __builtin_clzll(m) : -1;
-}
-
-/* The last set bit of u (n bits, one at least). */
-static int sched_bits_last(const uint64_t *u, int n)
-{
-	int w = (n + 63) >> 6;
-	while (!u[--w])
-		;
-	return w * 64 + 63 - __builtin_clzll(u[w]);
 }
 
 /* The smallest position whose count with those before it reaches k
@@ -696,35 +681,77 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 	return sh;
 }
 
-/* sched_will_run's answer and its count of releases (added to
- * releases_scanned) for a per-node request in one group, from the index
- * instead of the walk: the walk's `have` reaches the need at the release
- * where the need-th node of s->bf->wr_cnt comes to fit (have never falls), and
- * is looked at where a batch ends, so the answer is the end of the first
- * batch ending there or later; the batches' ends are found by the window's
- * bounds and the next usable entry, the count by the usable entries up to
- * there. Leaves no scratch view: sched_wr_index_view makes it from *upto,
- * the position of the last release it applies (-1: none). */
-static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
+/* sched_will_run's answer for a per-node request in one group, from the
+ * index instead of the walk, in two steps. The walk's `have` reaches the
+ * need at the release where the need-th node of s->bf->wr_cnt comes to fit
+ * (have never falls): sched_wr_fast_fit finds that position (*fit; -1: it
+ * fits now, INT32_MAX: never) from the shape's counts alone, adds the
+ * releases up to it to releases_scanned and returns the answer when it
+ * fits now or never, else a lower bound of it (that release's end: the
+ * answer is the end of the batch that ends there or later), which is all
+ * a try that the next reservation's end already beats needs. */
+static int64_t sched_wr_fast_fit(sched_t *s, const req_t *r, int *fit)
 {
 	wr_index_t *x = &s->bf->wx;
-	sched_wr_index_sync(s);
+	if (x->epoch != s->bf->wr_epoch || !x->off)
+		sched_wr_index_build(s);
 	const wr_shape_t *sh = sched_wr_shape(s, r);
 	int64_t need = r->nodes;
-	*upto = -1;
-	if (sh->now >= need)
+	if (sh->now >= need) {
+		*fit = -1;
 		return s->now;
-	int n = x->n;
-	const release_t *e = s->all.e;
-	int fit = need - sh->now <= sh->later ? sched_count_kth(sh->cnt, sh->blk, (int)(need - sh->now))
-					      : INT32_MAX;
-	if (x->nuse == 0)
-		return -1;
-	int p = sched_bits_next(x->use, n, 0);
-	if (fit == INT32_MAX) { /* the walk goes through every batch in vain */
-		s->run->releases_scanned += (uint64_t)x->nuse;
+	}
+	if (need - sh->now > sh->later) {
+		*fit = INT32_MAX;
+		s->run->releases_scanned += (uint64_t)x->n;
 		return -1;
 	}
+	*fit = sched_count_kth(sh->cnt, sh->blk, (int)(need - sh->now));
+	s->run->releases_scanned += (uint64_t)*fit + 1;
+	int64_t end = s->all.e[*fit].end;
+	return end > s->now ? end : s->now + 1;
+}
+
+/* Does entry p of s->all release something on a node of s->bf->wr_bits
+ * (the walk applies it)? */
+static inline bool sched_wr_usable(const sched_t *s, int p)
+{
+	const release_t *h = &s->all.e[p];
+	if (h->node >= 0)
+		return bits_test(s->bf->wr_bits, h->node);
+	const running_t *run = s->running[h->job];
+	for (int k = 0; k < run->na; k++)
+		if (bits_test(s->bf->wr_bits, run->a[k].node))
+			return true;
+	return false;
+}
+
+/* The first usable entry at or after i (dir 1; s->all.n if none), or the
+ * last at or before i (dir -1; -1 if none): the entries themselves for the
+ * first SCHED_WR_SEEK, which is where a test's node set usually has one,
+ * then the index's bitmap of them, synced to the node set. */
+static int sched_wr_seek(sched_t *s, int i, int dir)
+{
+	int n = (int)s->all.n;
+	for (int k = 0; k < SCHED_WR_SEEK && i >= 0 && i < n; k++, i += dir)
+		if (sched_wr_usable(s, i))
+			return i;
+	if (i < 0 || i >= n)
+		return dir > 0 ? n : -1;
+	sched_wr_index_sync(s);
+	return dir > 0 ? sched_bits_next(s->bf->wx.use, n, i) : sched_bits_prev(s->bf->wx.use, i);
+}
+
+/* The answer itself, from fit (0 <= fit < INT32_MAX) and the usable
+ * entries on the nodes of s->bf->wr_bits: the batches' ends are found by
+ * the window's bounds and the next usable entry. Leaves no scratch view:
+ * sched_wr_index_view makes it from *upto, the position of the last
+ * release it applies. */
+static int64_t sched_wr_fast_when(sched_t *s, int fit, int *upto)
+{
+	int n = (int)s->all.n;
+	const release_t *e = s->all.e;
+	int p = sched_wr_seek(s, 0, 1); /* fit is usable: p <= fit */
 	/* The batches' ends only grow, and the window of the batch that ends
 	 * at or after fit is the first (of 30 s doubled) that reaches the
 	 * entry after the last usable one before fit (a window the doubling
@@ -733,7 +760,7 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 	 * within it, which is fit or later. */
 	int64_t org = s->o->params.bf_origin_s, window = 30;
 	int64_t base = e[p].end + (30 - ((e[p].end + org) % 30 + 30) % 30);
-	int u = sched_bits_prev(x->use, fit - 1), lo = p;
+	int u = sched_wr_seek(s, fit - 1, -1), lo = p;
 	if (u >= p) {
 		lo = u + 1; /* fit > u, so an entry */
 		while (base + window < e[lo].end)
@@ -753,18 +780,14 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 		else
 			hi = mid;
 	}
-	p = sched_bits_next(x->use, n, MAX(lo - 1, p));
-	if (p == n) { /* the list ends within this batch, past fit */
-		s->run->releases_scanned += (uint64_t)x->nuse;
-		p = sched_bits_last(x->use, n);
-	} else {
-		s->run->releases_scanned += (uint64_t)sched_bits_prefix(x->use, p);
-	}
+	p = sched_wr_seek(s, MAX(lo - 1, p), 1);
+	if (p == n) /* the list ends within this batch, past fit */
+		p = sched_wr_seek(s, n - 1, -1);
 	*upto = p;
 	return e[p].end > s->now ? e[p].end : s->now + 1;
 }
 
-/* The will-run scratch view sched_wr_fast's answer leaves the nodes of
+/* The will-run scratch view sched_wr_fast_when's answer leaves the nodes of
  * s->bf->wr_cnt in (the walk's): their free resources and every release at
  * positions up to upto. */
 static void sched_wr_index_view(sched_t *s, int upto)
@@ -876,7 +899,9 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	uint64_t before = s->run->releases_scanned;
 	/* a per-node request in one group: from the index (no scratch view) */
 	bool fast = r->nodes && r->elig->ngroups == 1;
-	m->when = fast ? sched_wr_fast(s, r, &m->upto) : sched_will_run(s, r);
+	m->when = fast ? sched_wr_fast_fit(s, r, &m->fit) : sched_will_run(s, r);
+	m->exact = !fast || m->fit < 0 || m->fit == INT32_MAX;
+	m->upto = -1;
 	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;
 	m->epoch = b->wr_epoch;
@@ -885,6 +910,17 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	m->placed = false;
 	*fresh = !fast;
 	return m;
+}
+
+/* The answer of the test m remembers, where it only has its lower bound:
+ * m must be the test of the nodes now in s->bf->wr_bits. */
+static int64_t sched_wr_memo_exact(sched_t *s, wr_memo_t *m)
+{
+	if (!m->exact) {
+		m->when = sched_wr_fast_when(s, m->fit, &m->upto);
+		m->exact = true;
+	}
+	return m->when;
 }
 
 /* sched_wr_place's answer for the test m remembers (run again, uncounted,
@@ -974,7 +1010,13 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			 * sched_wr_memo would find, the slot unchanged since) */
 			s->run->releases_scanned += m->scanned;
 		}
-		int64_t when = m->when;
+		/* a lower bound past the next reservation's end settles the
+		 * try as the answer would (below) */
+		if (!m->exact && later != SCHED_INF && m->when > later) {
+			start_res = later;
+			continue;
+		}
+		int64_t when = sched_wr_memo_exact(s, m);
 		if (when < 0) {
 			if (later == SCHED_INF)
 				break;
