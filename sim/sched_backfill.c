@@ -95,10 +95,12 @@ struct sched_bf {
 	size_t nivl, capivl;
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
-	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
-	uint64_t wr_hash;            /* the xor of their node_key (sched_wr_memo) */
-	uint64_t *node_key;          /* per node: a fixed pseudo-random word */
-	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
+	uint64_t *wr_bits;  /* nodes a will-run test looks at (nnwords words) */
+	uint64_t wr_hash;   /* the xor of their node_key (sched_wr_memo) */
+	uint64_t *node_key; /* per node: a fixed pseudo-random word */
+	bool wr_changed;    /* sched_wr_hold changed them (sched_reserve) */
+	int32_t *hold_cnt;  /* per node: reservations meeting the try (sched_wr_holds) */
+	uint32_t *hold_stamp, hold_gen;
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
 	/* wr_stamp[n] == wr_call (sched_wr_load) */
@@ -196,30 +198,41 @@ static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 		b->wr_cnt[w] = b->wr_bits[w] & e->bnodes[w];
 }
 
-/* A reservation on node n meets the try's interval: n leaves the test's
- * nodes. */
-static inline void sched_wr_hold(sched_t *s, int n)
+/* Node n's count of this pass's reservations that meet the try's interval
+ * (kept for the nodes of the test's elig only, valid while hold_stamp[n]
+ * == hold_gen, one generation per reservation's tries). */
+static inline int32_t *sched_wr_holds(sched_t *s, int n)
 {
 	sched_bf_t *b = s->bf;
-	uint64_t bit = 1ull << (n & 63);
-	if (b->wr_bits[n >> 6] & bit) {
-		b->wr_bits[n >> 6] &= ~bit;
-		b->wr_hash ^= b->node_key[n];
-		b->wr_changed = true;
+	if (b->hold_stamp[n] != b->hold_gen) {
+		b->hold_stamp[n] = b->hold_gen;
+		b->hold_cnt[n] = 0;
 	}
+	return &b->hold_cnt[n];
 }
 
-/* A reservation on node n no longer meets the try's interval [a, b]: n rejoins
- * the test's nodes unless another reservation on it still meets it (or the
- * test never looks at it). */
-static void sched_wr_unhold(sched_t *s, const elig_t *e, int n, int64_t a, int64_t b)
+/* A reservation on node n begins to meet the try's interval: n leaves the
+ * test's nodes (if the test looks at it). */
+static inline void sched_wr_hold(sched_t *s, const elig_t *e, int n)
 {
-	sched_bf_t *bf = s->bf;
-	if (bits_test(bf->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
+	sched_bf_t *b = s->bf;
+	if (!bits_test(e->wnodes, n) || (*sched_wr_holds(s, n))++)
 		return;
-	bf->wr_bits[n >> 6] |= 1ull << (n & 63);
-	bf->wr_hash ^= bf->node_key[n];
-	bf->wr_changed = true;
+	b->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+	b->wr_hash ^= b->node_key[n];
+	b->wr_changed = true;
+}
+
+/* A reservation on node n that met the try's interval no longer does: n
+ * rejoins the test's nodes when no other one on it still does. */
+static inline void sched_wr_unhold(sched_t *s, const elig_t *e, int n)
+{
+	sched_bf_t *b = s->bf;
+	if (!bits_test(e->wnodes, n) || --*sched_wr_holds(s, n))
+		return;
+	b->wr_bits[n >> 6] |= 1ull << (n & 63);
+	b->wr_hash ^= b->node_key[n];
+	b->wr_changed = true;
 }
 
 /* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
@@ -250,10 +263,10 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
 	sched_bf_t *b = s->bf;
 	for (; *ps < b->nivl && b->ivl_by_start[*ps].start <= end_time; ++*ps)
 		if (b->ivl_by_start[*ps].end > start_res)
-			sched_wr_hold(s, b->ivl_by_start[*ps].node);
+			sched_wr_hold(s, e, b->ivl_by_start[*ps].node);
 	for (; *pe < b->nivl && b->ivl_by_end[*pe].end <= start_res; ++*pe)
 		if (b->ivl_by_end[*pe].start <= old_end)
-			sched_wr_unhold(s, e, b->ivl_by_end[*pe].node, start_res, end_time);
+			sched_wr_unhold(s, e, b->ivl_by_end[*pe].node);
 	if (b->wr_changed) /* else wr_cnt is still wr_bits' */
 		sched_wr_nodes_done(s, e);
 }
@@ -281,16 +294,14 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 	memcpy(b->wr_bits, e->wnodes, bytes);
 	b->wr_hash = e->whash;
 	*ps = sched_ivl_count_by(s, true, end_time);
-	const struct resv_so *so = b->ivl_by_start;
-	uint64_t *bits = b->wr_bits; /* the node set is new: no wr_changed */
-	for (size_t k = 0; k < *ps; k++) {
-		int n = so[k].node;
-		uint64_t bit = 1ull << (n & 63);
-		if (so[k].end > start_res && (bits[n >> 6] & bit)) {
-			bits[n >> 6] &= ~bit;
-			b->wr_hash ^= b->node_key[n];
-		}
+	if (++b->hold_gen == 0) { /* stamps wrapped: start them over */
+		memset(b->hold_stamp, 0, sizeof(uint32_t) * (size_t)c->nnodes);
+		b->hold_gen = 1;
 	}
+	const struct resv_so *so = b->ivl_by_start;
+	for (size_t k = 0; k < *ps; k++) /* the node set is new: no wr_changed */
+		if (so[k].end > start_res)
+			sched_wr_hold(s, e, so[k].node);
 	*pe = sched_ivl_count_by(s, false, start_res);
 	sched_wr_nodes_done(s, e);
 }
@@ -1353,6 +1364,8 @@ void sched_backfill_init(sched_t *s)
 	}
 	b->wr_cnt = g_new(uint64_t, s->nnwords + 1);
 	b->ivl_head = g_new(int, nn);
+	b->hold_cnt = g_new(int32_t, nn ? nn : 1);
+	b->hold_stamp = g_new0(uint32_t, nn ? nn : 1);
 	b->wr_g = g_new(int64_t, nn);
 	b->wr_c = g_new(int64_t, nn);
 	b->wr_m = g_new(int64_t, nn);
@@ -1363,6 +1376,7 @@ void sched_backfill_free(sched_t *s)
 	sched_bf_t *b = s->bf;
 	if (!b)
 		return;
+	nodeox_g_free_all(b->hold_cnt, b->hold_stamp);
 	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_by_start, b->ivl_by_end, b->wr_stamp, b->wr_g, b->wr_c,
 			  b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
 	if (b->wr_memo)
