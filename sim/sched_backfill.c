@@ -54,10 +54,13 @@ typedef struct { /* one per-node request shape's nodes by the */
 	uint32_t gpus_per_node, cpus_per_node;
 	uint64_t mem_per_node;
 	const uint64_t *bnodes; /* the nodes it may count (its elig's) */
-	int32_t *fit;           /* per node: that position, -1 now, INT32_MAX never */
-	uint64_t *set;          /* the nodes counted (nnwords words) */
-	int32_t *cnt, *blk;     /* nodes of set per position, per 64 positions */
-	int now, later;         /* nodes of set that fit now, and from some position */
+	int32_t *fit;           /* per node of bnodes: that position, -1 now, */
+	/* INT32_MAX never */
+	uint64_t *rows; /* row i (nnwords words, i = 0 up to the 64-position */
+	/* blocks used): the nodes of bnodes with fit < 64 i */
+	uint64_t *set;      /* the nodes counted (nnwords words) */
+	int32_t *cnt, *blk; /* nodes of set per position, per 64 positions */
+	int now, later;     /* nodes of set that fit now, and from some position */
 } wr_shape_t;
 
 typedef struct { /* running jobs' releases by node, rebuilt per */
@@ -511,7 +514,8 @@ static void sched_wr_index_free(wr_index_t *x)
 {
 	nodeox_g_free_all(x->off, x->item, x->ipos, x->hits, x->use, x->set);
 	for (int k = 0; k < SCHED_WR_SHAPES; k++) {
-		nodeox_g_free_all(x->shape[k].fit, x->shape[k].set, x->shape[k].cnt, x->shape[k].blk);
+		nodeox_g_free_all(x->shape[k].fit, x->shape[k].rows, x->shape[k].set, x->shape[k].cnt,
+				  x->shape[k].blk);
 	}
 }
 
@@ -537,6 +541,7 @@ static void sched_wr_index_build(sched_t *s)
 			if (x->shape[k].cnt) {
 				x->shape[k].cnt = g_renew(int32_t, x->shape[k].cnt, nb * 64);
 				x->shape[k].blk = g_renew(int32_t, x->shape[k].blk, nb);
+				x->shape[k].rows = g_renew(uint64_t, x->shape[k].rows, (nb + 1) * s->nnwords);
 			}
 	}
 	memset(x->off, 0, sizeof(int) * (size_t)(nn + 2));
@@ -644,37 +649,40 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 			sh->set = g_new(uint64_t, s->nnwords + 1);
 			sh->cnt = g_new(int32_t, nb * 64);
 			sh->blk = g_new(int32_t, nb);
+			sh->rows = g_new(uint64_t, (nb + 1) * s->nnwords);
 		}
-		*sh = (wr_shape_t){ b->wr_epoch,
-				    r->gpus_per_node,
-				    r->cpus_per_node,
-				    r->mem_per_node,
-				    bn,
-				    sh->fit,
-				    sh->set,
-				    sh->cnt,
-				    sh->blk,
-				    0,
-				    0 };
-		for (int v = 0; v < nn; v++) {
-			int64_t g = s->free_g[v], c = s->free_c[v], m = s->free_m[v];
+		*sh = (wr_shape_t){
+			b->wr_epoch, r->gpus_per_node, r->cpus_per_node, r->mem_per_node, bn, sh->fit,
+			sh->rows,    sh->set,          sh->cnt,          sh->blk,         0,  0
+		};
+		size_t used = (size_t)(x->n + 63) / 64, nw = s->nnwords;
+		memset(sh->rows, 0, sizeof(uint64_t) * (used + 1) * nw);
+		SCHED_FOR_BITS(bn, nw, v, {
+			int64_t g = s->free_g[v];
+			int64_t c = s->free_c[v];
+			int64_t m = s->free_m[v];
 			sh->fit[v] = -1;
-			if (sched_node_fits(r, g, c, m))
-				continue;
-			sh->fit[v] = INT32_MAX;
-			for (int q = x->off[v]; q < x->off[v + 1]; q++) {
-				const wr_item_t *it = &x->item[q];
-				g += it->gpus;
-				c += it->cpus;
-				m += (int64_t)it->mem;
-				if (sched_node_fits(r, g, c, m)) {
-					sh->fit[v] = it->pos;
-					break;
+			if (!sched_node_fits(r, g, c, m)) {
+				sh->fit[v] = INT32_MAX;
+				for (int q = x->off[v]; q < x->off[v + 1]; q++) {
+					const wr_item_t *it = &x->item[q];
+					g += it->gpus;
+					c += it->cpus;
+					m += (int64_t)it->mem;
+					if (sched_node_fits(r, g, c, m)) {
+						sh->fit[v] = it->pos;
+						break;
+					}
 				}
 			}
-		}
+			if (sh->fit[v] != INT32_MAX) /* its first row */
+				sh->rows[(sh->fit[v] < 0 ? 0 : (size_t)(sh->fit[v] >> 6) + 1) * nw +
+					 (size_t)(v >> 6)] |= 1ull << (v & 63);
+		});
+		for (size_t i = 1; i <= used; i++)
+			for (size_t w = 0; w < nw; w++)
+				sh->rows[i * nw + w] |= sh->rows[(i - 1) * nw + w];
 		memset(sh->set, 0, sizeof(uint64_t) * s->nnwords);
-		size_t used = (size_t)(x->n + 63) / 64;
 		memset(sh->cnt, 0, sizeof(int32_t) * used * 64);
 		memset(sh->blk, 0, sizeof(int32_t) * used);
 	}
@@ -830,7 +838,10 @@ static int sched_wr_index_place(sched_t *s, const req_t *r, const wr_shape_t *sh
 	sched_bf_t *b = s->bf;
 	const wr_index_t *x = &b->wx;
 	int nl = 0;
-	SCHED_FOR_BITS(b->wr_cnt, s->nnwords, v, {
+	size_t nw = s->nnwords, full = (size_t)(upto + 1) >> 6; /* rows full and full + 1 */
+	const uint64_t *in = &sh->rows[full * nw], *part = &sh->rows[(full + 1) * nw];
+	/* the nodes with fit < 64 full, and those of the next block up to upto */
+	SCHED_FOR_WORD_BITS(b->wr_cnt[w_] & (in[w_] | (upto >= 0 ? part[w_] : 0)), nw, v, {
 		if (sh->fit[v] <= upto) {
 			int64_t cpu = s->free_c[v];
 			for (int q = x->off[v]; q < x->off[v + 1] && x->item[q].pos <= upto; q++)
