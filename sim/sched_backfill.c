@@ -38,7 +38,7 @@ typedef struct {          /* one remembered will-run answer */
 	bool indexed;     /* answered by sched_wr_fast_fit: its scratch */
 	int fit;          /* indexed: the position the need is met at */
 	int upto;         /* view is the releases at positions <= upto */
-	int na;
+	int na, acap; /* a holds na of room for acap */
 	alloc_t *a;
 } wr_memo_t;
 
@@ -950,14 +950,13 @@ static int64_t sched_wr_memo_exact(sched_t *s, wr_memo_t *m)
 static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fresh)
 {
 	const wr_shape_t *sh;
-	if (!m->placed) {
-		if (m->indexed && r->elig->ngroups == 1 && (sh = sched_wr_shape_find(s, r))) {
-			m->na = sched_wr_index_place(s, r, sh, m->upto);
-			m->a = g_renew(alloc_t, m->a, MAX(m->na, 1));
-			memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
-			m->placed = true;
-			return m->na;
-		}
+	if (m->placed) {
+		memcpy(s->abuf, m->a, sizeof(alloc_t) * m->na);
+		return m->na;
+	}
+	if (m->indexed && r->elig->ngroups == 1 && (sh = sched_wr_shape_find(s, r))) {
+		m->na = sched_wr_index_place(s, r, sh, m->upto);
+	} else {
 		if (m->indexed) {
 			sched_wr_index_view(s, m->upto);
 		} else if (!fresh) {
@@ -966,12 +965,13 @@ static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fr
 			s->run->releases_scanned = before;
 		}
 		m->na = sched_wr_place(s, r);
-		m->a = g_renew(alloc_t, m->a, MAX(m->na, 1));
-		memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
-		m->placed = true;
-		return m->na;
 	}
-	memcpy(s->abuf, m->a, sizeof(alloc_t) * m->na);
+	if (m->na > m->acap) {
+		m->acap = MAX(m->na, 2 * m->acap);
+		m->a = g_renew(alloc_t, m->a, m->acap);
+	}
+	memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
+	m->placed = true;
 	return m->na;
 }
 
