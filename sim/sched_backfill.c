@@ -38,7 +38,7 @@ typedef struct {          /* one remembered will-run answer */
 	bool indexed;     /* answered by sched_wr_fast_fit: its scratch */
 	int fit;          /* indexed: the position the need is met at */
 	int upto;         /* view is the releases at positions <= upto */
-	int na, acap; /* a holds na of room for acap */
+	int na, acap;     /* a holds na of room for acap */
 	alloc_t *a;
 } wr_memo_t;
 
@@ -1078,17 +1078,14 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			}
 			b->ivl[b->nivl] = (struct resv_ivl){ n, b->ivl_head[n], sr, er };
 			b->ivl_head[n] = (int)b->nivl;
-			size_t at = b->nivl; /* its end, in order */
-			while (at > 0 && b->ivl_by_end[at - 1].end > er) {
-				b->ivl_by_end[at] = b->ivl_by_end[at - 1];
-				at--;
-			}
+			/* by end and by start, after those ending (starting) no later */
+			size_t at = sched_ivl_count_by(s, false, er);
+			memmove(&b->ivl_by_end[at + 1], &b->ivl_by_end[at],
+				(b->nivl - at) * sizeof(struct resv_so));
 			b->ivl_by_end[at] = (struct resv_so){ sr, er, n };
-			at = b->nivl; /* its start, in order */
-			while (at > 0 && b->ivl_by_start[at - 1].start > sr) {
-				b->ivl_by_start[at] = b->ivl_by_start[at - 1];
-				at--;
-			}
+			at = sched_ivl_count_by(s, true, sr);
+			memmove(&b->ivl_by_start[at + 1], &b->ivl_by_start[at],
+				(b->nivl - at) * sizeof(struct resv_so));
 			b->ivl_by_start[at] = (struct resv_so){ sr, er, n };
 			b->nivl++;
 			sched_resv_hold(s, n, sr);
