@@ -1005,18 +1005,11 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	/* Each try starts later than the one before (at a reservation's end or
 	 * at the start the last one found), so the loop ends by the horizon. */
 	bool swept = false; /* the node set is set up for updates */
-	size_t ps = 0, pe = 0, ie = 0;
+	size_t ps = 0, pe = 0;
 	int64_t old_end = 0;
 	wr_memo_t *m = NULL;
 	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
-		/* the first end of a reservation of this pass after start_res
-		 * (SCHED_INF: none): where Slurm's backfill tries the job again
-		 * when the nodes free then might let it start earlier
-		 * (TRY_LATER); no reservation is added while the tries last */
-		while (ie < b->nivl && b->ivl_by_end[ie].end <= start_res)
-			ie++;
-		int64_t later = ie < b->nivl ? b->ivl_by_end[ie].end : SCHED_INF;
 		b->wr_changed = !swept;
 		if (!swept)
 			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
@@ -1024,6 +1017,12 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			sched_wr_nodes_advance(s, e, old_end, start_res, end_time, &ps, &pe);
 		swept = true;
 		old_end = end_time;
+		/* the first end of a reservation of this pass after start_res
+		 * (SCHED_INF: none; pe counts those ending by start_res): where
+		 * Slurm's backfill tries the job again when the nodes free then
+		 * might let it start earlier (TRY_LATER); no reservation is
+		 * added while the tries last */
+		int64_t later = pe < b->nivl ? b->ivl_by_end[pe].end : SCHED_INF;
 		bool fresh = false;
 		if (b->wr_changed) {
 			m = sched_wr_memo(s, r, &fresh);
