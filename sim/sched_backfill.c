@@ -98,12 +98,15 @@ struct sched_bf {
 	size_t nivl, capivl;
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
-	uint64_t *wr_bits;  /* nodes a will-run test looks at (nnwords words) */
-	uint64_t wr_hash;   /* the xor of their node_key (sched_wr_memo) */
-	uint64_t *node_key; /* per node: a fixed pseudo-random word */
-	bool wr_changed;    /* sched_wr_hold changed them (sched_reserve) */
-	int32_t *hold_cnt;  /* per node: reservations meeting the try (sched_wr_holds) */
-	uint32_t *hold_stamp, hold_gen;
+	uint64_t *wr_bits;      /* nodes a will-run test looks at (nnwords words) */
+	uint64_t wr_hash;       /* the xor of their node_key (sched_wr_memo) */
+	uint64_t *node_key;     /* per node: a fixed pseudo-random word */
+	bool wr_changed;        /* sched_wr_hold changed them (sched_reserve) */
+	struct hold {           /* per node: reservations meeting the try */
+		uint32_t stamp; /* (sched_wr_holds), side by side */
+		int32_t cnt;
+	} * hold;
+	uint32_t hold_gen;
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
 	/* wr_stamp[n] == wr_call (sched_wr_load) */
@@ -202,16 +205,15 @@ static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 }
 
 /* Node n's count of this pass's reservations that meet the try's interval
- * (kept for the nodes of the test's elig only, valid while hold_stamp[n]
+ * (kept for the nodes of the test's elig only, valid while hold[n].stamp
  * == hold_gen, one generation per reservation's tries). */
 static inline int32_t *sched_wr_holds(sched_t *s, int n)
 {
 	sched_bf_t *b = s->bf;
-	if (b->hold_stamp[n] != b->hold_gen) {
-		b->hold_stamp[n] = b->hold_gen;
-		b->hold_cnt[n] = 0;
-	}
-	return &b->hold_cnt[n];
+	struct hold *h = &b->hold[n];
+	if (h->stamp != b->hold_gen)
+		*h = (struct hold){ b->hold_gen, 0 };
+	return &h->cnt;
 }
 
 /* A reservation on node n begins to meet the try's interval: n leaves the
@@ -298,7 +300,7 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 	b->wr_hash = e->whash;
 	*ps = sched_ivl_count_by(s, true, end_time);
 	if (++b->hold_gen == 0) { /* stamps wrapped: start them over */
-		memset(b->hold_stamp, 0, sizeof(uint32_t) * (size_t)c->nnodes);
+		memset(b->hold, 0, sizeof(struct hold) * (size_t)c->nnodes);
 		b->hold_gen = 1;
 	}
 	const struct resv_so *so = b->ivl_by_start;
@@ -1371,8 +1373,7 @@ void sched_backfill_init(sched_t *s)
 	}
 	b->wr_cnt = g_new(uint64_t, s->nnwords + 1);
 	b->ivl_head = g_new(int, nn);
-	b->hold_cnt = g_new(int32_t, nn ? nn : 1);
-	b->hold_stamp = g_new0(uint32_t, nn ? nn : 1);
+	b->hold = g_new0(struct hold, nn ? nn : 1);
 	b->wr_g = g_new(int64_t, nn);
 	b->wr_c = g_new(int64_t, nn);
 	b->wr_m = g_new(int64_t, nn);
@@ -1383,7 +1384,7 @@ void sched_backfill_free(sched_t *s)
 	sched_bf_t *b = s->bf;
 	if (!b)
 		return;
-	nodeox_g_free_all(b->hold_cnt, b->hold_stamp);
+	g_free(b->hold);
 	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_by_start, b->ivl_by_end, b->wr_stamp, b->wr_g, b->wr_c,
 			  b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
 	if (b->wr_memo)
