@@ -7,7 +7,7 @@
  * the run to start (sched_backfill_next; requests the reservations stop are
  * remembered for the rest of the pass). A
  * per-node request's will-run test (one constraint group) is answered from
- * an index of the releases by node (sched_wr_fast: per node the position
+ * an index of the releases by node (sched_wr_fast_fit: per node the position
  * after which it fits, counts over positions); the walk (sched_will_run)
  * answers the rest, with the same answers.
  */
@@ -23,19 +23,22 @@
 
 #define SCHED_BLOCKED_SLOTS 64 /* requests remembered as stopped per pass (a power of 2) */
 #define SCHED_WR_SLOTS 4096    /* will-run answers remembered (a power of 2) */
-#define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast) */
+#define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast_fit) */
+#define SCHED_WR_SEEK 64       /* entries sched_wr_seek looks at before the index */
 
 typedef struct {          /* one remembered will-run answer */
 	uint64_t epoch;   /* valid while == sched_bf_t.wr_epoch */
 	uint64_t hash;    /* of the request's kind and the node set */
 	const req_t *req; /* a request of the shape asked (sched_same_request) */
 	uint64_t *nodes;  /* the nodes the test looked at (a bitmap) */
-	int64_t when;     /* its answer */
-	uint64_t scanned; /* releases it applied (for releases_scanned) */
+	int64_t when;     /* its answer, or while !exact a lower bound of it */
+	uint64_t scanned; /* releases up to its fit (for releases_scanned) */
+	bool exact;       /* when is the answer (sched_wr_memo_exact) */
 	bool placed;      /* na and a hold sched_wr_place's answer */
-	bool indexed;     /* answered by sched_wr_fast: its scratch */
+	bool indexed;     /* answered by sched_wr_fast_fit: its scratch */
+	int fit;          /* indexed: the position the need is met at */
 	int upto;         /* view is the releases at positions <= upto */
-	int na;
+	int na, acap;     /* a holds na of room for acap */
 	alloc_t *a;
 } wr_memo_t;
 
@@ -51,14 +54,17 @@ typedef struct { /* one per-node request shape's nodes by the */
 	uint32_t gpus_per_node, cpus_per_node;
 	uint64_t mem_per_node;
 	const uint64_t *bnodes; /* the nodes it may count (its elig's) */
-	int32_t *fit;           /* per node: that position, -1 now, INT32_MAX never */
-	uint64_t *set;          /* the nodes counted (nnwords words) */
-	int32_t *cnt, *blk;     /* nodes of set per position, per 64 positions */
-	int now, later;         /* nodes of set that fit now, and from some position */
+	int32_t *fit;           /* per node of bnodes: that position, -1 now, */
+	/* INT32_MAX never */
+	uint64_t *rows; /* row i (nnwords words, i = 0 up to the 64-position */
+	/* blocks used): the nodes of bnodes with fit < 64 i */
+	uint64_t *set;      /* the nodes counted (nnwords words) */
+	int32_t *cnt, *blk; /* nodes of set per position, per 64 positions */
+	int now, later;     /* nodes of set that fit now, and from some position */
 } wr_shape_t;
 
 typedef struct { /* running jobs' releases by node, rebuilt per */
-	/* wr_epoch (sched_wr_fast) */
+	/* wr_epoch (sched_wr_fast_fit) */
 	uint64_t epoch;
 	int n, cap, icap; /* entries indexed (sched_t.all.n), room */
 	int *off;         /* per node: where its releases start in item */
@@ -92,17 +98,22 @@ struct sched_bf {
 	size_t nivl, capivl;
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
-	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
-	uint64_t wr_hash;            /* the xor of their node_key (sched_wr_memo) */
-	uint64_t *node_key;          /* per node: a fixed pseudo-random word */
-	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
+	uint64_t *wr_bits;      /* nodes a will-run test looks at (nnwords words) */
+	uint64_t wr_hash;       /* the xor of their node_key (sched_wr_memo) */
+	uint64_t *node_key;     /* per node: a fixed pseudo-random word */
+	bool wr_changed;        /* sched_wr_hold changed them (sched_reserve) */
+	struct hold {           /* per node: reservations meeting the try */
+		uint32_t stamp; /* (sched_wr_holds), side by side */
+		int32_t cnt;
+	} * hold;
+	uint32_t hold_gen;
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
 	/* wr_stamp[n] == wr_call (sched_wr_load) */
 	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
 	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
 	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
-	wr_index_t wx;               /* releases by node, for sched_wr_fast */
+	wr_index_t wx;               /* releases by node, for sched_wr_fast_fit */
 	struct blocked_slot {        /* requests that failed to start in this pass */
 		const req_t *req;    /* (see sched_blocked_known), hashed by request */
 		int64_t end;         /* the earliest planned end seen stopped */
@@ -193,30 +204,40 @@ static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 		b->wr_cnt[w] = b->wr_bits[w] & e->bnodes[w];
 }
 
-/* A reservation on node n meets the try's interval: n leaves the test's
- * nodes. */
-static inline void sched_wr_hold(sched_t *s, int n)
+/* Node n's count of this pass's reservations that meet the try's interval
+ * (kept for the nodes of the test's elig only, valid while hold[n].stamp
+ * == hold_gen, one generation per reservation's tries). */
+static inline int32_t *sched_wr_holds(sched_t *s, int n)
 {
 	sched_bf_t *b = s->bf;
-	uint64_t bit = 1ull << (n & 63);
-	if (b->wr_bits[n >> 6] & bit) {
-		b->wr_bits[n >> 6] &= ~bit;
-		b->wr_hash ^= b->node_key[n];
-		b->wr_changed = true;
-	}
+	struct hold *h = &b->hold[n];
+	if (h->stamp != b->hold_gen)
+		*h = (struct hold){ b->hold_gen, 0 };
+	return &h->cnt;
 }
 
-/* A reservation on node n no longer meets the try's interval [a, b]: n rejoins
- * the test's nodes unless another reservation on it still meets it (or the
- * test never looks at it). */
-static void sched_wr_unhold(sched_t *s, const elig_t *e, int n, int64_t a, int64_t b)
+/* A reservation on node n begins to meet the try's interval: n leaves the
+ * test's nodes (if the test looks at it). */
+static inline void sched_wr_hold(sched_t *s, const elig_t *e, int n)
 {
-	sched_bf_t *bf = s->bf;
-	if (bits_test(bf->wr_bits, n) || !bits_test(e->wnodes, n) || sched_ivl_busy(s, n, a, b))
+	sched_bf_t *b = s->bf;
+	if (!bits_test(e->wnodes, n) || (*sched_wr_holds(s, n))++)
 		return;
-	bf->wr_bits[n >> 6] |= 1ull << (n & 63);
-	bf->wr_hash ^= bf->node_key[n];
-	bf->wr_changed = true;
+	b->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+	b->wr_hash ^= b->node_key[n];
+	b->wr_changed = true;
+}
+
+/* A reservation on node n that met the try's interval no longer does: n
+ * rejoins the test's nodes when no other one on it still does. */
+static inline void sched_wr_unhold(sched_t *s, const elig_t *e, int n)
+{
+	sched_bf_t *b = s->bf;
+	if (!bits_test(e->wnodes, n) || --*sched_wr_holds(s, n))
+		return;
+	b->wr_bits[n >> 6] |= 1ull << (n & 63);
+	b->wr_hash ^= b->node_key[n];
+	b->wr_changed = true;
 }
 
 /* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
@@ -247,10 +268,10 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
 	sched_bf_t *b = s->bf;
 	for (; *ps < b->nivl && b->ivl_by_start[*ps].start <= end_time; ++*ps)
 		if (b->ivl_by_start[*ps].end > start_res)
-			sched_wr_hold(s, b->ivl_by_start[*ps].node);
+			sched_wr_hold(s, e, b->ivl_by_start[*ps].node);
 	for (; *pe < b->nivl && b->ivl_by_end[*pe].end <= start_res; ++*pe)
 		if (b->ivl_by_end[*pe].start <= old_end)
-			sched_wr_unhold(s, e, b->ivl_by_end[*pe].node, start_res, end_time);
+			sched_wr_unhold(s, e, b->ivl_by_end[*pe].node);
 	if (b->wr_changed) /* else wr_cnt is still wr_bits' */
 		sched_wr_nodes_done(s, e);
 }
@@ -278,16 +299,14 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 	memcpy(b->wr_bits, e->wnodes, bytes);
 	b->wr_hash = e->whash;
 	*ps = sched_ivl_count_by(s, true, end_time);
-	const struct resv_so *so = b->ivl_by_start;
-	uint64_t *bits = b->wr_bits; /* the node set is new: no wr_changed */
-	for (size_t k = 0; k < *ps; k++) {
-		int n = so[k].node;
-		uint64_t bit = 1ull << (n & 63);
-		if (so[k].end > start_res && (bits[n >> 6] & bit)) {
-			bits[n >> 6] &= ~bit;
-			b->wr_hash ^= b->node_key[n];
-		}
+	if (++b->hold_gen == 0) { /* stamps wrapped: start them over */
+		memset(b->hold, 0, sizeof(struct hold) * (size_t)c->nnodes);
+		b->hold_gen = 1;
 	}
+	const struct resv_so *so = b->ivl_by_start;
+	for (size_t k = 0; k < *ps; k++) /* the node set is new: no wr_changed */
+		if (so[k].end > start_res)
+			sched_wr_hold(s, e, so[k].node);
 	*pe = sched_ivl_count_by(s, false, start_res);
 	sched_wr_nodes_done(s, e);
 }
@@ -396,10 +415,10 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 	if (sched_wr_fits(r, have))
 		return s->now;
 	const rellist_t *l = &s->all;
+	size_t upto_fit = 0; /* releases up to the one the job first fits after */
 	const release_t *ent = l->e, *stop = l->e + l->n;
 	const uint64_t *bits = b->wr_bits;
 	int64_t org = s->o->params.bf_origin_s, base = -1, window = 30;
-	uint64_t scanned = 0;
 	int64_t when = -1;
 	bool more = true;
 	while (more) {
@@ -430,7 +449,8 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 			if (base < 0)
 				base = h->end + (30 - ((h->end + org) % 30 + 30) % 30);
 			last = h;
-			scanned++;
+			if (!upto_fit && sched_wr_fits(r, have))
+				upto_fit = (size_t)(ent - l->e);
 			next = ent < stop ? ent : NULL;
 			if (!next) {
 				more = false;
@@ -449,21 +469,11 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 			break;
 		}
 	}
-	s->run->releases_scanned += scanned;
+	s->run->releases_scanned += upto_fit ? upto_fit : l->n;
 	return when;
 }
 
 /* ------------------------------------------------------------ will-run by index */
-
-/* Bitmap u (of n bits): how many are set at 0..i. */
-static int sched_bits_prefix(const uint64_t *u, int i)
-{
-	int c = 0, w = i >> 6;
-	for (int k = 0; k < w; k++)
-		c += __builtin_popcountll(u[k]);
-	uint64_t m = (i & 63) == 63 ? ~0ull : (2ull << (i & 63)) - 1;
-	return c + __builtin_popcountll(u[w] & m);
-}
 
 /* The first set bit of u (n bits) at or after i, n if none. */
 static int sched_bits_next(const uint64_t *u, int n, int i)
@@ -489,15 +499,6 @@ static int sched_bits_prev(const uint64_t *u, int i)
 	return m ? w * 64 + 63 - __builtin_clzll(m) : -1;
 }
 
-/* The last set bit of u (n bits, one at least). */
-static int sched_bits_last(const uint64_t *u, int n)
-{
-	int w = (n + 63) >> 6;
-	while (!u[--w])
-		;
-	return w * 64 + 63 - __builtin_clzll(u[w]);
-}
-
 /* The smallest position whose count with those before it reaches k
  * (1 <= k <= the total), from per-position counts and their sums per 64. */
 static int sched_count_kth(const int32_t *cnt, const int32_t *blk, int k)
@@ -515,7 +516,8 @@ static void sched_wr_index_free(wr_index_t *x)
 {
 	nodeox_g_free_all(x->off, x->item, x->ipos, x->hits, x->use, x->set);
 	for (int k = 0; k < SCHED_WR_SHAPES; k++) {
-		nodeox_g_free_all(x->shape[k].fit, x->shape[k].set, x->shape[k].cnt, x->shape[k].blk);
+		nodeox_g_free_all(x->shape[k].fit, x->shape[k].rows, x->shape[k].set, x->shape[k].cnt,
+				  x->shape[k].blk);
 	}
 }
 
@@ -541,6 +543,7 @@ static void sched_wr_index_build(sched_t *s)
 			if (x->shape[k].cnt) {
 				x->shape[k].cnt = g_renew(int32_t, x->shape[k].cnt, nb * 64);
 				x->shape[k].blk = g_renew(int32_t, x->shape[k].blk, nb);
+				x->shape[k].rows = g_renew(uint64_t, x->shape[k].rows, (nb + 1) * s->nnwords);
 			}
 	}
 	memset(x->off, 0, sizeof(int) * (size_t)(nn + 2));
@@ -648,37 +651,40 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 			sh->set = g_new(uint64_t, s->nnwords + 1);
 			sh->cnt = g_new(int32_t, nb * 64);
 			sh->blk = g_new(int32_t, nb);
+			sh->rows = g_new(uint64_t, (nb + 1) * s->nnwords);
 		}
-		*sh = (wr_shape_t){ b->wr_epoch,
-				    r->gpus_per_node,
-				    r->cpus_per_node,
-				    r->mem_per_node,
-				    bn,
-				    sh->fit,
-				    sh->set,
-				    sh->cnt,
-				    sh->blk,
-				    0,
-				    0 };
-		for (int v = 0; v < nn; v++) {
-			int64_t g = s->free_g[v], c = s->free_c[v], m = s->free_m[v];
+		*sh = (wr_shape_t){
+			b->wr_epoch, r->gpus_per_node, r->cpus_per_node, r->mem_per_node, bn, sh->fit,
+			sh->rows,    sh->set,          sh->cnt,          sh->blk,         0,  0
+		};
+		size_t used = (size_t)(x->n + 63) / 64, nw = s->nnwords;
+		memset(sh->rows, 0, sizeof(uint64_t) * (used + 1) * nw);
+		SCHED_FOR_BITS(bn, nw, v, {
+			int64_t g = s->free_g[v];
+			int64_t c = s->free_c[v];
+			int64_t m = s->free_m[v];
 			sh->fit[v] = -1;
-			if (sched_node_fits(r, g, c, m))
-				continue;
-			sh->fit[v] = INT32_MAX;
-			for (int q = x->off[v]; q < x->off[v + 1]; q++) {
-				const wr_item_t *it = &x->item[q];
-				g += it->gpus;
-				c += it->cpus;
-				m += (int64_t)it->mem;
-				if (sched_node_fits(r, g, c, m)) {
-					sh->fit[v] = it->pos;
-					break;
+			if (!sched_node_fits(r, g, c, m)) {
+				sh->fit[v] = INT32_MAX;
+				for (int q = x->off[v]; q < x->off[v + 1]; q++) {
+					const wr_item_t *it = &x->item[q];
+					g += it->gpus;
+					c += it->cpus;
+					m += (int64_t)it->mem;
+					if (sched_node_fits(r, g, c, m)) {
+						sh->fit[v] = it->pos;
+						break;
+					}
 				}
 			}
-		}
+			if (sh->fit[v] != INT32_MAX) /* its first row */
+				sh->rows[(sh->fit[v] < 0 ? 0 : (size_t)(sh->fit[v] >> 6) + 1) * nw +
+					 (size_t)(v >> 6)] |= 1ull << (v & 63);
+		});
+		for (size_t i = 1; i <= used; i++)
+			for (size_t w = 0; w < nw; w++)
+				sh->rows[i * nw + w] |= sh->rows[(i - 1) * nw + w];
 		memset(sh->set, 0, sizeof(uint64_t) * s->nnwords);
-		size_t used = (size_t)(x->n + 63) / 64;
 		memset(sh->cnt, 0, sizeof(int32_t) * used * 64);
 		memset(sh->blk, 0, sizeof(int32_t) * used);
 	}
@@ -696,35 +702,77 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 	return sh;
 }
 
-/* sched_will_run's answer and its count of releases (added to
- * releases_scanned) for a per-node request in one group, from the index
- * instead of the walk: the walk's `have` reaches the need at the release
- * where the need-th node of s->bf->wr_cnt comes to fit (have never falls), and
- * is looked at where a batch ends, so the answer is the end of the first
- * batch ending there or later; the batches' ends are found by the window's
- * bounds and the next usable entry, the count by the usable entries up to
- * there. Leaves no scratch view: sched_wr_index_view makes it from *upto,
- * the position of the last release it applies (-1: none). */
-static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
+/* sched_will_run's answer for a per-node request in one group, from the
+ * index instead of the walk, in two steps. The walk's `have` reaches the
+ * need at the release where the need-th node of s->bf->wr_cnt comes to fit
+ * (have never falls): sched_wr_fast_fit finds that position (*fit; -1: it
+ * fits now, INT32_MAX: never) from the shape's counts alone, adds the
+ * releases up to it to releases_scanned and returns the answer when it
+ * fits now or never, else a lower bound of it (that release's end: the
+ * answer is the end of the batch that ends there or later), which is all
+ * a try that the next reservation's end already beats needs. */
+static int64_t sched_wr_fast_fit(sched_t *s, const req_t *r, int *fit)
 {
 	wr_index_t *x = &s->bf->wx;
-	sched_wr_index_sync(s);
+	if (x->epoch != s->bf->wr_epoch || !x->off)
+		sched_wr_index_build(s);
 	const wr_shape_t *sh = sched_wr_shape(s, r);
 	int64_t need = r->nodes;
-	*upto = -1;
-	if (sh->now >= need)
+	if (sh->now >= need) {
+		*fit = -1;
 		return s->now;
-	int n = x->n;
-	const release_t *e = s->all.e;
-	int fit = need - sh->now <= sh->later ? sched_count_kth(sh->cnt, sh->blk, (int)(need - sh->now))
-					      : INT32_MAX;
-	if (x->nuse == 0)
-		return -1;
-	int p = sched_bits_next(x->use, n, 0);
-	if (fit == INT32_MAX) { /* the walk goes through every batch in vain */
-		s->run->releases_scanned += (uint64_t)x->nuse;
+	}
+	if (need - sh->now > sh->later) {
+		*fit = INT32_MAX;
+		s->run->releases_scanned += (uint64_t)x->n;
 		return -1;
 	}
+	*fit = sched_count_kth(sh->cnt, sh->blk, (int)(need - sh->now));
+	s->run->releases_scanned += (uint64_t)*fit + 1;
+	int64_t end = s->all.e[*fit].end;
+	return end > s->now ? end : s->now + 1;
+}
+
+/* Does entry p of s->all release something on a node of s->bf->wr_bits
+ * (the walk applies it)? */
+static inline bool sched_wr_usable(const sched_t *s, int p)
+{
+	const release_t *h = &s->all.e[p];
+	if (h->node >= 0)
+		return bits_test(s->bf->wr_bits, h->node);
+	const running_t *run = s->running[h->job];
+	for (int k = 0; k < run->na; k++)
+		if (bits_test(s->bf->wr_bits, run->a[k].node))
+			return true;
+	return false;
+}
+
+/* The first usable entry at or after i (dir 1; s->all.n if none), or the
+ * last at or before i (dir -1; -1 if none): the entries themselves for the
+ * first SCHED_WR_SEEK, which is where a test's node set usually has one,
+ * then the index's bitmap of them, synced to the node set. */
+static int sched_wr_seek(sched_t *s, int i, int dir)
+{
+	int n = (int)s->all.n;
+	for (int k = 0; k < SCHED_WR_SEEK && i >= 0 && i < n; k++, i += dir)
+		if (sched_wr_usable(s, i))
+			return i;
+	if (i < 0 || i >= n)
+		return dir > 0 ? n : -1;
+	sched_wr_index_sync(s);
+	return dir > 0 ? sched_bits_next(s->bf->wx.use, n, i) : sched_bits_prev(s->bf->wx.use, i);
+}
+
+/* The answer itself, from fit (0 <= fit < INT32_MAX) and the usable
+ * entries on the nodes of s->bf->wr_bits: the batches' ends are found by
+ * the window's bounds and the next usable entry. Leaves no scratch view:
+ * sched_wr_index_view makes it from *upto, the position of the last
+ * release it applies. */
+static int64_t sched_wr_fast_when(sched_t *s, int fit, int *upto)
+{
+	int n = (int)s->all.n;
+	const release_t *e = s->all.e;
+	int p = sched_wr_seek(s, 0, 1); /* fit is usable: p <= fit */
 	/* The batches' ends only grow, and the window of the batch that ends
 	 * at or after fit is the first (of 30 s doubled) that reaches the
 	 * entry after the last usable one before fit (a window the doubling
@@ -733,7 +781,7 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 	 * within it, which is fit or later. */
 	int64_t org = s->o->params.bf_origin_s, window = 30;
 	int64_t base = e[p].end + (30 - ((e[p].end + org) % 30 + 30) % 30);
-	int u = sched_bits_prev(x->use, fit - 1), lo = p;
+	int u = sched_wr_seek(s, fit - 1, -1), lo = p;
 	if (u >= p) {
 		lo = u + 1; /* fit > u, so an entry */
 		while (base + window < e[lo].end)
@@ -753,18 +801,14 @@ static int64_t sched_wr_fast(sched_t *s, const req_t *r, int *upto)
 		else
 			hi = mid;
 	}
-	p = sched_bits_next(x->use, n, MAX(lo - 1, p));
-	if (p == n) { /* the list ends within this batch, past fit */
-		s->run->releases_scanned += (uint64_t)x->nuse;
-		p = sched_bits_last(x->use, n);
-	} else {
-		s->run->releases_scanned += (uint64_t)sched_bits_prefix(x->use, p);
-	}
+	p = sched_wr_seek(s, MAX(lo - 1, p), 1);
+	if (p == n) /* the list ends within this batch, past fit */
+		p = sched_wr_seek(s, n - 1, -1);
 	*upto = p;
 	return e[p].end > s->now ? e[p].end : s->now + 1;
 }
 
-/* The will-run scratch view sched_wr_fast's answer leaves the nodes of
+/* The will-run scratch view sched_wr_fast_when's answer leaves the nodes of
  * s->bf->wr_cnt in (the walk's): their free resources and every release at
  * positions up to upto. */
 static void sched_wr_index_view(sched_t *s, int upto)
@@ -796,7 +840,10 @@ static int sched_wr_index_place(sched_t *s, const req_t *r, const wr_shape_t *sh
 	sched_bf_t *b = s->bf;
 	const wr_index_t *x = &b->wx;
 	int nl = 0;
-	SCHED_FOR_BITS(b->wr_cnt, s->nnwords, v, {
+	size_t nw = s->nnwords, full = (size_t)(upto + 1) >> 6; /* rows full and full + 1 */
+	const uint64_t *in = &sh->rows[full * nw], *part = &sh->rows[(full + 1) * nw];
+	/* the nodes with fit < 64 full, and those of the next block up to upto */
+	SCHED_FOR_WORD_BITS(b->wr_cnt[w_] & (in[w_] | (upto >= 0 ? part[w_] : 0)), nw, v, {
 		if (sh->fit[v] <= upto) {
 			int64_t cpu = s->free_c[v];
 			for (int q = x->off[v]; q < x->off[v + 1] && x->item[q].pos <= upto; q++)
@@ -876,7 +923,9 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	uint64_t before = s->run->releases_scanned;
 	/* a per-node request in one group: from the index (no scratch view) */
 	bool fast = r->nodes && r->elig->ngroups == 1;
-	m->when = fast ? sched_wr_fast(s, r, &m->upto) : sched_will_run(s, r);
+	m->when = fast ? sched_wr_fast_fit(s, r, &m->fit) : sched_will_run(s, r);
+	m->exact = !fast || m->fit < 0 || m->fit == INT32_MAX;
+	m->upto = -1;
 	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;
 	m->epoch = b->wr_epoch;
@@ -887,19 +936,29 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	return m;
 }
 
+/* The answer of the test m remembers, where it only has its lower bound:
+ * m must be the test of the nodes now in s->bf->wr_bits. */
+static int64_t sched_wr_memo_exact(sched_t *s, wr_memo_t *m)
+{
+	if (!m->exact) {
+		m->when = sched_wr_fast_when(s, m->fit, &m->upto);
+		m->exact = true;
+	}
+	return m->when;
+}
+
 /* sched_wr_place's answer for the test m remembers (run again, uncounted,
  * when only its start was remembered). */
 static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fresh)
 {
 	const wr_shape_t *sh;
-	if (!m->placed) {
-		if (m->indexed && r->elig->ngroups == 1 && (sh = sched_wr_shape_find(s, r))) {
-			m->na = sched_wr_index_place(s, r, sh, m->upto);
-			m->a = g_renew(alloc_t, m->a, MAX(m->na, 1));
-			memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
-			m->placed = true;
-			return m->na;
-		}
+	if (m->placed) {
+		memcpy(s->abuf, m->a, sizeof(alloc_t) * m->na);
+		return m->na;
+	}
+	if (m->indexed && r->elig->ngroups == 1 && (sh = sched_wr_shape_find(s, r))) {
+		m->na = sched_wr_index_place(s, r, sh, m->upto);
+	} else {
 		if (m->indexed) {
 			sched_wr_index_view(s, m->upto);
 		} else if (!fresh) {
@@ -908,12 +967,13 @@ static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fr
 			s->run->releases_scanned = before;
 		}
 		m->na = sched_wr_place(s, r);
-		m->a = g_renew(alloc_t, m->a, MAX(m->na, 1));
-		memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
-		m->placed = true;
-		return m->na;
 	}
-	memcpy(s->abuf, m->a, sizeof(alloc_t) * m->na);
+	if (m->na > m->acap) {
+		m->acap = MAX(m->na, 2 * m->acap);
+		m->a = g_renew(alloc_t, m->a, m->acap);
+	}
+	memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
+	m->placed = true;
 	return m->na;
 }
 
@@ -947,18 +1007,11 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	/* Each try starts later than the one before (at a reservation's end or
 	 * at the start the last one found), so the loop ends by the horizon. */
 	bool swept = false; /* the node set is set up for updates */
-	size_t ps = 0, pe = 0, ie = 0;
+	size_t ps = 0, pe = 0;
 	int64_t old_end = 0;
 	wr_memo_t *m = NULL;
 	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
-		/* the first end of a reservation of this pass after start_res
-		 * (SCHED_INF: none): where Slurm's backfill tries the job again
-		 * when the nodes free then might let it start earlier
-		 * (TRY_LATER); no reservation is added while the tries last */
-		while (ie < b->nivl && b->ivl_by_end[ie].end <= start_res)
-			ie++;
-		int64_t later = ie < b->nivl ? b->ivl_by_end[ie].end : SCHED_INF;
 		b->wr_changed = !swept;
 		if (!swept)
 			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
@@ -966,6 +1019,12 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			sched_wr_nodes_advance(s, e, old_end, start_res, end_time, &ps, &pe);
 		swept = true;
 		old_end = end_time;
+		/* the first end of a reservation of this pass after start_res
+		 * (SCHED_INF: none; pe counts those ending by start_res): where
+		 * Slurm's backfill tries the job again when the nodes free then
+		 * might let it start earlier (TRY_LATER); no reservation is
+		 * added while the tries last */
+		int64_t later = pe < b->nivl ? b->ivl_by_end[pe].end : SCHED_INF;
 		bool fresh = false;
 		if (b->wr_changed) {
 			m = sched_wr_memo(s, r, &fresh);
@@ -974,7 +1033,13 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			 * sched_wr_memo would find, the slot unchanged since) */
 			s->run->releases_scanned += m->scanned;
 		}
-		int64_t when = m->when;
+		/* a lower bound past the next reservation's end settles the
+		 * try as the answer would (below) */
+		if (!m->exact && later != SCHED_INF && m->when > later) {
+			start_res = later;
+			continue;
+		}
+		int64_t when = sched_wr_memo_exact(s, m);
 		if (when < 0) {
 			if (later == SCHED_INF)
 				break;
@@ -1014,17 +1079,14 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			}
 			b->ivl[b->nivl] = (struct resv_ivl){ n, b->ivl_head[n], sr, er };
 			b->ivl_head[n] = (int)b->nivl;
-			size_t at = b->nivl; /* its end, in order */
-			while (at > 0 && b->ivl_by_end[at - 1].end > er) {
-				b->ivl_by_end[at] = b->ivl_by_end[at - 1];
-				at--;
-			}
+			/* by end and by start, after those ending (starting) no later */
+			size_t at = sched_ivl_count_by(s, false, er);
+			memmove(&b->ivl_by_end[at + 1], &b->ivl_by_end[at],
+				(b->nivl - at) * sizeof(struct resv_so));
 			b->ivl_by_end[at] = (struct resv_so){ sr, er, n };
-			at = b->nivl; /* its start, in order */
-			while (at > 0 && b->ivl_by_start[at - 1].start > sr) {
-				b->ivl_by_start[at] = b->ivl_by_start[at - 1];
-				at--;
-			}
+			at = sched_ivl_count_by(s, true, sr);
+			memmove(&b->ivl_by_start[at + 1], &b->ivl_by_start[at],
+				(b->nivl - at) * sizeof(struct resv_so));
 			b->ivl_by_start[at] = (struct resv_so){ sr, er, n };
 			b->nivl++;
 			sched_resv_hold(s, n, sr);
@@ -1311,6 +1373,7 @@ void sched_backfill_init(sched_t *s)
 	}
 	b->wr_cnt = g_new(uint64_t, s->nnwords + 1);
 	b->ivl_head = g_new(int, nn);
+	b->hold = g_new0(struct hold, nn ? nn : 1);
 	b->wr_g = g_new(int64_t, nn);
 	b->wr_c = g_new(int64_t, nn);
 	b->wr_m = g_new(int64_t, nn);
@@ -1321,6 +1384,7 @@ void sched_backfill_free(sched_t *s)
 	sched_bf_t *b = s->bf;
 	if (!b)
 		return;
+	g_free(b->hold);
 	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_by_start, b->ivl_by_end, b->wr_stamp, b->wr_g, b->wr_c,
 			  b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
 	if (b->wr_memo)

@@ -98,11 +98,11 @@ static int64_t sched_socket_pass(const sched_t *s, int n, uint32_t gpus, uint32_
 	bool enough = false;
 	for (int j = 0; j < S; j++) {
 		int k = order[j];
-		if (fg[k] == 0) /* no GPU here: its cores go */
-			while (fc[k] > 0 && tot > (int64_t)cpus) {
-				fc[k]--;
-				tot--;
-			}
+		if (fg[k] == 0 && tot > (int64_t)cpus) { /* no GPU here: its cores go, */
+			int32_t d = (int32_t)MIN((int64_t)fc[k], tot - (int64_t)cpus); /* down to cpus */
+			fc[k] -= d;
+			tot -= d;
+		}
 		if (fc[k] == 0)
 			continue;
 		total += fg[k];
