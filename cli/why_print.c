@@ -216,6 +216,8 @@ static void _text_estimate(FILE *out, const nodeox_estimate_t *e)
 {
 	fputs("  estimate (Broaden=when-faster): ", out);
 	_text_secs(out, "as asked", e->kept_start, e->kept_finish);
+	if (e->kept_backfill)
+		fputs(" (backfill: fits now, ends before the jobs ahead can start)", out);
 	fputs("; ", out);
 	_text_secs(out, "broadened", e->broad_start, e->broad_finish);
 	if (e->broad_start >= 0)
@@ -420,11 +422,12 @@ static void _json_flex(FILE *out, const why_result_t *res)
 		fprintf(out,
 			", \"estimate\": {\"kept_start_s\": %lld, \"kept_finish_s\": %lld, "
 			"\"broadened_start_s\": %lld, \"broadened_finish_s\": %lld, "
-			"\"broadened_factor\": %.4g, \"extrapolated\": %s, \"broaden\": %s}",
+			"\"broadened_factor\": %.4g, \"extrapolated\": %s, \"kept_backfill\": %s, "
+			"\"broaden\": %s}",
 			(long long)d->estimate.kept_start, (long long)d->estimate.kept_finish,
 			(long long)d->estimate.broad_start, (long long)d->estimate.broad_finish,
 			d->estimate.broad_factor, d->estimate.extrapolated ? "true" : "false",
-			d->estimate.broaden ? "true" : "false");
+			d->estimate.kept_backfill ? "true" : "false", d->estimate.broaden ? "true" : "false");
 	else
 		fputs(", \"estimate\": null", out);
 	_json_kv(out, "constraint", d->features_set ? d->features : res->job->features);

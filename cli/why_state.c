@@ -150,11 +150,10 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 				if (k == NODEOX_MAX_TYPES + 1)
 					continue; /* more types than nodeox.conf names: none of ours */
 				memcpy(st->ahead_type[k], type, sizeof(type));
-				st->ahead[k] = (nodeox_demand_t){ st->ahead_type[k], 0 };
+				st->ahead[k] = (nodeox_demand_t){ .type = st->ahead_type[k] };
 				out->nahead++;
 			}
-			st->ahead[k].gpus =
-				gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX : st->ahead[k].gpus + gpus;
+			nodeox_demand_add(&st->ahead[k], gpus, q->priority, q->job_id);
 		}
 	}
 	free(idx);

@@ -349,10 +349,10 @@ static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record
 			return; /* more types than nodeox.conf can name: none of ours */
 		snprintf(st->ahead_type[k], sizeof(st->ahead_type[k]), "%s", type);
 		st->ahead[k].type = st->ahead_type[k];
-		st->ahead[k].gpus = 0;
+		st->ahead[k] = (nodeox_demand_t){ .type = st->ahead_type[k] };
 		cl->nahead++;
 	}
-	st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX : st->ahead[k].gpus + gpus;
+	nodeox_demand_add(&st->ahead[k], gpus, job_ptr->priority, job_ptr->job_id);
 }
 
 /* A running job's GPUs on each of its nodes in the snapshot. Returns false

@@ -51,8 +51,8 @@ typedef enum {
 } nodeox_broaden_t;
 
 /* WhenFasterMargin= default: broaden only for an estimated finish at least
- * 10% sooner (doc/nodeox.conf.5 says why). */
-#define NODEOX_WHEN_FASTER_MARGIN 0.10
+ * 20% sooner (doc/nodeox.conf.5 says why). */
+#define NODEOX_WHEN_FASTER_MARGIN 0.20
 
 /* One `GpuType=` line. */
 typedef struct {
@@ -175,8 +175,19 @@ void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *
 /* Broaden=when-faster: GPUs that pending jobs ahead of this one want, by type. */
 typedef struct {
 	const char *type; /* gres type; "" = untyped (any type serves it) */
-	uint64_t gpus;
+	uint64_t gpus;    /* all the pending jobs' of that type */
+	uint64_t first;   /* what the first of them in priority order wants, the
+			   * job backfill reserves for first (0: unknown, take
+			   * gpus); with first_prio and first_id kept by
+			   * nodeox_demand_add */
+	uint32_t first_prio, first_id;
 } nodeox_demand_t;
+
+/* Count a pending job that wants gpus into d (zeroed, type set, before the
+ * first): gpus summed, saturating; the job becomes d's first when it comes
+ * before the first so far: higher priority, or equal and a lower id (a feeder
+ * walking its jobs in priority order may pass 0 and its position). */
+void nodeox_demand_add(nodeox_demand_t *d, uint64_t gpus, uint32_t priority, uint32_t id);
 
 /* Scratch the estimate needs per node (uint32_t entries), given by the caller
  * so that the decision allocates nothing. */
@@ -217,6 +228,9 @@ typedef struct {
 	bool extrapolated;    /* the running jobs known were not enough for a
 					 * side: its start is extrapolated from the rate
 					 * its GPUs came back */
+	bool kept_backfill;   /* kept_start 0 by backfill: the job as asked fits
+					 * now on idle GPUs of its type and ends before
+					 * the jobs ahead could take them */
 	bool broaden;         /* the broadened finish is earlier by the margin */
 } nodeox_estimate_t;
 

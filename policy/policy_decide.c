@@ -773,7 +773,13 @@ static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	decide_type_list(conf, out, &tb);
 	decide_when(ks, sizeof(ks), e->kept_start);
 	decide_when(kf, sizeof(kf), e->kept_finish);
-	if (e->kept_start < 0 && e->broad_start < 0)
+	if (e->kept_backfill)
+		decide_keep(out,
+			    "kept: %s free now for its %u min limit, which ends before the "
+			    "jobs ahead can take those GPUs: backfill can start it as asked "
+			    "(Broaden=when-faster)",
+			    conf->types[req].name, lim);
+	else if (e->kept_start < 0 && e->broad_start < 0)
 		decide_keep(out,
 			    "kept: the jobs ahead want more GPUs than the running jobs "
 			    "give back, on %s as on %s: no sooner finish broadened "

@@ -15,8 +15,11 @@
  * their demand is paid from the free GPUs before the job can count them;
  * where they want more than all running jobs give back, the side's GPUs are
  * taken to keep coming back at the rate they did (est_extrapolate);
- * backfill letting a job pass ahead of others, reservations, CPUs and memory
- * are not modelled; running jobs end at their limits (most end sooner).
+ * the one backfill case modelled is the job as asked fitting now in a hole
+ * (est_hole): on idle GPUs of its type, with its limit ending before the
+ * jobs ahead could take them; otherwise backfill letting a job pass ahead of
+ * others, reservations, CPUs and memory are not modelled; running jobs end
+ * at their limits (most end sooner).
  *
  * Both walks run together over one pass of the running jobs and stop as soon
  * as the comparison is decided, so work is one pass over the nodes and at
@@ -105,6 +108,18 @@ void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *
 	}
 	if (src != running)
 		memcpy(running, src, n * sizeof(*running));
+}
+
+void nodeox_demand_add(nodeox_demand_t *d, uint64_t gpus, uint32_t priority, uint32_t id)
+{
+	if (!gpus)
+		return;
+	if (!d->gpus || priority > d->first_prio || (priority == d->first_prio && id < d->first_id)) {
+		d->first = gpus;
+		d->first_prio = priority;
+		d->first_id = id;
+	}
+	d->gpus = gpus > UINT64_MAX - d->gpus ? UINT64_MAX : d->gpus + gpus;
 }
 
 /* One side of the comparison: free GPUs on its nodes and how they fit. */
@@ -284,6 +299,49 @@ static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape
 }
 
 /*
+ * Backfill's hole for the job as asked, which fits now on the idle GPUs of
+ * its type but not after the demand ahead is paid: Slurm's backfill starts it
+ * at once if it ends before any job ahead could start on those GPUs
+ * (src/plugins/sched/backfill/backfill.c: a job may start early only where
+ * it delays no reservation). The jobs ahead of that type (or untyped) cannot
+ * start before the GPUs of the type given back reach what the first of them
+ * wants (the job backfill reserves for first, nodeox_demand_t.first): walk
+ * the running jobs' ends up to limit_s to find that time. A first that the
+ * idle GPUs would already cover waits behind a reservation of its own, not
+ * for GPUs, so it does not end the hole. Returns true when the jobs ahead
+ * could start within limit_s (no hole for the job). Bounded by one pass
+ * over the running jobs.
+ */
+static bool est_hole(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const uint32_t *cls, int req,
+		     uint64_t idle, int64_t limit_s)
+{
+	uint64_t dmin = UINT64_MAX, given = idle;
+	size_t i;
+
+	for (i = 0; i < cl->nahead; i++) {
+		const nodeox_demand_t *d = &cl->ahead[i];
+		uint64_t one = d->first && d->first < d->gpus ? d->first : d->gpus;
+
+		if (one > idle && one < dmin &&
+		    (!d->type || !*d->type ||
+		     nodeox_util_eq(d->type, strlen(d->type), conf->types[req].name)))
+			dmin = one;
+	}
+	for (i = 0; i < cl->nrunning && dmin != UINT64_MAX; i++) {
+		const nodeox_running_t *r = &cl->running[i];
+		int64_t t = r->end > 0 ? r->end : 0;
+
+		if (t >= limit_s)
+			return false;
+		if (r->node < cl->nnodes && cls[r->node] == (uint32_t)req)
+			given += r->gpus;
+		if (given >= dmin && (i + 1 == cl->nrunning || cl->running[i + 1].end > r->end))
+			return true;
+	}
+	return false;
+}
+
+/*
  * When the walk can stop: once kept is known, a broadened start after
  * (1 - margin)(kept finish) - limit cannot win even on the fastest type;
  * once broadened is known, a kept start after broadened finish / (1 - margin)
@@ -313,6 +371,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	int64_t stop = INT64_MAX;
 	double m = conf->when_faster_margin;
 	uint32_t *cls;
+	uint64_t idle_fit = 0, idle_sum = 0; /* the requested type's idle GPUs, demand ahead unpaid */
 	size_t i;
 
 	memset(est, 0, sizeof(*est));
@@ -350,6 +409,10 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			b.can_hold++;
 		}
 		if (nd->gpus_idle) {
+			if (t == req) {
+				idle_fit += nd->gpus_idle >= shape->per_node;
+				idle_sum += nd->gpus_idle < nd->gpus_total ? nd->gpus_idle : nd->gpus_total;
+			}
 			if (t == req)
 				est_give(&k, shape, i, t, nd->gpus_idle, nd->gpus_total);
 			est_give(&b, shape, i, t, nd->gpus_idle, nd->gpus_total);
@@ -357,6 +420,12 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	}
 	if (est_fits(&k, shape))
 		k.start = 0;
+	else if (idle_sum && idle_fit >= shape->nodes && (!shape->total || idle_sum >= shape->total)) {
+		if (!est_hole(conf, cl, cls, req, k.given[req], limit_s)) {
+			k.start = 0;
+			est->kept_backfill = true;
+		}
+	}
 	if (est_fits(&b, shape)) {
 		b.start = 0;
 		est_broad_found(conf, cl, cls, &b, shape, req, 0, limit_s, est);

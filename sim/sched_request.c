@@ -290,28 +290,29 @@ static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 	} else if (c->default_part >= 0) {
 		parts = 1ull << c->default_part;
 	}
-	const prio_list_t *lists[] = { &s->fresh, &s->young, &s->old };
-	for (int l = 0; l < 3; l++) {
-		prio_pos_t pos = { 0, 0 };
-		const prio_ent_t *e;
-		for (; (e = prio_list_at(lists[l], &pos)); pos.p++) {
-			const req_t *r = &s->req[e->job];
-			const char *type = s->run->jobs[e->job].broadened || !s->t->jobs[e->job].gpu_type
-						   ? ""
-						   : s->t->jobs[e->job].gpu_type;
-			size_t k;
-			if (!r->gpus || (parts && !(r->parts & parts)))
+	/* the pending jobs in priority order, as the passes walk them: the
+	 * first of each type is the one backfill reserves for first */
+	prio_iter_t it;
+	uint32_t order = 0;
+	int64_t pj;
+	sched_order_begin(s, &it);
+	while ((pj = sched_order_next(s, &it)) >= 0) {
+		const req_t *r = &s->req[pj];
+		const char *type =
+			s->run->jobs[pj].broadened || !s->t->jobs[pj].gpu_type ? "" : s->t->jobs[pj].gpu_type;
+		size_t k;
+		if (!r->gpus || (parts && !(r->parts & parts)))
+			continue;
+		for (k = 0; k < nahead && g_ascii_strcasecmp(ps->ahead[k].type, type); k++)
+			;
+		if (k == nahead) {
+			if (nahead == G_N_ELEMENTS(ps->ahead))
 				continue;
-			for (k = 0; k < nahead && g_ascii_strcasecmp(ps->ahead[k].type, type); k++)
-				;
-			if (k == nahead) {
-				if (nahead == G_N_ELEMENTS(ps->ahead))
-					continue;
-				ps->ahead[nahead++] = (nodeox_demand_t){ type, 0 };
-			}
-			ps->ahead[k].gpus += r->gpus;
+			ps->ahead[nahead++] = (nodeox_demand_t){ .type = type };
 		}
+		nodeox_demand_add(&ps->ahead[k], r->gpus, 0, order++); /* position as id */
 	}
+	sched_order_end(s);
 	*cl = (nodeox_cluster_t){ .nodes = s->pol->nodes,
 				  .nnodes = (size_t)c->nnodes,
 				  .running = ps->running,

@@ -199,8 +199,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cl.nrunning = k[15] & 31;
 	for (i = 0; i < (size_t)((k[14] >> 3) & 3); i++) {
 		lcg = lcg * 1103515245u + 12345u;
-		ahead[i] = (nodeox_demand_t){ dtypes[(lcg >> 8) % 6],
-					      (lcg & 0x100) ? UINT64_MAX - 3 : (lcg >> 12) % 20 };
+		ahead[i] = (nodeox_demand_t){ .type = dtypes[(lcg >> 8) % 6],
+					      .gpus = (lcg & 0x100) ? UINT64_MAX - 3 : (lcg >> 12) % 20,
+					      .first = (lcg >> 20) % 24 };
 	}
 	cl.ahead = ahead;
 	cl.nahead = (k[14] >> 3) & 3;

@@ -7,10 +7,12 @@
 #     l1 and l2 are idle: a tagged 30-minute a100 job is kept (33 min on a100
 #     against 50 on l40s, its limit scaled by 1.0/0.6), pends although l40s
 #     GPUs are idle, and starts on a1 once a1 frees;
-#   - with a1 now busy for 30 minutes and a2 for an hour, the same job is
-#     broadened (50 min on l40s against 60 on a100) and runs on an l40s node;
+#   - with a1 now busy for 30 minutes and a2 for an hour, a 10-minute job is
+#     broadened (17 min on l40s against 40 on a100) and runs on an l40s node;
 #   - two untagged l40s jobs pending ahead take the l40s GPUs as they free:
-#     kept again.
+#     kept again;
+#   - backfill's hole: a1 idle, an 8-GPU a100 job ahead waiting for a2 for
+#     an hour: a tagged 5-minute a100 job is kept and starts on a1 at once.
 # The user's line and the slurmctld log line say which and why; `nodeox why`
 # (where it is built) shows the same estimate, from the live queue.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
@@ -50,14 +52,15 @@ scancel "$f1"
 check_true "kept: starts once a1 frees" wait_for_state "$k" RUNNING 30
 check_eq "$(job_field "$k" NodeList)" a1 "kept: runs on a1 (a100)"
 
-# a100 busy for 30 and 60 minutes: broadened, runs on l40s now.
-b=$(cluster_sbatch -t 30 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 600")
+# a100 busy for 30 and 60 minutes: a 10-minute job broadened, runs on l40s
+# now (17 min there against 40 as asked).
+b=$(cluster_sbatch -t 10 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 600")
 msg=$(cluster_submit_msg)
-check_match "$msg" '^sbatch: nodeox: GPU type a100 broadened to a100\|l40s, time limit 30 -> 50 min; broadened: a100 expected free in about (29|30) min at the earliest, l40s free now: finishing in about 50 min \(Broaden=when-faster\)$' "broadened: the user is told why"
+check_match "$msg" '^sbatch: nodeox: GPU type a100 broadened to a100\|l40s, time limit 10 -> 17 min; broadened: a100 expected free in about (29|30) min at the earliest, l40s free now: finishing in about 17 min \(Broaden=when-faster\)$' "broadened: the user is told why"
 check_true "broadened: starts" wait_for_state "$b" RUNNING 20
 check_match "$(job_field "$b" NodeList)" '^l[12]$' "broadened: runs on an l40s node"
 check_eq "$(job_field "$b" Features)" "a100|l40s" "broadened: constraint a100|l40s"
-check_eq "$(job_field "$b" TimeLimit)" 00:50:00 "broadened: limit scaled for l40s"
+check_eq "$(job_field "$b" TimeLimit)" 00:17:00 "broadened: limit scaled for l40s"
 check_match "$(cluster_ctld_log | grep -c 'REWRITE: GPU type a100 broadened to a100|l40s.*; broadened: a100 expected free in about')" '^1$' "broadened: slurmctld log has the decision"
 
 # The other l40s node taken for 10 minutes, and two untagged l40s jobs of 4
@@ -71,5 +74,20 @@ check_eq "$(job_state "$p2")" PENDING "the second l40s job pends too"
 a=$(cluster_sbatch -t 30 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 600")
 check_match "$(cluster_submit_msg)" '^sbatch: nodeox: kept: a100 expected free in about (29|30) min, finishing there is sooner' "jobs ahead: kept, the l40s go to them"
 check_eq "$(job_field "$a" TresPerNode)" "$(cluster_tres gres:gpu:a100:4)" "jobs ahead: request as asked"
+
+# Backfill's hole: a1 idle, an untagged job of 8 a100 (both nodes) pending
+# ahead until a2 frees in about an hour. A tagged 5-minute a100 job ends
+# long before that: kept as asked, and backfill starts it on a1 now.
+scancel "$a" "$k"
+check_true "a1 idle again" wait_for_state "$k" CANCELLED 20
+big=$(cluster_sbatch -N 2 -t 60 --gres=gpu:a100:4 --wrap "sleep 600")
+check_true "8-GPU a100 job ahead pends" wait_for_reason "$big" "Resources|Priority" 20
+h=$(cluster_sbatch -t 5 --gres=gpu:a100:1 --comment=nodeox:flex --wrap "sleep 600")
+check_match "$(cluster_submit_msg)" '^sbatch: nodeox: kept: a100 free now for its 5 min limit, which ends before the jobs ahead can take those GPUs: backfill can start it as asked \(Broaden=when-faster\)$' "hole: kept, the user is told why"
+check_eq "$(job_field "$h" TresPerNode)" "$(cluster_tres gres:gpu:a100:1)" "hole: request as asked"
+check_match "$(cluster_ctld_log | grep -c 'KEEP: kept: a100 free now for its 5 min limit')" '^1$' "hole: slurmctld log has the decision"
+check_true "hole: backfill starts it" wait_for_state "$h" RUNNING 60
+check_eq "$(job_field "$h" NodeList)" a1 "hole: runs on a1 (a100)"
+check_eq "$(job_state "$big")" PENDING "hole: the job ahead still waits for a2"
 check_true "slurmctld still runs" cluster_alive slurmctld
 cluster_finish

@@ -63,7 +63,8 @@ int main(int argc, char **argv)
 	static nodeox_node_t busy[1000];
 	static nodeox_running_t running[10000];
 	static uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(1000)];
-	static const nodeox_demand_t ahead[] = { { "a100", 200 }, { "l40s", 100 } };
+	static const nodeox_demand_t ahead[] = { { .type = "a100", .gpus = 200, .first = 4 },
+						 { .type = "l40s", .gpus = 100, .first = 8 } };
 	nodeox_cluster_t state = { .nodes = busy,
 				   .nnodes = 1000,
 				   .running = running,

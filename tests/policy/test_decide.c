@@ -708,15 +708,15 @@ static void test_when_faster(void **state)
 		fail_msg("reason: %s", d.reason);
 
 	/* pending jobs ahead want the l40s coming back: kept again */
-	ahead[0] = (nodeox_demand_t){ "l40s", 8 };
-	ahead[1] = (nodeox_demand_t){ "h100", 64 }; /* not on either side */
+	ahead[0] = (nodeox_demand_t){ .type = "l40s", .gpus = 8, .first = 4 };
+	ahead[1] = (nodeox_demand_t){ .type = "h100", .gpus = 64, .first = 8 }; /* not on either side */
 	cl.ahead = ahead;
 	cl.nahead = 2;
 	nodeox_policy_decide(c, &job, &cl, &d);
 	assert_keep("kept: a100 expected free in about 180 min, finishing there is sooner");
 	assert_int_equal(d.estimate.broad_start, 10800);
 	/* an untyped one ahead takes the first GPUs of either side */
-	ahead[0] = (nodeox_demand_t){ "", 4 };
+	ahead[0] = (nodeox_demand_t){ .type = "", .gpus = 4, .first = 4 };
 	cl.nahead = 1;
 	nodeox_policy_decide(c, &job, &cl, &d);
 	assert_rewrite();
@@ -746,6 +746,52 @@ static void test_when_faster(void **state)
 	cl.nodes = idle;
 	nodeox_policy_decide(c, &job, &cl, &d);
 	assert_keep("kept: a100 expected free now");
+
+	/* backfill's hole: a1 idle, but a 4-GPU a100 job ahead waits for a2 (in
+	 * 3 hours): the 60-minute job as asked ends before it could start, so
+	 * backfill starts it now; with the job ahead able to start in 30 min
+	 * (a2 freeing then), no hole: its demand is paid first (a1 and a2's
+	 * first 4), and the job waits for a2's last holding, as before */
+	job.time_limit = 60;
+	cl.nodes = idle;
+	cl.nrunning = 4;
+	run[0] = (nodeox_running_t){ 2, 4, 60 };
+	run[1] = (nodeox_running_t){ 3, 4, 120 };
+	run[2] = (nodeox_running_t){ 1, 4, 10800 };
+	run[3] = (nodeox_running_t){ 1, 4, 10800 }; /* a2 again: capped at its 4 */
+	ahead[0] = (nodeox_demand_t){ .type = "a100", .gpus = 8, .first = 8 };
+	ahead[1] = (nodeox_demand_t){ .type = "l40s", .gpus = 8, .first = 8 };
+	cl.ahead = ahead;
+	cl.nahead = 2;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_keep("kept: a100 free now for its 60 min limit, which ends before the jobs ahead "
+		    "can take those GPUs: backfill can start it as asked (Broaden=when-faster)");
+	assert_true(d.estimate.kept_backfill);
+	assert_int_equal(d.estimate.kept_start, 0);
+	assert_int_equal(d.estimate.kept_finish, 3600);
+	run[2] = (nodeox_running_t){ 1, 4, 1800 };
+	run[3] = (nodeox_running_t){ 1, 4, 10800 };
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_false(d.estimate.kept_backfill);
+	assert_int_equal(d.estimate.kept_start, 10800);
+	assert_keep("kept: a100 expected free in about 180 min");
+	/* the first untyped job ahead wants 4, which a1's idle GPUs would cover:
+	 * it waits behind a reservation, not for GPUs, and does not end the
+	 * hole; the first a100 one wanting 8 does, once a2 frees in 30 min */
+	ahead[0] = (nodeox_demand_t){ .type = "", .gpus = 12, .first = 4 };
+	ahead[1] = (nodeox_demand_t){ .type = "a100", .gpus = 8, .first = 8 };
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_false(d.estimate.kept_backfill);
+	run[2] = (nodeox_running_t){ 1, 4, 10800 };
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_true(d.estimate.kept_backfill);
+	/* a first the idle GPUs do not cover (5) ends it as soon as a2 frees */
+	ahead[0].first = 5;
+	run[2] = (nodeox_running_t){ 1, 4, 1800 };
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_false(d.estimate.kept_backfill);
+	cl.nahead = 0;
+	cl.nrunning = 1;
 
 	/* without state (no scratch), or cut at the feeder's cap: as when-blocked */
 	cl.scratch = NULL;
