@@ -348,7 +348,6 @@ static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record
 		if (k >= NODEOX_MAX_TYPES + 1)
 			return; /* more types than nodeox.conf can name: none of ours */
 		snprintf(st->ahead_type[k], sizeof(st->ahead_type[k]), "%s", type);
-		st->ahead[k].type = st->ahead_type[k];
 		st->ahead[k] = (nodeox_demand_t){ .type = st->ahead_type[k] };
 		cl->nahead++;
 	}

@@ -412,9 +412,8 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			if (t == req) {
 				idle_fit += nd->gpus_idle >= shape->per_node;
 				idle_sum += nd->gpus_idle < nd->gpus_total ? nd->gpus_idle : nd->gpus_total;
-			}
-			if (t == req)
 				est_give(&k, shape, i, t, nd->gpus_idle, nd->gpus_total);
+			}
 			est_give(&b, shape, i, t, nd->gpus_idle, nd->gpus_total);
 		}
 	}
