@@ -142,18 +142,23 @@ static void sched_recalc(sched_t *s, int64_t at, size_t submitted)
 	s->prio_time = at;
 }
 
+/* The last second at or before t of a clock slurmctld runs every `period`
+ * seconds from its start (limit_origin_s): the time-limit checks, the
+ * full-queue passes and the decay thread all keep such a grid. */
+static int64_t sched_ctld_tick(const sim_sched_params_t *p, int64_t period, int64_t t)
+{
+	int64_t org = ((p->limit_origin_s % period) + period) % period;
+	return t - (((t - org) % period) + period) % period;
+}
+
 /* The last second at or before `now` at which the decay thread recalculates.
  * _decay_thread (22.05, priority_multifactor.c) takes its timer from the
  * clock when slurmctld starts it and adds PriorityCalcPeriod to that
  * absolute time after each pass (slurm_cond_timedwait), so its passes fall
- * at slurmctld's start plus whole periods, whatever the trace does: the
- * grid's origin is the start, limit_origin_s, as for the time-limit
- * checks and the full-queue passes. */
+ * at slurmctld's start plus whole periods, whatever the trace does. */
 static int64_t sched_recalc_last(const sim_sched_params_t *p, int64_t now)
 {
-	const int64_t period = p->calc_period_s;
-	int64_t org = ((p->limit_origin_s % period) + period) % period;
-	return now - (((now - org) % period) + period) % period;
+	return sched_ctld_tick(p, p->calc_period_s, now);
 }
 
 /* ------------------------------------------------------------ start / end */
@@ -266,11 +271,8 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 		/* slurmctld looks for jobs past their limit every PERIODIC_TIMEOUT
 		 * (30 s, from its start: trace second limit_origin_s): the job
 		 * runs on until that check. */
-		int64_t kill = s->now + r->limit;
-		int64_t org = s->o->params.limit_origin_s % SCHED_TIMEOUT_CHECK_S;
-		int64_t late = ((org - kill) % SCHED_TIMEOUT_CHECK_S + SCHED_TIMEOUT_CHECK_S) %
-			       SCHED_TIMEOUT_CHECK_S;
-		kill += late;
+		int64_t kill = sched_ctld_tick(&s->o->params, SCHED_TIMEOUT_CHECK_S, s->now + r->limit - 1) +
+			       SCHED_TIMEOUT_CHECK_S; /* the first check at or after the limit */
 		if (s->now + dur > kill) {
 			dur = kill - s->now;
 			res->status = SIM_JOB_TIMEOUT;
@@ -459,11 +461,7 @@ static int sched_main_pass(sched_t *s, bool full)
  * the origin of its time-limit checks too (limit_origin_s). */
 static int64_t sched_next_full(const sim_sched_params_t *p, int64_t after)
 {
-	int64_t iv = p->sched_interval_s;
-	int64_t org = ((p->limit_origin_s % iv) + iv) % iv;
-	int64_t k = after - org; /* the grid point after: floor(k / iv) + 1 */
-	k = (k >= 0 ? k / iv : -((-k + iv - 1) / iv)) + 1;
-	return org + k * iv;
+	return sched_ctld_tick(p, p->sched_interval_s, after) + p->sched_interval_s;
 }
 
 
