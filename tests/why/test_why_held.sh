@@ -27,8 +27,10 @@ check_match "$out" '"kind": "held_user"' "the user's own nodeox why says held_us
 why_as_user scontrol release "$held" || cluster_fail "the user cannot release the job"
 check_true "released by its user, the job starts" wait_for_state "$held" RUNNING 20
 
-# Held by an administrator: only an administrator releases it.
-job=$(why_user_sbatch -t 5 --wrap "sleep 300") || cluster_fail "job rejected"
+# Held by an administrator: only an administrator releases it. Submitted
+# held (-H) so that the idle cluster cannot start it before root's hold,
+# which then makes it an administrator's hold.
+job=$(why_user_sbatch -H -t 5 --wrap "sleep 300") || cluster_fail "job rejected"
 scontrol hold "$job" || cluster_fail "root cannot hold $job"
 wait_for_reason "$job" JobHeldAdmin 20 || cluster_fail "job $job not held by the admin"
 why_run "$job"
