@@ -737,6 +737,38 @@ static void test_when_faster(void **state)
 	nodeox_policy_decide(c, &job, &cl, &d);
 	assert_rewrite();
 
+	/* GPUs coming back at one time all count, and the fit is tested then,
+	 * even when the last holding ending then is on a node of neither side
+	 * (here a t4 node, not in the tag's types): a1 frees at 240 beside t1 */
+	{
+		static const nodeox_node_t five[] = {
+			{ "a1", "a100", "gpu", "a100", 4, 0, true },
+			{ "a2", "a100", "gpu", "a100", 4, 0, true },
+			{ "l1", "gpu_l40s", "gpu", "l40s", 4, 0, true },
+			{ "l2", "gpu_l40s", "gpu", "l40s", 4, 0, true },
+			{ "t1", "t4", "gpu", "t4", 4, 0, true },
+		};
+		nodeox_running_t tie[5] = {
+			{ 0, 4, 240 }, { 4, 4, 240 }, { 2, 4, 7200 }, { 3, 4, 7200 }, { 1, 4, 9000 }
+		};
+		uint32_t sc5[NODEOX_ESTIMATE_SCRATCH(5)];
+		nodeox_cluster_t c5 = { five, 5, tie, 5, NULL, 0, sc5, false };
+
+		nodeox_policy_decide(c, &job, &c5, &d);
+		assert_keep("kept: a100 expected free in about 4 min");
+		assert_int_equal(d.estimate.kept_start, 240);
+		assert_int_equal(d.estimate.broad_start, 240);
+		/* overdue holdings (ends in the past) all come back now, together:
+		 * broadened could land on l1's l40s as well as on a1 */
+		tie[0] = (nodeox_running_t){ 0, 4, -30 };
+		tie[1] = (nodeox_running_t){ 2, 4, -10 };
+		tie[2] = (nodeox_running_t){ 4, 4, 0 };
+		nodeox_policy_decide(c, &job, &c5, &d);
+		assert_int_equal(d.estimate.kept_start, 0);
+		assert_int_equal(d.estimate.broad_start, 0);
+		assert_int_equal(d.estimate.broad_slowest, 2);
+	}
+
 	/* free now on the requested type: kept, whatever the others do */
 	run[0] = (nodeox_running_t){ 2, 4, 60 };
 	cl.nrunning = 1;
