@@ -713,7 +713,8 @@ static void test_when_faster(void **state)
 	cl.ahead = ahead;
 	cl.nahead = 2;
 	nodeox_policy_decide(c, &job, &cl, &d);
-	assert_keep("kept: a100 expected free in about 180 min, finishing there is sooner");
+	assert_keep("kept: a100 expected free in about 180 min, finishing in about 240 min; broadened "
+		    "to a100|l40s it would finish no sooner");
 	assert_int_equal(d.estimate.broad_start, 10800);
 	/* an untyped one ahead takes the first GPUs of either side */
 	ahead[0] = (nodeox_demand_t){ .type = "", .gpus = 4, .first = 4 };
@@ -767,6 +768,26 @@ static void test_when_faster(void **state)
 		assert_int_equal(d.estimate.kept_start, 0);
 		assert_int_equal(d.estimate.broad_start, 0);
 		assert_int_equal(d.estimate.broad_slowest, 2);
+	}
+
+	/* an l40s job whose only other type is faster (a100): no margin, but a
+	 * tie keeps it; an a100 freeing sooner broadens it */
+	{
+		nodeox_job_t lj = job;
+
+		lj.tres_per_node = "gres:gpu:l40s:4";
+		run[0] = (nodeox_running_t){ 0, 4, 240 };
+		run[1] = (nodeox_running_t){ 2, 4, 240 };
+		run[2] = (nodeox_running_t){ 1, 4, 10800 };
+		run[3] = (nodeox_running_t){ 3, 4, 10800 };
+		nodeox_policy_decide(c, &lj, &cl, &d);
+		assert_keep("kept: l40s expected free in about 4 min, finishing in about 64 min; "
+			    "broadened to l40s|a100 it would finish no sooner (Broaden=when-faster)");
+		assert_int_equal(d.estimate.kept_finish, d.estimate.broad_finish);
+		run[0] = (nodeox_running_t){ 0, 4, 120 };
+		nodeox_policy_decide(c, &lj, &cl, &d);
+		assert_rewrite();
+		assert_int_equal(d.estimate.broad_start, 120);
 	}
 
 	/* free now on the requested type: kept, whatever the others do */
