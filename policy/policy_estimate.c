@@ -517,17 +517,21 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	est->broad_start = b.start;
 	if (b.start < 0)
 		est->broad_finish = -1;
-	/* broaden when only the broadened side fits, or it finishes sooner: by
-	 * the margin, or when no eligible type is slower than the one asked for
-	 * (no run time to lose, no limit scaled) by any time at all. A tie keeps
-	 * the job: broadening it gains nothing the estimate can see, and on real
-	 * replays the jobs broadened on a tie finished later on average
-	 * (doc/nodeox.conf.5, WhenFasterMargin). Neither side fitting: kept,
-	 * nothing says broadening is sooner. */
+	/* broaden when only the broadened side fits, or it finishes sooner by the
+	 * margin; when no eligible type is slower than the one asked for (no run
+	 * time to lose, no limit scaled), as soon is enough: a tie broadens, for
+	 * the job then starts on whichever type frees first, and running jobs
+	 * mostly end before the limits the estimate counts (keeping ties was
+	 * tried on real replays and did worse on all three traces:
+	 * doc/nodeox.conf.5, WhenFasterMargin); neither side fitting: kept,
+	 * nothing says broadening is sooner */
 	for (i = 0; i < (size_t)nelig; i++)
 		slower = slower || conf->types[elig[i]].speed < conf->types[req].speed;
-	est->broaden = b.start >= 0 &&
-		       (k.start < 0 ||
-			(est->broad_finish < est->kept_finish &&
-			 (!slower || (double)est->broad_finish <= (1.0 - m) * (double)est->kept_finish)));
+	if (!slower) /* no slower type to lose time on: as soon is enough */
+		est->broaden = b.start >= 0 && (k.start < 0 || est->broad_finish <= est->kept_finish);
+	else
+		est->broaden =
+			b.start >= 0 &&
+			(k.start < 0 || (est->broad_finish < est->kept_finish &&
+					 (double)est->broad_finish <= (1.0 - m) * (double)est->kept_finish));
 }
