@@ -207,29 +207,30 @@ extern int fini(void)
 
 
 /* GPU type ("" if none or several) and total/idle GPUs of one node. */
+static int _gres_is_gpu(void *x, void *key)
+{
+	gres_state_t *gs = x;
+
+	return gs && gs->gres_name && !xstrcmp(gs->gres_name, "gpu") && gs->gres_data;
+}
+
+/* GPU type ("" if none or several) and total/idle GPUs of one node (a
+ * list_find_first: no iterator to allocate per node). */
 static void _node_gpus(node_record_t *node_ptr, nodeox_node_t *nd)
 {
-	ListIterator it;
 	gres_state_t *gs;
+	gres_node_state_t *ns;
 
 	nd->gpu_type = "";
-	if (!node_ptr->gres_list)
+	if (!node_ptr->gres_list || !(gs = list_find_first(node_ptr->gres_list, _gres_is_gpu, NULL)))
 		return;
-	it = list_iterator_create(node_ptr->gres_list);
-	while ((gs = list_next(it))) {
-		gres_node_state_t *ns = gs->gres_data;
-
-		if (!gs->gres_name || xstrcmp(gs->gres_name, "gpu") || !ns)
-			continue;
-		nd->gpus_total = (uint32_t)ns->gres_cnt_avail;
-		nd->gpus_idle = ns->gres_cnt_avail > ns->gres_cnt_alloc
-					? (uint32_t)(ns->gres_cnt_avail - ns->gres_cnt_alloc)
-					: 0;
-		if (ns->type_cnt == 1 && ns->type_name && ns->type_name[0])
-			nd->gpu_type = ns->type_name[0];
-		break;
-	}
-	list_iterator_destroy(it);
+	ns = gs->gres_data;
+	nd->gpus_total = (uint32_t)ns->gres_cnt_avail;
+	nd->gpus_idle = ns->gres_cnt_avail > ns->gres_cnt_alloc
+				? (uint32_t)(ns->gres_cnt_avail - ns->gres_cnt_alloc)
+				: 0;
+	if (ns->type_cnt == 1 && ns->type_name && ns->type_name[0])
+		nd->gpu_type = ns->type_name[0];
 }
 
 /* The first of the node's partitions that the job may use, or NULL. */
@@ -303,13 +304,6 @@ typedef struct {
 	bool nomem; /* an allocation failed: no estimate */
 } nodeox_state_buf_t;
 
-static int _gres_is_gpu(void *x, void *key)
-{
-	gres_state_t *gs = x;
-
-	return gs && gs->gres_name && !xstrcmp(gs->gres_name, "gpu");
-}
-
 /* Add a pending job's GPUs to the demand ahead, under its GPU type ("" for
  * an untyped request: one nodeox broadened, or any GPU). */
 static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr)
@@ -360,16 +354,18 @@ static bool _running_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_recor
 {
 	gres_state_t *gs;
 	gres_job_state_t *js;
-	int64_t first, last, n;
+	int64_t n, nbits;
 	uint32_t j = 0;
 
 	if (!job_ptr->node_bitmap || !job_ptr->gres_list_alloc ||
 	    !(gs = list_find_first(job_ptr->gres_list_alloc, _gres_is_gpu, NULL)) || !(js = gs->gres_data) ||
 	    !js->gres_cnt_node_alloc)
 		return true;
-	first = bit_ffs(job_ptr->node_bitmap);
-	last = bit_fls(job_ptr->node_bitmap);
-	for (n = first; n >= 0 && n <= last && n < node_record_count && j < js->node_cnt; n++) {
+	/* the job's nodes from its first on, until all js->node_cnt are seen
+	 * (no bit_fls: it tests the bitmap's last word bit by bit) */
+	nbits = bit_size(job_ptr->node_bitmap);
+	for (n = bit_ffs(job_ptr->node_bitmap);
+	     n >= 0 && n < nbits && n < node_record_count && j < js->node_cnt; n++) {
 		nodeox_running_t *r;
 
 		if (!bit_test(job_ptr->node_bitmap, n))

@@ -191,7 +191,7 @@ void nodeox_demand_add(nodeox_demand_t *d, uint64_t gpus, uint32_t priority, uin
 
 /* Scratch the estimate needs per node (uint32_t entries), given by the caller
  * so that the decision allocates nothing. */
-#define NODEOX_ESTIMATE_SCRATCH(nnodes) (3 * (size_t)(nnodes))
+#define NODEOX_ESTIMATE_SCRATCH(nnodes) (4 * (size_t)(nnodes))
 
 /*
  * The cluster as the decision sees it. nodes alone serve Broaden=always and

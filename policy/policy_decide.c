@@ -797,6 +797,11 @@ static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			    "would finish %s, less than WhenFasterMargin=%g sooner "
 			    "(Broaden=when-faster)",
 			    conf->types[req].name, ks, kf, types, bf, conf->when_faster_margin);
+	} else if (e->broad_finish == e->kept_finish) {
+		decide_keep(out,
+			    "kept: %s expected free %s, finishing %s; broadened to %s it "
+			    "would finish no sooner (Broaden=when-faster)",
+			    conf->types[req].name, ks, kf, types);
 	} else {
 		decide_when(bf, sizeof(bf), e->broad_finish);
 		decide_keep(out,

@@ -124,7 +124,8 @@ void nodeox_demand_add(nodeox_demand_t *d, uint64_t gpus, uint32_t priority, uin
 
 /* One side of the comparison: free GPUs on its nodes and how they fit. */
 typedef struct {
-	uint32_t *free;                   /* per node (nodes not on this side stay 0) */
+	uint32_t *free;                   /* per node, every EST_STRIDE entries
+					     (nodes not on this side stay 0) */
 	uint64_t debt[NODEOX_MAX_TYPES];  /* demand ahead for each type not yet paid */
 	uint64_t debt_any;                /* untyped demand ahead: paid from any type */
 	uint64_t fit;                     /* nodes with at least shape->per_node free */
@@ -138,26 +139,38 @@ typedef struct {
 
 #define EST_NONE 0xffffffffu /* scratch class: the node serves neither side */
 
+/* The scratch per node, side by side so that the walk over the running jobs
+ * reads one cache line a holding: kept's free GPUs, broadened's, the node's
+ * class (its eligible type, or EST_NONE) and its GPUs in all. */
+#define EST_STRIDE 4
+#define EST_KEPT 0
+#define EST_BROAD 1
+#define EST_CLASS 2
+#define EST_TOTAL 3
+#define EST_AT(p, i) ((p)[EST_STRIDE * (size_t)(i)])
+
 /* Node i, of type t and `total` GPUs, gets `gpus` GPUs back (or starts with
  * them): pay the side's demand ahead for that type first, then its untyped
  * demand, then count what is left, never more than the node has (a feeder's
  * state may hold more, e.g. a job's GPUs spread evenly over its nodes). */
-static void est_give(est_side_t *sd, const nodeox_shape_t *shape, size_t i, int t, uint64_t gpus,
-		     uint32_t total)
+static inline __attribute__((always_inline)) void est_give(est_side_t *sd, const nodeox_shape_t *shape,
+							   size_t i, int t, uint64_t gpus, uint32_t total)
 {
-	uint64_t old = sd->free[i], now, pay;
+	uint64_t old = EST_AT(sd->free, i), now, pay;
 
 	sd->given[t] += gpus;
-	pay = gpus < sd->debt[t] ? gpus : sd->debt[t];
-	sd->debt[t] -= pay;
-	gpus -= pay;
-	pay = gpus < sd->debt_any ? gpus : sd->debt_any;
-	sd->debt_any -= pay;
-	gpus -= pay;
+	if (sd->debt[t] | sd->debt_any) {
+		pay = gpus < sd->debt[t] ? gpus : sd->debt[t];
+		sd->debt[t] -= pay;
+		gpus -= pay;
+		pay = gpus < sd->debt_any ? gpus : sd->debt_any;
+		sd->debt_any -= pay;
+		gpus -= pay;
+	}
 	now = old + gpus;
 	if (now > total)
 		now = total;
-	sd->free[i] = (uint32_t)now;
+	EST_AT(sd->free, i) = (uint32_t)now;
 	sd->sum += now - old;
 	sd->sum_t[t] += now - old;
 	if (old < shape->per_node && now >= shape->per_node)
@@ -166,7 +179,7 @@ static void est_give(est_side_t *sd, const nodeox_shape_t *shape, size_t i, int 
 
 static bool est_fits(const est_side_t *sd, const nodeox_shape_t *shape)
 {
-	return sd->sum > 0 && sd->fit >= shape->nodes && (!shape->total || sd->sum >= shape->total);
+	return sd->fit >= shape->nodes && sd->sum > 0 && (!shape->total || sd->sum >= shape->total);
 }
 
 /* The last few node strings classified (a gres type, or the features of an
@@ -235,10 +248,10 @@ static int est_slowest(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, co
 	size_t i;
 
 	for (i = 0; i < cl->nnodes; i++) {
-		if (cls[i] == EST_NONE || b->free[i] < shape->per_node || !b->free[i])
+		if (EST_AT(cls, i) == EST_NONE || EST_AT(b->free, i) < shape->per_node || !EST_AT(b->free, i))
 			continue;
-		if (slow < 0 || conf->types[cls[i]].speed < conf->types[slow].speed)
-			slow = (int)cls[i];
+		if (slow < 0 || conf->types[EST_AT(cls, i)].speed < conf->types[slow].speed)
+			slow = (int)EST_AT(cls, i);
 	}
 	return slow;
 }
@@ -333,7 +346,7 @@ static bool est_hole(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, cons
 
 		if (t >= limit_s)
 			return false;
-		if (r->node < cl->nnodes && cls[r->node] == (uint32_t)req)
+		if (r->node < cl->nnodes && EST_AT(cls, r->node) == (uint32_t)req)
 			given += r->gpus;
 		if (given >= dmin && (i + 1 == cl->nrunning || cl->running[i + 1].end > r->end))
 			return true;
@@ -348,8 +361,8 @@ static bool est_hole(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, cons
  * - limit cannot stop it from winning. Integer seconds, rounded so as to
  * walk on rather than stop early.
  */
-static void est_stop(const est_side_t *k, const est_side_t *b, const nodeox_estimate_t *est, double m,
-		     int64_t limit_s, int64_t *stop)
+static int64_t est_stop(const est_side_t *k, const est_side_t *b, const nodeox_estimate_t *est, double m,
+			int64_t limit_s)
 {
 	double s = 9e18;
 
@@ -357,7 +370,7 @@ static void est_stop(const est_side_t *k, const est_side_t *b, const nodeox_esti
 		s = floor((1.0 - m) * (double)(k->start + limit_s)) - (double)limit_s + 1;
 	else if (b->start >= 0 && k->start < 0)
 		s = ceil((double)est->broad_finish / (1.0 - m)) - (double)limit_s;
-	*stop = s >= 9e18 ? INT64_MAX : (int64_t)s;
+	return s >= 9e18 ? INT64_MAX : (int64_t)s;
 }
 
 void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
@@ -370,7 +383,12 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	bool last_in = false, slower = false;
 	int64_t stop = INT64_MAX;
 	double m = conf->when_faster_margin;
-	uint32_t *cls;
+	uint32_t *cls, *tot;
+	const nodeox_running_t *run = cl ? cl->running : NULL;
+	size_t n = cl ? cl->nrunning : 0;
+	int64_t horizon = 0;
+	bool k_given = false, b_given = false, k_open, b_open;
+	size_t nn = cl ? cl->nnodes : 0;
 	uint64_t idle_fit = 0, idle_sum = 0; /* the requested type's idle GPUs, demand ahead unpaid */
 	size_t i;
 
@@ -381,17 +399,19 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	if (!cl || !cl->scratch || cl->state_cut || !shape->per_node || !shape->nodes)
 		return;
 	est->made = true;
-	k.free = cl->scratch;
-	b.free = cl->scratch + cl->nnodes;
-	cls = cl->scratch + 2 * cl->nnodes;
+	k.free = cl->scratch + EST_KEPT;
+	b.free = cl->scratch + EST_BROAD;
+	cls = cl->scratch + EST_CLASS;
+	tot = cl->scratch + EST_TOTAL;
 	est_demand(conf, cl, &req, 1, &k);
 	est_demand(conf, cl, elig, nelig, &b);
 	for (i = 0; i < cl->nnodes; i++) {
 		const nodeox_node_t *nd = &cl->nodes[i];
 		int t = -1;
 
-		k.free[i] = b.free[i] = 0;
-		cls[i] = EST_NONE;
+		EST_AT(k.free, i) = EST_AT(b.free, i) = 0;
+		EST_AT(tot, i) = nd->gpus_total;
+		EST_AT(cls, i) = EST_NONE;
 		if (!nd->usable)
 			continue;
 		/* nodes of one partition share its name (and in the plugin its
@@ -403,7 +423,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		}
 		if (!last_in || (t = est_node_type(conf, nd, elig, nelig, &memo)) < 0)
 			continue;
-		cls[i] = (uint32_t)t;
+		EST_AT(cls, i) = (uint32_t)t;
 		if (nd->gpus_total >= shape->per_node) {
 			k.can_hold += t == req;
 			b.can_hold++;
@@ -429,38 +449,52 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		b.start = 0;
 		est_broad_found(conf, cl, cls, &b, shape, req, 0, limit_s, est);
 	}
-	est_stop(&k, &b, est, m, limit_s, &stop);
-	for (i = 0; i < cl->nrunning && (k.start < 0 || b.start < 0); i++) {
-		const nodeox_running_t *r = &cl->running[i];
+	stop = est_stop(&k, &b, est, m, limit_s);
+	/* the walk's state in locals: the sides' counts are written through
+	 * pointers of their own type, which would make the compiler read
+	 * anything of that type back from memory on every holding */
+	k_open = k.start < 0;
+	b_open = b.start < 0;
+	for (i = 0; i < n && (k_open || b_open); i++) {
+		const nodeox_running_t *r = &run[i];
 		int64_t t = r->end > 0 ? r->end : 0;
+		uint32_t node = r->node, c;
 
 		/* decided already? kept cannot be beaten once even the fastest
 		 * broadened finish from now on misses the margin; broadened
 		 * wins once kept could not finish in time any more */
-		est->horizon = t;
+		horizon = t;
 		if (t > stop)
 			break;
-		if (r->node >= cl->nnodes || cls[r->node] == EST_NONE || !r->gpus)
+		if (node < nn && (c = EST_AT(cls, node)) != EST_NONE && r->gpus) {
+			if (c == (uint32_t)req && k_open) {
+				est_give(&k, shape, node, req, r->gpus, EST_AT(tot, node));
+				k_given = true;
+			}
+			if (b_open) {
+				est_give(&b, shape, node, (int)c, r->gpus, EST_AT(tot, node));
+				b_given = true;
+			}
+		}
+		/* all the GPUs coming back at t count before the fit is tested,
+		 * and only a side given some since it last did not fit can fit */
+		if (i + 1 < n && run[i + 1].end <= t)
 			continue;
-		if (cls[r->node] == (uint32_t)req && k.start < 0)
-			est_give(&k, shape, r->node, req, r->gpus, cl->nodes[r->node].gpus_total);
-		if (b.start < 0)
-			est_give(&b, shape, r->node, (int)cls[r->node], r->gpus,
-				 cl->nodes[r->node].gpus_total);
-		/* all the GPUs coming back at t count before the fit is tested */
-		if (i + 1 < cl->nrunning && cl->running[i + 1].end <= r->end)
-			continue;
-		if (k.start < 0 && est_fits(&k, shape)) {
+		if (k_given && est_fits(&k, shape)) {
 			k.start = t;
-			est_stop(&k, &b, est, m, limit_s, &stop);
+			k_open = false;
+			stop = est_stop(&k, &b, est, m, limit_s);
 		}
-		if (b.start < 0 && est_fits(&b, shape)) {
+		if (b_given && est_fits(&b, shape)) {
 			b.start = t;
+			b_open = false;
 			est_broad_found(conf, cl, cls, &b, shape, req, t, limit_s, est);
-			est_stop(&k, &b, est, m, limit_s, &stop);
+			stop = est_stop(&k, &b, est, m, limit_s);
 		}
+		k_given = b_given = false;
 	}
-	if (i == cl->nrunning && (k.start < 0 || b.start < 0)) {
+	est->horizon = horizon;
+	if (i == n && (k.start < 0 || b.start < 0)) {
 		if (k.start < 0)
 			k.start = est_extrapolate(&k, shape, &req, 1, est->horizon);
 		if (b.start < 0 && (b.start = est_extrapolate(&b, shape, elig, nelig, est->horizon)) >= 0) {
@@ -485,8 +519,12 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		est->broad_finish = -1;
 	/* broaden when only the broadened side fits, or it finishes sooner by the
 	 * margin; when no eligible type is slower than the one asked for (no run
-	 * time to lose, no limit scaled), as soon is enough; neither side fitting:
-	 * kept, nothing says broadening is sooner */
+	 * time to lose, no limit scaled), as soon is enough: a tie broadens, for
+	 * the job then starts on whichever type frees first, and running jobs
+	 * mostly end before the limits the estimate counts (keeping ties was
+	 * tried on real replays and did worse on all three traces:
+	 * doc/nodeox.conf.5, WhenFasterMargin); neither side fitting: kept,
+	 * nothing says broadening is sooner */
 	for (i = 0; i < (size_t)nelig; i++)
 		slower = slower || conf->types[elig[i]].speed < conf->types[req].speed;
 	if (!slower) /* no slower type to lose time on: as soon is enough */

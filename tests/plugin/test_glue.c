@@ -27,20 +27,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-/* Symbols slurmctld itself provides. */
-char *default_part_name = "gpu";
-void *acct_db_conn = NULL;
-uint16_t accounting_enforce = 0;
-part_record_t *default_part_loc = NULL;
-__typeof__(job_list) job_list = NULL; /* Broaden=when-faster reads it; tests fill it */
-bool validate_operator(uid_t uid)
-{
-	return uid == 0;
-}
-bool validate_super_user(uid_t uid)
-{
-	return uid == 0;
-}
+/* Symbols slurmctld itself provides; the tests fill job_list. */
+#include "tests/plugin/slurmctld_stubs.h"
 
 static char conf_path[256];
 static node_record_t glue_nodes[3];

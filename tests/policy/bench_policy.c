@@ -15,10 +15,9 @@
  * measured).
  * Prints ns/call of this process's CPU time (CLOCK_PROCESS_CPUTIME_ID, so
  * that other work on a shared machine does not count); measures, asserts
- * nothing. On 2026-12-01 (`make bench-policy`, shared 2-core machine at load
- * 5-8, three runs): when-faster 17.3-17.8 us (4-GPU job) and 42.4-43.4 us
- * (30 nodes); the plugin's fill + sort 39.5-39.8 us (qsort 798-814 us,
- * already in order 8.5-9.0 us); doc/admin-guide.md, Numbers, says more.
+ * nothing. The plugin's whole job_submit() on real Slurm records, job_list's
+ * walk included, is tests/plugin/bench_plugin's; doc/admin-guide.md, Numbers,
+ * has both programs' figures.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -713,7 +713,8 @@ static void test_when_faster(void **state)
 	cl.ahead = ahead;
 	cl.nahead = 2;
 	nodeox_policy_decide(c, &job, &cl, &d);
-	assert_keep("kept: a100 expected free in about 180 min, finishing there is sooner");
+	assert_keep("kept: a100 expected free in about 180 min, finishing in about 240 min; broadened "
+		    "to a100|l40s it would finish no sooner");
 	assert_int_equal(d.estimate.broad_start, 10800);
 	/* an untyped one ahead takes the first GPUs of either side */
 	ahead[0] = (nodeox_demand_t){ .type = "", .gpus = 4, .first = 4 };
@@ -736,6 +737,58 @@ static void test_when_faster(void **state)
 	c = conf_with("Broaden=when-faster\nWhenFasterMargin=0\n");
 	nodeox_policy_decide(c, &job, &cl, &d);
 	assert_rewrite();
+
+	/* GPUs coming back at one time all count, and the fit is tested then,
+	 * even when the last holding ending then is on a node of neither side
+	 * (here a t4 node, not in the tag's types): a1 frees at 240 beside t1 */
+	{
+		static const nodeox_node_t five[] = {
+			{ "a1", "a100", "gpu", "a100", 4, 0, true },
+			{ "a2", "a100", "gpu", "a100", 4, 0, true },
+			{ "l1", "gpu_l40s", "gpu", "l40s", 4, 0, true },
+			{ "l2", "gpu_l40s", "gpu", "l40s", 4, 0, true },
+			{ "t1", "t4", "gpu", "t4", 4, 0, true },
+		};
+		nodeox_running_t tie[5] = {
+			{ 0, 4, 240 }, { 4, 4, 240 }, { 2, 4, 7200 }, { 3, 4, 7200 }, { 1, 4, 9000 }
+		};
+		uint32_t sc5[NODEOX_ESTIMATE_SCRATCH(5)];
+		nodeox_cluster_t c5 = { five, 5, tie, 5, NULL, 0, sc5, false };
+
+		nodeox_policy_decide(c, &job, &c5, &d);
+		assert_keep("kept: a100 expected free in about 4 min");
+		assert_int_equal(d.estimate.kept_start, 240);
+		assert_int_equal(d.estimate.broad_start, 240);
+		/* overdue holdings (ends in the past) all come back now, together:
+		 * broadened could land on l1's l40s as well as on a1 */
+		tie[0] = (nodeox_running_t){ 0, 4, -30 };
+		tie[1] = (nodeox_running_t){ 2, 4, -10 };
+		tie[2] = (nodeox_running_t){ 4, 4, 0 };
+		nodeox_policy_decide(c, &job, &c5, &d);
+		assert_int_equal(d.estimate.kept_start, 0);
+		assert_int_equal(d.estimate.broad_start, 0);
+		assert_int_equal(d.estimate.broad_slowest, 2);
+	}
+
+	/* an l40s job whose only other type is faster (a100): no margin, and
+	 * as soon is enough: a tie broadens it (it starts on whichever frees
+	 * first), as does an a100 freeing sooner */
+	{
+		nodeox_job_t lj = job;
+
+		lj.tres_per_node = "gres:gpu:l40s:4";
+		run[0] = (nodeox_running_t){ 0, 4, 240 };
+		run[1] = (nodeox_running_t){ 2, 4, 240 };
+		run[2] = (nodeox_running_t){ 1, 4, 10800 };
+		run[3] = (nodeox_running_t){ 3, 4, 10800 };
+		nodeox_policy_decide(c, &lj, &cl, &d);
+		assert_rewrite();
+		assert_int_equal(d.estimate.kept_finish, d.estimate.broad_finish);
+		run[0] = (nodeox_running_t){ 0, 4, 120 };
+		nodeox_policy_decide(c, &lj, &cl, &d);
+		assert_rewrite();
+		assert_int_equal(d.estimate.broad_start, 120);
+	}
 
 	/* free now on the requested type: kept, whatever the others do */
 	run[0] = (nodeox_running_t){ 2, 4, 60 };

@@ -1,0 +1,233 @@
+/*
+ * bench_plugin.c: what job_submit/nodeox costs slurmctld per submission
+ * (`make bench-policy`, after bench_policy): the plugin source compiled in
+ * and linked with Slurm's real libslurmfull, as tests/plugin/test_glue.c
+ * does, so that job_submit() walks real job records, node bitmaps and gres
+ * lists with Slurm's own list and allocator, as inside slurmctld. The state
+ * is bench_policy's when-faster case: 1000 nodes of 10 GPUs (a100, l40s,
+ * h100, v100 in turn), all busy with 10,000 running 1-GPU jobs ending over
+ * two hours, and 75 pending jobs wanting 200 a100 and 100 l40s GPUs ahead.
+ * Measured: an untagged job, a tagged one under Broaden=always (no state
+ * read) and under Broaden=when-faster (reads all 10,085 records, sorts
+ * 10,000 holdings, decides). CPU time of the process per call, so other
+ * work on a shared machine counts less; slurmctld's locks, its own work
+ * around job_submit and a cold cache are not in it. Prints, asserts only
+ * that each case reached the decision it is meant to measure.
+ */
+#include "plugin/job_submit_nodeox.c"
+#include "tests/plugin/slurmctld_stubs.h"
+
+#define BENCH_NODES 1000
+#define BENCH_RUNNING 10000
+#define BENCH_PENDING 75
+
+static double bench_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static node_record_t bench_nodes[BENCH_NODES];
+static node_record_t *bench_table[BENCH_NODES];
+static part_record_t bench_part;
+static void *bench_pptr[1] = { &bench_part };
+static job_record_t bench_jobs[BENCH_RUNNING + BENCH_PENDING];
+static nodeox_job_details_t bench_det[BENCH_RUNNING + BENCH_PENDING];
+static char bench_conf[256];
+
+/* slurmctld's, over this program's one partition */
+part_record_t *find_part_record(char *name)
+{
+	return name && !strcmp(name, bench_part.name) ? &bench_part : NULL;
+}
+
+static void bench_write_conf(const char *broaden)
+{
+	FILE *f = fopen(bench_conf, "w");
+
+	if (!f) {
+		perror(bench_conf);
+		exit(1);
+	}
+	fprintf(f,
+		"Broaden=%s\n"
+		"GpuType=h100 Memory=80G Speed=2.0\n"
+		"GpuType=a100 Memory=80G Speed=1.0\n"
+		"GpuType=l40s Memory=48G Speed=0.6\n"
+		"GpuType=v100 Memory=32G Speed=0.45\n"
+		"Group=datacenter Types=h100,a100,l40s,v100\n",
+		broaden);
+	fclose(f);
+	slurm_mutex_lock(&nx.lock);
+	_conf_refresh(true);
+	slurm_mutex_unlock(&nx.lock);
+}
+
+/* 1000 nodes of 10 GPUs, all allocated, one partition "gpu". */
+static void bench_cluster(void)
+{
+	static const char *types[] = { "a100", "l40s", "h100", "v100" };
+	static char names[BENCH_NODES][16];
+	int i;
+
+	bench_part.name = "gpu";
+	bench_part.max_time = INFINITE;
+	for (i = 0; i < BENCH_NODES; i++) {
+		node_record_t *n = &bench_nodes[i];
+		gres_state_t *gs = xmalloc(sizeof(*gs));
+		gres_node_state_t *ns = xmalloc(sizeof(*ns));
+
+		snprintf(names[i], sizeof(names[i]), "n%04d", i);
+		n->name = names[i];
+		n->features = n->features_act = (char *)types[i % 4];
+		n->node_state = NODE_STATE_ALLOCATED;
+		n->part_pptr = (__typeof__(n->part_pptr))bench_pptr;
+		n->part_cnt = 1;
+		ns->gres_cnt_avail = 10;
+		ns->gres_cnt_alloc = 10;
+		ns->type_cnt = 1;
+		ns->type_name = xcalloc(1, sizeof(char *));
+		ns->type_name[0] = xstrdup(types[i % 4]);
+		gs->gres_name = "gpu";
+		gs->gres_data = ns;
+		n->gres_list = list_create(NULL);
+		list_append(n->gres_list, gs);
+		bench_table[i] = n;
+	}
+	node_record_table_ptr = bench_table;
+	node_record_count = BENCH_NODES;
+}
+
+/* job_list: 10,000 running 1-GPU jobs, ten on each node (7919 is prime to
+ * 1000), ending over two hours in an order unlike job_list's; then the
+ * pending ones, 50 of 4 a100 and 25 of 4 l40s. */
+static void bench_jobs_fill(time_t now)
+{
+	int i;
+
+	job_list = list_create(NULL);
+	for (i = 0; i < BENCH_RUNNING; i++) {
+		job_record_t *j = &bench_jobs[i];
+		gres_state_t *gs = xmalloc(sizeof(*gs));
+		gres_job_state_t *js = xmalloc(sizeof(*js));
+		int node = (int)((long)i * 7919 % BENCH_NODES);
+
+		j->job_id = (uint32_t)i + 1;
+		j->job_state = JOB_RUNNING;
+		j->partition = "gpu";
+		j->details = &bench_det[i];
+		j->end_time = now + (time_t)(((long)i * 7919 % BENCH_RUNNING) * 7200 / BENCH_RUNNING);
+		j->node_bitmap = bit_alloc(BENCH_NODES);
+		bit_set(j->node_bitmap, node);
+		js->node_cnt = 1;
+		js->gres_cnt_node_alloc = xcalloc(1, sizeof(uint64_t));
+		js->gres_cnt_node_alloc[0] = 1;
+		gs->gres_name = "gpu";
+		gs->gres_data = js;
+		j->gres_list_alloc = list_create(NULL);
+		list_append(j->gres_list_alloc, gs);
+		list_append(job_list, j);
+	}
+	for (i = 0; i < BENCH_PENDING; i++) {
+		job_record_t *j = &bench_jobs[BENCH_RUNNING + i];
+
+		j->job_id = (uint32_t)(BENCH_RUNNING + i + 1);
+		j->job_state = JOB_PENDING;
+		j->priority = 1000;
+		j->partition = "gpu";
+		j->details = &bench_det[BENCH_RUNNING + i];
+		j->details->min_nodes = 1;
+		j->tres_per_node = i < 50 ? NODEOX_TRES_GPU ":a100:4" : NODEOX_TRES_GPU ":l40s:4";
+		list_append(job_list, j);
+	}
+}
+
+/* Submit the job as sbatch sends it `iters` times; ns per call, and the
+ * admin comment nodeox wrote on the last (NULL: none). */
+static double bench_submit(const char *comment, long iters, char *note, size_t cap)
+{
+	double t0, total = 0;
+	long i;
+
+	note[0] = '\0';
+	for (i = 0; i < iters; i++) {
+		job_desc_msg_t *j = xmalloc(sizeof(*j));
+		char *err = NULL;
+
+		slurm_init_job_desc_msg(j);
+		j->comment = xstrdup(comment);
+		j->tres_per_node = xstrdup(NODEOX_TRES_GPU ":a100:4");
+		j->partition = xstrdup("gpu");
+		j->time_limit = 120;
+		j->user_id = 1000;
+		j->het_job_offset = NO_VAL;
+		t0 = bench_now();
+		if (job_submit(j, 1000, &err) != SLURM_SUCCESS) {
+			fprintf(stderr, "bench_plugin: job_submit failed: %s\n", err ? err : "?");
+			exit(1);
+		}
+		total += bench_now() - t0;
+		if (i + 1 == iters)
+			snprintf(note, cap, "%s", err ? err : "");
+		xfree(err);
+		/* what the plugin may have set or replaced (slurm_free_job_desc_msg
+		 * would load Slurm's plugins, which needs a slurm.conf) */
+		xfree(j->comment);
+		xfree(j->tres_per_node);
+		xfree(j->tres_per_job);
+		xfree(j->partition);
+		xfree(j->features);
+		xfree(j->prefer);
+		xfree(j->admin_comment);
+		xfree(j);
+	}
+	return total / (double)iters;
+}
+
+static void bench_line(const char *what, double ns, const char *note, const char *want)
+{
+	printf("%-52s %10.0f ns/call\n", what, ns);
+	if (want && !strstr(note, want)) {
+		fprintf(stderr, "bench_plugin: %s: expected '%s' in the message, got '%s'\n", what, want,
+			note);
+		exit(1);
+	}
+}
+
+int main(void)
+{
+	char note[NODEOX_ERR_MAX * 2];
+	time_t now = time(NULL);
+
+	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	log_options_t lo = LOG_OPTS_STDERR_ONLY;
+	char logf[256];
+
+	/* the plugin's log lines go to a file, as slurmctld's do */
+	snprintf(logf, sizeof(logf), "%s/bench_plugin-%d.log", tmp, (int)getpid());
+	lo.stderr_level = LOG_LEVEL_ERROR;
+	lo.logfile_level = LOG_LEVEL_INFO;
+	log_init("bench_plugin", lo, 0, logf);
+	snprintf(bench_conf, sizeof(bench_conf), "%s/bench_plugin-%d.conf", tmp, (int)getpid());
+	setenv("NODEOX_CONF", bench_conf, 1);
+	if (init() != SLURM_SUCCESS)
+		return 1;
+	bench_cluster();
+	bench_jobs_fill(now);
+	printf("job_submit/nodeox in-process benchmark (%d nodes, %d running jobs, %d pending)\n\n",
+	       BENCH_NODES, BENCH_RUNNING, BENCH_PENDING);
+	bench_write_conf("always");
+	bench_line("untagged job", bench_submit("nightly run 17", 200000, note, sizeof(note)), note, NULL);
+	bench_line("tagged job, Broaden=always",
+		   bench_submit("nodeox:flex:mem=40G", 20000, note, sizeof(note)), note, "broadened to");
+	bench_write_conf("when-faster");
+	bench_line("tagged job, Broaden=when-faster (reads job_list)",
+		   bench_submit("nodeox:flex:mem=40G", 2000, note, sizeof(note)), note,
+		   "kept: a100 expected free");
+	fini();
+	unlink(bench_conf);
+	unlink(logf);
+	return 0;
+}
