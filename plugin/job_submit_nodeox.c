@@ -206,7 +206,7 @@ extern int fini(void)
 }
 
 
-/* GPU type ("" if none or several) and total/idle GPUs of one node. */
+/* list_find_first's test: the GPU entry of a gres list, with its state. */
 static int _gres_is_gpu(void *x, void *key)
 {
 	gres_state_t *gs = x;
