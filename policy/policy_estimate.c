@@ -522,9 +522,9 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	 * time to lose, no limit scaled), as soon is enough: a tie broadens, for
 	 * the job then starts on whichever type frees first, and running jobs
 	 * mostly end before the limits the estimate counts (keeping ties was
-	 * tried on real replays and did worse on all three traces: admin
-	 * guide, Broaden=when-faster); neither side fitting: kept,
-	 * nothing says broadening is sooner */
+	 * tried on real replays and did worse for tagged jobs on all three
+	 * traces: admin guide, Broaden=when-faster); neither side fitting:
+	 * kept, nothing says broadening is sooner */
 	for (i = 0; i < (size_t)nelig; i++)
 		slower = slower || conf->types[elig[i]].speed < conf->types[req].speed;
 	if (!slower) /* no slower type to lose time on: as soon is enough */
