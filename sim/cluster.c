@@ -108,6 +108,7 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->bf_interval_s = 30;
 	p->default_queue_depth = 100;
 	p->sched_interval_s = 60;
+	p->batch_sched_delay_s = 3;
 	p->bf_max_job_part = p->bf_max_job_user = p->bf_max_job_user_part = 0;
 	p->partition_job_depth = p->sched_max_job_start = 0;
 	p->bf_continue = false;
@@ -537,7 +538,15 @@ static int cluster_sched_params(cparse_t *p, const char *v)
 			dst0 = &s->partition_job_depth;
 		else if (!strcmp(k, "sched_max_job_start"))
 			dst0 = &s->sched_max_job_start;
-		else if (!strcmp(k, "sched_interval")) {
+		else if (!strcmp(k, "batch_sched_delay")) {
+			/* 0: every tick of the background loop */
+			if (cluster_uint(p, k, eq + 1, 1u << 30, &x) < 0) {
+				rc = -1;
+				break;
+			}
+			s->batch_sched_delay_s = (int64_t)x;
+			continue;
+		} else if (!strcmp(k, "sched_interval")) {
 			/* 0: slurmctld's background loop (once a second)
 			 * finds the interval passed every time */
 			if (eq[1] == '-') {

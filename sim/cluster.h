@@ -81,18 +81,21 @@ typedef struct {
 
 /* Scheduler parameters read from slurm.conf (Slurm's names and defaults). */
 typedef struct {
-	int64_t bf_window_min;    /* bf_window=, minutes, 1440 */
-	int64_t bf_resolution_s;  /* bf_resolution=, seconds, 60 */
-	int64_t bf_origin_s;      /* wall-clock second of trace second 0, mod bf_resolution (0) */
-	int64_t limit_origin_s;   /* slurmctld's start as a trace second (0): the origin
+	int64_t bf_window_min;       /* bf_window=, minutes, 1440 */
+	int64_t bf_resolution_s;     /* bf_resolution=, seconds, 60 */
+	int64_t bf_origin_s;         /* wall-clock second of trace second 0, mod bf_resolution (0) */
+	int64_t limit_origin_s;      /* slurmctld's start as a trace second (0): the origin
 				   * of its 30 s time-limit checks, its sched_interval
 				   * passes and its decay thread's recalculations */
-	int bf_max_job_test;      /* bf_max_job_test=, 500 */
-	int64_t bf_interval_s;    /* bf_interval=, seconds, 30 */
-	int default_queue_depth;  /* default_queue_depth=, 100 */
-	int64_t sched_interval_s; /* sched_interval=, seconds, 60: how often the
+	int bf_max_job_test;         /* bf_max_job_test=, 500 */
+	int64_t bf_interval_s;       /* bf_interval=, seconds, 30 */
+	int default_queue_depth;     /* default_queue_depth=, 100 */
+	int64_t sched_interval_s;    /* sched_interval=, seconds, 60: how often the
 				   * main pass tests the whole queue (0: every
 				   * second, as slurmctld's 1 s loop does) */
+	int64_t batch_sched_delay_s; /* batch_sched_delay=, seconds, 3: how long after
+				      * its last pass the background loop waits
+				      * before one for new submissions */
 	/* Deep-queue limits, 0 = none (Slurm's default for each): */
 	int bf_max_job_part;      /* bf_max_job_part=: jobs a backfill pass tests per partition */
 	int bf_max_job_user;      /* bf_max_job_user=: ... per user */

@@ -8,9 +8,11 @@
  *
  * Events (job ends from a binary heap, submissions from the sorted trace)
  * drive two kinds of passes, as in slurmctld:
- *  - the main pass, after every batch of events: pending jobs in priority
- *    order, at most default_queue_depth of them, each started if it fits now;
- *    the first job that does not fit blocks the rest of its partition;
+ *  - the main pass, after job ends, for submissions once batch_sched_delay
+ *    has passed since slurmctld's background loop last ran one, and over the
+ *    whole queue every sched_interval: pending jobs in priority order, at
+ *    most default_queue_depth of them, each started if it fits now; the
+ *    first job that does not fit blocks the rest of its partition;
  *  - the backfill pass, every bf_interval seconds when something changed (a
  *    submit, an end, new priorities, or the last pass started a job): up
  *    to bf_max_job_test jobs in priority order; a job that cannot start now
@@ -456,14 +458,34 @@ static int sched_main_pass(sched_t *s, bool full)
 	return started;
 }
 
-/* The first second after `after` at which slurmctld's background loop runs a
- * main pass over the whole queue: every sched_interval from the loop's start,
- * the origin of its time-limit checks too (limit_origin_s). */
-static int64_t sched_next_full(const sim_sched_params_t *p, int64_t after)
+/* The first second after `after` on the grid of the main passes over the
+ * whole queue: every sched_interval from org (sched_full_origin). */
+static int64_t sched_next_full(const sim_sched_params_t *p, int64_t org, int64_t after)
 {
-	return sched_ctld_tick(p, p->sched_interval_s, after) + p->sched_interval_s;
+	int64_t per = p->sched_interval_s;
+	if (after < org)
+		return org;
+	return after - (((after - org) % per) + per) % per + per;
 }
 
+/* Where the background loop's passes over the whole queue start. It runs
+ * one once sched_interval has passed since the last (from its own start),
+ * but it reads sched_interval in the first schedule() (job_scheduler.c
+ * _schedule, 22.05 and 24.11), so until then it waits Slurm's built-in 60 s;
+ * that first schedule() is the batched one for the first submission
+ * (sched_run), and the next tick finds the interval passed. Where
+ * slurmctld's start is not before the trace (limit_origin_s only sets the
+ * phase of its clock), a long-running slurmctld: the grid from that origin. */
+static int64_t sched_full_origin(const sim_sched_params_t *p, int64_t first_submit)
+{
+	int64_t ctld = p->limit_origin_s, per = p->sched_interval_s;
+	if (ctld > first_submit)
+		return sched_ctld_tick(p, per, first_submit - 1) + per;
+	int64_t first = MAX(first_submit, ctld + p->batch_sched_delay_s);
+	if (per == 60 || first >= ctld + 60)
+		return ctld + 60;
+	return MAX(first + 1, ctld + per);
+}
 
 /* ------------------------------------------------------------ the run */
 
@@ -560,6 +582,13 @@ static int sched_inputs_check(const sim_cluster_t *c, const sim_trace_t *t, cons
 				 lim[i].name, lim[i].v, lim[i].unit, SCHED_PARAM_MAX);
 			return -1;
 		}
+	if (p->batch_sched_delay_s < 0 || p->batch_sched_delay_s > SCHED_PARAM_MAX) {
+		snprintf(err, errlen,
+			 "scheduler parameter batch_sched_delay=%" G_GINT64_FORMAT " s: out of range "
+			 "(0 to %lld)",
+			 p->batch_sched_delay_s, SCHED_PARAM_MAX);
+		return -1;
+	}
 	if (!o->runtime) {
 		snprintf(err, errlen, "scheduler: no run-time model given");
 		return -1;
@@ -604,7 +633,16 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 	const int64_t bf_iv = o->params.bf_interval_s;
 	bool bf_dirty = false;
 	int64_t next_bf = SCHED_INF;
-	int64_t next_full = sched_next_full(&o->params, run->first_submit - 1);
+	/* A batch job's submission only counts (queue_job_scheduler bumps
+	 * job_sched_cnt): slurmctld's background loop runs schedule() for it
+	 * once batch_sched_delay has passed since the loop's last pass, full or
+	 * not (controller.c, 22.05 and 24.11); it counts that from its own start */
+	const int64_t batch_delay = o->params.batch_sched_delay_s;
+	const int64_t full_org = sched_full_origin(&o->params, run->first_submit);
+	int64_t next_full = sched_next_full(&o->params, full_org, run->first_submit - 1);
+	int64_t last_bg =
+		o->params.limit_origin_s <= run->first_submit ? o->params.limit_origin_s : -SCHED_PARAM_MAX;
+	bool sched_cnt = false; /* submissions since the loop's last pass */
 	size_t progress_step = 1 << 16, progress_next = progress_step;
 	for (;;) {
 		int64_t tn = SCHED_INF;
@@ -619,11 +657,13 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			tn = s.next_recalc;
 		if (s.npending && next_full < tn)
 			tn = next_full;
+		if (s.npending && sched_cnt && last_bg + batch_delay < tn)
+			tn = MAX(last_bg + batch_delay, s.now + 1);
 		if (tn == SCHED_INF)
 			break;
 		s.now = tn;
 		if (next_full < s.now) /* passed over an empty queue */
-			next_full = sched_next_full(&o->params, s.now - 1);
+			next_full = sched_next_full(&o->params, full_org, s.now - 1);
 		bool changed = false, submitted = false;
 		if (s.now >= s.next_recalc) {
 			int64_t at = sched_recalc_last(&o->params, s.now);
@@ -642,26 +682,33 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			next_submit++;
 			submitted = true;
 		}
-		ev = sim_queue_peek(&s.events);
-		if (submitted && s.npending && ev && ev->time == s.now)
-			sched_main_pass(&s, false);
-		changed = changed || submitted;
+		/* the loop's pass for them, before the second's ends (as the
+		 * full pass would be, but that runs below, after them) */
+		sched_cnt = sched_cnt || submitted;
+		if (s.now != next_full && sched_cnt && s.now - last_bg >= batch_delay) {
+			if (s.npending)
+				sched_main_pass(&s, false);
+			last_bg = s.now;
+			sched_cnt = false;
+		}
+		bool ended = false;
 		while ((ev = sim_queue_peek(&s.events)) && ev->time == s.now) {
 			sim_queue_pop(&s.events, &e);
 			sched_end(&s, e.job);
-			changed = true;
+			ended = true;
 		}
-		/* backfill looks again after new events, or after a pass over
-		 * the whole queue that started jobs (last_job_update) */
-		bool bf_more = false;
-		if (changed && s.npending) {
+		/* a job's end runs schedule() at once (its epilog's completion,
+		 * proc_req.c); backfill looks again after new events, or after
+		 * a pass over the whole queue that started jobs (last_job_update) */
+		bool bf_more = (changed || ended || submitted) && s.npending;
+		if ((changed || ended) && s.npending)
 			sched_main_pass(&s, false);
-			bf_more = true;
-		}
 		if (s.now == next_full) {
 			if (s.npending && sched_main_pass(&s, true) > 0)
 				bf_more = true;
-			next_full = sched_next_full(&o->params, s.now);
+			next_full = sched_next_full(&o->params, full_org, s.now);
+			last_bg = s.now;
+			sched_cnt = false;
 		}
 		if (bf_more && !bf_dirty) {
 			bf_dirty = true;

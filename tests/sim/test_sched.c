@@ -977,8 +977,10 @@ static void test_place_weight(void **state)
 	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
 	assert_string_equal(r->jobs[job_at(t, 1)].nodes, "a3");
 	/* 2 nodes: a3 (weight 1, 3 GPUs left, too few) is skipped by the fit,
-	 * then a2 (5) before a1 (10) */
-	assert_int_equal(r->jobs[job_at(t, 2)].start, 1);
+	 * then a2 (5) before a1 (10); both start in the background loop's
+	 * first pass for submissions, batch_sched_delay (3 s) after
+	 * slurmctld's start at 0 */
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 3);
 	assert_string_equal(r->jobs[job_at(t, 2)].nodes, "a2,a1");
 	sched_run_free(r);
 	trace_free(t);
@@ -1184,8 +1186,9 @@ static int teardown(void **state)
 /* The main pass's deep-queue limits (Slurm 22.05 and 24.11,
  * job_scheduler.c _schedule). Three one-GPU jobs submitted at 1 s on a
  * cluster with room for all: A1 and A2 in partition p1 (node a), B1 in p2
- * (node b). The backfill pass comes at 30 s, so whatever the main pass at
- * 1 s does not start waits until then. */
+ * (node b). slurmctld started at 0, so its background loop's first pass
+ * for them comes at 3 s (batch_sched_delay); the backfill pass comes at
+ * 30 s, so whatever that main pass does not start waits until then. */
 static int64_t main_limit_start(int which, uint32_t job)
 {
 	sim_cluster_t *c = cluster_from("NodeName=a CPUs=16 RealMemory=64000 Gres=gpu:4\n"
@@ -1211,6 +1214,9 @@ static int64_t main_limit_start(int which, uint32_t job)
 		o.params.default_queue_depth = 2;
 		o.params.sched_interval_s = 10;
 		o.params.limit_origin_s = 7;
+	} else if (which == 6) { /* depth 2, the whole queue every 2 s */
+		o.params.default_queue_depth = 2;
+		o.params.sched_interval_s = 2;
 	}
 	return start_of(c, t, &o, job);
 }
@@ -1220,10 +1226,10 @@ static int64_t main_limit_start(int which, uint32_t job)
 static void test_partition_job_depth(void **state)
 {
 	(void)state;
-	assert_int_equal(main_limit_start(0, 2), 1); /* no limit: all at 1 s */
-	assert_int_equal(main_limit_start(0, 3), 1);
+	assert_int_equal(main_limit_start(0, 2), 3); /* no limit: all at 3 s */
+	assert_int_equal(main_limit_start(0, 3), 3);
 	assert_int_equal(main_limit_start(1, 2), 30);
-	assert_int_equal(main_limit_start(1, 3), 1);
+	assert_int_equal(main_limit_start(1, 3), 3);
 }
 
 /* A job whose GPU nodes all lie in a failed partition, tested by
@@ -1265,20 +1271,59 @@ static void test_failed_partition_completing(void **state)
 static void test_default_queue_depth(void **state)
 {
 	(void)state;
-	assert_int_equal(main_limit_start(2, 2), 1);
+	assert_int_equal(main_limit_start(2, 2), 3);
 	assert_int_equal(main_limit_start(2, 3), 30);
 }
 
 /* sched_interval=10 with default_queue_depth=2: the pass over the whole
  * queue at 10 s (slurmctld's background loop, from its start: the time-limit
- * checks' origin) starts B1, which the event's pass did not reach; at 7 s
- * when the loop's passes fall on 7, 17, ... s (limit_origin_s = 7). */
+ * checks' origin) starts B1, which the pass for the submissions did not
+ * reach; at 7 s when the loop's passes fall on 7, 17, ... s
+ * (limit_origin_s = 7, after the submissions: only the phase of a
+ * slurmctld up since long before, whose loop runs its pass for them at
+ * once). With sched_interval=2 the first full pass is at 4, not 2: the
+ * loop reads sched_interval in its first schedule(), the pass for the
+ * submissions at 3, and waits Slurm's built-in 60 s until then (the
+ * fidelity replays' logs: full passes on the seconds after it, two apart). */
 static void test_sched_interval(void **state)
 {
 	(void)state;
-	assert_int_equal(main_limit_start(4, 2), 1);
+	assert_int_equal(main_limit_start(4, 2), 3);
 	assert_int_equal(main_limit_start(4, 3), 10);
+	assert_int_equal(main_limit_start(5, 2), 1);
 	assert_int_equal(main_limit_start(5, 3), 7);
+	assert_int_equal(main_limit_start(6, 2), 3);
+	assert_int_equal(main_limit_start(6, 3), 4);
+}
+
+/* A batch job's submission does not run the main pass (Slurm 22.05 and
+ * 24.11: job_allocate only tests it, queue_job_scheduler counts it):
+ * slurmctld's background loop runs one for it when batch_sched_delay has
+ * passed since its last one. On an idle node, backfill every 30 s: A (10 s)
+ * starts at once, B (11 s) waits for the pass at 13 s, C (20 s) starts at
+ * once again; with batch_sched_delay=0, B starts at 11 s. */
+static int64_t batch_start(int64_t delay, uint32_t job)
+{
+	sim_cluster_t *c = cluster_from("NodeName=a CPUs=16 RealMemory=64000 Gres=gpu:4\n"
+					"PartitionName=p Nodes=a Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit\n"
+				    "1,10,1,30,00:05:00\n"  /* A */
+				    "2,11,1,30,00:05:00\n"  /* B */
+				    "3,20,1,30,00:05:00\n", /* C */
+				    NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.limit_origin_s = -60;
+	o.params.batch_sched_delay_s = delay;
+	return start_of(c, t, &o, job);
+}
+
+static void test_batch_sched_delay(void **state)
+{
+	(void)state;
+	assert_int_equal(batch_start(3, 1), 10);
+	assert_int_equal(batch_start(3, 2), 13);
+	assert_int_equal(batch_start(3, 3), 20);
+	assert_int_equal(batch_start(0, 2), 11);
 }
 
 /* The full passes' grid before the trace's second 0: with the checks'
@@ -1311,7 +1356,7 @@ static void test_sched_interval_origin(void **state)
 static void test_sched_max_job_start(void **state)
 {
 	(void)state;
-	assert_int_equal(main_limit_start(3, 1), 1);
+	assert_int_equal(main_limit_start(3, 1), 3);
 	assert_int_equal(main_limit_start(3, 2), 30);
 	assert_int_equal(main_limit_start(3, 3), 30);
 }
@@ -1467,6 +1512,7 @@ int main(void)
 		cmocka_unit_test(test_partition_job_depth),
 		cmocka_unit_test(test_default_queue_depth),
 		cmocka_unit_test(test_sched_interval),
+		cmocka_unit_test(test_batch_sched_delay),
 		cmocka_unit_test(test_failed_partition_completing),
 		cmocka_unit_test(test_sched_interval_origin),
 		cmocka_unit_test(test_sched_max_job_start),
