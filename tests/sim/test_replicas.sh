@@ -6,8 +6,9 @@
 # replicas existed: 66dda77's, then for small.* issue 25's (branch i25, the
 # trace defaults sbatch gives; the small trace names no cpus); the
 # releases scanned row re-recorded when that work counter was redefined,
-# issue 24's branch i24-speed3; small.* re-recorded when submissions stopped
-# running the main pass at once, branch i24-batch-delay); the default 8
+# issue 24's branch i24-speed3; small.* and multifactor's backfill passes row
+# re-recorded when submissions stopped running the main pass at once,
+# branch i24-batch-delay); the default 8
 # replicas are the documented runs (replica k: --latency-seed k, --bf-origin
 # k*60/8, slurmctld's start --limit-check-origin -((3k mod 8)*30/8 + 30 (k mod
 # 2)) on multifactor, whose 1-minute PriorityCalcPeriod holds two 30 s
