@@ -84,6 +84,7 @@ static void test_article_cluster(void **state)
 	assert_int_equal(c->params.bf_interval_s, 30);
 	assert_int_equal(c->params.bf_max_job_test, 500); /* Slurm's default */
 	assert_int_equal(c->params.sched_interval_s, 60); /* Slurm's default */
+	assert_int_equal(c->params.batch_sched_delay_s, 3); /* Slurm's default */
 	cluster_free(c);
 }
 
@@ -131,7 +132,7 @@ static void test_conf_details(void **state)
 	const char *conf = "# comment\n"
 			   "SchedulerParameters=bf_window=60,bf_resolution=30,bf_continue,bf_max_job_test=7,"
 			   "bf_max_job_part=4,bf_max_job_user=3,bf_max_job_user_part=2,partition_job_depth=0,"
-			   "sched_max_job_start=5,sched_interval=0\n"
+			   "sched_max_job_start=5,sched_interval=0,batch_sched_delay=0\n"
 			   "PriorityType=priority/multifactor\n"
 			   "PriorityWeightAge=1000 PriorityMaxAge=1-00:00:00 PriorityWeightJobSize=10\n"
 			   "PriorityCalcPeriod=2 AccountingStorageType=accounting_storage/slurmdbd\n"
@@ -161,6 +162,7 @@ static void test_conf_details(void **state)
 	assert_int_equal(c->params.partition_job_depth, 0); /* 0: no limit, allowed */
 	assert_int_equal(c->params.sched_max_job_start, 5);
 	assert_int_equal(c->params.sched_interval_s, 1); /* 0: every 1 s loop */
+	assert_int_equal(c->params.batch_sched_delay_s, 0); /* every tick */
 	assert_true(c->params.bf_continue);
 	assert_int_equal(c->params.max_age_s, 86400);
 	assert_true(c->params.weight_age == 1000); /* with slurmdbd */
@@ -277,6 +279,8 @@ static void test_conf_errors(void **state)
 		{ "NodeName=a1\nPartitionName=p Nodes=a1 MaxTime=forever\n", NULL,
 		  "s.conf:2: MaxTime=forever is not a Slurm time" },
 		{ "NodeName=a1\nbogus\n", NULL, "s.conf:2: 'bogus' is not Key=Value" },
+		{ "SchedulerParameters=batch_sched_delay=-3\nNodeName=a1\n", NULL,
+		  "s.conf:1: batch_sched_delay=-3 is not a number" },
 		{ "SchedulerParameters=sched_interval=-1\nNodeName=a1\n", NULL,
 		  "s.conf:1: SchedulerParameters sched_interval=-1: no main scheduler is not modelled" },
 		{ "NodeName=a1 Gres=gpu:4\nPartitionName=p Nodes=a1\n",
