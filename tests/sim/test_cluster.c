@@ -82,8 +82,8 @@ static void test_article_cluster(void **state)
 	assert_int_equal(c->parts[0].max_time, 2 * 86400);
 	assert_int_equal(c->nclasses, 2);
 	assert_int_equal(c->params.bf_interval_s, 30);
-	assert_int_equal(c->params.bf_max_job_test, 500); /* Slurm's default */
-	assert_int_equal(c->params.sched_interval_s, 60); /* Slurm's default */
+	assert_int_equal(c->params.bf_max_job_test, 500);   /* Slurm's default */
+	assert_int_equal(c->params.sched_interval_s, 60);   /* Slurm's default */
 	assert_int_equal(c->params.batch_sched_delay_s, 3); /* Slurm's default */
 	cluster_free(c);
 }
@@ -161,7 +161,7 @@ static void test_conf_details(void **state)
 	assert_int_equal(c->params.bf_max_job_user_part, 2);
 	assert_int_equal(c->params.partition_job_depth, 0); /* 0: no limit, allowed */
 	assert_int_equal(c->params.sched_max_job_start, 5);
-	assert_int_equal(c->params.sched_interval_s, 1); /* 0: every 1 s loop */
+	assert_int_equal(c->params.sched_interval_s, 1);    /* 0: every 1 s loop */
 	assert_int_equal(c->params.batch_sched_delay_s, 0); /* every tick */
 	assert_true(c->params.bf_continue);
 	assert_int_equal(c->params.max_age_s, 86400);
