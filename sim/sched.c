@@ -144,13 +144,19 @@ static void sched_recalc(sched_t *s, int64_t at, size_t submitted)
 	s->prio_time = at;
 }
 
+/* The last second at or before t on the grid of every `period` seconds
+ * through org. */
+static int64_t sched_grid_last(int64_t org, int64_t period, int64_t t)
+{
+	return t - (((t - org) % period) + period) % period;
+}
+
 /* The last second at or before t of a clock slurmctld runs every `period`
  * seconds from its start (limit_origin_s): the time-limit checks, the
  * full-queue passes and the decay thread all keep such a grid. */
 static int64_t sched_ctld_tick(const sim_sched_params_t *p, int64_t period, int64_t t)
 {
-	int64_t org = ((p->limit_origin_s % period) + period) % period;
-	return t - (((t - org) % period) + period) % period;
+	return sched_grid_last(p->limit_origin_s, period, t);
 }
 
 /* The last second at or before `now` at which the decay thread recalculates.
@@ -462,10 +468,7 @@ static int sched_main_pass(sched_t *s, bool full)
  * whole queue: every sched_interval from org (sched_full_origin). */
 static int64_t sched_next_full(const sim_sched_params_t *p, int64_t org, int64_t after)
 {
-	int64_t per = p->sched_interval_s;
-	if (after < org)
-		return org;
-	return after - (((after - org) % per) + per) % per + per;
+	return after < org ? org : sched_grid_last(org, p->sched_interval_s, after) + p->sched_interval_s;
 }
 
 /* Where the background loop's passes over the whole queue start. It runs
