@@ -471,6 +471,13 @@ static int64_t sched_next_full(const sim_sched_params_t *p, int64_t org, int64_t
 	return after < org ? org : sched_grid_last(org, p->sched_interval_s, after) + p->sched_interval_s;
 }
 
+/* Is limit_origin_s slurmctld's start (not after the trace's first
+ * submission), rather than only the phase of a long-running one's clocks? */
+static bool sched_ctld_start_known(const sim_sched_params_t *p, int64_t first_submit)
+{
+	return p->limit_origin_s <= first_submit;
+}
+
 /* Where the background loop's passes over the whole queue start. It runs
  * one once sched_interval has passed since the last (from its own start),
  * but it reads sched_interval in the first schedule() (job_scheduler.c
@@ -482,7 +489,7 @@ static int64_t sched_next_full(const sim_sched_params_t *p, int64_t org, int64_t
 static int64_t sched_full_origin(const sim_sched_params_t *p, int64_t first_submit)
 {
 	int64_t ctld = p->limit_origin_s, per = p->sched_interval_s;
-	if (ctld > first_submit)
+	if (!sched_ctld_start_known(p, first_submit))
 		return sched_ctld_tick(p, per, first_submit - 1) + per;
 	int64_t first = MAX(first_submit, ctld + p->batch_sched_delay_s);
 	if (per == 60 || first >= ctld + 60)
@@ -643,8 +650,8 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 	const int64_t batch_delay = o->params.batch_sched_delay_s;
 	const int64_t full_org = sched_full_origin(&o->params, run->first_submit);
 	int64_t next_full = sched_next_full(&o->params, full_org, run->first_submit - 1);
-	int64_t last_bg =
-		o->params.limit_origin_s <= run->first_submit ? o->params.limit_origin_s : -SCHED_PARAM_MAX;
+	int64_t last_bg = sched_ctld_start_known(&o->params, run->first_submit) ? o->params.limit_origin_s
+										: -SCHED_PARAM_MAX;
 	bool sched_cnt = false; /* submissions since the loop's last pass */
 	size_t progress_step = 1 << 16, progress_next = progress_step;
 	for (;;) {
