@@ -90,11 +90,14 @@ struct sched_bf {
 		int node, next; /* next: the node's previous one, -1 none */
 		int64_t start, end;
 	} * ivl;
-	int *ivl_head;                 /* per node: its last reservation, -1 none */
-	struct resv_so {               /* the reservations by start, and by end */
-		int64_t start, end;    /* (each one's interval and node, read */
-		int node;              /* in order without going through ivl), */
-	} * ivl_by_start, *ivl_by_end; /* for sched_wr_nodes_advance */
+	int *ivl_head;                   /* per node: its last reservation, -1 none */
+	struct resv_so {                 /* per node, its reservations that */
+		int64_t start, end;      /* follow each other without a gap */
+		int node;                /* joined in one span; the spans by */
+	} * span_by_start, *span_by_end; /* (start, node) and (end, node) */
+	size_t nspan;                    /* (for sched_wr_nodes_advance) */
+	int64_t *ends;                   /* the reservations' ends, ascending, */
+	size_t nends;                    /* each once (where a try comes next) */
 	size_t nivl, capivl;
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
@@ -240,38 +243,143 @@ static inline void sched_wr_unhold(sched_t *s, const elig_t *e, int n)
 	b->wr_changed = true;
 }
 
-/* Where ivl_by_start (by_start) or ivl_by_end stops being at or before t:
- * how many reservations start (end) by t. */
-static size_t sched_ivl_count_by(const sched_t *s, bool by_start, int64_t t)
+/* How many of the n spans in so (by_start: ordered by start, else by end)
+ * start (end) before (key, node) in that order; node -1: by t = key
+ * alone, those starting (ending) by t. */
+static size_t sched_span_count(const struct resv_so *so, size_t n, bool by_start, int64_t key, int node)
 {
-	const sched_bf_t *b = s->bf;
-	size_t lo = 0, hi = b->nivl;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if ((by_start ? b->ivl_by_start[mid].start : b->ivl_by_end[mid].end) <= t)
-			lo = mid + 1;
-		else
-			hi = mid;
+	/* branch-free: the spans' order is unpredictable to the branch unit */
+	const struct resv_so *base = so;
+	while (n > 0) {
+		size_t half = n / 2;
+		const struct resv_so *m = &base[half];
+		int64_t k = by_start ? m->start : m->end;
+		bool before = node < 0 ? k <= key : k < key || (k == key && m->node < node);
+		base = before ? m + 1 : base;
+		n = before ? n - half - 1 : half;
 	}
-	return lo;
+	return (size_t)(base - so);
 }
 
+/* How many distinct reservation ends of the pass are at or before t. */
+static size_t sched_ends_count(const sched_bf_t *b, int64_t t)
+{
+	const int64_t *base = b->ends;
+	size_t n = b->nends;
+	while (n > 0) {
+		size_t half = n / 2;
+		bool before = base[half] <= t;
+		base = before ? base + half + 1 : base;
+		n = before ? n - half - 1 : half;
+	}
+	return (size_t)(base - b->ends);
+}
+
+/* Where span (key, node) is in so, ordered by start (by_start) or end. */
+static size_t sched_span_find(const sched_bf_t *b, bool by_start, int64_t key, int node)
+{
+	return sched_span_count(by_start ? b->span_by_start : b->span_by_end, b->nspan, by_start, key, node);
+}
+
+/* Move so's entry at i to where (key, node) goes in its order (one shift
+ * of the entries in between, not a removal and an insertion), with the
+ * span's new start and end. */
+static void sched_span_move(sched_bf_t *b, bool by_start, size_t i, struct resv_so sp)
+{
+	struct resv_so *so = by_start ? b->span_by_start : b->span_by_end;
+	int64_t key = by_start ? sp.start : sp.end;
+	size_t at = sched_span_count(so, b->nspan, by_start, key, sp.node);
+	if (at > i) { /* after i's removal, one place earlier */
+		at--;
+		memmove(&so[i], &so[i + 1], (at - i) * sizeof(struct resv_so));
+	} else {
+		memmove(&so[at + 1], &so[at], (i - at) * sizeof(struct resv_so));
+	}
+	so[at] = sp;
+}
+
+/* Insert the span sp into, or (add false) remove it from, both orders. */
+static void sched_span_update(sched_bf_t *b, struct resv_so sp, bool add)
+{
+	struct resv_so *so[2] = { b->span_by_start, b->span_by_end };
+	for (int k = 0; k < 2; k++) {
+		size_t at = sched_span_count(so[k], b->nspan, k == 0, k == 0 ? sp.start : sp.end, sp.node);
+		if (add) {
+			memmove(&so[k][at + 1], &so[k][at], (b->nspan - at) * sizeof(struct resv_so));
+			so[k][at] = sp;
+		} else {
+			memmove(&so[k][at], &so[k][at + 1], (b->nspan - at - 1) * sizeof(struct resv_so));
+		}
+	}
+	b->nspan += add ? 1 : -1;
+}
+
+/* A reservation holds node n during [sr, er): its span joins those of the
+ * node's reservations ending at sr and starting at er, if any (a will-run
+ * test's interval meets the joined span where it meets one of them), and
+ * er is a reservation end. */
+static void sched_span_add(sched_bf_t *b, int n, int64_t sr, int64_t er)
+{
+	int64_t ls = sr, re = er;
+	for (bool more = true; more;) {
+		more = false;
+		for (int i = b->ivl_head[n]; i >= 0; i = b->ivl[i].next) {
+			if (b->ivl[i].end == ls && b->ivl[i].start < ls) {
+				ls = b->ivl[i].start;
+				more = true;
+			}
+			if (b->ivl[i].start == re && b->ivl[i].end > re) {
+				re = b->ivl[i].end;
+				more = true;
+			}
+		}
+	}
+	struct resv_so sp = { ls, re, n };
+	if (ls < sr && re > er) {
+		sched_span_update(b, (struct resv_so){ er, re, n }, false);
+		/* the left one grows to the right one's end */
+		b->span_by_start[sched_span_find(b, true, ls, n)].end = re;
+		sched_span_move(b, false, sched_span_find(b, false, sr, n), sp);
+	} else if (ls < sr) { /* same start, later end */
+		b->span_by_start[sched_span_find(b, true, ls, n)].end = re;
+		sched_span_move(b, false, sched_span_find(b, false, sr, n), sp);
+	} else if (re > er) { /* earlier start, same end */
+		b->span_by_end[sched_span_find(b, false, re, n)].start = ls;
+		sched_span_move(b, true, sched_span_find(b, true, er, n), sp);
+	} else {
+		sched_span_update(b, sp, true);
+	}
+	size_t at = sched_ends_count(b, er);
+	if (at == 0 || b->ends[at - 1] != er) {
+		memmove(&b->ends[at + 1], &b->ends[at], (b->nends - at) * sizeof(int64_t));
+		b->ends[at] = er;
+		b->nends++;
+	}
+}
+
+/* Where a reservation's tries are in the pass's spans and ends: ps spans
+ * start by the try's end_time, pe end by its start_res, as do pl ends. */
+typedef struct {
+	size_t ps, pe, pl;
+} wr_cursor_t;
+
 /* A reservation's next try, from a later start_res (and end_time no
- * earlier): instead of sched_wr_nodes again, the reservations that begin
- * to meet the interval (start in (old end_time, end_time], end after
- * start_res) hold their nodes, and those that stop meeting it (end in
- * (old start_res, start_res], counted before) give them back. *ps and *pe
- * count the reservations starting by end_time and ending by start_res. */
+ * earlier): instead of sched_wr_nodes again, the spans that begin to meet
+ * the interval (start in (old end_time, end_time], end after start_res)
+ * hold their nodes, and those that stop meeting it (end in (old start_res,
+ * start_res], counted before) give them back. */
 static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end, int64_t start_res,
-				   int64_t end_time, size_t *ps, size_t *pe)
+				   int64_t end_time, wr_cursor_t *cu)
 {
 	sched_bf_t *b = s->bf;
-	for (; *ps < b->nivl && b->ivl_by_start[*ps].start <= end_time; ++*ps)
-		if (b->ivl_by_start[*ps].end > start_res)
-			sched_wr_hold(s, e, b->ivl_by_start[*ps].node);
-	for (; *pe < b->nivl && b->ivl_by_end[*pe].end <= start_res; ++*pe)
-		if (b->ivl_by_end[*pe].start <= old_end)
-			sched_wr_unhold(s, e, b->ivl_by_end[*pe].node);
+	for (; cu->ps < b->nspan && b->span_by_start[cu->ps].start <= end_time; cu->ps++)
+		if (b->span_by_start[cu->ps].end > start_res)
+			sched_wr_hold(s, e, b->span_by_start[cu->ps].node);
+	for (; cu->pe < b->nspan && b->span_by_end[cu->pe].end <= start_res; cu->pe++)
+		if (b->span_by_end[cu->pe].start <= old_end)
+			sched_wr_unhold(s, e, b->span_by_end[cu->pe].node);
+	while (cu->pl < b->nends && b->ends[cu->pl] <= start_res)
+		cu->pl++;
 	if (b->wr_changed) /* else wr_cnt is still wr_bits' */
 		sched_wr_nodes_done(s, e);
 }
@@ -280,7 +388,7 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end,
  * (s->bf->wr_bits): the usable nodes of its partitions and constraint that no
  * reservation of this pass holds at any time in between. Also sets up
  * sched_wr_nodes_advance for the later tries of the same reservation. */
-static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time, size_t *ps, size_t *pe)
+static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time, wr_cursor_t *cu)
 {
 	sched_bf_t *b = s->bf;
 	const sim_cluster_t *c = s->c;
@@ -298,16 +406,17 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 	}
 	memcpy(b->wr_bits, e->wnodes, bytes);
 	b->wr_hash = e->whash;
-	*ps = sched_ivl_count_by(s, true, end_time);
+	cu->ps = sched_span_count(b->span_by_start, b->nspan, true, end_time, -1);
 	if (++b->hold_gen == 0) { /* stamps wrapped: start them over */
 		memset(b->hold, 0, sizeof(struct hold) * (size_t)c->nnodes);
 		b->hold_gen = 1;
 	}
-	const struct resv_so *so = b->ivl_by_start;
-	for (size_t k = 0; k < *ps; k++) /* the node set is new: no wr_changed */
+	const struct resv_so *so = b->span_by_start;
+	for (size_t k = 0; k < cu->ps; k++) /* the node set is new: no wr_changed */
 		if (so[k].end > start_res)
 			sched_wr_hold(s, e, so[k].node);
-	*pe = sched_ivl_count_by(s, false, start_res);
+	cu->pe = sched_span_count(b->span_by_end, b->nspan, false, start_res, -1);
+	cu->pl = sched_ends_count(b, start_res);
 	sched_wr_nodes_done(s, e);
 }
 
@@ -995,7 +1104,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	const req_t *r = &s->req[j];
 	const elig_t *e = r->elig;
 	if (b->ivl_pass != b->pass) {
-		b->nivl = 0;
+		b->nivl = b->nspan = b->nends = 0;
 		b->ivl_pass = b->pass;
 		for (int n = 0; n < c->nnodes; n++)
 			b->ivl_head[n] = -1;
@@ -1007,24 +1116,24 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	/* Each try starts later than the one before (at a reservation's end or
 	 * at the start the last one found), so the loop ends by the horizon. */
 	bool swept = false; /* the node set is set up for updates */
-	size_t ps = 0, pe = 0;
+	wr_cursor_t cu = { 0, 0, 0 };
 	int64_t old_end = 0;
 	wr_memo_t *m = NULL;
 	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
 		b->wr_changed = !swept;
 		if (!swept)
-			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &ps, &pe);
+			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &cu);
 		else
-			sched_wr_nodes_advance(s, e, old_end, start_res, end_time, &ps, &pe);
+			sched_wr_nodes_advance(s, e, old_end, start_res, end_time, &cu);
 		swept = true;
 		old_end = end_time;
 		/* the first end of a reservation of this pass after start_res
-		 * (SCHED_INF: none; pe counts those ending by start_res): where
+		 * (SCHED_INF: none; cu.pl counts those at or before start_res): where
 		 * Slurm's backfill tries the job again when the nodes free then
 		 * might let it start earlier (TRY_LATER); no reservation is
 		 * added while the tries last */
-		int64_t later = pe < b->nivl ? b->ivl_by_end[pe].end : SCHED_INF;
+		int64_t later = cu.pl < b->nends ? b->ends[cu.pl] : SCHED_INF;
 		bool fresh = false;
 		if (b->wr_changed) {
 			m = sched_wr_memo(s, r, &fresh);
@@ -1074,20 +1183,13 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			if (b->nivl == b->capivl) {
 				b->capivl = b->capivl ? 2 * b->capivl : 64;
 				b->ivl = g_renew(struct resv_ivl, b->ivl, b->capivl);
-				b->ivl_by_start = g_renew(struct resv_so, b->ivl_by_start, b->capivl);
-				b->ivl_by_end = g_renew(struct resv_so, b->ivl_by_end, b->capivl);
+				b->span_by_start = g_renew(struct resv_so, b->span_by_start, b->capivl);
+				b->span_by_end = g_renew(struct resv_so, b->span_by_end, b->capivl);
+				b->ends = g_renew(int64_t, b->ends, b->capivl);
 			}
+			sched_span_add(b, n, sr, er);
 			b->ivl[b->nivl] = (struct resv_ivl){ n, b->ivl_head[n], sr, er };
 			b->ivl_head[n] = (int)b->nivl;
-			/* by end and by start, after those ending (starting) no later */
-			size_t at = sched_ivl_count_by(s, false, er);
-			memmove(&b->ivl_by_end[at + 1], &b->ivl_by_end[at],
-				(b->nivl - at) * sizeof(struct resv_so));
-			b->ivl_by_end[at] = (struct resv_so){ sr, er, n };
-			at = sched_ivl_count_by(s, true, sr);
-			memmove(&b->ivl_by_start[at + 1], &b->ivl_by_start[at],
-				(b->nivl - at) * sizeof(struct resv_so));
-			b->ivl_by_start[at] = (struct resv_so){ sr, er, n };
 			b->nivl++;
 			sched_resv_hold(s, n, sr);
 		}
@@ -1385,8 +1487,8 @@ void sched_backfill_free(sched_t *s)
 	if (!b)
 		return;
 	g_free(b->hold);
-	nodeox_g_free_all(b->ivl, b->ivl_head, b->ivl_by_start, b->ivl_by_end, b->wr_stamp, b->wr_g, b->wr_c,
-			  b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
+	nodeox_g_free_all(b->ivl, b->ivl_head, b->span_by_start, b->span_by_end, b->ends, b->wr_stamp,
+			  b->wr_g, b->wr_c, b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
 	if (b->wr_memo)
 		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
 			g_free(b->wr_memo[k].nodes);
