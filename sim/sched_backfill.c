@@ -30,7 +30,6 @@ typedef struct {          /* one remembered will-run answer */
 	uint64_t epoch;   /* valid while == sched_bf_t.wr_epoch */
 	uint64_t hash;    /* of the request's kind and the node set */
 	const req_t *req; /* a request of the shape asked (sched_same_request) */
-	uint64_t *nodes;  /* the nodes the test looked at (a bitmap) */
 	int64_t when;     /* its answer, or while !exact a lower bound of it */
 	uint64_t scanned; /* releases up to its fit (for releases_scanned) */
 	bool exact;       /* when is the answer (sched_wr_memo_exact) */
@@ -113,8 +112,10 @@ struct sched_bf {
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
 	/* wr_stamp[n] == wr_call (sched_wr_load) */
-	uint64_t wr_epoch;           /* bumped when a job starts or ends, and per pass */
-	wr_memo_t *wr_memo;          /* SCHED_WR_SLOTS, allocated on first use */
+	uint64_t wr_epoch;       /* bumped when a job starts or ends, and per pass */
+	wr_memo_t *wr_memo;      /* SCHED_WR_SLOTS, allocated on first use */
+	uint64_t *wr_memo_nodes; /* per slot, the nodes its test looked at */
+	/* (nnwords words each, at a place known from the slot alone) */
 	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
 	wr_index_t wx;               /* releases by node, for sched_wr_fast_fit */
 	struct blocked_slot {        /* requests that failed to start in this pass */
@@ -1016,19 +1017,21 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	sched_bf_t *b = s->bf;
 	uint64_t h = (r->kind * 0x9e3779b97f4a7c15ull ^ b->wr_hash) * 0x100000001b3ull;
 	h ^= h >> 29;
-	if (!b->wr_memo)
+	if (!b->wr_memo) {
 		b->wr_memo = g_new0(wr_memo_t, SCHED_WR_SLOTS);
-	wr_memo_t *m = &b->wr_memo[h & (SCHED_WR_SLOTS - 1)];
+		b->wr_memo_nodes = g_new0(uint64_t, SCHED_WR_SLOTS * s->nnwords);
+	}
+	size_t slot = h & (SCHED_WR_SLOTS - 1);
+	wr_memo_t *m = &b->wr_memo[slot];
+	uint64_t *nodes = &b->wr_memo_nodes[slot * s->nnwords];
 	size_t bytes = s->nnwords * sizeof(uint64_t);
 	if (m->epoch == b->wr_epoch && m->hash == h && sched_same_request(m->req, r) &&
-	    !memcmp(m->nodes, b->wr_bits, bytes)) {
+	    !memcmp(nodes, b->wr_bits, bytes)) {
 		s->run->releases_scanned += m->scanned;
 		*fresh = false;
 		return m;
 	}
-	if (!m->nodes)
-		m->nodes = g_new(uint64_t, s->nnwords);
-	memcpy(m->nodes, b->wr_bits, bytes);
+	memcpy(nodes, b->wr_bits, bytes);
 	uint64_t before = s->run->releases_scanned;
 	/* a per-node request in one group: from the index (no scratch view) */
 	bool fast = r->nodes && r->elig->ngroups == 1;
@@ -1491,10 +1494,10 @@ void sched_backfill_free(sched_t *s)
 			  b->wr_g, b->wr_c, b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
 	if (b->wr_memo)
 		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
-			g_free(b->wr_memo[k].nodes);
 			g_free(b->wr_memo[k].a);
 		}
 	g_free(b->wr_memo);
+	g_free(b->wr_memo_nodes);
 	sched_wr_index_free(&b->wx);
 	nodeox_g_free_all(b->resv.stamp, b->resv.start, b->resv.spare_g, b->resv.spare_c, b->resv.spare_m,
 			  b->uid, b->bf_user, b->bf_part, b->bf_user_part, b);
