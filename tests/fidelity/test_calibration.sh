@@ -9,8 +9,11 @@
 # clock phases, a conjunction 8 replicas do not draw), also as
 # multifactor-prefer's run 6 without the plugin (the -prefer traces' runs
 # without the plugin are copies of their originals'). The set is every
-# recorded run: sim/Makefile.inc's FIDELITY_CALIBRATION. No cluster needed:
-# the real runs are files.
+# recorded run: sim/Makefile.inc's FIDELITY_CALIBRATION. The share of real
+# runs outside the replicas' own range (not widened) must lie within half to
+# twice the 2/(N+1) that draws of the replicas' noise would give: replicas
+# much narrower or much wider than Slurm's spread fail here, whatever the
+# widening lets in. No cluster needed: the real runs are files.
 set -eu
 d="$top_srcdir/tests/fidelity"
 NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_CALIBRATION_EXCEPT=multifactor:off:6,multifactor-prefer:off:6 \
