@@ -336,12 +336,9 @@ static void sched_span_add(sched_bf_t *b, int n, int64_t sr, int64_t er)
 		}
 	}
 	struct resv_so sp = { ls, re, n };
-	if (ls < sr && re > er) {
+	if (ls < sr && re > er) /* joining both: the left one grows over the right one */
 		sched_span_update(b, (struct resv_so){ er, re, n }, false);
-		/* the left one grows to the right one's end */
-		b->span_by_start[sched_span_find(b, true, ls, n)].end = re;
-		sched_span_move(b, false, sched_span_find(b, false, sr, n), sp);
-	} else if (ls < sr) { /* same start, later end */
+	if (ls < sr) { /* same start, later end */
 		b->span_by_start[sched_span_find(b, true, ls, n)].end = re;
 		sched_span_move(b, false, sched_span_find(b, false, sr, n), sp);
 	} else if (re > er) { /* earlier start, same end */
