@@ -206,16 +206,33 @@ static int64_t sched_end_latency(const sched_t *s, uint32_t j)
 }
 
 /* Running job j goes into the list of running jobs by expected end (where
- * backfill's will-run test walks them); an ended one leaves it. */
+ * backfill's will-run test walks them); an ended one leaves it. The
+ * entries before the place or those after it move, whichever are fewer
+ * (jobs mostly end before their expected end, near the list's start), so
+ * the list keeps room on both sides and is centred in it when one side
+ * runs out. */
 static void sched_release_add(sched_t *s, uint32_t j, const running_t *run)
 {
 	rellist_t *l = &s->all;
 	size_t at = sched_release_find(l, run->expected_end, j);
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 256;
-		l->e = g_renew(release_t, l->e, l->cap);
+	if (at < l->n / 2 && l->head > 0) {
+		l->e--;
+		l->head--;
+		memmove(&l->e[0], &l->e[1], at * sizeof(release_t));
+	} else {
+		if (l->head + l->n == l->cap) {
+			release_t *base = l->e ? l->e - l->head : NULL;
+			if (2 * (l->n + 1) > l->cap) {
+				l->cap = MAX(2 * l->cap, 256);
+				base = g_renew(release_t, base, l->cap);
+			}
+			size_t head = (l->cap - l->n) / 2;
+			memmove(&base[head], &base[l->head], l->n * sizeof(release_t));
+			l->head = head;
+			l->e = base + head;
+		}
+		memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
 	}
-	memmove(&l->e[at + 1], &l->e[at], (l->n - at) * sizeof(release_t));
 	l->e[at] = (release_t){ .end = run->expected_end, .job = j, .node = -1 };
 	if (run->na == 1)
 		l->e[at] = (release_t){ .end = run->expected_end,
@@ -231,7 +248,13 @@ static void sched_release_drop(sched_t *s, uint32_t j, const running_t *run)
 {
 	rellist_t *l = &s->all;
 	size_t at = sched_release_find(l, run->expected_end, j);
-	memmove(&l->e[at], &l->e[at + 1], (l->n - at - 1) * sizeof(release_t));
+	if (at < l->n / 2) {
+		memmove(&l->e[1], &l->e[0], at * sizeof(release_t));
+		l->e++;
+		l->head++;
+	} else {
+		memmove(&l->e[at], &l->e[at + 1], (l->n - at - 1) * sizeof(release_t));
+	}
 	l->n--;
 }
 
@@ -554,7 +577,8 @@ static void sched_state_free(sched_t *s)
 	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);
 	prio_list_free(&s->old);
-	g_free(s->all.e);
+	if (s->all.e)
+		g_free(s->all.e - s->all.head);
 	sched_backfill_free(s);
 	sim_queue_free(&s->events);
 	g_free(s->part_tested);

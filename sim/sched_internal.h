@@ -105,9 +105,9 @@ typedef struct {     /* a running job in release order */
 	uint64_t mem;
 } release_t;
 
-typedef struct { /* running jobs by (end, job) */
-	release_t *e;
-	size_t n, cap;
+typedef struct {      /* running jobs by (end, job) */
+	release_t *e; /* the n entries, at head in the room for cap */
+	size_t n, cap, head;
 } rellist_t;
 
 typedef struct { /* a backfill pass's reservations as placement */
