@@ -1244,7 +1244,7 @@ static int sched_reserve_deferred(sched_t *s, uint32_t k, uint32_t *deferred, in
 	memset(defbits, 0, sizeof(uint64_t) * s->nwords);
 	for (int q = 0; q < ndef; q++) {
 		if (sel[q] && !stopped) {
-			if (sched_reserve(s, deferred[q]) < end_k && !sched_fit_now(s, k, &s->bf->resv))
+			if (sched_reserve(s, deferred[q]) < end_k && !sched_fits_now(s, k, &s->bf->resv))
 				stopped = true;
 			continue;
 		}
@@ -1318,22 +1318,38 @@ static bool sched_bf_limited(sched_t *s, uint32_t j)
 	return false;
 }
 
-/* Can job j start now without delaying a reservation of the jobs before it
- * (computed here as far as j needs them, as the pass below does)? Nodes in
- * s->abuf, or 0. For a record Slurm tests for a start now only: it is not
- * deferred and notes nothing. */
-static int sched_backfill_now(sched_t *s, uint32_t j, uint32_t *deferred, int *ndef, uint64_t *defbits)
+/* Job j fits on the free resources: would it delay a reservation of the
+ * jobs before it (computed here as far as j needs them)? Reservations made
+ * so far already stop it? More would too: then the waiting jobs'
+ * reservations are not computed for it. */
+static bool sched_backfill_blocked(sched_t *s, uint32_t j, uint32_t *deferred, int *ndef, uint64_t *defbits)
 {
 	sched_bf_t *b = s->bf;
-	int na = sched_fit_now(s, j, NULL);
-	if (!na)
-		return 0;
-	bool blocked = b->nresv && !(na = sched_fit_now(s, j, &b->resv));
+	bool blocked = b->nresv && !sched_fits_now(s, j, &b->resv);
 	if (!blocked && *ndef && bits_meet(defbits, s->req[j].elig->bits, s->nwords)) {
 		*ndef = sched_reserve_deferred(s, j, deferred, *ndef, defbits);
-		blocked = b->nresv && !(na = sched_fit_now(s, j, &b->resv));
+		blocked = b->nresv && !sched_fits_now(s, j, &b->resv);
 	}
-	return blocked ? 0 : na;
+	return blocked;
+}
+
+/* The nodes job j starts on now, beside this pass's reservations: chosen
+ * as select/cons_tres does, once the job is known to fit (sched_fits_now
+ * only says whether). */
+static int sched_backfill_place(sched_t *s, uint32_t j)
+{
+	sched_bf_t *b = s->bf;
+	return sched_fit_now(s, j, b->nresv ? &b->resv : NULL);
+}
+
+/* Can job j start now without delaying a reservation of the jobs before it
+ * (as the pass below asks)? Nodes in s->abuf, or 0. For a record Slurm
+ * tests for a start now only: it is not deferred and notes nothing. */
+static int sched_backfill_now(sched_t *s, uint32_t j, uint32_t *deferred, int *ndef, uint64_t *defbits)
+{
+	if (!sched_fits_now(s, j, NULL) || sched_backfill_blocked(s, j, deferred, ndef, defbits))
+		return 0;
+	return sched_backfill_place(s, j);
 }
 
 /* Job j starts on the nodes in s->abuf: what it takes on nodes reserved
@@ -1395,28 +1411,21 @@ int64_t sched_backfill_next(sched_t *s, int *na_out)
 			}
 		}
 		const elig_t *e = s->req[j].elig;
-		int na = 0;
 		bool known = sched_blocked_known(s, (uint32_t)j);
-		if (known || !(na = sched_fit_now(s, (uint32_t)j, NULL))) {
+		if (known || !sched_fits_now(s, (uint32_t)j, NULL)) {
 			if (!known)
 				sched_blocked_note(s, (uint32_t)j, INT64_MIN);
 			w->deferred[w->ndef++] = (uint32_t)j;
 			bits_or(w->defbits, e->bits, s->nwords);
 			continue;
 		}
-		/* Reservations made so far already stop it? More would too: do not
-		 * compute the waiting jobs' reservations for it. */
-		bool blocked = b->nresv && !(na = sched_fit_now(s, (uint32_t)j, &b->resv));
-		if (!blocked && w->ndef && bits_meet(w->defbits, e->bits, s->nwords)) {
-			w->ndef = sched_reserve_deferred(s, (uint32_t)j, w->deferred, w->ndef, w->defbits);
-			blocked = b->nresv && !(na = sched_fit_now(s, (uint32_t)j, &b->resv));
-		}
-		if (blocked) {
+		if (sched_backfill_blocked(s, (uint32_t)j, w->deferred, &w->ndef, w->defbits)) {
 			sched_blocked_note(s, (uint32_t)j, sched_plan_end(s, &s->req[j]));
 			w->deferred[w->ndef++] = (uint32_t)j;
 			bits_or(w->defbits, e->bits, s->nwords);
 			continue;
 		}
+		int na = sched_backfill_place(s, (uint32_t)j);
 		sched_backfill_taken(s, (uint32_t)j, na);
 		*na_out = na;
 		return j;

@@ -374,10 +374,12 @@ void sched_backfill_end(sched_t *s);
 void sched_place_init(sched_t *s);
 void sched_place_free(sched_t *s);
 void sched_bucket_move(sched_t *s, int n, int from, int to);
-int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end);
 /* Nodes for job j now (in s->abuf), or 0; resv: beside those reservations
  * (NULL: on the free resources alone). */
 int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv);
+/* Whether sched_fit_now would find nodes, without choosing them as
+ * select/cons_tres does (s->abuf is left with some nodes that fit). */
+bool sched_fits_now(sched_t *s, uint32_t j, const sched_resv_t *resv);
 /* Node n, with cpu CPUs free, as the nl-th candidate for per-node request r
  * of sched_runs_choose; returns nl + 1. */
 int sched_runs_add(sched_t *s, const req_t *r, int n, int64_t cpu, int nl);

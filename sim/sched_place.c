@@ -462,16 +462,17 @@ static int sched_place_group(sched_t *s, const req_t *r, int grp, const sched_re
 }
 
 /* Choose nodes for job r; fills s->abuf, returns the count or 0. The buckets
- * find quickly whether a group can take the job now; when one can, a
- * per-node job's nodes are then chosen as select/cons_tres does
- * (sched_place_runs), which visits every node of the group's classes: a
- * cost paid per start, not per failed try. */
-int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end)
+ * find quickly whether a group can take the job now; when one can and
+ * choose is set, a per-node job's nodes are then chosen as select/cons_tres
+ * does (sched_place_runs), which visits every node of the group's classes:
+ * a cost paid per start, not per failed try. Without choose, whether the
+ * job fits is the same answer, its nodes only the quick ones. */
+static int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t end, bool choose)
 {
 	const elig_t *e = r->elig;
 	for (int grp = 0; grp < e->ngroups; grp++) {
 		int na = sched_place_group(s, r, grp, resv, end);
-		if (na && r->nodes) {
+		if (na && r->nodes && choose) {
 			int nr = sched_place_runs(s, r, e->cls[grp], e->ncls[grp], resv, end);
 			if (nr)
 				na = nr;
@@ -482,15 +483,25 @@ int sched_place(sched_t *s, const req_t *r, const sched_resv_t *resv, int64_t en
 	return 0;
 }
 
-/* Nodes for job j now (in s->abuf), or 0. A job that did not fit without
+/* Job j now, with its nodes chosen or not. A job that did not fit without
  * reservations is not tried again until some job has ended. */
-int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv)
+static int sched_fit(sched_t *s, uint32_t j, const sched_resv_t *resv, bool choose)
 {
 	req_t *r = &s->req[j];
 	if (s->req[j].fail_epoch == s->release_epoch)
 		return 0;
-	int na = sched_place(s, r, resv, sched_plan_end(s, r));
+	int na = sched_place(s, r, resv, sched_plan_end(s, r), choose);
 	if (!na && !resv)
 		s->req[j].fail_epoch = s->release_epoch;
 	return na;
+}
+
+int sched_fit_now(sched_t *s, uint32_t j, const sched_resv_t *resv)
+{
+	return sched_fit(s, j, resv, true);
+}
+
+bool sched_fits_now(sched_t *s, uint32_t j, const sched_resv_t *resv)
+{
+	return sched_fit(s, j, resv, false) > 0;
 }
