@@ -29,10 +29,18 @@
 
 #include "sim/sched_internal.h"
 
-/* Free cores and GPUs per node and socket (SIM_MAX_SOCKETS each). */
+/* Free cores and GPUs per node and socket (SIM_MAX_SOCKETS each), and
+ * per node the first pass's last answer, kept until the node's sockets
+ * change: a start looks at every node that could take the job, most of
+ * them unchanged since the start before and asked for the same shape. */
 struct sched_sock {
 	int32_t *sock_c;
 	int32_t *sock_g;
+	struct sock_seen {
+		uint32_t gpus, cpus; /* what was asked (valid: gpus or cpus > 0) */
+		int64_t avail;       /* sched_socket_first_pass's answer */
+		int near;
+	} * seen;
 };
 
 /* s->sock stays NULL unless some node binds GPUs to sockets. */
@@ -48,6 +56,7 @@ void sched_socket_init(sched_t *s)
 	s->sock = k;
 	k->sock_c = g_new0(int32_t, (size_t)c->nnodes * SIM_MAX_SOCKETS);
 	k->sock_g = g_new0(int32_t, (size_t)c->nnodes * SIM_MAX_SOCKETS);
+	k->seen = g_new0(struct sock_seen, (size_t)c->nnodes);
 	for (int n = 0; n < c->nnodes; n++) {
 		const sim_node_t *nd = &c->nodes[n];
 		if (!nd->usable)
@@ -122,8 +131,14 @@ static int64_t sched_socket_pass(const sched_t *s, int n, uint32_t gpus, uint32_
 
 int64_t sched_socket_first_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus, int *near)
 {
-	bool req[SIM_MAX_SOCKETS];
-	return sched_socket_pass(s, n, gpus, cpus, near, req);
+	struct sock_seen *v = &s->sock->seen[n];
+	if (v->gpus != gpus || v->cpus != cpus || (gpus | cpus) == 0) {
+		bool req[SIM_MAX_SOCKETS];
+		*v = (struct sock_seen){ gpus, cpus, 0, 0 };
+		v->avail = sched_socket_pass(s, n, gpus, cpus, &v->near, req);
+	}
+	*near = v->near;
+	return v->avail;
 }
 
 /* Take a's GPUs and CPUs from its node's sockets: the required ones first,
@@ -136,6 +151,7 @@ void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t)
 	memset(t, 0, sizeof(*t));
 	if (S <= 1)
 		return;
+	s->sock->seen[n] = (struct sock_seen){ 0 };
 	if (sched_socket_pass(s, n, a->gpus, a->cpus, &near, req) < 0)
 		for (int k = 0; k < S; k++)
 			req[k] = true;
@@ -159,6 +175,7 @@ void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t)
 void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t)
 {
 	int n = a->node, S = (int)s->c->nodes[n].sockets;
+	s->sock->seen[n] = (struct sock_seen){ 0 };
 	for (int k = 0; k < S && S > 1; k++) {
 		s->sock->sock_c[n * SIM_MAX_SOCKETS + k] += t->c[k];
 		s->sock->sock_g[n * SIM_MAX_SOCKETS + k] += t->g[k];
@@ -171,6 +188,7 @@ void sched_socket_free(sched_t *s)
 		return;
 	g_free(s->sock->sock_c);
 	g_free(s->sock->sock_g);
+	g_free(s->sock->seen);
 	g_free(s->sock);
 	s->sock = NULL;
 }
