@@ -22,7 +22,8 @@
 /* ------------------------------------------------------------ state */
 
 #define SCHED_BLOCKED_SLOTS 64 /* requests remembered as stopped per pass (a power of 2) */
-#define SCHED_WR_SLOTS 4096    /* will-run answers remembered (a power of 2) */
+#define SCHED_WR_SLOTS 4096    /* will-run answers' hash slots (a power of 2) */
+#define SCHED_WR_ANSWERS 4096  /* will-run answers kept per epoch at most */
 #define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast_fit) */
 #define SCHED_WR_SEEK 64       /* entries sched_wr_seek looks at before the index */
 
@@ -112,10 +113,16 @@ struct sched_bf {
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
 	/* wr_stamp[n] == wr_call (sched_wr_load) */
-	uint64_t wr_epoch;       /* bumped when a job starts or ends, and per pass */
-	wr_memo_t *wr_memo;      /* SCHED_WR_SLOTS, allocated on first use */
-	uint64_t *wr_memo_nodes; /* per slot, the nodes its test looked at */
-	/* (nnwords words each, at a place known from the slot alone) */
+	uint64_t wr_epoch;      /* bumped when a job starts or ends, and per pass */
+	struct wr_slot {        /* SCHED_WR_SLOTS, allocated on first use: */
+		uint32_t epoch; /* the answer last put in the slot, valid */
+		uint32_t at;    /* while epoch == (uint32_t)wr_epoch */
+	} * wr_slot;
+	wr_memo_t *wr_memo;      /* this epoch's answers, in the order asked */
+	uint64_t *wr_memo_nodes; /* per answer, the nodes its test looked at */
+	/* (nnwords words each, at a place known from the answer's) */
+	uint32_t wr_memo_n, wr_memo_cap; /* answers of wr_memo_epoch, room */
+	uint64_t wr_memo_epoch;
 	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
 	wr_index_t wx;               /* releases by node, for sched_wr_fast_fit */
 	struct blocked_slot {        /* requests that failed to start in this pass */
@@ -1014,20 +1021,40 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	sched_bf_t *b = s->bf;
 	uint64_t h = (r->kind * 0x9e3779b97f4a7c15ull ^ b->wr_hash) * 0x100000001b3ull;
 	h ^= h >> 29;
-	if (!b->wr_memo) {
-		b->wr_memo = g_new0(wr_memo_t, SCHED_WR_SLOTS);
-		b->wr_memo_nodes = g_new0(uint64_t, SCHED_WR_SLOTS * s->nnwords);
+	if (!b->wr_slot)
+		b->wr_slot = g_new0(struct wr_slot, SCHED_WR_SLOTS);
+	if (b->wr_memo_epoch != b->wr_epoch) { /* the last epoch's answers are void */
+		b->wr_memo_epoch = b->wr_epoch;
+		b->wr_memo_n = 0;
 	}
-	size_t slot = h & (SCHED_WR_SLOTS - 1);
-	wr_memo_t *m = &b->wr_memo[slot];
-	uint64_t *nodes = &b->wr_memo_nodes[slot * s->nnwords];
+	/* the slots are small enough to stay in cache; the answers of one
+	 * epoch lie side by side, the recent ones (those asked again) too */
+	struct wr_slot *sl = &b->wr_slot[h & (SCHED_WR_SLOTS - 1)];
 	size_t bytes = s->nnwords * sizeof(uint64_t);
-	if (m->epoch == b->wr_epoch && m->hash == h && sched_same_request(m->req, r) &&
-	    !memcmp(nodes, b->wr_bits, bytes)) {
-		s->run->releases_scanned += m->scanned;
-		*fresh = false;
-		return m;
+	if (sl->epoch == (uint32_t)b->wr_epoch && sl->at < b->wr_memo_n) {
+		wr_memo_t *m = &b->wr_memo[sl->at];
+		if (m->epoch == b->wr_epoch && m->hash == h && sched_same_request(m->req, r) &&
+		    !memcmp(&b->wr_memo_nodes[sl->at * s->nnwords], b->wr_bits, bytes)) {
+			s->run->releases_scanned += m->scanned;
+			*fresh = false;
+			return m;
+		}
 	}
+	if (b->wr_memo_n == b->wr_memo_cap) {
+		if (b->wr_memo_cap < SCHED_WR_ANSWERS) {
+			uint32_t cap = MAX(2 * b->wr_memo_cap, 64);
+			b->wr_memo = g_renew(wr_memo_t, b->wr_memo, cap);
+			memset(&b->wr_memo[b->wr_memo_cap], 0, sizeof(wr_memo_t) * (cap - b->wr_memo_cap));
+			b->wr_memo_nodes = g_renew(uint64_t, b->wr_memo_nodes, (size_t)cap * s->nnwords);
+			b->wr_memo_cap = cap;
+		} else {                  /* full: start over from the first (a slot still naming */
+			b->wr_memo_n = 0; /* one of those finds another key there) */
+		}
+	}
+	uint32_t at = b->wr_memo_n++;
+	*sl = (struct wr_slot){ (uint32_t)b->wr_epoch, at };
+	wr_memo_t *m = &b->wr_memo[at];
+	uint64_t *nodes = &b->wr_memo_nodes[(size_t)at * s->nnwords];
 	memcpy(nodes, b->wr_bits, bytes);
 	uint64_t before = s->run->releases_scanned;
 	/* a per-node request in one group: from the index (no scratch view) */
@@ -1498,10 +1525,9 @@ void sched_backfill_free(sched_t *s)
 	g_free(b->hold);
 	nodeox_g_free_all(b->ivl, b->ivl_head, b->span_by_start, b->span_by_end, b->ends, b->wr_stamp,
 			  b->wr_g, b->wr_c, b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
-	if (b->wr_memo)
-		for (int k = 0; k < SCHED_WR_SLOTS; k++) {
-			g_free(b->wr_memo[k].a);
-		}
+	for (uint32_t k = 0; k < b->wr_memo_cap; k++)
+		g_free(b->wr_memo[k].a);
+	g_free(b->wr_slot);
 	g_free(b->wr_memo);
 	g_free(b->wr_memo_nodes);
 	sched_wr_index_free(&b->wx);
