@@ -60,6 +60,7 @@ typedef struct { /* one per-node request shape's nodes by the */
 	/* blocks used): the nodes of bnodes with fit < 64 i */
 	uint64_t *set;      /* the nodes counted (nnwords words) */
 	int32_t *cnt, *blk; /* nodes of set per position, per 64 positions */
+	uint64_t *nz;       /* the positions whose cnt is not 0 (a bitmap) */
 	int now, later;     /* nodes of set that fit now, and from some position */
 } wr_shape_t;
 
@@ -614,16 +615,19 @@ static int sched_bits_prev(const uint64_t *u, int i)
 }
 
 /* The smallest position whose count with those before it reaches k
- * (1 <= k <= the total), from per-position counts and their sums per 64. */
-static int sched_count_kth(const int32_t *cnt, const int32_t *blk, int k)
+ * (1 <= k <= the total), from per-position counts, their sums per 64 and
+ * the bitmap of the positions counted at all (the counts are sparse). */
+static int sched_count_kth(const int32_t *cnt, const int32_t *blk, const uint64_t *nz, int k)
 {
 	int b = 0;
 	while (blk[b] < k)
 		k -= blk[b++];
-	int p = b * 64;
-	while (cnt[p] < k)
-		k -= cnt[p++];
-	return p;
+	for (uint64_t w = nz[b];; w &= w - 1) { /* ends within the block */
+		int p = b * 64 + __builtin_ctzll(w);
+		if (cnt[p] >= k)
+			return p;
+		k -= cnt[p];
+	}
 }
 
 static void sched_wr_index_free(wr_index_t *x)
@@ -631,7 +635,7 @@ static void sched_wr_index_free(wr_index_t *x)
 	nodeox_g_free_all(x->off, x->item, x->ipos, x->hits, x->use, x->set);
 	for (int k = 0; k < SCHED_WR_SHAPES; k++) {
 		nodeox_g_free_all(x->shape[k].fit, x->shape[k].rows, x->shape[k].set, x->shape[k].cnt,
-				  x->shape[k].blk);
+				  x->shape[k].blk, x->shape[k].nz);
 	}
 }
 
@@ -657,6 +661,7 @@ static void sched_wr_index_build(sched_t *s)
 			if (x->shape[k].cnt) {
 				x->shape[k].cnt = g_renew(int32_t, x->shape[k].cnt, nb * 64);
 				x->shape[k].blk = g_renew(int32_t, x->shape[k].blk, nb);
+				x->shape[k].nz = g_renew(uint64_t, x->shape[k].nz, nb);
 				x->shape[k].rows = g_renew(uint64_t, x->shape[k].rows, (nb + 1) * s->nnwords);
 			}
 	}
@@ -765,12 +770,22 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 			sh->set = g_new(uint64_t, s->nnwords + 1);
 			sh->cnt = g_new(int32_t, nb * 64);
 			sh->blk = g_new(int32_t, nb);
+			sh->nz = g_new(uint64_t, nb);
 			sh->rows = g_new(uint64_t, (nb + 1) * s->nnwords);
 		}
-		*sh = (wr_shape_t){
-			b->wr_epoch, r->gpus_per_node, r->cpus_per_node, r->mem_per_node, bn, sh->fit,
-			sh->rows,    sh->set,          sh->cnt,          sh->blk,         0,  0
-		};
+		*sh = (wr_shape_t){ b->wr_epoch,
+				    r->gpus_per_node,
+				    r->cpus_per_node,
+				    r->mem_per_node,
+				    bn,
+				    sh->fit,
+				    sh->rows,
+				    sh->set,
+				    sh->cnt,
+				    sh->blk,
+				    sh->nz,
+				    0,
+				    0 };
 		size_t used = (size_t)(x->n + 63) / 64, nw = s->nnwords;
 		memset(sh->rows, 0, sizeof(uint64_t) * (used + 1) * nw);
 		SCHED_FOR_BITS(bn, nw, v, {
@@ -801,6 +816,7 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 		memset(sh->set, 0, sizeof(uint64_t) * s->nnwords);
 		memset(sh->cnt, 0, sizeof(int32_t) * used * 64);
 		memset(sh->blk, 0, sizeof(int32_t) * used);
+		memset(sh->nz, 0, sizeof(uint64_t) * used);
 	}
 	SCHED_FOR_BITS_XOR(sh->set, b->wr_cnt, s->nnwords, v, {
 		int in = bits_test(b->wr_cnt, v) ? 1 : -1;
@@ -808,8 +824,11 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 		if (sh->fit[v] < 0) {
 			sh->now += in;
 		} else if (sh->fit[v] != INT32_MAX) {
-			sh->cnt[sh->fit[v]] += in;
-			sh->blk[sh->fit[v] >> 6] += in;
+			int f = sh->fit[v];
+			bool was = sh->cnt[f] != 0;
+			sh->cnt[f] += in;
+			sh->nz[f >> 6] ^= (uint64_t)(was != (sh->cnt[f] != 0)) << (f & 63);
+			sh->blk[f >> 6] += in;
 			sh->later += in;
 		}
 	});
@@ -841,7 +860,7 @@ static int64_t sched_wr_fast_fit(sched_t *s, const req_t *r, int *fit)
 		s->run->releases_scanned += (uint64_t)x->n;
 		return -1;
 	}
-	*fit = sched_count_kth(sh->cnt, sh->blk, (int)(need - sh->now));
+	*fit = sched_count_kth(sh->cnt, sh->blk, sh->nz, (int)(need - sh->now));
 	s->run->releases_scanned += (uint64_t)*fit + 1;
 	int64_t end = s->all.e[*fit].end;
 	return end > s->now ? end : s->now + 1;
