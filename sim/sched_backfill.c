@@ -27,8 +27,8 @@
 #define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast_fit) */
 #define SCHED_WR_SEEK 64       /* entries sched_wr_seek looks at before the index */
 
-typedef struct {          /* one remembered will-run answer */
-	uint64_t epoch;   /* valid while == sched_bf_t.wr_epoch */
+typedef struct { /* one remembered will-run answer (of the epoch */
+	/* sched_bf_t.wr_memo_epoch: every one before wr_memo_n) */
 	uint64_t hash;    /* of the request's kind and the node set */
 	const req_t *req; /* a request of the shape asked (sched_same_request) */
 	int64_t when;     /* its answer, or while !exact a lower bound of it */
@@ -773,19 +773,17 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 			sh->nz = g_new(uint64_t, nb);
 			sh->rows = g_new(uint64_t, (nb + 1) * s->nnwords);
 		}
-		*sh = (wr_shape_t){ b->wr_epoch,
-				    r->gpus_per_node,
-				    r->cpus_per_node,
-				    r->mem_per_node,
-				    bn,
-				    sh->fit,
-				    sh->rows,
-				    sh->set,
-				    sh->cnt,
-				    sh->blk,
-				    sh->nz,
-				    0,
-				    0 };
+		*sh = (wr_shape_t){ .epoch = b->wr_epoch,
+				    .gpus_per_node = r->gpus_per_node,
+				    .cpus_per_node = r->cpus_per_node,
+				    .mem_per_node = r->mem_per_node,
+				    .bnodes = bn,
+				    .fit = sh->fit,
+				    .rows = sh->rows,
+				    .set = sh->set,
+				    .cnt = sh->cnt,
+				    .blk = sh->blk,
+				    .nz = sh->nz };
 		size_t used = (size_t)(x->n + 63) / 64, nw = s->nnwords;
 		memset(sh->rows, 0, sizeof(uint64_t) * (used + 1) * nw);
 		SCHED_FOR_BITS(bn, nw, v, {
@@ -1052,7 +1050,7 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	size_t bytes = s->nnwords * sizeof(uint64_t);
 	if (sl->epoch == (uint32_t)b->wr_epoch && sl->at < b->wr_memo_n) {
 		wr_memo_t *m = &b->wr_memo[sl->at];
-		if (m->epoch == b->wr_epoch && m->hash == h && sched_same_request(m->req, r) &&
+		if (m->hash == h && sched_same_request(m->req, r) &&
 		    !memcmp(&b->wr_memo_nodes[sl->at * s->nnwords], b->wr_bits, bytes)) {
 			s->run->releases_scanned += m->scanned;
 			*fresh = false;
@@ -1066,8 +1064,10 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 			memset(&b->wr_memo[b->wr_memo_cap], 0, sizeof(wr_memo_t) * (cap - b->wr_memo_cap));
 			b->wr_memo_nodes = g_renew(uint64_t, b->wr_memo_nodes, (size_t)cap * s->nnwords);
 			b->wr_memo_cap = cap;
-		} else {                  /* full: start over from the first (a slot still naming */
-			b->wr_memo_n = 0; /* one of those finds another key there) */
+		} else {
+			/* full: start over from the first (a slot that still
+			 * names one of those finds another key there) */
+			b->wr_memo_n = 0;
 		}
 	}
 	uint32_t at = b->wr_memo_n++;
@@ -1083,7 +1083,6 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	m->upto = -1;
 	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;
-	m->epoch = b->wr_epoch;
 	m->hash = h;
 	m->req = r;
 	m->placed = false;
