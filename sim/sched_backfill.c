@@ -27,6 +27,8 @@
 #define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast_fit) */
 #define SCHED_WR_SEEK 64       /* entries sched_wr_seek looks at before the index */
 
+#define SCHED_SPAN_LAST INT32_MAX /* resv_so.gap of a node's last span */
+
 typedef struct { /* one remembered will-run answer (of the epoch */
 	/* sched_bf_t.wr_memo_epoch: every one before wr_memo_n) */
 	uint64_t hash;    /* of the request's kind and the node set */
@@ -91,26 +93,27 @@ struct sched_bf {
 		int node, next; /* next: the node's previous one, -1 none */
 		int64_t start, end;
 	} * ivl;
-	int *ivl_head;                   /* per node: its last reservation, -1 none */
-	struct resv_so {                 /* per node, its reservations that */
-		int64_t start, end;      /* follow each other without a gap */
-		int node;                /* joined in one span; the spans by */
-	} * span_by_start, *span_by_end; /* (start, node) and (end, node) */
-	size_t nspan;                    /* (for sched_wr_nodes_advance) */
-	int64_t *ends;                   /* the reservations' ends, ascending, */
-	size_t nends;                    /* each once (where a try comes next) */
+	int *ivl_head; /* per node: its last reservation, -1 none */
+	/* per node, its reservations that follow each other without a gap
+	 * joined in one span; the spans by (start, node) and by (end, node),
+	 * for sched_wr_nodes_advance; in span_by_end, gap is the time from a
+	 * span's end to the start of the node's next one (SCHED_SPAN_LAST:
+	 * none) */
+	struct resv_so {
+		int64_t start, end;
+		int node;
+		int32_t gap;
+	} * span_by_start, *span_by_end;
+	size_t nspan;
+	int64_t *ends; /* the reservations' ends, ascending, */
+	size_t nends;  /* each once (where a try comes next) */
 	size_t nivl, capivl;
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
-	uint64_t *wr_bits;      /* nodes a will-run test looks at (nnwords words) */
-	uint64_t wr_hash;       /* the xor of their node_key (sched_wr_memo) */
-	uint64_t *node_key;     /* per node: a fixed pseudo-random word */
-	bool wr_changed;        /* sched_wr_hold changed them (sched_reserve) */
-	struct hold {           /* per node: reservations meeting the try */
-		uint32_t stamp; /* (sched_wr_holds), side by side */
-		int32_t cnt;
-	} * hold;
-	uint32_t hold_gen;
+	uint64_t *wr_bits;           /* nodes a will-run test looks at (nnwords words) */
+	uint64_t wr_hash;            /* the xor of their node_key (sched_wr_memo) */
+	uint64_t *node_key;          /* per node: a fixed pseudo-random word */
+	bool wr_changed;             /* sched_wr_hold changed them (sched_reserve) */
 	uint64_t *wr_cnt;            /* those of them the job may use */
 	uint32_t *wr_stamp, wr_call; /* wr_g/c/m[n] hold this test's view when */
 	/* wr_stamp[n] == wr_call (sched_wr_load) */
@@ -216,38 +219,33 @@ static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 		b->wr_cnt[w] = b->wr_bits[w] & e->bnodes[w];
 }
 
-/* Node n's count of this pass's reservations that meet the try's interval
- * (kept for the nodes of the test's elig only, valid while hold[n].stamp
- * == hold_gen, one generation per reservation's tries). */
-static inline int32_t *sched_wr_holds(sched_t *s, int n)
+/* A span on node n meets the try's interval: n leaves the test's nodes
+ * (if it is there: they are among e->wnodes). */
+static inline void sched_wr_hold(sched_t *s, int n)
 {
 	sched_bf_t *b = s->bf;
-	struct hold *h = &b->hold[n];
-	if (h->stamp != b->hold_gen)
-		*h = (struct hold){ b->hold_gen, 0 };
-	return &h->cnt;
-}
-
-/* A reservation on node n begins to meet the try's interval: n leaves the
- * test's nodes (if the test looks at it). */
-static inline void sched_wr_hold(sched_t *s, const elig_t *e, int n)
-{
-	sched_bf_t *b = s->bf;
-	if (!bits_test(e->wnodes, n) || (*sched_wr_holds(s, n))++)
+	uint64_t bit = 1ull << (n & 63);
+	if (!(b->wr_bits[n >> 6] & bit))
 		return;
-	b->wr_bits[n >> 6] &= ~(1ull << (n & 63));
+	b->wr_bits[n >> 6] &= ~bit;
 	b->wr_hash ^= b->node_key[n];
 	b->wr_changed = true;
 }
 
-/* A reservation on node n that met the try's interval no longer does: n
- * rejoins the test's nodes when no other one on it still does. */
-static inline void sched_wr_unhold(sched_t *s, const elig_t *e, int n)
+/* Node n's span sp ended by the try's start: n is in the test's nodes (if
+ * the test looks at it) when the node's next span starts after the try's
+ * end_time. A node's spans neither meet nor touch, so the next one is the
+ * first that could meet the interval; where it ended by the start too, its
+ * own call comes later (the spans by end) and decides. */
+static inline void sched_wr_unhold(sched_t *s, const elig_t *e, const struct resv_so *sp, int64_t end_time)
 {
 	sched_bf_t *b = s->bf;
-	if (!bits_test(e->wnodes, n) || --*sched_wr_holds(s, n))
+	int n = sp->node;
+	uint64_t bit = 1ull << (n & 63);
+	bool in = sp->gap == SCHED_SPAN_LAST || sp->end + sp->gap > end_time;
+	if (!bits_test(e->wnodes, n) || in == ((b->wr_bits[n >> 6] & bit) != 0))
 		return;
-	b->wr_bits[n >> 6] |= 1ull << (n & 63);
+	b->wr_bits[n >> 6] ^= bit;
 	b->wr_hash ^= b->node_key[n];
 	b->wr_changed = true;
 }
@@ -343,9 +341,19 @@ static void sched_span_add(sched_bf_t *b, int n, int64_t sr, int64_t er)
 			}
 		}
 	}
-	struct resv_so sp = { ls, re, n };
+	/* the end of the node's span before the joined one, the start of
+	 * the one after */
+	int64_t pe = INT64_MIN, ns = INT64_MAX;
+	for (int i = b->ivl_head[n]; i >= 0; i = b->ivl[i].next) {
+		if (b->ivl[i].end < ls)
+			pe = MAX(pe, b->ivl[i].end);
+		if (b->ivl[i].start > re)
+			ns = MIN(ns, b->ivl[i].start);
+	}
+	struct resv_so sp = { ls, re, n,
+			      ns == INT64_MAX ? SCHED_SPAN_LAST : (int32_t)MIN(ns - re, INT32_MAX - 1) };
 	if (ls < sr && re > er) /* joining both: the left one grows over the right one */
-		sched_span_update(b, (struct resv_so){ er, re, n }, false);
+		sched_span_update(b, (struct resv_so){ er, re, n, 0 }, false);
 	if (ls < sr) { /* same start, later end */
 		b->span_by_start[sched_span_find(b, true, ls, n)].end = re;
 		sched_span_move(b, false, sched_span_find(b, false, sr, n), sp);
@@ -355,6 +363,8 @@ static void sched_span_add(sched_bf_t *b, int n, int64_t sr, int64_t er)
 	} else {
 		sched_span_update(b, sp, true);
 	}
+	if (ls == sr && pe != INT64_MIN) /* the span before now ends sr - pe before it */
+		b->span_by_end[sched_span_find(b, false, pe, n)].gap = (int32_t)MIN(sr - pe, INT32_MAX - 1);
 	size_t at = sched_ends_count(b, er);
 	if (at == 0 || b->ends[at - 1] != er) {
 		memmove(&b->ends[at + 1], &b->ends[at], (b->nends - at) * sizeof(int64_t));
@@ -372,18 +382,17 @@ typedef struct {
 /* A reservation's next try, from a later start_res (and end_time no
  * earlier): instead of sched_wr_nodes again, the spans that begin to meet
  * the interval (start in (old end_time, end_time], end after start_res)
- * hold their nodes, and those that stop meeting it (end in (old start_res,
- * start_res], counted before) give them back. */
-static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t old_end, int64_t start_res,
-				   int64_t end_time, wr_cursor_t *cu)
+ * hold their nodes, and the spans that end in (old start_res, start_res]
+ * give theirs back unless the node's next span meets it. */
+static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t start_res, int64_t end_time,
+				   wr_cursor_t *cu)
 {
 	sched_bf_t *b = s->bf;
 	for (; cu->ps < b->nspan && b->span_by_start[cu->ps].start <= end_time; cu->ps++)
 		if (b->span_by_start[cu->ps].end > start_res)
-			sched_wr_hold(s, e, b->span_by_start[cu->ps].node);
+			sched_wr_hold(s, b->span_by_start[cu->ps].node);
 	for (; cu->pe < b->nspan && b->span_by_end[cu->pe].end <= start_res; cu->pe++)
-		if (b->span_by_end[cu->pe].start <= old_end)
-			sched_wr_unhold(s, e, b->span_by_end[cu->pe].node);
+		sched_wr_unhold(s, e, &b->span_by_end[cu->pe], end_time);
 	while (cu->pl < b->nends && b->ends[cu->pl] <= start_res)
 		cu->pl++;
 	if (b->wr_changed) /* else wr_cnt is still wr_bits' */
@@ -413,14 +422,10 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 	memcpy(b->wr_bits, e->wnodes, bytes);
 	b->wr_hash = e->whash;
 	cu->ps = sched_span_count(b->span_by_start, b->nspan, true, end_time, -1);
-	if (++b->hold_gen == 0) { /* stamps wrapped: start them over */
-		memset(b->hold, 0, sizeof(struct hold) * (size_t)c->nnodes);
-		b->hold_gen = 1;
-	}
 	const struct resv_so *so = b->span_by_start;
 	for (size_t k = 0; k < cu->ps; k++) /* the node set is new: no wr_changed */
 		if (so[k].end > start_res)
-			sched_wr_hold(s, e, so[k].node);
+			sched_wr_hold(s, so[k].node);
 	cu->pe = sched_span_count(b->span_by_end, b->nspan, false, start_res, -1);
 	cu->pl = sched_ends_count(b, start_res);
 	sched_wr_nodes_done(s, e);
@@ -1162,7 +1167,6 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	 * at the start the last one found), so the loop ends by the horizon. */
 	bool swept = false; /* the node set is set up for updates */
 	wr_cursor_t cu = { 0, 0, 0 };
-	int64_t old_end = 0;
 	wr_memo_t *m = NULL;
 	while (start_res <= horizon) {
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
@@ -1170,9 +1174,8 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		if (!swept)
 			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &cu);
 		else
-			sched_wr_nodes_advance(s, e, old_end, start_res, end_time, &cu);
+			sched_wr_nodes_advance(s, e, start_res, end_time, &cu);
 		swept = true;
-		old_end = end_time;
 		/* the first end of a reservation of this pass after start_res
 		 * (SCHED_INF: none; cu.pl counts those at or before start_res): where
 		 * Slurm's backfill tries the job again when the nodes free then
@@ -1529,7 +1532,6 @@ void sched_backfill_init(sched_t *s)
 	}
 	b->wr_cnt = g_new(uint64_t, s->nnwords + 1);
 	b->ivl_head = g_new(int, nn);
-	b->hold = g_new0(struct hold, nn ? nn : 1);
 	b->wr_g = g_new(int64_t, nn);
 	b->wr_c = g_new(int64_t, nn);
 	b->wr_m = g_new(int64_t, nn);
@@ -1540,7 +1542,6 @@ void sched_backfill_free(sched_t *s)
 	sched_bf_t *b = s->bf;
 	if (!b)
 		return;
-	g_free(b->hold);
 	nodeox_g_free_all(b->ivl, b->ivl_head, b->span_by_start, b->span_by_end, b->ends, b->wr_stamp,
 			  b->wr_g, b->wr_c, b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
 	for (uint32_t k = 0; k < b->wr_memo_cap; k++)
