@@ -107,6 +107,12 @@ struct sched_bf {
 	size_t nspan;
 	int64_t *ends; /* the reservations' ends, ascending, */
 	size_t nends;  /* each once (where a try comes next) */
+	/* the nodes a reservation's first try (from now) finds held, carried
+	 * from one reservation to the next: those with a span starting by
+	 * first_until (every span of the pass ends after now), the xor of
+	 * their node_key, and per node its first span's start (INT64_MAX) */
+	uint64_t *first_held, first_hash;
+	int64_t first_until, *first_start;
 	size_t nivl, capivl;
 	uint32_t ivl_pass; /* the pass ivl belongs to */
 	int nresv;
@@ -305,6 +311,33 @@ static void sched_span_move(sched_bf_t *b, bool by_start, size_t i, struct resv_
 	so[at] = sp;
 }
 
+/* Node n into (held) or out of the first tries' held nodes. */
+static inline void sched_first_hold(sched_bf_t *b, int n, bool held)
+{
+	uint64_t bit = 1ull << (n & 63);
+	if (held == ((b->first_held[n >> 6] & bit) != 0))
+		return;
+	b->first_held[n >> 6] ^= bit;
+	b->first_hash ^= b->node_key[n];
+}
+
+/* The first tries' held nodes for a try ending at end_time: the nodes of
+ * the spans starting between the last such time and this one join, or
+ * leave where the node has no span starting by end_time. Returns the
+ * spans starting by end_time. */
+static size_t sched_first_until(sched_bf_t *b, int64_t end_time)
+{
+	const struct resv_so *so = b->span_by_start;
+	size_t was = sched_span_count(so, b->nspan, true, b->first_until, -1);
+	size_t now = sched_span_count(so, b->nspan, true, end_time, -1);
+	for (size_t k = was; k < now; k++)
+		sched_first_hold(b, so[k].node, true);
+	for (size_t k = now; k < was; k++)
+		sched_first_hold(b, so[k].node, b->first_start[so[k].node] <= end_time);
+	b->first_until = end_time;
+	return now;
+}
+
 /* Insert the span sp into, or (add false) remove it from, both orders. */
 static void sched_span_update(sched_bf_t *b, struct resv_so sp, bool add)
 {
@@ -363,6 +396,9 @@ static void sched_span_add(sched_bf_t *b, int n, int64_t sr, int64_t er)
 	} else {
 		sched_span_update(b, sp, true);
 	}
+	b->first_start[n] = MIN(b->first_start[n], sr);
+	if (sr <= b->first_until)
+		sched_first_hold(b, n, true);
 	if (ls == sr && pe != INT64_MIN) /* the span before now ends sr - pe before it */
 		b->span_by_end[sched_span_find(b, false, pe, n)].gap = (int32_t)MIN(sr - pe, INT32_MAX - 1);
 	size_t at = sched_ends_count(b, er);
@@ -399,11 +435,11 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t start_re
 		sched_wr_nodes_done(s, e);
 }
 
-/* The nodes a will-run test for e looks at from start_res until end_time
- * (s->bf->wr_bits): the usable nodes of its partitions and constraint that no
- * reservation of this pass holds at any time in between. Also sets up
- * sched_wr_nodes_advance for the later tries of the same reservation. */
-static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end_time, wr_cursor_t *cu)
+/* The nodes a reservation's first try for e looks at, from now until
+ * end_time (s->bf->wr_bits): the usable nodes of its partitions and
+ * constraint that no reservation of this pass holds at any time in
+ * between. Also sets up sched_wr_nodes_advance for its later tries. */
+static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t end_time, wr_cursor_t *cu)
 {
 	sched_bf_t *b = s->bf;
 	const sim_cluster_t *c = s->c;
@@ -419,15 +455,20 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t start_res, int64_t end
 		}
 		SCHED_FOR_BITS(e->wnodes, s->nnwords, n, e->whash ^= b->node_key[n]);
 	}
-	memcpy(b->wr_bits, e->wnodes, bytes);
-	b->wr_hash = e->whash;
-	cu->ps = sched_span_count(b->span_by_start, b->nspan, true, end_time, -1);
-	const struct resv_so *so = b->span_by_start;
-	for (size_t k = 0; k < cu->ps; k++) /* the node set is new: no wr_changed */
-		if (so[k].end > start_res)
-			sched_wr_hold(s, so[k].node);
-	cu->pe = sched_span_count(b->span_by_end, b->nspan, false, start_res, -1);
-	cu->pl = sched_ends_count(b, start_res);
+	/* from now: every span of the pass ends after it, so the nodes held
+	 * are those with a span starting by end_time */
+	cu->ps = sched_first_until(b, end_time);
+	uint64_t outside = 0;
+	for (size_t w = 0; w < s->nnwords; w++) {
+		b->wr_bits[w] = e->wnodes[w] & ~b->first_held[w];
+		outside |= b->first_held[w] & ~e->wnodes[w];
+	}
+	b->wr_hash = e->whash ^ b->first_hash;
+	if (outside) /* held nodes the test does not look at: not in whash */
+		SCHED_FOR_WORD_BITS(b->first_held[w_] & ~e->wnodes[w_], s->nnwords, n,
+				    b->wr_hash ^= b->node_key[n]);
+	cu->pe = sched_span_count(b->span_by_end, b->nspan, false, s->now, -1);
+	cu->pl = sched_ends_count(b, s->now);
 	sched_wr_nodes_done(s, e);
 }
 
@@ -1156,8 +1197,13 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 	if (b->ivl_pass != b->pass) {
 		b->nivl = b->nspan = b->nends = 0;
 		b->ivl_pass = b->pass;
-		for (int n = 0; n < c->nnodes; n++)
+		for (int n = 0; n < c->nnodes; n++) {
 			b->ivl_head[n] = -1;
+			b->first_start[n] = INT64_MAX;
+		}
+		memset(b->first_held, 0, sizeof(uint64_t) * s->nnwords);
+		b->first_hash = 0;
+		b->first_until = INT64_MIN;
 	}
 	int64_t res = s->o->params.bf_resolution_s, org = s->o->params.bf_origin_s;
 	int64_t horizon = s->now + s->o->params.bf_window_min * 60;
@@ -1172,7 +1218,7 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		int64_t end_time = r->plan == SCHED_INF ? horizon : start_res + r->plan;
 		b->wr_changed = !swept;
 		if (!swept)
-			sched_wr_nodes(s, (elig_t *)e, start_res, end_time, &cu);
+			sched_wr_nodes(s, (elig_t *)e, end_time, &cu);
 		else
 			sched_wr_nodes_advance(s, e, start_res, end_time, &cu);
 		swept = true;
@@ -1532,6 +1578,8 @@ void sched_backfill_init(sched_t *s)
 	}
 	b->wr_cnt = g_new(uint64_t, s->nnwords + 1);
 	b->ivl_head = g_new(int, nn);
+	b->first_start = g_new(int64_t, nn ? nn : 1);
+	b->first_held = g_new0(uint64_t, s->nnwords + 1);
 	b->wr_g = g_new(int64_t, nn);
 	b->wr_c = g_new(int64_t, nn);
 	b->wr_m = g_new(int64_t, nn);
@@ -1551,7 +1599,7 @@ void sched_backfill_free(sched_t *s)
 	g_free(b->wr_memo_nodes);
 	sched_wr_index_free(&b->wx);
 	nodeox_g_free_all(b->resv.stamp, b->resv.start, b->resv.spare_g, b->resv.spare_c, b->resv.spare_m,
-			  b->uid, b->bf_user, b->bf_part, b->bf_user_part, b);
+			  b->uid, b->bf_user, b->bf_part, b->bf_user_part, b->first_start, b->first_held, b);
 	s->bf = NULL;
 }
 
