@@ -800,6 +800,21 @@ static wr_shape_t *sched_wr_shape_find(sched_t *s, const req_t *r)
 	return NULL;
 }
 
+/* Node v joins (in 1) or leaves (in -1) the nodes shape sh counts. */
+static inline void sched_wr_shape_count(wr_shape_t *sh, int v, int in)
+{
+	int f = sh->fit[v];
+	if (f < 0) {
+		sh->now += in;
+	} else if (f != INT32_MAX) {
+		bool was = sh->cnt[f] != 0;
+		sh->cnt[f] += in;
+		sh->nz[f >> 6] ^= (uint64_t)(was != (sh->cnt[f] != 0)) << (f & 63);
+		sh->blk[f >> 6] += in;
+		sh->later += in;
+	}
+}
+
 static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 {
 	sched_bf_t *b = s->bf;
@@ -862,20 +877,16 @@ static wr_shape_t *sched_wr_shape(sched_t *s, const req_t *r)
 		memset(sh->blk, 0, sizeof(int32_t) * used);
 		memset(sh->nz, 0, sizeof(uint64_t) * used);
 	}
-	SCHED_FOR_BITS_XOR(sh->set, b->wr_cnt, s->nnwords, v, {
-		int in = bits_test(b->wr_cnt, v) ? 1 : -1;
-		sh->set[v >> 6] ^= 1ull << (v & 63);
-		if (sh->fit[v] < 0) {
-			sh->now += in;
-		} else if (sh->fit[v] != INT32_MAX) {
-			int f = sh->fit[v];
-			bool was = sh->cnt[f] != 0;
-			sh->cnt[f] += in;
-			sh->nz[f >> 6] ^= (uint64_t)(was != (sh->cnt[f] != 0)) << (f & 63);
-			sh->blk[f >> 6] += in;
-			sh->later += in;
-		}
-	});
+	for (size_t w = 0; w < s->nnwords; w++) {
+		uint64_t now = b->wr_cnt[w], was = sh->set[w];
+		if (now == was)
+			continue;
+		sh->set[w] = now;
+		for (uint64_t m = now & ~was; m; m &= m - 1)
+			sched_wr_shape_count(sh, (int)(w * 64 + (size_t)__builtin_ctzll(m)), 1);
+		for (uint64_t m = was & ~now; m; m &= m - 1)
+			sched_wr_shape_count(sh, (int)(w * 64 + (size_t)__builtin_ctzll(m)), -1);
+	}
 	return sh;
 }
 
