@@ -27,8 +27,6 @@
 #define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast_fit) */
 #define SCHED_WR_SEEK 64       /* entries sched_wr_seek looks at before the index */
 
-#define SCHED_SPAN_LAST INT32_MAX /* resv_so.gap of a node's last span */
-
 typedef struct { /* one remembered will-run answer (of the epoch */
 	/* sched_bf_t.wr_memo_epoch: every one before wr_memo_n) */
 	uint64_t hash;    /* of the request's kind and the node set */
@@ -97,8 +95,8 @@ struct sched_bf {
 	/* per node, its reservations that follow each other without a gap
 	 * joined in one span; the spans by (start, node) and by (end, node),
 	 * for sched_wr_nodes_advance; in span_by_end, gap is the time from a
-	 * span's end to the start of the node's next one (SCHED_SPAN_LAST:
-	 * none) */
+	 * span's end to the start of the node's next one (INT32_MAX, later
+	 * than any try's end, where there is none or it is farther) */
 	struct resv_so {
 		int64_t start, end;
 		int node;
@@ -225,17 +223,24 @@ static void sched_wr_nodes_done(sched_t *s, const elig_t *e)
 		b->wr_cnt[w] = b->wr_bits[w] & e->bnodes[w];
 }
 
+/* Node n into (in) or out of the node set bits whose node_key xor is
+ * *hash; whether that changed the set. */
+static inline bool sched_nodes_put(const sched_bf_t *b, uint64_t *bits, uint64_t *hash, int n, bool in)
+{
+	uint64_t bit = 1ull << (n & 63);
+	if (in == ((bits[n >> 6] & bit) != 0))
+		return false;
+	bits[n >> 6] ^= bit;
+	*hash ^= b->node_key[n];
+	return true;
+}
+
 /* A span on node n meets the try's interval: n leaves the test's nodes
  * (if it is there: they are among e->wnodes). */
 static inline void sched_wr_hold(sched_t *s, int n)
 {
 	sched_bf_t *b = s->bf;
-	uint64_t bit = 1ull << (n & 63);
-	if (!(b->wr_bits[n >> 6] & bit))
-		return;
-	b->wr_bits[n >> 6] &= ~bit;
-	b->wr_hash ^= b->node_key[n];
-	b->wr_changed = true;
+	b->wr_changed |= sched_nodes_put(b, b->wr_bits, &b->wr_hash, n, false);
 }
 
 /* Node n's span sp ended by the try's start: n is in the test's nodes (if
@@ -246,14 +251,9 @@ static inline void sched_wr_hold(sched_t *s, int n)
 static inline void sched_wr_unhold(sched_t *s, const elig_t *e, const struct resv_so *sp, int64_t end_time)
 {
 	sched_bf_t *b = s->bf;
-	int n = sp->node;
-	uint64_t bit = 1ull << (n & 63);
-	bool in = sp->gap == SCHED_SPAN_LAST || sp->end + sp->gap > end_time;
-	if (!bits_test(e->wnodes, n) || in == ((b->wr_bits[n >> 6] & bit) != 0))
-		return;
-	b->wr_bits[n >> 6] ^= bit;
-	b->wr_hash ^= b->node_key[n];
-	b->wr_changed = true;
+	if (bits_test(e->wnodes, sp->node))
+		b->wr_changed |=
+			sched_nodes_put(b, b->wr_bits, &b->wr_hash, sp->node, sp->end + sp->gap > end_time);
 }
 
 /* How many of the n spans in so (by_start: ordered by start, else by end)
@@ -311,16 +311,6 @@ static void sched_span_move(sched_bf_t *b, bool by_start, size_t i, struct resv_
 	so[at] = sp;
 }
 
-/* Node n into (held) or out of the first tries' held nodes. */
-static inline void sched_first_hold(sched_bf_t *b, int n, bool held)
-{
-	uint64_t bit = 1ull << (n & 63);
-	if (held == ((b->first_held[n >> 6] & bit) != 0))
-		return;
-	b->first_held[n >> 6] ^= bit;
-	b->first_hash ^= b->node_key[n];
-}
-
 /* The first tries' held nodes for a try ending at end_time: the nodes of
  * the spans starting between the last such time and this one join, or
  * leave where the node has no span starting by end_time. Returns the
@@ -331,9 +321,10 @@ static size_t sched_first_until(sched_bf_t *b, int64_t end_time)
 	size_t was = sched_span_count(so, b->nspan, true, b->first_until, -1);
 	size_t now = sched_span_count(so, b->nspan, true, end_time, -1);
 	for (size_t k = was; k < now; k++)
-		sched_first_hold(b, so[k].node, true);
+		sched_nodes_put(b, b->first_held, &b->first_hash, so[k].node, true);
 	for (size_t k = now; k < was; k++)
-		sched_first_hold(b, so[k].node, b->first_start[so[k].node] <= end_time);
+		sched_nodes_put(b, b->first_held, &b->first_hash, so[k].node,
+				b->first_start[so[k].node] <= end_time);
 	b->first_until = end_time;
 	return now;
 }
@@ -383,8 +374,7 @@ static void sched_span_add(sched_bf_t *b, int n, int64_t sr, int64_t er)
 		if (b->ivl[i].start > re)
 			ns = MIN(ns, b->ivl[i].start);
 	}
-	struct resv_so sp = { ls, re, n,
-			      ns == INT64_MAX ? SCHED_SPAN_LAST : (int32_t)MIN(ns - re, INT32_MAX - 1) };
+	struct resv_so sp = { ls, re, n, (int32_t)MIN(ns - re, INT32_MAX) };
 	if (ls < sr && re > er) /* joining both: the left one grows over the right one */
 		sched_span_update(b, (struct resv_so){ er, re, n, 0 }, false);
 	if (ls < sr) { /* same start, later end */
@@ -398,9 +388,9 @@ static void sched_span_add(sched_bf_t *b, int n, int64_t sr, int64_t er)
 	}
 	b->first_start[n] = MIN(b->first_start[n], sr);
 	if (sr <= b->first_until)
-		sched_first_hold(b, n, true);
+		sched_nodes_put(b, b->first_held, &b->first_hash, n, true);
 	if (ls == sr && pe != INT64_MIN) /* the span before now ends sr - pe before it */
-		b->span_by_end[sched_span_find(b, false, pe, n)].gap = (int32_t)MIN(sr - pe, INT32_MAX - 1);
+		b->span_by_end[sched_span_find(b, false, pe, n)].gap = (int32_t)MIN(sr - pe, INT32_MAX);
 	size_t at = sched_ends_count(b, er);
 	if (at == 0 || b->ends[at - 1] != er) {
 		memmove(&b->ends[at + 1], &b->ends[at], (b->nends - at) * sizeof(int64_t));
