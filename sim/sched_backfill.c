@@ -457,8 +457,8 @@ static void sched_wr_nodes(sched_t *s, elig_t *e, int64_t end_time, wr_cursor_t 
 	if (outside) /* held nodes the test does not look at: not in whash */
 		SCHED_FOR_WORD_BITS(b->first_held[w_] & ~e->wnodes[w_], s->nnwords, n,
 				    b->wr_hash ^= b->node_key[n]);
-	cu->pe = sched_span_count(b->span_by_end, b->nspan, false, s->now, -1);
-	cu->pl = sched_ends_count(b, s->now);
+	/* every span and reservation end of the pass is after now */
+	cu->pe = cu->pl = 0;
 	sched_wr_nodes_done(s, e);
 }
 
