@@ -95,8 +95,8 @@ struct sched_bf {
 	/* per node, its reservations that follow each other without a gap
 	 * joined in one span; the spans by (start, node) and by (end, node),
 	 * for sched_wr_nodes_advance; in span_by_end, gap is the time from a
-	 * span's end to the start of the node's next one (INT32_MAX, later
-	 * than any try's end, where there is none or it is farther) */
+	 * span's end to the start of the node's next one (INT32_MAX where
+	 * there is none or it is farther: sched_wr_unhold) */
 	struct resv_so {
 		int64_t start, end;
 		int node;
@@ -243,17 +243,23 @@ static inline void sched_wr_hold(sched_t *s, int n)
 	b->wr_changed |= sched_nodes_put(b, b->wr_bits, &b->wr_hash, n, false);
 }
 
-/* Node n's span sp ended by the try's start: n is in the test's nodes (if
- * the test looks at it) when the node's next span starts after the try's
- * end_time. A node's spans neither meet nor touch, so the next one is the
- * first that could meet the interval; where it ended by the start too, its
- * own call comes later (the spans by end) and decides. */
-static inline void sched_wr_unhold(sched_t *s, const elig_t *e, const struct resv_so *sp, int64_t end_time)
+/* Node n's span sp ended by the try's start (start_res): n is in the
+ * test's nodes (if the test looks at it) when the node's next span starts
+ * after the try's end_time. A node's spans neither meet nor touch, so the
+ * next one is the first that could meet the interval; where it ended by
+ * the start too, its own call comes later (the spans by end) and decides.
+ * A saturated gap says only that the next span, if any, starts at least
+ * INT32_MAX after sp: where the try ends later still (a limit of decades,
+ * or such a bf_window), the node's reservations say. */
+static inline void sched_wr_unhold(sched_t *s, const elig_t *e, const struct resv_so *sp, int64_t start_res,
+				   int64_t end_time)
 {
 	sched_bf_t *b = s->bf;
-	if (bits_test(e->wnodes, sp->node))
-		b->wr_changed |=
-			sched_nodes_put(b, b->wr_bits, &b->wr_hash, sp->node, sp->end + sp->gap > end_time);
+	if (!bits_test(e->wnodes, sp->node))
+		return;
+	bool in = sp->end + sp->gap > end_time ||
+		  (sp->gap == INT32_MAX && !sched_ivl_busy(s, sp->node, start_res, end_time));
+	b->wr_changed |= sched_nodes_put(b, b->wr_bits, &b->wr_hash, sp->node, in);
 }
 
 /* How many of the n spans in so (by_start: ordered by start, else by end)
@@ -418,7 +424,7 @@ static void sched_wr_nodes_advance(sched_t *s, const elig_t *e, int64_t start_re
 		if (b->span_by_start[cu->ps].end > start_res)
 			sched_wr_hold(s, b->span_by_start[cu->ps].node);
 	for (; cu->pe < b->nspan && b->span_by_end[cu->pe].end <= start_res; cu->pe++)
-		sched_wr_unhold(s, e, &b->span_by_end[cu->pe], end_time);
+		sched_wr_unhold(s, e, &b->span_by_end[cu->pe], start_res, end_time);
 	while (cu->pl < b->nends && b->ends[cu->pl] <= start_res)
 		cu->pl++;
 	if (b->wr_changed) /* else wr_cnt is still wr_bits' */
