@@ -1,0 +1,144 @@
+/*
+ * report.h: `nodeox report HISTORY`, what job_submit/nodeox did and what it
+ * cost, from the cluster's own accounting (issue 45).
+ *
+ * Layout: the history is read by libnodeox_sacct (sim/sacct_history.h), the
+ * same reader nodeox-sacct-import uses, so the report and the importer see
+ * the same jobs; the kept jobs' reasons come from libnodeox_policy (the
+ * plugin's own decision); nothing here links libslurm or glib. Files:
+ *   report_cmd.c    options, reading, the order of the outputs
+ *   report_stats.c  groups, distributions, end states and their flags, cost
+ *   report_text.c   the table; report_json.c --json; report_prom.c --prometheus
+ */
+#ifndef NODEOX_CLI_REPORT_H
+#define NODEOX_CLI_REPORT_H
+
+#include <stdio.h>
+
+#include "policy/policy.h"
+#include "sim/sacct_history.h"
+
+/* The groups, by what accounting says the plugin did. */
+typedef enum {
+	REPORT_BROADENED = 0, /* its record says it rewrote the job */
+	REPORT_KEPT,          /* tagged, not rewritten (a dryrun record counts here) */
+	REPORT_UNTAGGED,      /* no nodeox:flex tag */
+	REPORT_LOST,          /* tagged, AdminComment replaced by someone else's text:
+			       * what nodeox did is not known */
+	REPORT_NGROUPS
+} report_group_t;
+
+/* End states counted; REPORT_ST_OTHER is every other one (PREEMPTED, ...). */
+typedef enum {
+	REPORT_ST_COMPLETED = 0,
+	REPORT_ST_FAILED,
+	REPORT_ST_TIMEOUT,
+	REPORT_ST_OUT_OF_MEMORY,
+	REPORT_ST_CANCELLED,
+	REPORT_ST_NODE_FAIL,
+	REPORT_ST_OTHER,
+	REPORT_ST_REQUEUED, /* not an end state: jobs requeued at least once */
+	REPORT_NSTATES
+} report_state_t;
+
+/* A flag is raised when a one-sided Fisher exact test puts the rate of a
+ * state on a substitute type above the rate on the type asked at p below
+ * this (doc/admin-guide.md, "After a week: nodeox report"). */
+#define REPORT_FLAG_P 0.05
+
+typedef struct {
+	double mean, median, p95; /* seconds; NaN with no jobs */
+} report_dist_t;
+
+typedef struct {
+	long jobs;
+	report_dist_t wait, run, turnaround;
+	double gpu_hours;
+} report_group_stats_t;
+
+/* One (type asked, type run on) pair of a set of jobs. */
+typedef struct {
+	const char *asked, *ran; /* "any": untyped request; "unknown": no type in AllocTRES */
+	long jobs;
+	long n[REPORT_NSTATES];
+	double p[REPORT_NSTATES]; /* Fisher's p against (asked, asked); 1 when not tested */
+	int flagged[REPORT_NSTATES];
+	long base_jobs; /* jobs of (asked, asked), the comparison; 0: none */
+	long base_n[REPORT_NSTATES];
+} report_cell_t;
+
+/* GPU-hours of one (group, asked, ran, account, partition) combination. */
+typedef struct {
+	report_group_t group;
+	const char *asked, *ran, *account, *partition;
+	long jobs;
+	double gpu_hours;
+} report_use_t;
+
+/* GPU-hours of a group on one type run on. */
+typedef struct {
+	report_group_t group;
+	const char *ran;
+	double gpu_hours;
+} report_type_hours_t;
+
+typedef struct {
+	const char *reason;
+	long jobs;
+} report_reason_t;
+
+typedef struct {
+	char type[SACCT_TYPE_MAX];
+	double cost; /* per GPU-hour */
+} report_price_t;
+
+typedef struct {
+	report_group_stats_t group[REPORT_NGROUPS];
+	report_cell_t *cells; /* sorted by asked, then ran */
+	size_t ncells;
+	report_use_t *use;
+	size_t nuse;
+	report_type_hours_t *type_hours; /* per group, in order of first use */
+	size_t ntype_hours;
+	report_reason_t *reasons; /* why kept jobs were kept, most first */
+	size_t nreasons;
+	const char **lost_ids; /* REPORT_LOST jobs (all of them) */
+	size_t nlost;
+	report_price_t *prices; /* --price, NULL when none */
+	size_t nprices;
+	double idle_gpu_hours; /* broadened jobs on a type other than asked */
+	long jobs;
+} report_t;
+
+/* The group of job, and why a kept one was kept (a static or conf-owned
+ * string; conf may be NULL). */
+report_group_t report_group_of(const sacct_job_t *job);
+const char *report_kept_reason(const sacct_job_t *job, const nodeox_conf_t *conf, char *buf, size_t len);
+const char *report_group_name(report_group_t g);
+const char *report_state_name(report_state_t s);
+report_state_t report_state_of(const char *state);
+
+/* Nearest-rank percentile q (0..1] of n sorted values; the median is the
+ * mean of the middle two for even n. */
+double report_percentile(const double *sorted, size_t n, double q);
+double report_median(const double *sorted, size_t n);
+/* One-sided Fisher exact test: the chance of k or more of n in a state when
+ * k0 of n0 are in it on the comparison, under one rate for both. */
+double report_fisher_greater(long k, long n, long k0, long n0);
+
+/* Parse --price "TYPE=COST[,TYPE=COST...]". Returns 0, or -1 with err. */
+int report_price_parse(const char *s, report_price_t **out, size_t *n, char *err, size_t errlen);
+/* Cost of hours on type (NaN when the type has no price). */
+double report_price_cost(const report_t *r, const char *type, double hours);
+
+/* Compute everything from the history's jobs (which must outlive r). */
+int report_build(const sacct_history_t *h, const nodeox_conf_t *conf, report_t *r);
+void report_free(report_t *r);
+
+void report_write_text(FILE *out, const report_t *r, const sacct_history_t *h);
+void report_write_json(FILE *out, const report_t *r, const sacct_history_t *h);
+void report_write_prom(FILE *out, const report_t *r);
+
+int report_cmd_run(int argc, char **argv);
+
+#endif
