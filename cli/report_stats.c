@@ -60,8 +60,11 @@ static const char *broaden_name(nodeox_broaden_t b)
 }
 
 /*
- * Why a tagged job was kept: its dryrun record says it would have been
- * broadened; else the policy's decision on the job as accounting shows it
+ * Why a tagged job was kept: a "nodeox dryrun: would change" text in its
+ * AdminComment (the plugin logs its dryrun decisions and stores none; an
+ * admin may have copied one there) says it would have been broadened; else
+ * the policy's decision on the job as accounting shows it (Mode=dryrun in
+ * the policy: not applied)
  * (without the cluster's state at submission, which accounting does not
  * keep: what Broaden=when-blocked or when-faster decided on is not known).
  */
@@ -99,7 +102,7 @@ const char *report_kept_reason(const sacct_job_t *job, const nodeox_conf_t *conf
 		return buf;
 	}
 	if (d.action == NODEOX_REWRITE)
-		return "Mode=dryrun in --policy, no dryrun record";
+		return "Mode=dryrun: not applied (the policy would broaden it)";
 	snprintf(buf, len, "%s", d.reason[0] ? d.reason : nodeox_action_name(d.action));
 	return buf;
 }

@@ -60,7 +60,8 @@ typedef struct {
 typedef enum {
 	SACCT_RECORD_NONE = 0, /* empty */
 	SACCT_RECORD_REWRITE,  /* job_submit/nodeox's record: it broadened the job */
-	SACCT_RECORD_DRYRUN,   /* its Mode=dryrun record: it would have */
+	SACCT_RECORD_DRYRUN,   /* a Mode=dryrun "would change" text (logged by
+				* the plugin, not stored: copied there) */
 	SACCT_RECORD_FOREIGN,  /* someone else's text (an admin's, or `scancel
 				* --admin-comment` since 25.11, which replaces a
 				* record): what nodeox did is not known */
