@@ -8,6 +8,7 @@
  * plugin's own decision); nothing here links libslurm or glib. Files:
  *   report_cmd.c    options, reading, the order of the outputs
  *   report_stats.c  groups, distributions, end states and their flags, cost
+ *   report_cf.c     the counterfactual: nodeox-sim on the same jobs (--cluster)
  *   report_text.c   the table; report_json.c --json; report_prom.c --prometheus
  */
 #ifndef NODEOX_CLI_REPORT_H
@@ -92,7 +93,43 @@ typedef struct {
 	double cost; /* per GPU-hour */
 } report_price_t;
 
+/* The counterfactual (report_cf.c): nodeox-sim's replay of the same jobs. */
+#define REPORT_CF_NKEYS 4 /* wait mean, wait median, turnaround mean, turnaround median */
+typedef enum { REPORT_CF_TAGGED = 0, REPORT_CF_ALL, REPORT_CF_NGROUPS } report_cf_group_id_t;
+typedef enum { REPORT_CF_NOISE = 0, REPORT_CF_SOONER, REPORT_CF_LATER } report_cf_effect_t;
+
 typedef struct {
+	double med, lo, hi; /* over the replicas */
+} report_range_t;
+
+typedef struct {
+	long jobs;
+	report_range_t v[REPORT_CF_NKEYS];
+} report_cf_side_t;
+
+typedef struct {
+	long actual_jobs;
+	double actual[REPORT_CF_NKEYS]; /* what happened */
+	report_cf_side_t on, off;       /* the model, plugin on and off */
+	report_cf_effect_t effect[REPORT_CF_NKEYS];
+	int model_off[REPORT_CF_NKEYS]; /* what happened is outside the on range */
+} report_cf_group_t;
+
+typedef struct {
+	int made;
+	int replicas;
+	report_cf_group_t group[REPORT_CF_NGROUPS];
+} report_cf_t;
+
+typedef struct {
+	const char *sim;     /* nodeox-sim's path */
+	const char *cluster; /* --cluster DIR */
+	const char *policy;  /* nodeox.conf */
+	int replicas;
+} report_cf_opts_t;
+
+typedef struct {
+	report_cf_t cf;
 	report_group_stats_t group[REPORT_NGROUPS];
 	report_cell_t *cells; /* sorted by asked, then ran */
 	size_t ncells;
@@ -122,6 +159,8 @@ report_state_t report_state_of(const char *state);
  * mean of the middle two for even n. */
 double report_percentile(const double *sorted, size_t n, double q);
 double report_median(const double *sorted, size_t n);
+/* Mean, median and p95 of v[0..n) (sorted in place). */
+report_dist_t report_dist_of(double *v, size_t n);
 /* One-sided Fisher exact test: the chance of k or more of n in a state when
  * k0 of n0 are in it on the comparison, under one rate for both. */
 double report_fisher_greater(long k, long n, long k0, long n0);
@@ -138,6 +177,12 @@ void report_free(report_t *r);
 void report_write_text(FILE *out, const report_t *r, const sacct_history_t *h);
 void report_write_json(FILE *out, const report_t *r, const sacct_history_t *h);
 void report_write_prom(FILE *out, const report_t *r);
+
+/* Replay the history's jobs with nodeox-sim (report_cf.c). 0, or -1 with err. */
+int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf_t *cf, char *err,
+		  size_t errlen);
+const char *report_cf_key_name(int k);
+const char *report_cf_effect_name(report_cf_effect_t e);
 
 int report_cmd_run(int argc, char **argv);
 

@@ -4,7 +4,9 @@
  * named FILE:LINE: field NAME: reason and skipped), the policy for the kept
  * jobs' reasons (--policy, else --cluster's nodeox.conf, else
  * /etc/slurm/nodeox.conf when readable), computes the figures
- * (report_stats.c) and writes the table on stdout, --json and --prometheus.
+ * (report_stats.c), with --cluster the counterfactual (report_cf.c: nodeox-sim,
+ * found as $NODEOX_SIM or where it was installed), and writes the table on
+ * stdout, --json and --prometheus.
  */
 #include "config.h"
 #include "cli/report.h"
@@ -16,21 +18,27 @@
 #include <unistd.h>
 
 #define PROG "nodeox report"
+#ifndef NODEOX_SIM_PATH /* where `make install` puts it (cli/Makefile.inc) */
+#define NODEOX_SIM_PATH "nodeox-sim"
+#endif
 #define REPORT_WARN_MAX 20 /* bad lines named one by one */
 
 static void usage(FILE *to)
 {
-	fprintf(to, "usage: nodeox report [--cluster DIR] [--policy FILE] [--price TYPE=COST,...]\n"
-		    "                     [--json FILE] [--prometheus FILE] [-d DELIM] HISTORY\n"
-		    "What job_submit/nodeox did and what it cost, from `sacct -a -X -P [-D] --format=...`\n"
-		    "output (HISTORY, or - for stdin; the columns of nodeox-sacct-import(1)).\n"
-		    "  --cluster DIR       the cluster's configuration (its nodeox.conf, as nodeox-sim)\n"
-		    "  --policy FILE       nodeox.conf, for why kept jobs were kept\n"
-		    "  --price T=C,...     cost per GPU-hour of each type, for GPU-hours and cost\n"
-		    "  --json FILE         the figures as JSON\n"
-		    "  --prometheus FILE   the figures for node_exporter's textfile collector\n"
-		    "  -d, --delimiter S   sacct's --delimiter (default |)\n"
-		    "See nodeox(1), REPORT.\n");
+	fprintf(to,
+		"usage: nodeox report [--cluster DIR] [--policy FILE] [--price TYPE=COST,...]\n"
+		"                     [--replicas N] [--json FILE] [--prometheus FILE] [-d DELIM] HISTORY\n"
+		"What job_submit/nodeox did and what it cost, from `sacct -a -X -P [-D] --format=...`\n"
+		"output (HISTORY, or - for stdin; the columns of nodeox-sacct-import(1)).\n"
+		"  --cluster DIR       the cluster's slurm.conf, gres.conf, nodeox.conf: the same jobs\n"
+		"                      replayed by nodeox-sim, plugin off and on (the counterfactual)\n"
+		"  --replicas N        nodeox-sim's replicas (default 8)\n"
+		"  --policy FILE       nodeox.conf, for why kept jobs were kept\n"
+		"  --price T=C,...     cost per GPU-hour of each type, for GPU-hours and cost\n"
+		"  --json FILE         the figures as JSON\n"
+		"  --prometheus FILE   the figures for node_exporter's textfile collector\n"
+		"  -d, --delimiter S   sacct's --delimiter (default |)\n"
+		"See nodeox(1), REPORT.\n");
 }
 
 /* Write with fn into path ("-": stdout); returns 0 or -1 (said on stderr). */
@@ -78,6 +86,7 @@ int report_cmd_run(int argc, char **argv)
 		{ "json", required_argument, NULL, 'j' },
 		{ "prometheus", required_argument, NULL, 'm' },
 		{ "delimiter", required_argument, NULL, 'd' },
+		{ "replicas", required_argument, NULL, 'r' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -87,7 +96,8 @@ int report_cmd_run(int argc, char **argv)
 	sacct_history_t h;
 	report_t r;
 	FILE *in;
-	int c, rc;
+	int c, rc, replicas = 8;
+	char *end;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "d:h", opts, NULL)) != -1) {
@@ -101,6 +111,13 @@ int report_cmd_run(int argc, char **argv)
 			delim = optarg;
 			if (!*delim || strpbrk(delim, "\r\n")) {
 				fprintf(stderr, PROG ": --delimiter: must be non-empty, without a newline\n");
+				return 2;
+			}
+			break;
+		case 'r':
+			replicas = (int)strtol(optarg, &end, 10);
+			if (*end || end == optarg || replicas < 1 || replicas > 1000) {
+				fprintf(stderr, PROG ": --replicas: a count from 1 to 1000\n");
 				return 2;
 			}
 			break;
@@ -157,6 +174,18 @@ int report_cmd_run(int argc, char **argv)
 		fprintf(stderr, PROG ": out of memory\n");
 		rc = 2;
 		goto out;
+	}
+	if (cluster) {
+		const char *sim = getenv("NODEOX_SIM");
+		report_cf_opts_t co = { .sim = sim && *sim ? sim : NODEOX_SIM_PATH,
+					.cluster = cluster,
+					.policy = ppath,
+					.replicas = replicas };
+
+		if (report_cf_run(&h, &co, &r.cf, err, sizeof(err)) < 0) {
+			fprintf(stderr, PROG ": counterfactual not made: %s\n", err);
+			rc = 1;
+		}
 	}
 	report_write_text(stdout, &r, &h);
 	if ((json && write_to(json, report_write_json, &r, &h) < 0) ||

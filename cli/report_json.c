@@ -69,6 +69,48 @@ static void put_group(FILE *out, const report_t *r, report_group_t g)
 	fputs("}", out);
 }
 
+static void put_range(FILE *out, const char *name, const report_range_t *v)
+{
+	fprintf(out, "\"%s\": {\"median\": ", name);
+	json_write_number(out, "%.3f", v->med);
+	fputs(", \"lo\": ", out);
+	json_write_number(out, "%.3f", v->lo);
+	fputs(", \"hi\": ", out);
+	json_write_number(out, "%.3f", v->hi);
+	fputs("}", out);
+}
+
+/* "counterfactual": {"replicas", "groups": {"tagged"|"all": {"jobs",
+ * "replayed_jobs", KEY: {"actual", "on", "off", "plugin", "model_off"}}}} */
+static void put_cf(FILE *out, const report_cf_t *cf)
+{
+	static const char *const names[REPORT_CF_NGROUPS] = { "tagged", "all" };
+
+	if (!cf->made) {
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"replicas\": %d, \"groups\": {", cf->replicas);
+	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
+		const report_cf_group_t *c = &cf->group[g];
+
+		fprintf(out, "%s\"%s\": {\"jobs\": %ld, \"replayed_jobs\": %ld", g ? ", " : "", names[g],
+			c->actual_jobs, c->on.jobs);
+		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
+			fprintf(out, ", \"%s\": {\"actual\": ", report_cf_key_name(k));
+			json_write_number(out, "%.3f", c->actual[k]);
+			fputs(", ", out);
+			put_range(out, "on", &c->on.v[k]);
+			fputs(", ", out);
+			put_range(out, "off", &c->off.v[k]);
+			fprintf(out, ", \"plugin\": \"%s\", \"model_off\": %s}",
+				report_cf_effect_name(c->effect[k]), c->model_off[k] ? "true" : "false");
+		}
+		fputs("}", out);
+	}
+	fputs("}}", out);
+}
+
 void report_write_json(FILE *out, const report_t *r, const sacct_history_t *h)
 {
 	int first = 1;
@@ -123,5 +165,7 @@ void report_write_json(FILE *out, const report_t *r, const sacct_history_t *h)
 	}
 	fputs("],\n \"idle_gpu_hours\": ", out);
 	json_write_number(out, "%.6f", r->idle_gpu_hours);
-	fputs(",\n \"counterfactual\": null}\n", out);
+	fputs(",\n \"counterfactual\": ", out);
+	put_cf(out, &r->cf);
+	fputs("}\n", out);
 }

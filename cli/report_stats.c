@@ -155,7 +155,7 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static report_dist_t dist_of(double *v, size_t n)
+report_dist_t report_dist_of(double *v, size_t n)
 {
 	report_dist_t d;
 	double sum = 0;
@@ -353,9 +353,9 @@ int report_build(const sacct_history_t *h, const nodeox_conf_t *conf, report_t *
 	}
 	for (g = 0; g < REPORT_NGROUPS; g++) {
 		r->group[g].jobs = (long)nv[g];
-		r->group[g].wait = dist_of(v[0][g], nv[g]);
-		r->group[g].run = dist_of(v[1][g], nv[g]);
-		r->group[g].turnaround = dist_of(v[2][g], nv[g]);
+		r->group[g].wait = report_dist_of(v[0][g], nv[g]);
+		r->group[g].run = report_dist_of(v[1][g], nv[g]);
+		r->group[g].turnaround = report_dist_of(v[2][g], nv[g]);
 	}
 	if (r->ncells)
 		qsort(r->cells, r->ncells, sizeof(*r->cells), cmp_cell);

@@ -117,6 +117,58 @@ static void put_use_by(FILE *out, const report_t *r, int key, const char *title)
 	}
 }
 
+static const char *const cf_group_names[REPORT_CF_NGROUPS] = { "tagged", "all" };
+
+static void put_range(FILE *out, const report_range_t *v)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), "%.0f (%.0f..%.0f)", v->med, v->lo, v->hi);
+	fprintf(out, " %22s", buf);
+}
+
+/* Happened, the model's plugin-on and plugin-off figures, the plugin's effect;
+ * then each figure the model's on range misses, plainly. */
+static void put_cf(FILE *out, const report_t *r)
+{
+	const report_cf_t *cf = &r->cf;
+	int any = 0;
+
+	fprintf(out,
+		"\nCounterfactual: nodeox-sim on the same jobs as submitted, %d replicas (median "
+		"(lowest..highest))\n",
+		cf->replicas);
+	fprintf(out, "%-7s %-18s %9s %22s %22s  %s\n", "group", "figure", "happened", "model, plugin on",
+		"model, plugin off", "plugin made it");
+	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
+		const report_cf_group_t *c = &cf->group[g];
+
+		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
+			fprintf(out, "%-7s %-18s", k ? "" : cf_group_names[g], report_cf_key_name(k));
+			put_secs(out, c->actual[k]);
+			put_range(out, &c->on.v[k]);
+			put_range(out, &c->off.v[k]);
+			fprintf(out, "  %s\n", report_cf_effect_name(c->effect[k]));
+		}
+		fprintf(out, "%-7s jobs: %ld happened, %ld replayed\n", "", c->actual_jobs, c->on.jobs);
+	}
+	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
+		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
+			const report_cf_group_t *c = &cf->group[g];
+
+			if (!c->model_off[k])
+				continue;
+			any = 1;
+			fprintf(out,
+				"MODEL OFF: %s %s: %.0f s happened, the model's plugin-on prediction %.0f s "
+				"(%.0f..%.0f)\n",
+				cf_group_names[g], report_cf_key_name(k), c->actual[k], c->on.v[k].med,
+				c->on.v[k].lo, c->on.v[k].hi);
+		}
+	if (!any)
+		fprintf(out, "What happened is inside the model's plugin-on range for every figure.\n");
+}
+
 void report_write_text(FILE *out, const report_t *r, const sacct_history_t *h)
 {
 	fprintf(out,
@@ -170,4 +222,6 @@ void report_write_text(FILE *out, const report_t *r, const sacct_history_t *h)
 		"\nIdle capacity used: broadened jobs ran %.3f GPU-hours on types other than the one "
 		"asked.\n",
 		r->idle_gpu_hours);
+	if (r->cf.made)
+		put_cf(out, r);
 }

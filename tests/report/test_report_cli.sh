@@ -5,7 +5,8 @@
 # figure that sacct_figures.awk computes again from the same file; the
 # Prometheus file passes `promtool check metrics`; bad input is named by line
 # and column and the rest reported; a period with no tagged job says so;
-# another release's columns (an unknown one, Comment missing) still read.
+# another release's columns (an unknown one, Comment missing) still read;
+# the counterfactual carries nodeox-sim's own figures.
 set -u
 src=${top_srcdir:?run from make check}
 bld=${top_builddir:?run from make check}
@@ -68,4 +69,45 @@ grep -q "nohdr.txt:1: no ReqTRES column in the header" "$tmp/err" || fail "heade
 "$nodeox" report --price a100=x "$hist" > /dev/null 2> "$tmp/err"
 [ $? = 2 ] || fail "bad --price: exit status"
 grep -q "'x' is not a cost" "$tmp/err" || fail "bad --price message"
+# 6. the counterfactual: nodeox-sim on the same jobs (the article's cluster),
+# 4 replicas; its figures are nodeox-sim's own on the importer's trace of the
+# same history, what happened is the report's, and each verdict follows from
+# the ranges
+cf_sim="$bld/sim/nodeox-sim"
+NODEOX_SIM=$cf_sim "$nodeox" report --cluster "$src/tests/sim/data/article" --replicas 4 --json "$tmp/cf.json" \
+	"$hist" > "$tmp/out.txt" 2> "$tmp/err" || fail "counterfactual run"
+grep -q "^Counterfactual: nodeox-sim on the same jobs as submitted, 4 replicas" "$tmp/out.txt" || fail "cf table"
+"$bld/sim/nodeox-sacct-import" -q -k -o "$tmp/cf-trace.csv" "$hist" 2> /dev/null || fail "import for the cf"
+"$cf_sim" -q --cluster "$src/tests/sim/data/article" --replicas 4 --json "$tmp/sim.json" "$tmp/cf-trace.csv" ||
+	fail "nodeox-sim on the imported trace"
+python3 - "$tmp/cf.json" "$tmp/sim.json" << 'PY' || fail "counterfactual figures"
+import json, sys
+r = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
+cf = r["counterfactual"]; assert cf["replicas"] == 4, cf
+g = r["groups"]
+assert cf["groups"]["tagged"]["jobs"] == g["broadened"]["jobs"] + g["kept"]["jobs"] + g["record_lost"]["jobs"]
+assert cf["groups"]["all"]["jobs"] == r["jobs"]
+for name, sg in (("tagged", "flex"), ("all", "all")):
+    c = cf["groups"][name]
+    assert c["replayed_jobs"] == s["nodeox"][sg]["jobs"], (name, c["replayed_jobs"])
+    for key, v in c.items():
+        if not isinstance(v, dict):
+            continue
+        for side, run in (("on", "nodeox"), ("off", "baseline")):
+            for k, suffix in (("median", ""), ("lo", "_lo"), ("hi", "_hi")):
+                assert abs(v[side][k] - s[run][sg][key + suffix]) < 1e-3, (name, key, side, k)
+        on, off = v["on"], v["off"]
+        want = "sooner" if on["hi"] < off["lo"] else "later" if on["lo"] > off["hi"] else "within noise"
+        assert v["plugin"] == want, (name, key, v)
+        assert v["model_off"] == (v["actual"] < on["lo"] or v["actual"] > on["hi"]), (name, key, v)
+t = cf["groups"]["tagged"]["turnaround_mean_s"]["actual"]
+assert abs(t - (3610 + 7230 + 1860 + 1200 + 1800) / 5) < 1e-3, t
+print("counterfactual: figures are nodeox-sim's, verdicts follow the ranges")
+PY
+# a nodeox-sim that cannot run: said, and the rest of the report still made
+NODEOX_SIM=/nonexistent/nodeox-sim "$nodeox" report --cluster "$src/tests/sim/data/article" --json "$tmp/x.json" \
+	"$hist" > "$tmp/out.txt" 2> "$tmp/err"
+[ $? = 1 ] || fail "a missing nodeox-sim: exit status"
+grep -q "counterfactual not made: /nonexistent/nodeox-sim exited with status 127" "$tmp/err" || fail "missing sim message"
+grep -q '"counterfactual": null' "$tmp/x.json" || fail "JSON without the counterfactual"
 echo "PASS"
