@@ -9,7 +9,8 @@
  *   report_cmd.c    options, reading, the order of the outputs
  *   report_stats.c  groups, distributions, end states and their flags, cost
  *   report_cf.c     the counterfactual: nodeox-sim on the same jobs (--cluster)
- *   report_text.c   the table; report_json.c --json; report_prom.c --prometheus
+ *   report_text.c   the table; report_json.c --json; report_prom.c --prometheus;
+ *   report_plot.c   --plot
  */
 #ifndef NODEOX_CLI_REPORT_H
 #define NODEOX_CLI_REPORT_H
@@ -115,10 +116,19 @@ typedef struct {
 	int model_off[REPORT_CF_NKEYS]; /* what happened is outside the on range */
 } report_cf_group_t;
 
+/* One job of nodeox-sim's replica 0 (its --jobs), for --plot. */
+typedef struct {
+	char job_id[32];
+	int on; /* plugin on (1) or off (0) */
+	double wait, turnaround;
+} report_cf_job_t;
+
 typedef struct {
 	int made;
 	int replicas;
 	report_cf_group_t group[REPORT_CF_NGROUPS];
+	report_cf_job_t *jobs; /* with report_cf_opts_t.jobs; NULL otherwise */
+	size_t njobs;
 } report_cf_t;
 
 typedef struct {
@@ -126,6 +136,7 @@ typedef struct {
 	const char *cluster; /* --cluster DIR */
 	const char *policy;  /* nodeox.conf */
 	int replicas;
+	int jobs; /* keep replica 0's jobs (for --plot) */
 } report_cf_opts_t;
 
 typedef struct {
@@ -182,6 +193,16 @@ void report_write_prom(FILE *out, const report_t *r);
 int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf_t *cf, char *err,
 		  size_t errlen);
 const char *report_cf_key_name(int k);
+/* A new directory under $TMPDIR (or /tmp) in dir; 0, or -1 with err. */
+int report_tmpdir(char *dir, size_t len, char *err, size_t errlen);
+/* Run argv (argv[0] a path, or a name looked up in PATH), stdout to
+ * /dev/null, stderr to errpath (NULL: ours): its exit status, or -1 with err. */
+int report_spawn(char *const argv[], const char *errpath, char *err, size_t errlen);
+/* --plot FILE (report_plot.c): wait and turnaround distributions per group,
+ * what happened against the model's plugin on and off (cf may be NULL).
+ * 0, or -1 with err. */
+int report_plot_write(const char *path, const char *gnuplot, const sacct_history_t *h, const report_cf_t *cf,
+		      char *err, size_t errlen);
 const char *report_cf_effect_name(report_cf_effect_t e);
 
 int report_cmd_run(int argc, char **argv);

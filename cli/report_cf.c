@@ -142,8 +142,18 @@ const char *report_cf_effect_name(report_cf_effect_t e)
 	return "within noise";
 }
 
-/* Run argv (argv[0] a path, or a name looked up in PATH) with stdout to /dev/null; its exit status, or -1. */
-static int cf_spawn(char *const argv[], char *err, size_t errlen)
+int report_tmpdir(char *dir, size_t len, char *err, size_t errlen)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(dir, len, "%s/nodeox-report.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (mkdtemp(dir))
+		return 0;
+	snprintf(err, errlen, "mkdtemp %s: %s", dir, strerror(errno));
+	return -1;
+}
+
+int report_spawn(char *const argv[], const char *errpath, char *err, size_t errlen)
 {
 	pid_t pid = fork();
 	int st;
@@ -153,7 +163,7 @@ static int cf_spawn(char *const argv[], char *err, size_t errlen)
 		return -1;
 	}
 	if (pid == 0) {
-		if (!freopen("/dev/null", "w", stdout))
+		if (!freopen("/dev/null", "w", stdout) || (errpath && !freopen(errpath, "w", stderr)))
 			_exit(126);
 		execvp(argv[0], argv);
 		fprintf(stderr, "nodeox report: %s: %s\n", argv[0], strerror(errno));
@@ -195,11 +205,57 @@ static char *cf_slurp(const char *path)
 	return buf;
 }
 
+/* nodeox-sim's --jobs rows (policy,job_id,submit,start,end,wait,...,status,
+ * ...): the jobs that ran, with their wait and turnaround. The first eight
+ * fields never hold a comma. */
+static int cf_read_jobs(const char *path, report_cf_t *cf)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0, jcap = 0;
+	int rc = 0;
+
+	if (!f)
+		return -1;
+	if (getline(&line, &cap, f) < 0)
+		rc = -1;
+	while (rc == 0 && getline(&line, &cap, f) != -1) {
+		char *fld[8], *p = line;
+		int n;
+
+		for (n = 0; n < 8 && p; n++) {
+			fld[n] = p;
+			p = strchr(p, ',');
+			if (p)
+				*p++ = '\0';
+		}
+		if (n < 8 || strcmp(fld[7], "done"))
+			continue;
+		if (cf->njobs == jcap) {
+			report_cf_job_t *g = realloc(cf->jobs, (jcap ? 2 * jcap : 256) * sizeof(*g));
+
+			if (!g) {
+				rc = -1;
+				break;
+			}
+			cf->jobs = g;
+			jcap = jcap ? 2 * jcap : 256;
+		}
+		report_cf_job_t *j = &cf->jobs[cf->njobs++];
+		snprintf(j->job_id, sizeof(j->job_id), "%s", fld[1]);
+		j->on = !strcmp(fld[0], "nodeox");
+		j->wait = strtod(fld[5], NULL);
+		j->turnaround = strtod(fld[4], NULL) - strtod(fld[2], NULL);
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
 int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf_t *cf, char *err,
 		  size_t errlen)
 {
-	char dirbuf[4096], tpath[4200], jpath[4200], reps[32];
-	const char *tmp = getenv("TMPDIR");
+	char dirbuf[4096], tpath[4200], jpath[4200], rpath[4200], reps[32];
 	char *doc = NULL;
 	FILE *f;
 	int rc = -1, st;
@@ -209,13 +265,11 @@ int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf
 		snprintf(err, errlen, "no job to replay");
 		return -1;
 	}
-	snprintf(dirbuf, sizeof(dirbuf), "%s/nodeox-report.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(dirbuf)) {
-		snprintf(err, errlen, "mkdtemp %s: %s", dirbuf, strerror(errno));
+	if (report_tmpdir(dirbuf, sizeof(dirbuf), err, errlen) < 0)
 		return -1;
-	}
 	snprintf(tpath, sizeof(tpath), "%s/trace.csv", dirbuf);
 	snprintf(jpath, sizeof(jpath), "%s/sim.json", dirbuf);
+	snprintf(rpath, sizeof(rpath), "%s/jobs.csv", dirbuf);
 	f = fopen(tpath, "w");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", tpath, strerror(errno));
@@ -238,12 +292,18 @@ int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf
 			 reps,
 			 "--json",
 			 jpath,
-			 tpath,
+			 o->jobs ? "--jobs" : tpath,
+			 o->jobs ? rpath : NULL,
+			 o->jobs ? tpath : NULL,
 			 NULL };
-	st = cf_spawn(argv, err, errlen);
+	st = report_spawn(argv, NULL, err, errlen);
 	if (st != 0) {
 		if (st > 0)
 			snprintf(err, errlen, "%s exited with status %d (its message above)", o->sim, st);
+		goto out;
+	}
+	if (o->jobs && cf_read_jobs(rpath, cf) < 0) {
+		snprintf(err, errlen, "%s: cannot read nodeox-sim's jobs", rpath);
 		goto out;
 	}
 	doc = cf_slurp(jpath);
@@ -269,6 +329,7 @@ out:
 	free(doc);
 	unlink(tpath);
 	unlink(jpath);
+	unlink(rpath);
 	rmdir(dirbuf);
 	return rc;
 }

@@ -18,6 +18,9 @@
 #include <unistd.h>
 
 #define PROG "nodeox report"
+#ifndef NODEOX_GNUPLOT /* configure's gnuplot (cli/Makefile.inc) */
+#define NODEOX_GNUPLOT "gnuplot"
+#endif
 #ifndef NODEOX_SIM_PATH /* where `make install` puts it (cli/Makefile.inc) */
 #define NODEOX_SIM_PATH "nodeox-sim"
 #endif
@@ -87,10 +90,12 @@ int report_cmd_run(int argc, char **argv)
 		{ "prometheus", required_argument, NULL, 'm' },
 		{ "delimiter", required_argument, NULL, 'd' },
 		{ "replicas", required_argument, NULL, 'r' },
+		{ "plot", required_argument, NULL, 'g' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *cluster = NULL, *policy = NULL, *price = NULL, *json = NULL, *prom = NULL, *delim = "|";
+	const char *plot = NULL;
 	char err[512], pbuf[4096];
 	nodeox_conf_t *conf = NULL;
 	sacct_history_t h;
@@ -107,6 +112,7 @@ int report_cmd_run(int argc, char **argv)
 		case 'p': price = optarg; break;
 		case 'j': json = optarg; break;
 		case 'm': prom = optarg; break;
+		case 'g': plot = optarg; break;
 		case 'd':
 			delim = optarg;
 			if (!*delim || strpbrk(delim, "\r\n")) {
@@ -180,10 +186,20 @@ int report_cmd_run(int argc, char **argv)
 		report_cf_opts_t co = { .sim = sim && *sim ? sim : NODEOX_SIM_PATH,
 					.cluster = cluster,
 					.policy = ppath,
-					.replicas = replicas };
+					.replicas = replicas,
+					.jobs = plot != NULL };
 
 		if (report_cf_run(&h, &co, &r.cf, err, sizeof(err)) < 0) {
 			fprintf(stderr, PROG ": counterfactual not made: %s\n", err);
+			rc = 1;
+		}
+	}
+	if (plot) {
+		const char *gp = getenv("GNUPLOT");
+
+		if (report_plot_write(plot, gp && *gp ? gp : NODEOX_GNUPLOT, &h, r.cf.made ? &r.cf : NULL,
+				      err, sizeof(err)) < 0) {
+			fprintf(stderr, PROG ": %s\n", err);
 			rc = 1;
 		}
 	}

@@ -380,6 +380,7 @@ void report_free(report_t *r)
 	free(r->type_hours);
 	free(r->lost_ids);
 	free(r->prices);
+	free(r->cf.jobs);
 	memset(r, 0, sizeof(*r));
 }
 

@@ -75,7 +75,12 @@ grep -q "'x' is not a cost" "$tmp/err" || fail "bad --price message"
 # the ranges
 cf_sim="$bld/sim/nodeox-sim"
 NODEOX_SIM=$cf_sim "$nodeox" report --cluster "$src/tests/sim/data/article" --replicas 4 --json "$tmp/cf.json" \
-	"$hist" > "$tmp/out.txt" 2> "$tmp/err" || fail "counterfactual run"
+	--plot "$tmp/cf.svg" "$hist" > "$tmp/out.txt" 2> "$tmp/err" || fail "counterfactual run"
+# --plot: each of the 4 groups' wait and turnaround, happened against the model on and off
+for t in "happened" "model, plugin on" "model, plugin off"; do
+	[ "$(grep -c "<text>$t</text>" "$tmp/cf.svg")" = 8 ] || fail "--plot: 8 curves '$t'"
+done
+grep -q "broadened: turnaround" "$tmp/cf.svg" || fail "--plot: group titles"
 grep -q "^Counterfactual: nodeox-sim on the same jobs as submitted, 4 replicas" "$tmp/out.txt" || fail "cf table"
 "$bld/sim/nodeox-sacct-import" -q -k -o "$tmp/cf-trace.csv" "$hist" 2> /dev/null || fail "import for the cf"
 "$cf_sim" -q --cluster "$src/tests/sim/data/article" --replicas 4 --json "$tmp/sim.json" "$tmp/cf-trace.csv" ||
@@ -110,4 +115,9 @@ NODEOX_SIM=/nonexistent/nodeox-sim "$nodeox" report --cluster "$src/tests/sim/da
 [ $? = 1 ] || fail "a missing nodeox-sim: exit status"
 grep -q "counterfactual not made: /nonexistent/nodeox-sim exited with status 127" "$tmp/err" || fail "missing sim message"
 grep -q '"counterfactual": null' "$tmp/x.json" || fail "JSON without the counterfactual"
+# a gnuplot that fails: said, exit 1, the table still printed
+GNUPLOT=false "$nodeox" report --plot "$tmp/y.svg" "$hist" > "$tmp/out.txt" 2> "$tmp/err"
+[ $? = 1 ] || fail "a failing gnuplot: exit status"
+grep -q "^nodeox report: --plot: false exited with status 1" "$tmp/err" || fail "failing gnuplot message"
+grep -q "^9 GPU jobs" "$tmp/out.txt" || fail "table without the plot"
 echo "PASS"

@@ -13,7 +13,8 @@
 # TaskPlugin=task/none (no memory enforcement), so it is not in the workload.
 # Then `sacct -D` with the importer's columns, `nodeox report`, and every
 # figure of its JSON compared with sacct_figures.awk's reading of the same
-# rows; the outcomes checked by name; the Prometheus file by promtool.
+# rows; the outcomes checked by name; the Prometheus file by promtool; the
+# counterfactual (nodeox-sim on this cluster's configuration) made for every job.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 . "$top_srcdir/tests/integration/lib/accounting.sh"
@@ -59,7 +60,9 @@ check_true "every job ended in the accounting database" accounting_wait_jobs 150
 
 sacct -a -X -P -D -S "$t0" -E now --format="$ACCT_FORMAT" > "$CLUSTER_DIR/history.txt"
 cat "$CLUSTER_DIR/history.txt"
-"$nodeox" report --policy "$CLUSTER_DIR/nodeox.conf" --price a100=3,l40s=1 --json "$CLUSTER_DIR/r.json" \
+NODEOX_SIM=$top_builddir/sim/nodeox-sim "$nodeox" report --cluster "$CLUSTER_DIR" --replicas 4 \
+	--plot "$CLUSTER_DIR/report.svg" \
+	--policy "$CLUSTER_DIR/nodeox.conf" --price a100=3,l40s=1 --json "$CLUSTER_DIR/r.json" \
 	--prometheus "$CLUSTER_DIR/r.prom" "$CLUSTER_DIR/history.txt" > "$CLUSTER_DIR/report.txt" \
 	2> "$CLUSTER_DIR/report.err"
 check_eq "$?" 0 "nodeox report exit status"
@@ -85,6 +88,15 @@ check_match "$(fig "d['groups']['kept']['reasons'][0]['reason']")" "l40s too lit
 check_true "the kept job waited" test "$(fig "int(d['groups']['kept']['wait']['mean'] >= 1)")" = 1
 check_match "$(cat "$CLUSTER_DIR/report.err")" "1 jobs have an AdminComment that is not job_submit/nodeox's record \(first: $b_lost\)" \
 	"foreign record named on stderr"
+# the counterfactual: every job replayed by nodeox-sim under this cluster's
+# slurm.conf, gres.conf and nodeox.conf, 4 replicas, beside what happened
+check_eq "$(fig "d['counterfactual']['replicas'], [(g['jobs'], g['replayed_jobs']) for g in d['counterfactual']['groups'].values()]")" \
+	"4 [(5, 5), (10, 10)]" "counterfactual: tagged and all jobs, each replayed"
+check_true "counterfactual: each figure judged" test "$(fig "all(v['plugin'] in ('sooner','later','within noise') and isinstance(v['model_off'], bool) for g in d['counterfactual']['groups'].values() for v in g.values() if isinstance(v, dict))")" = True
+check_match "$(cat "$CLUSTER_DIR/report.txt")" "Counterfactual: nodeox-sim on the same jobs as submitted, 4 replicas" \
+	"counterfactual table"
+check_eq "$(grep -c '<text>model, plugin off</text>' "$CLUSTER_DIR/report.svg")" 8 \
+	"--plot: the 4 groups' wait and turnaround against the model"
 if command -v promtool > /dev/null; then
 	check_true "promtool check metrics" bash -c 'promtool check metrics < "$1"' - "$CLUSTER_DIR/r.prom"
 fi
