@@ -123,8 +123,8 @@ static void put_range(FILE *out, const report_range_t *v)
 {
 	char buf[64];
 
-	snprintf(buf, sizeof(buf), "%.0f (%.0f..%.0f)", v->med, v->lo, v->hi);
-	fprintf(out, " %22s", buf);
+	snprintf(buf, sizeof(buf), "%.1f (%.1f..%.1f)", v->med, v->lo, v->hi);
+	fprintf(out, " %28s", buf);
 }
 
 /* Happened, the model's plugin-on and plugin-off figures, the plugin's effect;
@@ -138,14 +138,14 @@ static void put_cf(FILE *out, const report_t *r)
 		"\nCounterfactual: nodeox-sim on the same jobs as submitted, %d replicas (median "
 		"(lowest..highest))\n",
 		cf->replicas);
-	fprintf(out, "%-7s %-18s %9s %22s %22s  %s\n", "group", "figure", "happened", "model, plugin on",
+	fprintf(out, "%-7s %-18s %9s %28s %28s  %s\n", "group", "figure", "happened", "model, plugin on",
 		"model, plugin off", "plugin made it");
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
 		const report_cf_group_t *c = &cf->group[g];
 
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 			fprintf(out, "%-7s %-18s", k ? "" : cf_group_names[g], report_cf_key_name(k));
-			put_secs(out, c->actual[k]);
+			fprintf(out, " %9.1f", c->actual[k]);
 			put_range(out, &c->on.v[k]);
 			put_range(out, &c->off.v[k]);
 			fprintf(out, "  %s\n", report_cf_effect_name(c->effect[k]));
@@ -160,8 +160,8 @@ static void put_cf(FILE *out, const report_t *r)
 				continue;
 			any = 1;
 			fprintf(out,
-				"MODEL OFF: %s %s: %.0f s happened, the model's plugin-on prediction %.0f s "
-				"(%.0f..%.0f)\n",
+				"MODEL OFF: %s %s: %.1f s happened, the model's plugin-on prediction %.1f s "
+				"(%.1f..%.1f)\n",
 				cf_group_names[g], report_cf_key_name(k), c->actual[k], c->on.v[k].med,
 				c->on.v[k].lo, c->on.v[k].hi);
 		}
