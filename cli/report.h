@@ -136,7 +136,8 @@ typedef struct {
 	const char *cluster; /* --cluster DIR */
 	const char *policy;  /* nodeox.conf */
 	int replicas;
-	int jobs; /* keep replica 0's jobs (for --plot) */
+	int jobs;          /* keep replica 0's jobs (for --plot) */
+	const char *trace; /* HISTORY when it is a trace file: replayed as it is */
 } report_cf_opts_t;
 
 typedef struct {

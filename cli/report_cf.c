@@ -142,6 +142,25 @@ const char *report_cf_effect_name(report_cf_effect_t e)
 	return "within noise";
 }
 
+/* The jobs as their users submitted them: the importer's trace rows. */
+static int cf_write_trace(const sacct_history_t *h, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	sacct_write_header(f);
+	for (size_t i = 0; i < h->njobs; i++)
+		sacct_write_job(f, &h->jobs[i], h->jobs[0].submit);
+	if (fclose(f) != 0) {
+		snprintf(err, errlen, "%s: write error", path);
+		return -1;
+	}
+	return 0;
+}
+
 int report_tmpdir(char *dir, size_t len, char *err, size_t errlen)
 {
 	const char *tmp = getenv("TMPDIR");
@@ -257,7 +276,6 @@ int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf
 {
 	char dirbuf[4096], tpath[4200], jpath[4200], rpath[4200], reps[32];
 	char *doc = NULL;
-	FILE *f;
 	int rc = -1, st;
 
 	memset(cf, 0, sizeof(*cf));
@@ -270,18 +288,10 @@ int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf
 	snprintf(tpath, sizeof(tpath), "%s/trace.csv", dirbuf);
 	snprintf(jpath, sizeof(jpath), "%s/sim.json", dirbuf);
 	snprintf(rpath, sizeof(rpath), "%s/jobs.csv", dirbuf);
-	f = fopen(tpath, "w");
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", tpath, strerror(errno));
+	if (o->trace) /* every column the importer wrote, time limits and CPUs too */
+		snprintf(tpath, sizeof(tpath), "%s", o->trace);
+	else if (cf_write_trace(h, tpath, err, errlen) < 0)
 		goto out;
-	}
-	sacct_write_header(f);
-	for (size_t i = 0; i < h->njobs; i++)
-		sacct_write_job(f, &h->jobs[i], h->jobs[0].submit);
-	if (fclose(f) != 0) {
-		snprintf(err, errlen, "%s: write error", tpath);
-		goto out;
-	}
 	snprintf(reps, sizeof(reps), "--replicas=%d", o->replicas);
 	char *argv[] = { (char *)o->sim,
 			 "-q",
@@ -327,7 +337,8 @@ int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf
 	rc = 0;
 out:
 	free(doc);
-	unlink(tpath);
+	if (!o->trace)
+		unlink(tpath);
 	unlink(jpath);
 	unlink(rpath);
 	rmdir(dirbuf);

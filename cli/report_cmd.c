@@ -158,7 +158,8 @@ int report_cmd_run(int argc, char **argv)
 	sacct_history_opts_t ho = {
 		.prog = PROG, .delim = delim, .skip_bad = 1, .warn = stderr, .warn_max = REPORT_WARN_MAX
 	};
-	rc = sacct_history_read(in, in == stdin ? "<stdin>" : name, &ho, &h);
+	int in_stdin = in == stdin;
+	rc = sacct_history_read(in, in_stdin ? "<stdin>" : name, &ho, &h);
 	if (in != stdin)
 		fclose(in);
 	if (rc)
@@ -181,13 +182,18 @@ int report_cmd_run(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (cluster) {
+	if (cluster && h.trace && in_stdin) {
+		fprintf(stderr, PROG ": counterfactual not made: a trace on stdin (give its file, which "
+				     "nodeox-sim replays as it is)\n");
+		rc = 1;
+	} else if (cluster) {
 		const char *sim = getenv("NODEOX_SIM");
 		report_cf_opts_t co = { .sim = sim && *sim ? sim : NODEOX_SIM_PATH,
 					.cluster = cluster,
 					.policy = ppath,
 					.replicas = replicas,
-					.jobs = plot != NULL };
+					.jobs = plot != NULL,
+					.trace = h.trace ? name : NULL };
 
 		if (report_cf_run(&h, &co, &r.cf, err, sizeof(err)) < 0) {
 			fprintf(stderr, PROG ": counterfactual not made: %s\n", err);

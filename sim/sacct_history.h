@@ -2,7 +2,8 @@
  * sacct_history.h: a whole `sacct -P` history read into jobs, the one reader
  * behind nodeox-sacct-import (which writes them as a trace) and `nodeox
  * report` (which tells what happened to them). Line by line through
- * sacct_import.h's parsers; bad lines are named (FILE:LINE: field NAME:
+ * sacct_import.h's parsers (or a trace the importer wrote, read back); bad
+ * lines are named (FILE:LINE: field NAME:
  * reason) and either stop the read or are skipped and counted; the runs of a
  * requeued job (sacct -D prints one row per run) become one job with its
  * requeues counted.
@@ -40,10 +41,14 @@ typedef struct {
 	long n_requeued;                            /* runs merged into a later run of their job (sacct -D) */
 	char foreign_ids[SACCT_HISTORY_NAMED * 24]; /* the first of them, blank-separated */
 	char first_bad[SACCT_ERR_MAX + 64];         /* "FILE:LINE: what" of the first bad line */
+	int trace;                                  /* read from a trace, not from sacct */
 } sacct_history_t;
 
 /*
- * Read sacct output from in (named name in messages). Returns 0; 1 when a
+ * Read sacct output from in (named name in messages), or a trace
+ * nodeox-sacct-import wrote (its header starts "job_id,"; the columns from
+ * alloc_gpus on needed: what happened to each job; times relative to its
+ * first submit; bad rows named FILE:LINE: column NAME: reason). Returns 0; 1 when a
  * line is malformed without skip_bad, or the header or the input cannot be
  * read, with the message printed on stderr; 2 when out of memory. The
  * history is filled as far as it was read in every case.

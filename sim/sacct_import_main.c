@@ -136,6 +136,11 @@ int main(int argc, char **argv)
 	rc = sacct_history_read(in, in_name, &ho, &h);
 	if (rc)
 		goto done;
+	if (h.trace) {
+		fprintf(stderr, PROG ": %s: a trace already (header job_id,...); give sacct's output\n", in_name);
+		rc = 1;
+		goto done;
+	}
 	out = strcmp(out_name, "-") ? fopen(out_name, "w") : stdout;
 	if (!out) {
 		fprintf(stderr, PROG ": %s: %s\n", out_name, strerror(errno));

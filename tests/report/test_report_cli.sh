@@ -6,7 +6,8 @@
 # Prometheus file passes `promtool check metrics`; bad input is named by line
 # and column and the rest reported; a period with no tagged job says so;
 # another release's columns (an unknown one, Comment missing) still read;
-# the counterfactual carries nodeox-sim's own figures.
+# the counterfactual carries nodeox-sim's own figures; a trace the importer
+# wrote reads as the sacct output it came from.
 set -u
 src=${top_srcdir:?run from make check}
 bld=${top_builddir:?run from make check}
@@ -120,4 +121,26 @@ GNUPLOT=false "$nodeox" report --plot "$tmp/y.svg" "$hist" > "$tmp/out.txt" 2> "
 [ $? = 1 ] || fail "a failing gnuplot: exit status"
 grep -q "^nodeox report: --plot: false exited with status 1" "$tmp/err" || fail "failing gnuplot message"
 grep -q "^9 GPU jobs" "$tmp/out.txt" || fail "table without the plot"
+# 7. a trace nodeox-sacct-import wrote, as HISTORY: the same figures as from
+# sacct's output; the same counterfactual (nodeox-sim replays the file as it is);
+# a bad row named by line and column; an older importer's trace refused
+"$bld/sim/nodeox-sacct-import" -q -k -o "$tmp/t.csv" "$hist" 2> /dev/null || fail "import"
+NODEOX_SIM=$cf_sim "$nodeox" report --cluster "$src/tests/sim/data/article" --replicas 4 --json "$tmp/t.json" \
+	"$tmp/t.csv" > /dev/null 2> "$tmp/err" || fail "report on a trace"
+python3 - "$tmp/t.json" "$tmp/cf.json" << 'PY' || fail "trace and sacct output give other figures"
+import json, sys
+a, b = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+for k in ("jobs", "requeues_merged", "groups", "states", "use", "idle_gpu_hours", "counterfactual"):
+    assert a[k] == b[k], k
+PY
+awk -F, 'BEGIN{OFS=","} NR==3{$21="x7"} {print}' "$tmp/t.csv" > "$tmp/bad.csv"
+"$nodeox" report "$tmp/bad.csv" > "$tmp/out.txt" 2> "$tmp/err" || fail "report on a trace with a bad row"
+grep -q "bad.csv:3: column wait: 'x7' is not a whole number" "$tmp/err" || fail "bad trace row not named"
+grep -q "^8 GPU jobs (.*1 malformed lines)" "$tmp/out.txt" || fail "the rest of the trace reported"
+cut -d, -f1-19 "$tmp/t.csv" > "$tmp/old.csv"
+if "$nodeox" report "$tmp/old.csv" > /dev/null 2> "$tmp/err"; then fail "an older trace accepted"; fi
+grep -q "old.csv:1: no alloc_gpus column: not a trace of this nodeox-sacct-import" "$tmp/err" ||
+	fail "older trace message"
+if "$bld/sim/nodeox-sacct-import" "$tmp/t.csv" > /dev/null 2> "$tmp/err"; then fail "importer took a trace"; fi
+grep -q "a trace already" "$tmp/err" || fail "importer's message on a trace"
 echo "PASS"
