@@ -137,7 +137,8 @@ int main(int argc, char **argv)
 	if (rc)
 		goto done;
 	if (h.trace) {
-		fprintf(stderr, PROG ": %s: a trace already (header job_id,...); give sacct's output\n", in_name);
+		fprintf(stderr, PROG ": %s: a trace already (header job_id,...); give sacct's output\n",
+			in_name);
 		rc = 1;
 		goto done;
 	}
