@@ -167,10 +167,10 @@ int report_cmd_run(int argc, char **argv)
 	if (h.n_bad > REPORT_WARN_MAX)
 		fprintf(stderr, PROG ": %ld malformed lines skipped in all (the first %d named)\n", h.n_bad,
 			REPORT_WARN_MAX);
-	if (h.header.index[SACCT_COL_ADMINCOMMENT] < 0)
+	if (!h.trace && h.header.index[SACCT_COL_ADMINCOMMENT] < 0)
 		fprintf(stderr, PROG ": warning: no AdminComment column: no job can be seen broadened "
 				     "(add AdminComment to sacct's --format)\n");
-	if (h.header.index[SACCT_COL_STATE] < 0)
+	if (!h.trace && h.header.index[SACCT_COL_STATE] < 0)
 		fprintf(stderr, PROG ": warning: no State column: end states unknown\n");
 	if (h.n_foreign)
 		fprintf(stderr,
