@@ -68,6 +68,61 @@ static void put_use(FILE *out, const char *name, const report_use_t *u)
 	put_label(out, "partition", u->partition, 1);
 }
 
+/* The counterfactual: each figure as happened and as the model predicts it
+ * (median, lo, hi over the replicas), plugin on and off; the plugin's effect
+ * and the model's miss as 0/1 gauges. */
+static void put_cf(FILE *out, const report_cf_t *cf)
+{
+	static const char *const groups[REPORT_CF_NGROUPS] = { "tagged", "all" };
+	static const char *const stats[3] = { "median", "lo", "hi" };
+
+	put_head(out, "nodeox_report_cf_seconds",
+		 "Wait and turnaround of tagged and all jobs: as happened (run=happened) and as nodeox-sim "
+		 "predicts them with the plugin on and off (median, lo, hi over its replicas)");
+	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
+		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
+			const report_cf_group_t *c = &cf->group[g];
+
+			fputs("nodeox_report_cf_seconds{", out);
+			put_label(out, "group", groups[g], 0);
+			put_label(out, "figure", report_cf_key_name(k), 1);
+			put_label(out, "run", "happened", 1);
+			put_label(out, "stat", "value", 1);
+			put_value(out, c->actual[k]);
+			for (int on = 1; on >= 0; on--)
+				for (int st = 0; st < 3; st++) {
+					const report_range_t *v = on ? &c->on.v[k] : &c->off.v[k];
+
+					fputs("nodeox_report_cf_seconds{", out);
+					put_label(out, "group", groups[g], 0);
+					put_label(out, "figure", report_cf_key_name(k), 1);
+					put_label(out, "run", on ? "on" : "off", 1);
+					put_label(out, "stat", stats[st], 1);
+					put_value(out, st == 0 ? v->med : st == 1 ? v->lo : v->hi);
+				}
+		}
+	put_head(out, "nodeox_report_cf_effect",
+		 "1 for what the plugin made of the figure: sooner or later (the on and off ranges apart), "
+		 "or within noise");
+	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
+		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
+			fputs("nodeox_report_cf_effect{", out);
+			put_label(out, "group", groups[g], 0);
+			put_label(out, "figure", report_cf_key_name(k), 1);
+			put_label(out, "effect", report_cf_effect_name(cf->group[g].effect[k]), 1);
+			put_value(out, 1);
+		}
+	put_head(out, "nodeox_report_cf_model_off",
+		 "1 where what happened is outside the model's plugin-on range");
+	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
+		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
+			fputs("nodeox_report_cf_model_off{", out);
+			put_label(out, "group", groups[g], 0);
+			put_label(out, "figure", report_cf_key_name(k), 1);
+			put_value(out, cf->group[g].model_off[k]);
+		}
+}
+
 void report_write_prom(FILE *out, const report_t *r)
 {
 	put_head(out, "nodeox_report_jobs", "GPU jobs that ended in the period, by group (nodeox report)");
@@ -110,6 +165,8 @@ void report_write_prom(FILE *out, const report_t *r)
 	put_head(out, "nodeox_report_idle_gpu_seconds",
 		 "GPU time broadened jobs used on types other than the one asked");
 	fprintf(out, "nodeox_report_idle_gpu_seconds %.6g\n", r->idle_gpu_hours * 3600);
+	if (r->cf.made)
+		put_cf(out, &r->cf);
 	if (!r->prices)
 		return;
 	put_head(out, "nodeox_report_cost", "Cost at --price, by group, type run on, account and partition");

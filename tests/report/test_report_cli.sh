@@ -76,7 +76,15 @@ grep -q "'x' is not a cost" "$tmp/err" || fail "bad --price message"
 # the ranges
 cf_sim="$bld/sim/nodeox-sim"
 NODEOX_SIM=$cf_sim "$nodeox" report --cluster "$src/tests/sim/data/article" --replicas 4 --json "$tmp/cf.json" \
-	--plot "$tmp/cf.svg" "$hist" > "$tmp/out.txt" 2> "$tmp/err" || fail "counterfactual run"
+	--plot "$tmp/cf.svg" --prometheus "$tmp/cf.prom" "$hist" > "$tmp/out.txt" 2> "$tmp/err" || fail "counterfactual run"
+if command -v promtool > /dev/null; then
+	promtool check metrics < "$tmp/cf.prom" > "$tmp/err" 2>&1 || fail "promtool on the counterfactual's metrics"
+fi
+# each metric's lines in one group (the exposition format asks it; promtool does not check it)
+[ -z "$(awk '!/^#/ {sub(/[{ ].*/, ""); print}' "$tmp/cf.prom" | uniq | sort | uniq -d)" ] ||
+	fail "a metric's samples split in two groups"
+grep -q '^nodeox_report_cf_seconds{group="tagged",figure="turnaround_mean_s",run="happened",stat="value"} 3140$' \
+	"$tmp/cf.prom" || fail "Prometheus: the tagged jobs' mean turnaround as happened"
 # --plot: each of the 4 groups' wait and turnaround, happened against the model on and off
 for t in "happened" "model, plugin on" "model, plugin off"; do
 	[ "$(grep -c "<text>$t</text>" "$tmp/cf.svg")" = 8 ] || fail "--plot: 8 curves '$t'"
