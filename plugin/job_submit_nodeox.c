@@ -9,8 +9,9 @@
  *      the path and re-reads the file when inode/size/mtime/ctime changed.
  *      Only a regular file of at most 1 MiB is read, opened non-blocking, so
  *      a FIFO, a device or a directory at the path can never make slurmctld
- *      wait. A missing or broken file is logged once per change and lets
- *      every job pass unchanged;
+ *      wait; the stat() itself can, on a dead network mount (the admin
+ *      guide: keep nodeox.conf off NFS). A missing or broken file is logged
+ *      once per change and lets every job pass unchanged;
  *   2. copies the job's fields into a nodeox_job_t, with the time limit cap
  *      its partitions (MaxTime) and QOS (MaxWall, where readable) allow;
  *   3. for a tagged job only, snapshots the node table (features, partitions,
@@ -40,8 +41,11 @@
  *
  * Nothing here may crash, block or leak inside slurmctld: every string from
  * the user is passed as an argument, never as a format, and escaped before it
- * reaches a log line; work is one pass over the node table (when-faster:
- * and one over at most NODEOX_MAX_JOBS_SCANNED job records).
+ * reaches a log line; work is bounded: one pass over the node table for the
+ * snapshot (at most NODEOX_MAX_NODES; when-faster: and one walk of at most
+ * NODEOX_MAX_JOBS_SCANNED job records), then the decision's passes over that
+ * snapshot (one per candidate GPU type, and a few more for when-blocked and
+ * when-faster: policy_decide.c, policy_estimate.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,7 +133,8 @@ static bool _conf_look_due(bool force)
  * Bring nx.conf up to date with the file, at most once per look interval
  * (always when force). Caller holds nx.lock. stat() never opens the file;
  * only a regular file is opened, non-blocking (nodeox_conf_parse_file), so
- * nothing at the path can make slurmctld wait on it.
+ * nothing at the path can make slurmctld wait on it, save the stat() itself
+ * on a dead network mount (doc/admin-guide.md: keep nodeox.conf off NFS).
  */
 static void _conf_refresh(bool force)
 {
