@@ -77,6 +77,29 @@ static bool decide_empty(const char *s)
 	return !s || !*s;
 }
 
+bool nodeox_policy_parts_ok(const char *parts, char *err, size_t errlen)
+{
+	size_t len = parts ? strnlen(parts, NODEOX_STR_MAX) : 0, n;
+	int names = 0;
+
+	if (len >= NODEOX_STR_MAX) {
+		if (errlen)
+			snprintf(err, errlen,
+				 "not broadened: the job's partition list is %d characters or "
+				 "longer",
+				 NODEOX_STR_MAX);
+		return false;
+	}
+	for (const char *c = parts, *it; nodeox_util_list_next(&c, &it, &n);)
+		if (++names > NODEOX_MAX_JOB_PARTS) {
+			if (errlen)
+				snprintf(err, errlen, "not broadened: the job names more than %d partitions",
+					 NODEOX_MAX_JOB_PARTS);
+			return false;
+		}
+	return true;
+}
+
 /* KEEP if the job is outside Partitions= / Allow* / Deny*. */
 static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job, nodeox_decision_t *out)
 {
@@ -252,7 +275,7 @@ static void decide_shape(const nodeox_job_t *job, const decide_req_t *r, nodeox_
 		node_need = sum[F_TASK];
 	sh->nodes = job->min_nodes ? job->min_nodes : 1;
 	sh->per_node = node_need ? node_need : 1;
-	sh->total = sum[F_TASK] * (uint64_t)(job->num_tasks ? job->num_tasks : 1);
+	sh->total = nodeox_mul_sat(sum[F_TASK], job->num_tasks ? job->num_tasks : 1);
 	if (sum[F_JOB] > sh->total)
 		sh->total = sum[F_JOB];
 }
@@ -762,9 +785,9 @@ static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	}
 	nodeox_estimate_make(conf, job, cl, req, out->eligible, out->neligible, shape, (int64_t)lim * 60, e);
 	if (!e->made) {
-		*fallback = cl->state_cut
-				    ? "when-faster, as when-blocked: too many jobs in the cluster to estimate"
-				    : "when-faster, as when-blocked: no cluster state to estimate with";
+		*fallback = cl->state_cut ? "when-faster, as when-blocked: more nodes or jobs in the cluster "
+					    "than the estimate reads"
+					  : "when-faster, as when-blocked: no cluster state to estimate with";
 		return true;
 	}
 	if (e->broaden)
@@ -851,7 +874,7 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	nodeox_tag_t tag;
 	nodeox_shape_t shape;
 	const char *fallback = NULL;
-	char name[NODEOX_NAME_MAX], q[64];
+	char name[NODEOX_NAME_MAX], q[64], why[NODEOX_ERR_MAX];
 	int f, req, rc;
 
 	memset(out, 0, sizeof(*out));
@@ -868,6 +891,10 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		return;
 	if (rc < 0) {
 		out->action = NODEOX_REJECT;
+		return;
+	}
+	if (!nodeox_policy_parts_ok(job->partition, why, sizeof(why))) {
+		decide_keep(out, "%s", why);
 		return;
 	}
 	if (!decide_in_scope(conf, job, out) || !decide_request(job, &r, out))

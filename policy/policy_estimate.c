@@ -256,6 +256,21 @@ static int est_slowest(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, co
 	return slow;
 }
 
+/* No finish is later than this: a Speed= ratio (Speed= takes up to 1e300)
+ * or a running job's end far out would not fit an int64_t otherwise. */
+#define EST_FOREVER (INT64_MAX / 4)
+
+/* t plus limit_s seconds scaled by factor (>= 1), rounded up, saturating at
+ * EST_FOREVER, as decide_time caps the scaled limit it writes. */
+static int64_t est_finish(int64_t t, int64_t limit_s, double factor)
+{
+	double f = ceil((double)limit_s * factor - 1e-9);
+
+	if (!(f < (double)EST_FOREVER) || t >= EST_FOREVER - (int64_t)f)
+		return EST_FOREVER;
+	return t + (int64_t)f;
+}
+
 /* The broadened side fits at t: the slowest type it could land on sets the
  * factor on its time limit. */
 static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const uint32_t *cls,
@@ -268,7 +283,7 @@ static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *c
 	est->broad_factor = 1.0;
 	if (slow >= 0 && conf->types[slow].speed < conf->types[req].speed)
 		est->broad_factor = conf->types[req].speed / conf->types[slow].speed;
-	est->broad_finish = t + (int64_t)ceil((double)limit_s * est->broad_factor - 1e-9);
+	est->broad_finish = est_finish(t, limit_s, est->broad_factor);
 }
 
 /*
@@ -283,11 +298,10 @@ static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *c
 static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape, const int *types,
 			       int ntypes, int64_t horizon)
 {
-	double need = (double)(shape->nodes * shape->per_node), lo = 0, hi = 1e9, any = 0;
+	uint64_t all = nodeox_mul_sat(shape->nodes, shape->per_node);
+	double need = (double)(shape->total > all ? shape->total : all), lo = 0, hi = 1e9, any = 0;
 	int it, k;
 
-	if (shape->total > shape->nodes * shape->per_node)
-		need = (double)shape->total;
 	need += (double)sd->debt_any;
 	for (k = 0; k < ntypes; k++)
 		any += (double)sd->given[types[k]];
@@ -308,7 +322,7 @@ static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape
 		else
 			lo = mid;
 	}
-	return hi >= 1e9 ? -1 : horizon + (int64_t)ceil(hi);
+	return hi >= 1e9 ? -1 : est_finish(horizon, (int64_t)ceil(hi), 1.0);
 }
 
 /*
@@ -507,13 +521,12 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 						conf->types[req].speed / conf->types[elig[i]].speed;
 					est->broad_slowest = elig[i];
 				}
-			est->broad_finish =
-				b.start + (int64_t)ceil((double)limit_s * est->broad_factor - 1e-9);
+			est->broad_finish = est_finish(b.start, limit_s, est->broad_factor);
 		}
 		est->extrapolated = true;
 	}
 	est->kept_start = k.start;
-	est->kept_finish = k.start >= 0 ? k.start + limit_s : -1;
+	est->kept_finish = k.start >= 0 ? est_finish(k.start, limit_s, 1.0) : -1;
 	est->broad_start = b.start;
 	if (b.start < 0)
 		est->broad_finish = -1;

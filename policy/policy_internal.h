@@ -33,6 +33,13 @@ bool nodeox_util_eq(const char *s, size_t n, const char *word);
  * 1..NODEOX_NAME_MAX-1 bytes of [A-Za-z0-9_.@-]. */
 bool nodeox_util_name_ok(const char *s, size_t n);
 
+/* a * b, or UINT64_MAX where the product does not fit (GPU counts times
+ * nodes or tasks: each factor is user input). */
+static inline uint64_t nodeox_mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 /* What a job needs at once, read from its GPU request (policy_decide.c) and
  * used by Broaden=when-blocked and when-faster alike: `nodes` nodes with at
  * least `per_node` free GPUs each, and `total` free GPUs over the nodes used
