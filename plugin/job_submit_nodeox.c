@@ -478,8 +478,8 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 		return;
 	(void)list_for_each_ro(job_list, _state_job, &w);
 	cl->running = st->running;
-	/* the radix sort's scratch; without it, qsort (the same order where
-	 * it is glibc's merge sort), still no abort */
+	/* the radix sort's scratch; without it, a merge sort in place (the
+	 * same order), still no abort */
 	if (cl->nrunning > 1)
 		st->sort_tmp = try_xmalloc(cl->nrunning * sizeof(*st->sort_tmp));
 	nodeox_running_sort(st->running, cl->nrunning, st->sort_tmp);

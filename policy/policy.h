@@ -170,8 +170,8 @@ typedef struct {
  * the order nodeox_cluster_t.running must have (every feeder calls this).
  * tmp: n entries of scratch, for a radix sort in O(n) (the plugin's 10,000
  * holdings in tens of microseconds instead of a qsort's most of a
- * millisecond: `make bench-policy`); NULL: qsort, whose order among equal
- * ends is the same only where it is a merge sort (glibc's, given memory). */
+ * millisecond: `make bench-policy`); NULL (a feeder whose allocation
+ * failed): a merge sort in place, O(n log^2 n), in the same order. */
 void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *tmp);
 
 /* Broaden=when-faster: GPUs that pending jobs ahead of this one want, by type. */

@@ -26,16 +26,80 @@
  * most one over the running jobs; the per-node state lives in cl->scratch.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "policy/policy_internal.h"
 
-static int est_running_cmp(const void *a, const void *b)
+/* Reverse a[0..n). */
+static void est_reverse(nodeox_running_t *a, size_t n)
 {
-	const nodeox_running_t *x = a, *y = b;
+	for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+		nodeox_running_t x = a[i];
 
-	return (x->end > y->end) - (x->end < y->end);
+		a[i] = a[j - 1];
+		a[j - 1] = x;
+	}
+}
+
+/*
+ * Merge the sorted runs a[0..m) and a[m..n) in place, stably, without a
+ * buffer (libstdc++'s __merge_without_buffer): cut the longer run at its
+ * middle, find where that entry goes in the other (the first entry not
+ * before it when cutting the left run, the first after it when cutting the
+ * right, so equal ends keep their order), rotate the two middle pieces
+ * (three reversals) and merge the two halves so made. O(n log n) moves,
+ * recursion depth O(log n).
+ */
+static void est_merge(nodeox_running_t *a, size_t m, size_t n)
+{
+	size_t cut1, cut2, lo, hi;
+
+	if (!m || m == n)
+		return;
+	if (n == 2) {
+		if (a[1].end < a[0].end)
+			est_reverse(a, 2);
+		return;
+	}
+	if (m > n - m) {
+		cut1 = m / 2;
+		for (lo = m, hi = n; lo < hi;) { /* first in a[m..n) not before a[cut1] */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (a[mid].end < a[cut1].end)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		cut2 = lo;
+	} else {
+		cut2 = m + (n - m) / 2;
+		for (lo = 0, hi = m; lo < hi;) { /* first in a[0..m) after a[cut2] */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (a[mid].end <= a[cut2].end)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		cut1 = lo;
+	}
+	/* a[cut1..m) a[m..cut2) -> a[m..cut2) a[cut1..m) */
+	est_reverse(a + cut1, m - cut1);
+	est_reverse(a + m, cut2 - m);
+	est_reverse(a + cut1, cut2 - cut1);
+	est_merge(a, cut1, cut1 + (cut2 - m));
+	est_merge(a + cut1 + (cut2 - m), m - cut1, n - cut1 - (cut2 - m));
+}
+
+/* Without scratch: a bottom-up merge sort merging in place, stable, so the
+ * order among equal ends is the one the radix sort gives, whatever qsort
+ * the C library has (glibc's is a merge sort only while it can allocate). */
+static void est_sort_in_place(nodeox_running_t *a, size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2)
+		for (size_t lo = 0; lo + w < n; lo += 2 * w)
+			est_merge(a + lo, w, n - lo < 2 * w ? n - lo : 2 * w);
 }
 
 /* A holding's sort key: its end less the smallest end, as unsigned (two's
@@ -49,9 +113,9 @@ static int est_running_cmp(const void *a, const void *b)
  * within 194 days) and skipping a byte that every key shares: one pass to
  * find the range (returning at once when already sorted), one to count
  * every byte's values, one scatter per byte that varies. Being stable, it
- * leaves equal ends in the order given, as a merge sort does (glibc's qsort
- * with memory to spare, the order every feeder relied on so far). Without
- * tmp: qsort.
+ * leaves equal ends in the order given. Without tmp (the feeders' fallback
+ * when their allocation fails): est_sort_in_place, as stable, so the order,
+ * and with it the decision, is the same either way.
  */
 void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *tmp)
 {
@@ -75,7 +139,7 @@ void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *
 	if (sorted)
 		return;
 	if (!tmp) {
-		qsort(running, n, sizeof(*running), est_running_cmp);
+		est_sort_in_place(running, n);
 		return;
 	}
 	range = (uint64_t)max - (uint64_t)min;

@@ -968,7 +968,49 @@ static void test_when_faster_bounds(void **state)
 }
 
 /*
- * nodeox_running_sort, with its scratch (radix) and without (qsort): by end,
+ * A qsort that is not stable (a heap sort), in place of the C library's for
+ * this program: glibc's qsort keeps equal elements in order only while it
+ * can allocate its merge buffer (2.37 and 2.38 use introsort), and the
+ * feeders sort without scratch exactly when an allocation failed. The
+ * order nodeox_running_sort gives without scratch must not hang on it.
+ */
+static void test_heap_sift(char *b, size_t i, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char x[64];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && cmp(b + (c + 1) * size, b + c * size) > 0)
+			c++;
+		if (cmp(b + c * size, b + i * size) <= 0)
+			return;
+		memcpy(x, b + c * size, size);
+		memcpy(b + c * size, b + i * size, size);
+		memcpy(b + i * size, x, size);
+		i = c;
+	}
+}
+
+void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *b = base, x[64];
+
+	assert_true(size <= sizeof(x));
+	for (size_t i = n / 2; i-- > 0;)
+		test_heap_sift(b, i, n, size, cmp);
+	for (size_t k = n; k-- > 1;) {
+		memcpy(x, b, size);
+		memcpy(b, b + k * size, size);
+		memcpy(b + k * size, x, size);
+		test_heap_sift(b, 0, k, size, cmp);
+	}
+}
+
+/*
+ * nodeox_running_sort, with its scratch (radix) and without (in place): by end,
  * equal ends in the order given (node holds each entry's first place), the
  * same as a stable insertion sort, over ends with many ties, ends past
  * INT64_MIN / INT64_MAX apart, already in order and reversed.
