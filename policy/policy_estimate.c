@@ -22,8 +22,10 @@
  * at their limits (most end sooner).
  *
  * Both walks run together over one pass of the running jobs and stop as soon
- * as the comparison is decided, so work is one pass over the nodes and at
- * most one over the running jobs; the per-node state lives in cl->scratch.
+ * as the comparison is decided. Work in all: two passes over the nodes (the
+ * set-up, and est_slowest once the broadened side fits) and at most two over
+ * the running jobs (that walk, and est_hole's when the job as asked fits
+ * idle GPUs now); the per-node state lives in cl->scratch.
  */
 #include <math.h>
 #include <string.h>

@@ -398,7 +398,18 @@ static void test_scope(void **state)
 	job.partition = "gpu,debug";
 	decide("Partitions=gpu,long\n", &job);
 	assert_keep("partition debug is not in Partitions=");
+	/* empty items are no partition (slurmctld's strtok_r skips them): in
+	 * scope, where the comma walk of its own KEEPed "partition  is not in" */
+	job.partition = "gpu,,long";
+	decide("Partitions=gpu,long\n", &job);
+	assert_rewrite();
+	job.partition = ",gpu,";
+	decide("Partitions=gpu,long\n", &job);
+	assert_rewrite();
 	job.partition = NULL;
+	decide("Partitions=gpu\n", &job);
+	assert_keep("names no partition");
+	job.partition = ",";
 	decide("Partitions=gpu\n", &job);
 	assert_keep("names no partition");
 	job.partition = "gpu";
