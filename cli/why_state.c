@@ -159,7 +159,7 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 	}
 	free(idx);
 	{
-		/* the radix sort's scratch; without it, qsort */
+		/* the radix sort's scratch; without it, a stable merge sort in place */
 		nodeox_running_t *tmp = nr > 1 ? malloc(nr * sizeof(*tmp)) : NULL;
 
 		nodeox_running_sort(st->running, nr, tmp);
