@@ -121,16 +121,17 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 			if (!gpus)
 				gpus = state_gpus(req, 4, mult, type, sizeof(type));
 
-			while (gpus && *p && nr < cap) {
-				size_t n = strcspn(p, ",");
-				long at = state_node(idx, nnodes, nodes, p, n, type);
+			const char *it;
+			size_t n;
+
+			while (gpus && nr < cap && nodeox_util_list_next(&p, &it, &n)) {
+				long at = state_node(idx, nnodes, nodes, it, n, type);
 
 				if (at >= 0)
 					st->running[nr++] =
 						(nodeox_running_t){ (uint32_t)at,
 								    (uint32_t)((gpus + nn - 1) / nn),
 								    (int64_t)(q->end_time - cl->now) };
-				p += n + (p[n] == ',');
 			}
 		} else if (q->phase == WHY_PHASE_PENDING && q->priority && q->job_id != job->job_id &&
 			   (!q->partition || !job->partition ||
@@ -158,7 +159,7 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 	}
 	free(idx);
 	{
-		/* the radix sort's scratch; without it, qsort */
+		/* the radix sort's scratch; without it, a stable merge sort in place */
 		nodeox_running_t *tmp = nr > 1 ? malloc(nr * sizeof(*tmp)) : NULL;
 
 		nodeox_running_sort(st->running, nr, tmp);

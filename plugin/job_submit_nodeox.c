@@ -9,8 +9,9 @@
  *      the path and re-reads the file when inode/size/mtime/ctime changed.
  *      Only a regular file of at most 1 MiB is read, opened non-blocking, so
  *      a FIFO, a device or a directory at the path can never make slurmctld
- *      wait. A missing or broken file is logged once per change and lets
- *      every job pass unchanged;
+ *      wait; the stat() itself can, on a dead network mount (the admin
+ *      guide: keep nodeox.conf off NFS). A missing or broken file is logged
+ *      once per change and lets every job pass unchanged;
  *   2. copies the job's fields into a nodeox_job_t, with the time limit cap
  *      its partitions (MaxTime) and QOS (MaxWall, where readable) allow;
  *   3. for a tagged job only, snapshots the node table (features, partitions,
@@ -40,8 +41,11 @@
  *
  * Nothing here may crash, block or leak inside slurmctld: every string from
  * the user is passed as an argument, never as a format, and escaped before it
- * reaches a log line; work is one pass over the node table (when-faster:
- * and one over at most NODEOX_MAX_JOBS_SCANNED job records).
+ * reaches a log line; work is bounded: one pass over the node table for the
+ * snapshot (at most NODEOX_MAX_NODES; when-faster: and one walk of at most
+ * NODEOX_MAX_JOBS_SCANNED job records), then the decision's passes over that
+ * snapshot (one per candidate GPU type, and a few more for when-blocked and
+ * when-faster: policy_decide.c, policy_estimate.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -73,7 +77,7 @@
 
 const char plugin_name[] = "nodeox: broaden typed GPU requests of flexible jobs";
 const char plugin_type[] = "job_submit/nodeox";
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+const uint32_t plugin_version = NODEOX_PLUGIN_VERSION;
 
 #define NODEOX_MAX_NODES 100000 /* bound on the node snapshot */
 /* Broaden=when-faster: bounds on what one decision reads of job_list. Past
@@ -129,7 +133,8 @@ static bool _conf_look_due(bool force)
  * Bring nx.conf up to date with the file, at most once per look interval
  * (always when force). Caller holds nx.lock. stat() never opens the file;
  * only a regular file is opened, non-blocking (nodeox_conf_parse_file), so
- * nothing at the path can make slurmctld wait on it.
+ * nothing at the path can make slurmctld wait on it, save the stat() itself
+ * on a dead network mount (doc/admin-guide.md: keep nodeox.conf off NFS).
  */
 static void _conf_refresh(bool force)
 {
@@ -248,48 +253,61 @@ static const char *_node_job_part(node_record_t *node_ptr, const char *job_parts
 }
 
 /*
- * Snapshot the nodes of the job's partitions. The strings point into
- * slurmctld's node and partition records, valid while its locks are held,
- * i.e. for the duration of this call. Each node's `partitions` is the one
- * partition through which the job can reach it. map (node_record_count
- * entries, or NULL) gets each node record's index in the snapshot, -1 if
- * left out. Returns xmalloc'd nodes.
+ * Snapshot the nodes of the job's partitions into cl->nodes (the caller
+ * xfree()s them). The strings point into slurmctld's node and partition
+ * records, valid while its locks are held, i.e. for the duration of this
+ * call. Each node's `partitions` is the one partition through which the job
+ * can reach it. map (node_record_count entries, or NULL) gets each node
+ * record's index in the snapshot, -1 if left out; past NODEOX_MAX_NODES
+ * nodes the rest are left out and cl->state_cut is set (no when-faster
+ * estimate from part of the cluster). Returns false, with nothing read, when
+ * the snapshot's memory cannot be had (inside slurmctld: no abort).
  */
-static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes, int32_t *map)
+static bool _cluster_snapshot(const char *job_parts, nodeox_cluster_t *cl, int32_t *map)
 {
 	nodeox_node_t *nodes;
 	node_record_t *node_ptr;
 	size_t n = 0;
 	int i;
 
-	*nnodes = 0;
+	cl->nodes = NULL;
+	cl->nnodes = 0;
+	if (map)
+		for (i = 0; i < node_record_count; i++)
+			map[i] = -1;
 	if (!node_record_table_ptr || node_record_count <= 0)
-		return NULL;
-	nodes = xcalloc(MIN(node_record_count, NODEOX_MAX_NODES), sizeof(*nodes));
-	for (i = 0; i < node_record_count && n < NODEOX_MAX_NODES; i++) {
-		nodeox_node_t *nd = &nodes[n];
+		return true;
+	if (!(nodes = try_xcalloc(MIN(node_record_count, NODEOX_MAX_NODES), sizeof(*nodes))))
+		return false;
+	for (i = 0; i < node_record_count; i++) {
+		const char *part;
+		nodeox_node_t *nd;
 		uint32_t st;
 
-		if (map)
-			map[i] = -1;
-		if (!(node_ptr = node_record_table_ptr[i]) || !node_ptr->name)
+		if (!(node_ptr = node_record_table_ptr[i]) || !node_ptr->name ||
+		    !(part = _node_job_part(node_ptr, job_parts)))
 			continue;
-		if (!(nd->partitions = _node_job_part(node_ptr, job_parts)))
-			continue;
+		if (n >= NODEOX_MAX_NODES) { /* one more of the job's nodes: cut */
+			cl->state_cut = true;
+			break;
+		}
+		nd = &nodes[n];
+		nd->partitions = part;
 		if (map)
 			map[i] = (int32_t)n;
 		st = node_ptr->node_state;
 		nd->name = node_ptr->name;
 		nd->features = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
 		nd->usable = !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
-			     !IS_NODE_FUTURE(node_ptr);
+			     !IS_NODE_FUTURE(node_ptr) && !NODEOX_NODE_EXTERNAL(node_ptr);
 		_node_gpus(node_ptr, nd);
 		if (IS_NODE_NO_RESPOND(node_ptr) || (st & NODE_STATE_BASE) == NODE_STATE_UNKNOWN)
 			nd->gpus_idle = 0;
 		n++;
 	}
-	*nnodes = n;
-	return nodes;
+	cl->nodes = nodes;
+	cl->nnodes = n;
+	return true;
 }
 
 /* Broaden=when-faster's view of job_list (see _cluster_state). */
@@ -333,6 +351,12 @@ static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record
 				nodeox_tres_type_copy(field[f], &e[i], type, sizeof(type));
 		}
 	}
+	/* a pending job array's record stands for all its tasks not yet split
+	 * off into records of their own (each of which is counted as a job) */
+	if (job_ptr->array_recs && job_ptr->array_recs->task_cnt > 1)
+		gpus = gpus > UINT64_MAX / job_ptr->array_recs->task_cnt
+			       ? UINT64_MAX
+			       : gpus * job_ptr->array_recs->task_cnt;
 	if (!gpus)
 		return;
 	for (k = 0; k < cl->nahead; k++)
@@ -459,19 +483,23 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 		return;
 	(void)list_for_each_ro(job_list, _state_job, &w);
 	cl->running = st->running;
-	/* the radix sort's scratch; without it, qsort (the same order where
-	 * it is glibc's merge sort), still no abort */
+	/* the radix sort's scratch; without it, a merge sort in place (the
+	 * same order), still no abort */
 	if (cl->nrunning > 1)
 		st->sort_tmp = try_xmalloc(cl->nrunning * sizeof(*st->sort_tmp));
 	nodeox_running_sort(st->running, cl->nrunning, st->sort_tmp);
 	xfree(st->sort_tmp);
 }
 
+/* Frees st itself too (NULL: nothing). */
 static void _cluster_state_free(nodeox_state_buf_t *st)
 {
+	if (!st)
+		return;
 	xfree(st->running);
 	xfree(st->map);
 	xfree(st->scratch);
+	xfree(st);
 }
 
 /* The account a job without --account will get (NULL if unknown). */
@@ -505,18 +533,29 @@ static void _replace(char **field, const char *value)
 }
 
 /*
- * --prefer for PreferRequested=yes. Slurm 22.05's slurm_free_job_desc_msg
- * never frees job_desc->prefer, so this string (like a user's own --prefer)
- * stays allocated until slurmctld restarts: about 20 bytes per broadened
- * job (doc/admin-guide.md, Pitfalls). It cannot be freed here (slurmctld
- * copies it on submit but takes the pointer on update). A function of its
- * own so that make check-valgrind can name exactly this leak.
+ * --prefer for PreferRequested=yes. slurm_free_job_desc_msg frees
+ * job_desc->prefer only from 26.05.2 on (NODEOX_SLURM_FREES_PREFER,
+ * slurm_compat.h): before, this string (like a user's own --prefer) stays
+ * allocated until slurmctld restarts: about 20 bytes per broadened job
+ * (doc/admin-guide.md, Pitfalls). It cannot be freed here: slurmctld reads
+ * it after the plugin returns (and copies it, on submit and on update). On
+ * those releases a function of its own, so that make check-valgrind can
+ * name exactly this leak; from 26.05.2 a plain replacement, which Slurm
+ * frees with the message, and the suppression matches nothing.
  */
+#if NODEOX_SLURM_FREES_PREFER
+static void _set_prefer(job_desc_msg_t *job_desc, const char *value)
+{
+	_replace(&job_desc->prefer, value);
+}
+#else
 static __attribute__((noinline)) void _set_prefer_leaked_by_slurm_2205(job_desc_msg_t *job_desc,
 								       const char *value)
 {
 	_replace(&job_desc->prefer, value);
 }
+#define _set_prefer _set_prefer_leaked_by_slurm_2205
+#endif
 
 /* Does job_ptr's stored request hold a gpu entry of this type? */
 static bool _job_gres_typed(job_record_t *job_ptr, const char *type)
@@ -655,6 +694,14 @@ typedef struct {
 	uint32_t qos_id;   /* else the stored job's QOS id, or 0 */
 } nodeox_cap_src_t;
 
+/* The decision's own memory could not be had: the job is left as asked
+ * (nothing more is allocated to tell the user so). */
+static int _out_of_memory(const char *what, uint32_t uid)
+{
+	error("%s: %s uid=%u: out of memory for the decision: job left as asked", plugin_type, what, uid);
+	return SLURM_SUCCESS;
+}
+
 /*
  * Decide for job and apply to job_desc. old_admin_comment is kept in front
  * of ours. The time limit cap is looked up (partitions, QOS) only for a
@@ -668,9 +715,9 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 {
 	char capwhat[NODEOX_NAME_MAX + 32];
 	nodeox_cluster_t cluster = { 0 };
-	nodeox_node_t *nodes = NULL;
-	nodeox_state_buf_t *st;
+	nodeox_state_buf_t *st = NULL;
 	nodeox_decision_t *d;
+	bool parts_ok, nomem = false;
 	nodeox_tag_t tag;
 	char tagerr[NODEOX_ERR_MAX], acct[NODEOX_NAME_MAX], reqname[NODEOX_NAME_MAX] = "";
 	char safe_reason[4 * NODEOX_ERR_MAX], safe_note[4 * NODEOX_STR_MAX];
@@ -683,7 +730,11 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		slurm_mutex_unlock(&nx.lock);
 		return SLURM_SUCCESS; /* untagged jobs are never touched */
 	}
-	_time_cap(cap->parts, cap->qos, cap->qos_id, job, capwhat, sizeof(capwhat));
+	/* a partition list past the bound: the decision KEEPs the job with the
+	 * reason, and nothing is read per partition, node or job for it */
+	parts_ok = nodeox_policy_parts_ok(job->partition, NULL, 0);
+	if (parts_ok)
+		_time_cap(cap->parts, cap->qos, cap->qos_id, job, capwhat, sizeof(capwhat));
 	if (!job->account && (nx.conf->allow_accounts.n || nx.conf->deny_accounts.n)) {
 		_default_account(uid, acct, sizeof(acct));
 		if (acct[0])
@@ -691,30 +742,40 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	}
 	if (!job->user && (nx.conf->allow_users.n || nx.conf->deny_users.n))
 		job->user = uid_to_string_cached((uid_t)uid);
-	st = xmalloc(sizeof(*st));
-	if (nx.conf->broaden == NODEOX_BROADEN_WHEN_FASTER && node_record_count > 0 &&
-	    !(st->map = try_xcalloc(node_record_count, sizeof(*st->map))))
-		st->nomem = true; /* no state read: the decision makes no estimate */
-	nodes = _cluster_snapshot(job->partition, &cluster.nnodes, st->map);
-	cluster.nodes = nodes;
-	if (st->map)
+	/* a failed allocation must not abort slurmctld: without the snapshot or
+	 * the decision's buffer the job is left as asked; without the
+	 * when-faster state it is decided as when-blocked */
+	if (!(d = try_xmalloc(sizeof(*d)))) {
+		slurm_mutex_unlock(&nx.lock);
+		return _out_of_memory(what, uid);
+	}
+	if (parts_ok && nx.conf->broaden == NODEOX_BROADEN_WHEN_FASTER && node_record_count > 0 &&
+	    (!(st = try_xmalloc(sizeof(*st))) ||
+	     !(st->map = try_xcalloc(node_record_count, sizeof(*st->map)))))
+		nomem = true; /* no state read: the decision makes no estimate */
+	if (parts_ok && !_cluster_snapshot(job->partition, &cluster, st ? st->map : NULL)) {
+		slurm_mutex_unlock(&nx.lock);
+		_cluster_state_free(st);
+		xfree(d);
+		return _out_of_memory(what, uid);
+	}
+	if (st && st->map && !cluster.state_cut)
 		_cluster_state(st, &cluster, job);
-	d = xmalloc(sizeof(*d));
+	nomem = nomem || (st && st->nomem);
 	nodeox_policy_decide(nx.conf, job, &cluster, d);
 	if (d->requested_type >= 0) /* the conf may be replaced once unlocked */
 		snprintf(reqname, sizeof(reqname), "%s", nx.conf->types[d->requested_type].name);
 	slurm_mutex_unlock(&nx.lock);
-	if (st->nomem)
+	if (nomem)
 		error("%s: %s uid=%u: out of memory for the when-faster estimate: decided "
 		      "as Broaden=when-blocked",
 		      plugin_type, what, uid);
 	else if (cluster.state_cut)
-		info("%s: %s uid=%u: more than %d jobs or %d running GPU holdings in "
+		info("%s: %s uid=%u: more than %d nodes, %d jobs or %d running GPU holdings in "
 		     "slurmctld: no when-faster estimate",
-		     plugin_type, what, uid, NODEOX_MAX_JOBS_SCANNED, NODEOX_MAX_RUNNING);
+		     plugin_type, what, uid, NODEOX_MAX_NODES, NODEOX_MAX_JOBS_SCANNED, NODEOX_MAX_RUNNING);
 	_cluster_state_free(st);
-	xfree(st);
-	xfree(nodes);
+	xfree(cluster.nodes);
 	if (d->action == NODEOX_REWRITE && !d->dryrun && upd && _job_gres_typed(upd->job_ptr, reqname)) {
 		/* Slurm cannot untype a pending job's stored request: see top. */
 		d->action = NODEOX_KEEP;
@@ -755,7 +816,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		if (d->features_set)
 			_replace(&job_desc->features, d->features);
 		if (d->prefer_set)
-			_set_prefer_leaked_by_slurm_2205(job_desc, d->prefer);
+			_set_prefer(job_desc, d->prefer);
 		if (d->time_limit_set)
 			job_desc->time_limit = d->time_limit;
 		/* slurmctld refuses a whole update that sets admin_comment for a
@@ -776,7 +837,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
-	job.job_id = job_desc->job_id == NO_VAL ? 0 : job_desc->job_id;
+	job.job_id = NODEOX_JOB_DESC_JOB_ID(job_desc) == NO_VAL ? 0 : NODEOX_JOB_DESC_JOB_ID(job_desc);
 	job.comment = job_desc->comment;
 	job.tres_per_job = job_desc->tres_per_job;
 	job.tres_per_node = job_desc->tres_per_node;
@@ -827,7 +888,8 @@ static int _constraint_update(job_desc_msg_t *job_desc, job_record_t *job_ptr, c
 
 	if (!job_desc->features || job_desc->time_limit != NO_VAL || !job_ptr->admin_comment)
 		return SLURM_SUCCESS;
-	rec = xmalloc(sizeof(*rec));
+	if (!(rec = try_xmalloc(sizeof(*rec)))) /* no abort inside slurmctld */
+		return SLURM_SUCCESS;
 	if (nodeox_record_parse(job_ptr->admin_comment, rec, err, sizeof(err)) == 1 &&
 	    rec->time_limit_min > 0 && rec->time_limit_to_min > rec->time_limit_min &&
 	    job_ptr->time_limit == (uint32_t)rec->time_limit_to_min && rec->features_to[0] &&

@@ -118,7 +118,9 @@ typedef struct {
 /*
  * Look for the tag in comment (NULL or no tag: returns 0, tag->present false).
  * Returns 1 for a valid tag, -1 for a malformed one with a one-line reason in
- * err naming the bad part. Never reads past NODEOX_COMMENT_MAX characters.
+ * err naming the bad part. Looks for the tag in the first NODEOX_COMMENT_MAX
+ * bytes only; a tag that runs on past them is malformed (-1), never read cut
+ * short. Reads at most one byte past NODEOX_COMMENT_MAX.
  */
 int nodeox_tag_parse(const char *comment, const nodeox_conf_t *conf, nodeox_tag_t *tag, char *err,
 		     size_t errlen);
@@ -168,8 +170,8 @@ typedef struct {
  * the order nodeox_cluster_t.running must have (every feeder calls this).
  * tmp: n entries of scratch, for a radix sort in O(n) (the plugin's 10,000
  * holdings in tens of microseconds instead of a qsort's most of a
- * millisecond: `make bench-policy`); NULL: qsort, whose order among equal
- * ends is the same only where it is a merge sort (glibc's, given memory). */
+ * millisecond: `make bench-policy`); NULL (a feeder whose allocation
+ * failed): a merge sort in place, O(n log^2 n), in the same order. */
 void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *tmp);
 
 /* Broaden=when-faster: GPUs that pending jobs ahead of this one want, by type. */
@@ -279,6 +281,24 @@ typedef struct {
  */
 void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cluster,
 			  nodeox_decision_t *out);
+
+/*
+ * Partitions a job may name for nodeox to decide on it: the decision matches
+ * the job's list against every node's partitions (and the plugin's
+ * Broaden=when-faster against every pending job's), inside slurmctld's locks,
+ * and slurmctld checks a list's length (1024) only after job_submit.
+ */
+#define NODEOX_MAX_JOB_PARTS 64
+
+/*
+ * Is the job's partition list (comma list; NULL: the default partition)
+ * within what the decision walks: shorter than NODEOX_STR_MAX bytes and at
+ * most NODEOX_MAX_JOB_PARTS names? Else false, with a one-line reason in err
+ * (errlen 0: none); nodeox_policy_decide KEEPs such a job with that reason
+ * before any per-node work, and a feeder asks first so as to read no
+ * per-node or per-job state for it. Reads at most NODEOX_STR_MAX bytes.
+ */
+bool nodeox_policy_parts_ok(const char *parts, char *err, size_t errlen);
 
 /* "PASS", "KEEP", "REWRITE", "REJECT". */
 const char *nodeox_action_name(nodeox_action_t action);

@@ -10,9 +10,14 @@
  *      (policy_estimate.c)? KEEP says when each would finish
  *   -> build the new fields (untyped TRES, constraint, prefer, time limit,
  *   admin_comment: a versioned key=value record, see decide_admin_comment).
- * Work is bounded by the conf sizes, the fixed string lengths and one pass
- * over the nodes (when-faster: and at most one over the running jobs the
- * caller hands over); nothing is allocated.
+ * Work is bounded by the conf sizes, the fixed string lengths and passes
+ * over the nodes the caller hands over: one per candidate type (the
+ * requested one and each group mate, at most NODEOX_MAX_TYPES, each ending
+ * at the first usable node of the type), one more for when-blocked, and
+ * when-faster's estimate (policy_estimate.c: two over the nodes, at most two
+ * over the running jobs). Per node, the partition and feature tests walk
+ * comma lists no longer than NODEOX_STR_MAX, the job's of at most
+ * NODEOX_MAX_JOB_PARTS names (checked first). Nothing is allocated.
  */
 #include <ctype.h>
 #include <math.h>
@@ -22,7 +27,15 @@
 
 #include "policy/policy_internal.h"
 
-enum { F_JOB, F_NODE, F_TASK, F_SOCKET, F_N };
+/* The four GPU request fields, in the order of nodeox_form_t, whose names
+ * (nodeox_form_name) the admin_comment record's gpus= uses. */
+enum {
+	F_JOB = NODEOX_FORM_JOB,
+	F_NODE = NODEOX_FORM_NODE,
+	F_TASK = NODEOX_FORM_TASK,
+	F_SOCKET = NODEOX_FORM_SOCKET,
+	F_N = NODEOX_NFORMS
+};
 static const char *const decide_field_names[F_N] = {
 	"tres_per_job",
 	"tres_per_node",
@@ -77,6 +90,29 @@ static bool decide_empty(const char *s)
 	return !s || !*s;
 }
 
+bool nodeox_policy_parts_ok(const char *parts, char *err, size_t errlen)
+{
+	size_t len = parts ? strnlen(parts, NODEOX_STR_MAX) : 0, n;
+	int names = 0;
+
+	if (len >= NODEOX_STR_MAX) {
+		if (errlen)
+			snprintf(err, errlen,
+				 "not broadened: the job's partition list is %d characters or "
+				 "longer",
+				 NODEOX_STR_MAX);
+		return false;
+	}
+	for (const char *c = parts, *it; nodeox_util_list_next(&c, &it, &n);)
+		if (++names > NODEOX_MAX_JOB_PARTS) {
+			if (errlen)
+				snprintf(err, errlen, "not broadened: the job names more than %d partitions",
+					 NODEOX_MAX_JOB_PARTS);
+			return false;
+		}
+	return true;
+}
+
 /* KEEP if the job is outside Partitions= / Allow* / Deny*. */
 static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job, nodeox_decision_t *out)
 {
@@ -88,35 +124,32 @@ static bool decide_in_scope(const nodeox_conf_t *conf, const nodeox_job_t *job, 
 		{ &conf->allow_users, &conf->deny_users, job->user, "user" },
 	};
 	char q[64];
-	size_t k;
+	size_t k, n;
 	int i;
 
 	if (conf->partitions.n) {
-		const char *p = job->partition;
+		const char *p = job->partition, *it;
+		int names = 0;
 
-		if (decide_empty(p)) {
-			decide_keep(out, "not broadened: the job names no partition and "
-					 "Partitions= is set in nodeox.conf");
-			return false;
-		}
-		while (*p) {
-			const char *c = strchr(p, ',');
-			size_t n = c ? (size_t)(c - p) : strlen(p);
+		/* empty items skipped, as slurmctld's get_part_list (strtok_r) does */
+		for (; nodeox_util_list_next(&p, &it, &n); names++) {
 			bool ok = false;
 
 			for (i = 0; i < conf->partitions.n && !ok; i++)
-				ok = n && nodeox_util_eq(p, n, conf->partitions.names[i]);
+				ok = nodeox_util_eq(it, n, conf->partitions.names[i]);
 			if (!ok) {
-				nodeox_util_quote(q, sizeof(q), p, n);
+				nodeox_util_quote(q, sizeof(q), it, n);
 				decide_keep(out,
 					    "not broadened: partition %s is not in "
 					    "Partitions= of nodeox.conf",
 					    q);
 				return false;
 			}
-			if (!c)
-				break;
-			p = c + 1;
+		}
+		if (!names) {
+			decide_keep(out, "not broadened: the job names no partition and "
+					 "Partitions= is set in nodeox.conf");
+			return false;
 		}
 	}
 	for (k = 0; k < sizeof(scopes) / sizeof(scopes[0]); k++) {
@@ -204,25 +237,6 @@ static bool decide_request(const nodeox_job_t *job, decide_req_t *r, nodeox_deci
 	return true;
 }
 
-bool nodeox_node_in_parts(const nodeox_node_t *nd, const char *parts)
-{
-	return decide_empty(parts) || nodeox_util_lists_meet(parts, nd->partitions);
-}
-
-static bool decide_node_has_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t)
-{
-	return nodeox_util_list_has(nd->features, t->feature, strlen(t->feature));
-}
-
-/* The type's the narrower and cheaper test of the two: a node reporting a
- * gres type is of that type; an untyped one by its feature. */
-bool nodeox_node_is_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t)
-{
-	if (nd->gpu_type && *nd->gpu_type)
-		return nodeox_util_eq(nd->gpu_type, strlen(nd->gpu_type), t->name);
-	return decide_node_has_type(nd, t);
-}
-
 /* Does a usable node in the job's partitions carry type t's feature? */
 static bool decide_type_present(const nodeox_cluster_t *cl, const nodeox_job_t *job,
 				const nodeox_gpu_type_t *t)
@@ -232,7 +246,7 @@ static bool decide_type_present(const nodeox_cluster_t *cl, const nodeox_job_t *
 	for (i = 0; i < cl->nnodes; i++) {
 		const nodeox_node_t *nd = &cl->nodes[i];
 
-		if (nd->usable && decide_node_has_type(nd, t) && nodeox_node_in_parts(nd, job->partition))
+		if (nd->usable && nodeox_node_has_feature(nd, t) && nodeox_node_in_parts(nd, job->partition))
 			return true;
 	}
 	return false;
@@ -252,7 +266,7 @@ static void decide_shape(const nodeox_job_t *job, const decide_req_t *r, nodeox_
 		node_need = sum[F_TASK];
 	sh->nodes = job->min_nodes ? job->min_nodes : 1;
 	sh->per_node = node_need ? node_need : 1;
-	sh->total = sum[F_TASK] * (uint64_t)(job->num_tasks ? job->num_tasks : 1);
+	sh->total = nodeox_mul_sat(sum[F_TASK], job->num_tasks ? job->num_tasks : 1);
 	if (sum[F_JOB] > sh->total)
 		sh->total = sum[F_JOB];
 }
@@ -648,8 +662,6 @@ static void decide_record_tag(const nodeox_conf_t *conf, const nodeox_tag_t *tag
 		nodeox_buf_puts(&b, ":uniform");
 }
 
-static const char *const decide_form_names[F_N] = { "job", "node", "task", "socket" };
-
 /* admin_comment: the job's original request and what nodeox made of it. */
 static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_tag_t *tag,
 				 const decide_req_t *r, nodeox_decision_t *out)
@@ -670,7 +682,7 @@ static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *
 		for (i = 0; i < r->n[f]; i++)
 			if (r->e[f][i].type_len)
 				n += r->e[f][i].count;
-		nodeox_buf_printf(&g, "%s%s:%llu", g.len ? "," : "", decide_form_names[f],
+		nodeox_buf_printf(&g, "%s%s:%llu", g.len ? "," : "", nodeox_form_name((nodeox_form_t)f),
 				  (unsigned long long)n);
 	}
 	decide_record_tag(conf, tag, tagtxt, sizeof(tagtxt));
@@ -762,9 +774,9 @@ static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	}
 	nodeox_estimate_make(conf, job, cl, req, out->eligible, out->neligible, shape, (int64_t)lim * 60, e);
 	if (!e->made) {
-		*fallback = cl->state_cut
-				    ? "when-faster, as when-blocked: too many jobs in the cluster to estimate"
-				    : "when-faster, as when-blocked: no cluster state to estimate with";
+		*fallback = cl->state_cut ? "when-faster, as when-blocked: more nodes or jobs in the cluster "
+					    "than the estimate reads"
+					  : "when-faster, as when-blocked: no cluster state to estimate with";
 		return true;
 	}
 	if (e->broaden)
@@ -851,7 +863,7 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	nodeox_tag_t tag;
 	nodeox_shape_t shape;
 	const char *fallback = NULL;
-	char name[NODEOX_NAME_MAX], q[64];
+	char name[NODEOX_NAME_MAX], q[64], why[NODEOX_ERR_MAX];
 	int f, req, rc;
 
 	memset(out, 0, sizeof(*out));
@@ -868,6 +880,10 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		return;
 	if (rc < 0) {
 		out->action = NODEOX_REJECT;
+		return;
+	}
+	if (!nodeox_policy_parts_ok(job->partition, why, sizeof(why))) {
+		decide_keep(out, "%s", why);
 		return;
 	}
 	if (!decide_in_scope(conf, job, out) || !decide_request(job, &r, out))

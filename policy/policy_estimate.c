@@ -22,20 +22,86 @@
  * at their limits (most end sooner).
  *
  * Both walks run together over one pass of the running jobs and stop as soon
- * as the comparison is decided, so work is one pass over the nodes and at
- * most one over the running jobs; the per-node state lives in cl->scratch.
+ * as the comparison is decided. Work in all: two passes over the nodes (the
+ * set-up, and est_slowest once the broadened side fits) and at most two over
+ * the running jobs (that walk, and est_hole's when the job as asked fits
+ * idle GPUs now); the per-node state lives in cl->scratch.
  */
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "policy/policy_internal.h"
 
-static int est_running_cmp(const void *a, const void *b)
+/* Reverse a[0..n). */
+static void est_reverse(nodeox_running_t *a, size_t n)
 {
-	const nodeox_running_t *x = a, *y = b;
+	for (size_t i = 0, j = n; i + 1 < j; i++, j--) {
+		nodeox_running_t x = a[i];
 
-	return (x->end > y->end) - (x->end < y->end);
+		a[i] = a[j - 1];
+		a[j - 1] = x;
+	}
+}
+
+/*
+ * Merge the sorted runs a[0..m) and a[m..n) in place, stably, without a
+ * buffer (libstdc++'s __merge_without_buffer): cut the longer run at its
+ * middle, find where that entry goes in the other (the first entry not
+ * before it when cutting the left run, the first after it when cutting the
+ * right, so equal ends keep their order), rotate the two middle pieces
+ * (three reversals) and merge the two halves so made. O(n log n) moves,
+ * recursion depth O(log n).
+ */
+static void est_merge(nodeox_running_t *a, size_t m, size_t n)
+{
+	size_t cut1, cut2, lo, hi;
+
+	if (!m || m == n)
+		return;
+	if (n == 2) {
+		if (a[1].end < a[0].end)
+			est_reverse(a, 2);
+		return;
+	}
+	if (m > n - m) {
+		cut1 = m / 2;
+		for (lo = m, hi = n; lo < hi;) { /* first in a[m..n) not before a[cut1] */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (a[mid].end < a[cut1].end)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		cut2 = lo;
+	} else {
+		cut2 = m + (n - m) / 2;
+		for (lo = 0, hi = m; lo < hi;) { /* first in a[0..m) after a[cut2] */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (a[mid].end <= a[cut2].end)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		cut1 = lo;
+	}
+	/* a[cut1..m) a[m..cut2) -> a[m..cut2) a[cut1..m) */
+	est_reverse(a + cut1, m - cut1);
+	est_reverse(a + m, cut2 - m);
+	est_reverse(a + cut1, cut2 - cut1);
+	est_merge(a, cut1, cut1 + (cut2 - m));
+	est_merge(a + cut1 + (cut2 - m), m - cut1, n - cut1 - (cut2 - m));
+}
+
+/* Without scratch: a bottom-up merge sort merging in place, stable, so the
+ * order among equal ends is the one the radix sort gives, whatever qsort
+ * the C library has (glibc's is a merge sort only while it can allocate). */
+static void est_sort_in_place(nodeox_running_t *a, size_t n)
+{
+	for (size_t w = 1; w < n; w *= 2)
+		for (size_t lo = 0; lo + w < n; lo += 2 * w)
+			est_merge(a + lo, w, n - lo < 2 * w ? n - lo : 2 * w);
 }
 
 /* A holding's sort key: its end less the smallest end, as unsigned (two's
@@ -49,9 +115,9 @@ static int est_running_cmp(const void *a, const void *b)
  * within 194 days) and skipping a byte that every key shares: one pass to
  * find the range (returning at once when already sorted), one to count
  * every byte's values, one scatter per byte that varies. Being stable, it
- * leaves equal ends in the order given, as a merge sort does (glibc's qsort
- * with memory to spare, the order every feeder relied on so far). Without
- * tmp: qsort.
+ * leaves equal ends in the order given. Without tmp (the feeders' fallback
+ * when their allocation fails): est_sort_in_place, as stable, so the order,
+ * and with it the decision, is the same either way.
  */
 void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *tmp)
 {
@@ -75,7 +141,7 @@ void nodeox_running_sort(nodeox_running_t *running, size_t n, nodeox_running_t *
 	if (sorted)
 		return;
 	if (!tmp) {
-		qsort(running, n, sizeof(*running), est_running_cmp);
+		est_sort_in_place(running, n);
 		return;
 	}
 	range = (uint64_t)max - (uint64_t)min;
@@ -256,6 +322,21 @@ static int est_slowest(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, co
 	return slow;
 }
 
+/* No finish is later than this: a Speed= ratio (Speed= takes up to 1e300)
+ * or a running job's end far out would not fit an int64_t otherwise. */
+#define EST_FOREVER (INT64_MAX / 4)
+
+/* t plus limit_s seconds scaled by factor (>= 1), rounded up, saturating at
+ * EST_FOREVER, as decide_time caps the scaled limit it writes. */
+static int64_t est_finish(int64_t t, int64_t limit_s, double factor)
+{
+	double f = ceil((double)limit_s * factor - 1e-9);
+
+	if (!(f < (double)EST_FOREVER) || t >= EST_FOREVER - (int64_t)f)
+		return EST_FOREVER;
+	return t + (int64_t)f;
+}
+
 /* The broadened side fits at t: the slowest type it could land on sets the
  * factor on its time limit. */
 static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const uint32_t *cls,
@@ -268,7 +349,7 @@ static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *c
 	est->broad_factor = 1.0;
 	if (slow >= 0 && conf->types[slow].speed < conf->types[req].speed)
 		est->broad_factor = conf->types[req].speed / conf->types[slow].speed;
-	est->broad_finish = t + (int64_t)ceil((double)limit_s * est->broad_factor - 1e-9);
+	est->broad_finish = est_finish(t, limit_s, est->broad_factor);
 }
 
 /*
@@ -283,11 +364,10 @@ static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *c
 static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape, const int *types,
 			       int ntypes, int64_t horizon)
 {
-	double need = (double)(shape->nodes * shape->per_node), lo = 0, hi = 1e9, any = 0;
+	uint64_t all = nodeox_mul_sat(shape->nodes, shape->per_node);
+	double need = (double)(shape->total > all ? shape->total : all), lo = 0, hi = 1e9, any = 0;
 	int it, k;
 
-	if (shape->total > shape->nodes * shape->per_node)
-		need = (double)shape->total;
 	need += (double)sd->debt_any;
 	for (k = 0; k < ntypes; k++)
 		any += (double)sd->given[types[k]];
@@ -308,7 +388,7 @@ static int64_t est_extrapolate(const est_side_t *sd, const nodeox_shape_t *shape
 		else
 			lo = mid;
 	}
-	return hi >= 1e9 ? -1 : horizon + (int64_t)ceil(hi);
+	return hi >= 1e9 ? -1 : est_finish(horizon, (int64_t)ceil(hi), 1.0);
 }
 
 /*
@@ -507,13 +587,12 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 						conf->types[req].speed / conf->types[elig[i]].speed;
 					est->broad_slowest = elig[i];
 				}
-			est->broad_finish =
-				b.start + (int64_t)ceil((double)limit_s * est->broad_factor - 1e-9);
+			est->broad_finish = est_finish(b.start, limit_s, est->broad_factor);
 		}
 		est->extrapolated = true;
 	}
 	est->kept_start = k.start;
-	est->kept_finish = k.start >= 0 ? k.start + limit_s : -1;
+	est->kept_finish = k.start >= 0 ? est_finish(k.start, limit_s, 1.0) : -1;
 	est->broad_start = b.start;
 	if (b.start < 0)
 		est->broad_finish = -1;

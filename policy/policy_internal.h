@@ -1,12 +1,19 @@
 /*
- * policy_internal.h: helpers shared by the files of the policy library only
- * (bounded string building, name checks, quoting). Not part of the API in
- * policy.h; no file outside policy/ includes it.
+ * policy_internal.h: what the files of the policy library share, below all
+ * of them (bounded string building, name checks, quoting, saturating
+ * arithmetic, the node tests of the decision and its estimate, the
+ * estimate's entry point). Not part of the API in policy.h; no file outside
+ * policy/ includes it. Calls between the files run one way: policy_decide.c
+ * calls policy_estimate.c (nodeox_estimate_make), policy_tag.c,
+ * policy_tres.c, policy_record.c (nodeox_form_name) and policy_conf.c; none
+ * of those calls back into policy_decide.c.
  */
 #ifndef NODEOX_POLICY_INTERNAL_H
 #define NODEOX_POLICY_INTERNAL_H
 
 #include <stdarg.h>
+#include <string.h>
+
 #include "common/util.h"
 #include "policy/policy.h"
 
@@ -33,6 +40,13 @@ bool nodeox_util_eq(const char *s, size_t n, const char *word);
  * 1..NODEOX_NAME_MAX-1 bytes of [A-Za-z0-9_.@-]. */
 bool nodeox_util_name_ok(const char *s, size_t n);
 
+/* a * b, or UINT64_MAX where the product does not fit (GPU counts times
+ * nodes or tasks: each factor is user input). */
+static inline uint64_t nodeox_mul_sat(uint64_t a, uint64_t b)
+{
+	return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
 /* What a job needs at once, read from its GPU request (policy_decide.c) and
  * used by Broaden=when-blocked and when-faster alike: `nodes` nodes with at
  * least `per_node` free GPUs each, and `total` free GPUs over the nodes used
@@ -43,18 +57,39 @@ typedef struct {
 	uint64_t total;
 } nodeox_shape_t;
 
+/* Node tests shared by the decision (policy_decide.c) and its estimate
+ * (policy_estimate.c), here below both so that calls between the two run
+ * one way, decide -> estimate. */
+
 /* Is one of the job's partitions (comma list; NULL or "": any) among the
- * node's? Does the node hold GPU type t (its gres type, or when untyped its
- * feature)? (policy_decide.c) */
-bool nodeox_node_in_parts(const nodeox_node_t *nd, const char *parts);
-bool nodeox_node_is_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t);
+ * node's? */
+static inline bool nodeox_node_in_parts(const nodeox_node_t *nd, const char *parts)
+{
+	return !parts || !*parts || nodeox_util_lists_meet(parts, nd->partitions);
+}
+
+/* Does the node carry type t's feature? */
+static inline bool nodeox_node_has_feature(const nodeox_node_t *nd, const nodeox_gpu_type_t *t)
+{
+	return nodeox_util_list_has(nd->features, t->feature, strlen(t->feature));
+}
+
+/* Does the node hold GPU type t? The narrower and cheaper test of the two:
+ * a node reporting a gres type is of that type; an untyped one by its
+ * feature. */
+static inline bool nodeox_node_is_type(const nodeox_node_t *nd, const nodeox_gpu_type_t *t)
+{
+	if (nd->gpu_type && *nd->gpu_type)
+		return nodeox_util_eq(nd->gpu_type, strlen(nd->gpu_type), t->name);
+	return nodeox_node_has_feature(nd, t);
+}
 
 /* Broaden=when-faster's estimate (policy_estimate.c): when the job could
  * start on its requested type req and on the eligible types elig[0..nelig),
  * from cl's free GPUs, running jobs and demand ahead, and the two finishes
  * for a time limit of limit_s seconds. Fills est; est->made false when cl
- * holds no state to estimate from. Bounded by one pass over the nodes and one
- * over the running jobs; allocates nothing (cl->scratch). */
+ * holds no state to estimate from. Bounded by two passes over the nodes and
+ * two over the running jobs; allocates nothing (cl->scratch). */
 void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
 			  int req, const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
 			  nodeox_estimate_t *est);

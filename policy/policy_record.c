@@ -133,18 +133,8 @@ static int record_gpus(const char *v, size_t n, nodeox_record_t *rec)
 	return n ? 0 : -1;
 }
 
-/* A type name as the policy allows it: [A-Za-z0-9_.@-], 1..63 bytes. */
-static int record_name_ok(const char *s, size_t n)
-{
-	size_t i;
-
-	if (!n || n >= NODEOX_RECORD_TYPE_MAX)
-		return 0;
-	for (i = 0; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && !strchr("_.@-", s[i]))
-			return 0;
-	return 1;
-}
+/* A recorded type fits rec->type wherever the policy's name check passes. */
+_Static_assert(NODEOX_RECORD_TYPE_MAX >= NODEOX_NAME_MAX, "a type name must fit nodeox_record_t.type");
 
 /* A legacy record's tres_per_X=FROM: the type and count of its first typed
  * GPU entry ("gres:gpu:a100:4", "gres/gpu:a100=4"), read by policy_tres.c. */
@@ -160,7 +150,7 @@ static int record_legacy_tres(const char *from, size_t n, nodeox_form_t f, nodeo
 	buf[n] = '\0';
 	k = nodeox_tres_scan(buf, e, NODEOX_TRES_MAX_GPU);
 	for (i = 0; i < k && i < NODEOX_TRES_MAX_GPU; i++) {
-		if (!record_name_ok(buf + e[i].type_off, e[i].type_len))
+		if (!nodeox_util_name_ok(buf + e[i].type_off, e[i].type_len))
 			continue; /* "gpu:4": untyped */
 		if (e[i].problem != NODEOX_TRES_OK)
 			return -1;
@@ -235,7 +225,7 @@ static int record_read(const char *s, size_t n, nodeox_record_t *rec, nodeox_rec
 			continue;
 		}
 		if (KEY("type") && !rec->legacy) {
-			if (!record_name_ok(v, vlen)) {
+			if (!nodeox_util_name_ok(v, vlen)) {
 				snprintf(err, errlen, "nodeox record: bad type= value");
 				return -1;
 			}

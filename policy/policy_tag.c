@@ -10,8 +10,10 @@
  *   types=T1+T2     broaden only to these types (names from nodeox.conf)
  *   uniform         all nodes of the job get one type
  *   mixed           nodes may differ (the default)
- * The comment is user input: it is read at most NODEOX_COMMENT_MAX bytes far,
- * never used as a format, and quoted bytes in messages are made printable.
+ * The comment is user input: a tag is looked for in its first
+ * NODEOX_COMMENT_MAX bytes only, and one that runs on past them is refused
+ * whole (never read cut short); it is never used as a format, and quoted
+ * bytes in messages are made printable.
  */
 #include <stdio.h>
 #include <string.h>
@@ -177,6 +179,13 @@ int nodeox_tag_parse(const char *comment, const nodeox_conf_t *conf, nodeox_tag_
 	end = p + wl;
 	while (end < comment + n && !tag_end(*end))
 		end++;
+	/* a tag that runs on past the bytes read would be read cut short
+	 * (mem=40G as mem=40): refused whole; the one byte after them says */
+	if (end == comment + n && n == NODEOX_COMMENT_MAX && !tag_end(comment[n]))
+		return tag_fail(err, errlen,
+				"the nodeox:flex tag runs past byte %d of the comment, the most "
+				"nodeox reads: put it earlier",
+				NODEOX_COMMENT_MAX);
 	if (end > p + wl && p[wl] != ':') {
 		nodeox_util_quote(q, sizeof(q), p, (size_t)(end - p));
 		return tag_fail(err, errlen,

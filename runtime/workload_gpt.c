@@ -126,15 +126,6 @@ static void _gpt_sizes(size_t *s, int L, int C, int T)
 	s[LNFW] = s[LNFB] = c;
 }
 
-size_t workload_gpt_nparams(int layers, int channels, int context)
-{
-	size_t s[GPT_NTENSORS], n = 0;
-	_gpt_sizes(s, layers, channels, context);
-	for (int i = 0; i < GPT_NTENSORS; i++)
-		n += s[i];
-	return n;
-}
-
 static const char *const _gpt_tensor_names[GPT_NTENSORS] = { "wte",     "wpe",     "ln1w",     "ln1b",
 							     "qkvw",    "qkvb",    "attprojw", "attprojb",
 							     "ln2w",    "ln2b",    "fcw",      "fcb",

@@ -52,9 +52,6 @@ void workload_gpt_opts_default(workload_gpt_opts_t *opts);
 nodeox_workload_t *workload_gpt_create(const workload_gpt_opts_t *opts, int rank, int world,
 				       const nodeox_backend_t *be, char *err, size_t errlen);
 
-/* The transformer's parameter count for these shapes (without reading data). */
-size_t workload_gpt_nparams(int layers, int channels, int context);
-
 /* Where tensor `name` of w (a transformer workload) lies in its flat
  * parameter vector, all layers together, in layout order: wte, wpe, ln1w,
  * ln1b, qkvw, qkvb, attprojw, attprojb, ln2w, ln2b, fcw, fcb, fcprojw,

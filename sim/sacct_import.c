@@ -10,6 +10,7 @@
 #include "policy/policy.h"
 #include "sim/csv_write.h"
 #include "common/slurm_time.h"
+#include "common/util.h"
 #include "common/free_all.h"
 
 #include <ctype.h>
@@ -33,11 +34,6 @@ static const sacct_col_t required[] = {
 	SACCT_COL_JOBID, SACCT_COL_SUBMIT,  SACCT_COL_START,
 	SACCT_COL_END,   SACCT_COL_REQTRES, SACCT_COL_ALLOCTRES,
 };
-
-const char *sacct_col_name(sacct_col_t col)
-{
-	return (col >= 0 && col < SACCT_NCOLS) ? col_names[col] : "?";
-}
 
 /* Split line at each delim into at most max fields; returns the count (or
  * max+1 if more). */
@@ -212,12 +208,12 @@ int sacct_parse_tres_gpus(const char *tres, sacct_gpus_t *out, char *err, size_t
 
 int64_t sacct_parse_tres_count(const char *tres, const char *name)
 {
-	size_t nl = strlen(name);
-	const char *p = tres;
+	size_t nl = strlen(name), n;
+	const char *it;
 
-	while (p && *p) {
-		if (!strncmp(p, name, nl) && p[nl] == '=') {
-			const char *q = p + nl + 1;
+	for (const char *c = tres; nodeox_util_list_next(&c, &it, &n);) {
+		if (n > nl && !strncmp(it, name, nl) && it[nl] == '=') {
+			const char *q = it + nl + 1;
 			int64_t v = digits(&q);
 			int64_t mult = 1;
 
@@ -241,13 +237,10 @@ int64_t sacct_parse_tres_count(const char *tres, const char *name)
 				default: break;
 				}
 			}
-			if (*q && *q != ',')
+			if (q != it + n)
 				return -2;
 			return v * mult;
 		}
-		p = strchr(p, ',');
-		if (p)
-			p++;
 	}
 	return -1;
 }

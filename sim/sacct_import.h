@@ -165,7 +165,4 @@ const char *sacct_record_name(sacct_record_t r);
 void sacct_write_header(FILE *out);
 void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0);
 
-/* Column name as sacct prints it in a header ("JobIDRaw", ...). */
-const char *sacct_col_name(sacct_col_t col);
-
 #endif

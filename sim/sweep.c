@@ -24,6 +24,7 @@
 
 #include "common/free_all.h"
 #include "sim/sweep.h"
+#include "sim/sweep_report.h"
 #include "sim/whatif.h"
 
 #define SWEEP_MAX_SETTINGS 1000
@@ -163,14 +164,6 @@ static int sweep_parse(const char *spec, sweep_plan_t *p, char *err, size_t errl
 	}
 	g_ptr_array_free(items, TRUE);
 	return rc;
-}
-
-const char *sweep_value(const sweep_plan_t *p, int s, int k)
-{
-	int div = 1;
-	for (int j = p->nkeys - 1; j > k; j--)
-		div *= p->nvalues[j];
-	return p->values[k][(s / div) % p->nvalues[k]];
 }
 
 /* The key of sweep p that token KEY=... sets, or -1. */

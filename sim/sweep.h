@@ -1,7 +1,10 @@
 /*
  * sweep.h: --sweep SPEC (sweep.c): every combination of nodeox.conf
- * settings (and flex=F, --flex-fraction), each a compare run with replicas;
- * what it prints and writes (sweep_report.c). doc/simulator.md, Sweeps.
+ * settings (and flex=F, --flex-fraction), each a compare run with replicas.
+ * The plan's types and its inline accessor are here, below both sweep.c
+ * (plan, run) and sweep_report.c (what it prints and writes, sweep_report.h):
+ * sweep.c and sweep_array.c call the report, the report calls neither.
+ * doc/simulator.md, Sweeps.
  */
 #ifndef SIM_SWEEP_H
 #define SIM_SWEEP_H
@@ -50,18 +53,21 @@ void sweep_plan_free(sweep_plan_t *p);
 int sweep_spec_parse(const char *spec, sweep_plan_t **out, char *err, size_t errlen);
 int sweep_setting_conf(const sweep_plan_t *p, int s, const char *base, const char *name, nodeox_conf_t **out,
 		       char *err, size_t errlen);
-/* The value of key k in setting s. */
-const char *sweep_value(const sweep_plan_t *p, int s, int k);
+/* The value of key k in setting s: the plan's own accessor, inline here so
+ * that the report (sweep_report.c), below sweep.c, reads the plan without
+ * calling back up into it. */
+static inline const char *sweep_value(const sweep_plan_t *p, int s, int k)
+{
+	int div = 1;
+	for (int j = p->nkeys - 1; j > k; j--)
+		div *= p->nvalues[j];
+	return p->values[k][(s / div) % p->nvalues[k]];
+}
 
 /* Run settings first..first+count-1, every replica: figs[(s - first) *
  * replicas * 2 + k * 2 + run]. 0, or -1 and err. */
 int sweep_run(const sweep_inputs_t *in, const sweep_plan_t *p, int first, int count, report_figures_t *figs,
 	      char *err, size_t errlen);
-
-/* Print the table (unless quiet), write --json and --plot, from every
- * setting's figures (figs as sweep_run's with first 0). */
-int sweep_report(const sweep_inputs_t *in, const sweep_plan_t *p, const report_figures_t *figs, char *err,
-		 size_t errlen);
 
 /* --sweep on this machine: plan, run, report. */
 int sweep_local(const sweep_inputs_t *in, const char *spec, char *err, size_t errlen);

@@ -25,6 +25,7 @@
 #include <glib/gstdio.h>
 
 #include "sim/sweep_array.h"
+#include "sim/sweep_report.h"
 #include "sim/text_lines.h"
 
 #define SWEEP_RESULT_MAGIC "nodeox-sim sweep result 1"

@@ -15,7 +15,7 @@
 #include <glib.h>
 
 #include "common/json_write.h"
-#include "sim/sweep.h"
+#include "sim/sweep_report.h"
 
 typedef struct {
 	report_figures_t med[2], lo[2], hi[2];

@@ -13,12 +13,13 @@
 # runs outside the replicas' own range (not widened) must lie within half to
 # twice the 2/(N+1) that draws of the replicas' noise would give: replicas
 # much narrower or much wider than Slurm's spread fail here, whatever the
-# widening lets in. No cluster needed: the real runs are files.
+# widening lets in. No cluster needed: the real runs are files. nodeox-sim's
+# and fidelity-compare's stderr go to the test's log, so that a run that
+# fails says why there.
 set -eu
 d="$top_srcdir/tests/fidelity"
 NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_CALIBRATION_EXCEPT=multifactor:off:6,multifactor-prefer:off:6 \
 	python3 "$top_srcdir/tools/fidelity-compare" --calibrate --check \
 	"$d/fifo" "$d/multinode" "$d/tagged" "$d/twopart" "$d/tiny" "$d/multifactor" "$d/crosstype" \
 	"$d/tagged-prefer" "$d/multifactor-prefer" "$d/fifo-prefer" "$d/fifo5" "$d/fifo5-when-blocked" \
-	"$d/fifo5-when-faster" "$d/fifo-when-faster" "$d/multinode-when-faster" "$d/large" \
-	2>/dev/null
+	"$d/fifo5-when-faster" "$d/fifo-when-faster" "$d/multinode-when-faster" "$d/large"

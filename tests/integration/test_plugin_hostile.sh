@@ -12,7 +12,9 @@
 #   - a FIFO, a directory, /dev/zero or a 10 MB file at the nodeox.conf path
 #     leave sbatch and scontrol answering at once, jobs passing unchanged;
 #   - a newline in a constraint never reaches slurmctld's log as a new line;
-#   - an admin's own admin comment is kept in front of nodeox's record.
+#   - an admin's own admin comment is kept in front of nodeox's record;
+#   - a partition list past nodeox's bound is kept with the reason (slurmctld
+#     checks its length only after job_submit).
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib/cluster.sh"
 
@@ -191,6 +193,25 @@ scontrol update jobid="$j" Gres=gpu:a100:2
 check_match "$(job_field "$j" AdminComment)" '^site: keep; nodeox' "admin's text kept first"
 check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:2)" "admin's update: rewritten"
 scancel "$j"
+
+# 8. A partition list past nodeox's bound (64 names, 1024 characters): kept
+#    as asked with the reason, before any per-node or per-job work. slurmctld
+#    checks the list's length only after job_submit, so nodeox sees a list of
+#    any length first.
+parts=$(printf 'gpu,%.0s' $(seq 65))
+j=$(cluster_sbatch --hold -p "${parts%,}" --gres=gpu:a100:1 --comment=nodeox:flex --wrap true)
+check_match "$(cluster_ctld_log)" 'KEEP: not broadened: the job names more than 64 partitions' \
+	"65 partitions: kept, logged"
+if [ -n "$j" ]; then
+	check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:a100:1)" "65 partitions: request kept typed"
+	scancel "$j"
+fi
+long=$(printf 'p%.0s' $(seq 1100))
+cluster_sbatch --hold -p "$long" --gres=gpu:a100:1 --comment=nodeox:flex --wrap true > /dev/null
+check_true "1100-character partition list refused by slurmctld" test $? != 0
+check_match "$(cluster_ctld_log)" \
+	"KEEP: not broadened: the job's partition list is 1024 characters or longer" \
+	"1100-character partition list: nodeox saw it first and kept it"
 
 check_true "slurmctld still runs" cluster_alive slurmctld
 cluster_finish

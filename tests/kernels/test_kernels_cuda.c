@@ -14,7 +14,10 @@
  *
  * Exits 77 (skip) only where nodeox was built without CUDA or the machine
  * has no GPU device node (/dev/nvidia0, ...): on a machine with a GPU any
- * CUDA error is a FAILURE, printed with CUDA's own text, never a skip.
+ * CUDA error is a FAILURE, printed with CUDA's own text where CUDA gives one
+ * (an allocation that fails reaches the workload as "out of memory"), never
+ * a skip. That classification is itself checked first, on every machine,
+ * with a device backend whose allocations fail (check_error_is_failure).
  */
 #include <math.h>
 #include <stdint.h>
@@ -416,11 +419,16 @@ static void check_transformer(int B, int T, int C, int NH)
 	gpu->free(dtok);
 }
 
-/* The whole transformer: one batch's loss and gradient on both backends, on
- * the fortunes corpus, else on the repository's doc/ files ($top_srcdir). */
-static void check_gpt_workload(void)
+/* What became of the whole-transformer comparison (check_gpt_workload). */
+enum gpt_outcome { GPT_COMPARED, GPT_HOST_FAILED, GPT_DEVICE_FAILED };
+
+/* The whole transformer: one batch's loss and gradient on host (the C
+ * reference) and dev, on the fortunes corpus, else on the repository's doc/
+ * files ($top_srcdir). A workload either side cannot make (a CUDA error in
+ * dev's allocations, an unreadable corpus) is a FAILURE, never a skip. */
+static enum gpt_outcome check_gpt_workload(const nodeox_backend_t *host, const nodeox_backend_t *dev)
 {
-	char err[512], docs[4096];
+	char err[512] = "", docs[4096];
 	workload_gpt_opts_t o;
 	workload_gpt_opts_default(&o);
 	o.max_docs = 500;
@@ -429,13 +437,15 @@ static void check_gpt_workload(void)
 		snprintf(docs, sizeof(docs), "%s/doc", top && *top ? top : ".");
 		o.corpus = docs;
 	}
-	nodeox_workload_t *wc = workload_gpt_create(&o, 0, 1, cpu, err, sizeof(err));
-	nodeox_workload_t *wg = wc ? workload_gpt_create(&o, 0, 1, gpu, err, sizeof(err)) : NULL;
+	nodeox_workload_t *wc = workload_gpt_create(&o, 0, 1, host, err, sizeof(err));
+	nodeox_workload_t *wg = wc ? workload_gpt_create(&o, 0, 1, dev, err, sizeof(err)) : NULL;
 	if (!wc || !wg) {
-		printf("skip gpt workload comparison: %s\n", err);
+		checks++;
+		failures++;
+		printf("FAIL gpt workload on %s: %s\n", wc ? dev->name : host->name, err);
 		if (wc)
 			wc->destroy(wc);
-		return;
+		return wc ? GPT_DEVICE_FAILED : GPT_HOST_FAILED;
 	}
 	double lc = wc->train_batch(wc), lg = wg->train_batch(wg);
 	compare_scalar("gpt train_batch loss", lc, lg, 1e-5);
@@ -443,6 +453,33 @@ static void check_gpt_workload(void)
 	compare_scalar("gpt evaluate (validation loss)", wc->evaluate(wc), wg->evaluate(wg), 1e-5);
 	wc->destroy(wc);
 	wg->destroy(wg);
+	return GPT_COMPARED;
+}
+
+/* A device backend whose every allocation fails, as cudaMalloc's errors
+ * reach the workload (backend_cuda.cu: NULL, never an exit). */
+static void *alloc_fails(size_t bytes)
+{
+	(void)bytes;
+	return NULL;
+}
+
+/* The classification itself, on every machine (a GPU or none): a device
+ * workload that cannot be made counts as a failure, not a skip. */
+static int check_error_is_failure(void)
+{
+	nodeox_backend_t broken = *cpu;
+	int f0 = failures, c0 = checks;
+	broken.name = "self-check";
+	printf("self-check: a device whose every allocation fails (the FAIL below is expected)\n");
+	broken.alloc = alloc_fails;
+	enum gpt_outcome got = check_gpt_workload(cpu, &broken);
+	int ok = got == GPT_DEVICE_FAILED && failures == f0 + 1;
+	failures = f0;
+	checks = c0;
+	printf("%s a device error in the transformer comparison counts as a failure (outcome %d, want %d)\n",
+	       ok ? "ok  " : "FAIL", (int)got, (int)GPT_DEVICE_FAILED);
+	return ok;
 }
 
 /* A GPU device node: the driver has a device to offer this machine. */
@@ -458,6 +495,8 @@ int main(void)
 {
 	char err[256] = "";
 	cpu = backend_cpu();
+	if (!check_error_is_failure())
+		return 1;
 	if (!device_node_present()) {
 		printf("no GPU device node (/dev/nvidia0 ...): skipping C-vs-CUDA kernel comparison\n");
 		return 77;
@@ -484,7 +523,7 @@ int main(void)
 	check_model(512, 256); /* the transformer's vocabulary */
 	check_transformer(2, 64, 64, 4);
 	check_transformer(3, 37, 48, 3); /* T over a warp, C not a multiple of 32 */
-	check_gpt_workload();
+	check_gpt_workload(cpu, gpu);
 
 	printf("%d of %d comparisons agree\n", checks - failures, checks);
 	return failures ? 1 : 0;

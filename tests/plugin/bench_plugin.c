@@ -6,7 +6,8 @@
  * lists with Slurm's own list and allocator, as inside slurmctld. The state
  * is bench_policy's when-faster case: 1000 nodes of 10 GPUs (a100, l40s,
  * h100, v100 in turn), all busy with 10,000 running 1-GPU jobs ending over
- * two hours, and 75 pending jobs wanting 200 a100 and 100 l40s GPUs ahead.
+ * two hours, and 75 pending jobs wanting 200 a100 and 100 l40s GPUs ahead
+ * (BENCH_PENDING=N: N pending jobs, the 51st on wanting l40s).
  * Measured: an untagged job, a tagged one under Broaden=always (no state
  * read) and under Broaden=when-faster (reads all 10,085 records, sorts
  * 10,000 holdings, decides). CPU time of the process per call, so other
@@ -19,7 +20,13 @@
 
 #define BENCH_NODES 1000
 #define BENCH_RUNNING 10000
-#define BENCH_PENDING 75
+/* pending jobs: 75, or BENCH_PENDING from the environment (issue 47 asks for
+ * 100,000: `BENCH_PENDING=100000 make bench-policy`); the first 50 want 4
+ * a100 each, the rest 4 l40s */
+static int bench_pending = 75;
+/* when-faster calls measured: 2000, or BENCH_FASTER_ITERS (fewer for a
+ * profile under callgrind) */
+static long bench_faster_iters = 2000;
 
 static double bench_now(void)
 {
@@ -33,8 +40,8 @@ static node_record_t bench_nodes[BENCH_NODES];
 static node_record_t *bench_table[BENCH_NODES];
 static part_record_t bench_part;
 static void *bench_pptr[1] = { &bench_part };
-static job_record_t bench_jobs[BENCH_RUNNING + BENCH_PENDING];
-static nodeox_job_details_t bench_det[BENCH_RUNNING + BENCH_PENDING];
+static job_record_t *bench_jobs; /* BENCH_RUNNING + bench_pending */
+static nodeox_job_details_t *bench_det;
 static char bench_conf[256];
 
 /* slurmctld's, over this program's one partition */
@@ -107,6 +114,8 @@ static void bench_jobs_fill(time_t now)
 {
 	int i;
 
+	bench_jobs = xcalloc(BENCH_RUNNING + bench_pending, sizeof(*bench_jobs));
+	bench_det = xcalloc(BENCH_RUNNING + bench_pending, sizeof(*bench_det));
 	job_list = list_create(NULL);
 	for (i = 0; i < BENCH_RUNNING; i++) {
 		job_record_t *j = &bench_jobs[i];
@@ -130,7 +139,7 @@ static void bench_jobs_fill(time_t now)
 		list_append(j->gres_list_alloc, gs);
 		list_append(job_list, j);
 	}
-	for (i = 0; i < BENCH_PENDING; i++) {
+	for (i = 0; i < bench_pending; i++) {
 		job_record_t *j = &bench_jobs[BENCH_RUNNING + i];
 
 		j->job_id = (uint32_t)(BENCH_RUNNING + i + 1);
@@ -212,19 +221,23 @@ int main(void)
 	log_init("bench_plugin", lo, 0, logf);
 	snprintf(bench_conf, sizeof(bench_conf), "%s/bench_plugin-%d.conf", tmp, (int)getpid());
 	setenv("NODEOX_CONF", bench_conf, 1);
+	if (getenv("BENCH_PENDING") && atoi(getenv("BENCH_PENDING")) > 0)
+		bench_pending = atoi(getenv("BENCH_PENDING"));
+	if (getenv("BENCH_FASTER_ITERS") && atol(getenv("BENCH_FASTER_ITERS")) > 0)
+		bench_faster_iters = atol(getenv("BENCH_FASTER_ITERS"));
 	if (init() != SLURM_SUCCESS)
 		return 1;
 	bench_cluster();
 	bench_jobs_fill(now);
 	printf("job_submit/nodeox in-process benchmark (%d nodes, %d running jobs, %d pending)\n\n",
-	       BENCH_NODES, BENCH_RUNNING, BENCH_PENDING);
+	       BENCH_NODES, BENCH_RUNNING, bench_pending);
 	bench_write_conf("always");
 	bench_line("untagged job", bench_submit("nightly run 17", 200000, note, sizeof(note)), note, NULL);
 	bench_line("tagged job, Broaden=always",
 		   bench_submit("nodeox:flex:mem=40G", 20000, note, sizeof(note)), note, "broadened to");
 	bench_write_conf("when-faster");
 	bench_line("tagged job, Broaden=when-faster (reads job_list)",
-		   bench_submit("nodeox:flex:mem=40G", 2000, note, sizeof(note)), note,
+		   bench_submit("nodeox:flex:mem=40G", bench_faster_iters, note, sizeof(note)), note,
 		   "kept: a100 expected free");
 	fini();
 	unlink(bench_conf);

@@ -13,7 +13,7 @@
  * write-back of a rewrite, dryrun, KEEP and REJECT messages, het/array
  * paths, the time limit cap from partition MaxTime, log escaping, and that
  * job_modify never writes to the stored job and untagged jobs are left byte
- * for byte alone. GPU entries are spelled as this Slurm's sbatch writes them
+ * for byte alone; from Slurm 25.05, that an EXTERNAL node is no capacity. GPU entries are spelled as this Slurm's sbatch writes them
  * (NODEOX_TRES_GPU, plugin/slurm_compat.h): gres:gpu:... on 22.05,
  * gres/gpu:... on 24.11.
  */
@@ -62,10 +62,13 @@ static const char *glue_conf = "GpuType=a100 Memory=80G Speed=1.0\n"
 			       "GpuType=v100 Memory=32G Speed=0.25\n"
 			       "Group=all Types=a100,l40s,v100\n";
 
+static int glue_part_lookups; /* find_part_record calls (the time cap's) */
+
 part_record_t *find_part_record(char *name)
 {
 	int i;
 
+	glue_part_lookups++;
 	for (i = 0; i < 2; i++)
 		if (!strcmp(glue_parts[i].name, name))
 			return &glue_parts[i];
@@ -499,6 +502,353 @@ static void test_count_constraint_kept(void **state)
 	glue_free(j);
 }
 
+/*
+ * Allocation failures: the test is linked with -Wl,--wrap for Slurm's
+ * allocator entry points, so every xmalloc/xcalloc/xrealloc (try_ or not)
+ * written in the plugin's source, and only those, passes through here. With
+ * glue_fail_at N, the Nth of them fails: a try_ form gets NULL, as from
+ * Slurm when memory runs out; any other form aborts, as Slurm's does then
+ * (slurmctld would die).
+ */
+static int glue_fail_at, glue_allocs;
+static const char *glue_failed_in; /* the function whose allocation failed */
+static size_t glue_failed_size;    /* and its size */
+
+void *__real_slurm_xcalloc(size_t, size_t, bool, bool, const char *, int, const char *);
+void *__real_slurm_xrecalloc(void **, size_t, size_t, bool, bool, const char *, int, const char *);
+
+static bool glue_alloc_fails(bool try_, const char *file, int line)
+{
+	if (!glue_fail_at || ++glue_allocs != glue_fail_at)
+		return false;
+	if (!try_) {
+		fprintf(stderr, "test_glue: the allocation at %s:%d would abort slurmctld\n", file, line);
+		abort();
+	}
+	return true;
+}
+
+void *__wrap_slurm_xcalloc(size_t cnt, size_t sz, bool clear, bool try_, const char *file, int line,
+			   const char *func)
+{
+	if (glue_alloc_fails(try_, file, line)) {
+		glue_failed_in = func;
+		glue_failed_size = cnt * sz;
+		return NULL;
+	}
+	return __real_slurm_xcalloc(cnt, sz, clear, try_, file, line, func);
+}
+
+void *__wrap_slurm_xrecalloc(void **p, size_t cnt, size_t sz, bool clear, bool try_, const char *file,
+			     int line, const char *func)
+{
+	if (glue_alloc_fails(try_, file, line)) {
+		glue_failed_in = func;
+		glue_failed_size = cnt * sz;
+		return NULL;
+	}
+	return __real_slurm_xrecalloc(p, cnt, sz, clear, try_, file, line, func);
+}
+
+/* GPUs on the test's nodes (4 each of the node's type, `alloc` in use), as
+ * slurmctld's gres state holds them; glue_gres_drop takes them away. */
+static gres_node_state_t glue_ns[3];
+static gres_state_t glue_gs[3];
+static char *glue_type_names[3][1] = { { "a100" }, { "l40s" }, { "v100" } };
+
+static void glue_gres(int i, uint64_t avail, uint64_t alloc)
+{
+	glue_ns[i].gres_cnt_avail = avail;
+	glue_ns[i].gres_cnt_alloc = alloc;
+	glue_ns[i].type_cnt = 1;
+	glue_ns[i].type_name = glue_type_names[i];
+	glue_gs[i].gres_name = "gpu";
+	glue_gs[i].gres_data = &glue_ns[i];
+	if (!glue_nodes[i].gres_list) {
+		glue_nodes[i].gres_list = list_create(NULL);
+		list_append(glue_nodes[i].gres_list, &glue_gs[i]);
+	}
+}
+
+static void glue_gres_drop(void)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		FREE_NULL_LIST(glue_nodes[i].gres_list);
+}
+
+/* A job record for job_list: running on node `node` (of nbits) with `gpus`
+ * GPUs until `end`, or pending (node < 0) with tres_per_node `tres`. */
+typedef struct {
+	job_record_t job;
+	nodeox_job_details_t det;
+	gres_state_t gs;
+	gres_job_state_t js;
+	uint64_t node_alloc[1];
+	job_array_struct_t array;
+} glue_rec_t;
+
+static void glue_running(glue_rec_t *r, uint32_t id, int node, int nbits, uint64_t gpus, time_t end)
+{
+	memset(r, 0, sizeof(*r));
+	r->job.job_id = id;
+	r->job.job_state = JOB_RUNNING;
+	r->job.partition = "gpu";
+	r->job.details = &r->det;
+	r->job.end_time = end;
+	r->job.node_bitmap = bit_alloc(nbits);
+	bit_set(r->job.node_bitmap, node);
+	r->node_alloc[0] = gpus;
+	r->js.node_cnt = 1;
+	r->js.gres_cnt_node_alloc = r->node_alloc;
+	r->gs.gres_name = "gpu";
+	r->gs.gres_data = &r->js;
+	r->job.gres_list_alloc = list_create(NULL);
+	list_append(r->job.gres_list_alloc, &r->gs);
+	list_append(job_list, &r->job);
+}
+
+static void glue_pending(glue_rec_t *r, uint32_t id, uint32_t prio, const char *part, const char *tres,
+			 uint32_t array_tasks)
+{
+	memset(r, 0, sizeof(*r));
+	r->job.job_id = id;
+	r->job.job_state = JOB_PENDING;
+	r->job.priority = prio;
+	r->job.partition = (char *)part;
+	r->job.details = &r->det;
+	r->det.min_nodes = 1;
+	r->job.tres_per_node = (char *)tres;
+	if (array_tasks) { /* the meta record of a pending array */
+		r->array.task_cnt = array_tasks;
+		r->job.array_recs = &r->array;
+		r->job.array_task_id = NO_VAL;
+	}
+	list_append(job_list, &r->job);
+}
+
+static void glue_recs_free(glue_rec_t *r, int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		FREE_NULL_BITMAP(r[i].job.node_bitmap);
+		FREE_NULL_LIST(r[i].job.gres_list_alloc);
+	}
+	FREE_NULL_LIST(job_list);
+}
+
+/* Submit a tagged a100:4 job: the plugin's message must hold want, and the
+ * GPU request read tres afterwards. */
+static void glue_submit_want(const char *want, const char *tres)
+{
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
+	char *err = NULL;
+
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	if (!err || !strstr(err, want))
+		fail_msg("want \"%s\" in \"%s\"", want, err ? err : "(no message)");
+	assert_string_equal(j->tres_per_node, tres);
+	xfree(err);
+	glue_free(j);
+}
+
+/*
+ * Broaden=when-faster through the plugin's own walk of job_list
+ * (_cluster_state, _state_job, _running_add, _demand_add): a100 busy for 10
+ * minutes or 3 hours, l40s (8 GPUs) free in a minute, pending jobs ahead.
+ * Left out of the walk, as they must be: a held job (priority 0), a job of
+ * another partition, a running job on a node outside the job's partitions.
+ * A pending array's record counts for every task it still holds.
+ */
+static void test_when_faster_walk(void **state)
+{
+	static glue_rec_t rec[8];
+	char text[512], *err = NULL;
+	time_t now = time(NULL);
+	job_desc_msg_t *j;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%sBroaden=when-faster\n", glue_conf);
+	glue_write_conf(text);
+	glue_gres(0, 4, 4);
+	glue_gres(1, 8, 8);
+	glue_gres(2, 4, 4);
+	job_list = list_create(NULL);
+	glue_running(&rec[0], 1, 0, 3, 4, now + 600);                       /* a1 */
+	glue_running(&rec[1], 2, 1, 3, 8, now + 60);                        /* l1 */
+	glue_running(&rec[2], 3, 2, 3, 4, now + 30);                        /* v1: partition old only */
+	glue_pending(&rec[3], 4, 0, "gpu", NODEOX_TRES_GPU ":l40s:8", 0);   /* held */
+	glue_pending(&rec[4], 5, 100, "old", NODEOX_TRES_GPU ":l40s:8", 0); /* elsewhere */
+	glue_submit_want("kept: a100 expected free in about 10 min, finishing there is sooner (in "
+			 "about 70 min; broadened to a100|l40s: in about 121 min",
+			 NODEOX_TRES_GPU ":a100:4");
+
+	/* a100 busy for 3 hours: broadened onto the l40s free in a minute */
+	rec[0].job.end_time = now + 10800;
+	glue_submit_want("; broadened: a100 expected free in about 180 min at the earliest, l40s "
+			 "free in about 1 min: finishing in about 121 min (Broaden=when-faster)",
+			 NODEOX_TRES_GPU ":4");
+
+	/* one pending job ahead wants 4 of the 8 l40s: still broadened */
+	glue_pending(&rec[5], 6, 100, "gpu,old", NODEOX_TRES_GPU ":l40s:4", 0);
+	glue_submit_want("; broadened: a100 expected free in about 180 min at the earliest, l40s free "
+			 "in about 1 min",
+			 NODEOX_TRES_GPU ":4");
+
+	/* an array of 3 such tasks wants all 12 (not 4): kept */
+	rec[5].array.task_cnt = 3;
+	rec[5].job.array_recs = &rec[5].array;
+	glue_submit_want("kept: a100 expected free in about 180 min, finishing in about 240 min; "
+			 "broadened to a100|l40s it would finish no sooner",
+			 NODEOX_TRES_GPU ":a100:4");
+
+	/* every allocation of the decision failing in turn: never an abort,
+	 * never a leak (valgrind); without the snapshot or the decision's own
+	 * buffer the job is left as asked, without the when-faster state it is
+	 * decided as when-blocked, without the sort's scratch qsort sorts */
+	rec[0].job.end_time = now + 10800;
+	rec[5].array.task_cnt = 1;
+	{
+		int k, failed = 0;
+
+		for (k = 1; k < 64; k++) {
+			j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
+			glue_allocs = 0;
+			glue_fail_at = k;
+			assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+			glue_fail_at = 0;
+			if (glue_allocs < k) { /* no allocation left to fail: decided as usual */
+				assert_non_null(strstr(err, "; broadened: a100"));
+				xfree(err);
+				glue_free(j);
+				break;
+			}
+			failed++;
+			print_message("allocation %d failed (in %s): %s\n", k, glue_failed_in,
+				      err ? err : "job left as asked");
+			if ((!strcmp(glue_failed_in, "_decide_apply") &&
+			     glue_failed_size == sizeof(nodeox_decision_t)) ||
+			    !strcmp(glue_failed_in, "_cluster_snapshot")) { /* nothing to decide with */
+				assert_null(err);
+				assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
+			} else if (strcmp(j->tres_per_node, NODEOX_TRES_GPU ":a100:4")) {
+				assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":4");
+			}
+			xfree(err);
+			glue_free(j);
+		}
+		print_message("%d allocations of a when-faster decision failed in turn\n", failed);
+		assert_true(failed >= 6); /* d, st, map, snapshot, scratch, running, sort */
+	}
+	glue_recs_free(rec, 6);
+	glue_gres_drop();
+}
+
+/*
+ * Past NODEOX_MAX_NODES nodes of the job's partitions the snapshot stops:
+ * the rest are left out of the node map (-1, not 0: a running job there was
+ * charged to snapshot node 0) and the state is marked cut, so when-faster
+ * makes no estimate from part of the cluster and says so.
+ */
+static void test_node_cap(void **state)
+{
+	const int nrec = NODEOX_MAX_NODES + 1;
+	node_record_t **table = xcalloc(nrec, sizeof(*table));
+	static glue_rec_t rec[1];
+	char text[512];
+	int i;
+
+	(void)state;
+	snprintf(text, sizeof(text), "%sBroaden=when-faster\n", glue_conf);
+	glue_write_conf(text);
+	glue_gres(0, 4, 0); /* a1: a100, all 4 free */
+	glue_gres(1, 8, 8); /* l1: l40s, all 8 in use */
+	for (i = 0; i < nrec - 1; i++)
+		table[i] = &glue_nodes[i % 2]; /* a1, l1, a1, ...: 100,000 nodes of partition gpu */
+	table[nrec - 1] = &glue_nodes[0];
+	node_record_table_ptr = table;
+	node_record_count = nrec;
+	job_list = list_create(NULL);
+	glue_running(&rec[0], 1, nrec - 1, nrec, 4, time(NULL) + 60); /* on the one past the cap */
+	glue_submit_want("not broadened: a100 can serve the job now (Broaden=when-faster, as "
+			 "when-blocked: more nodes or jobs in the cluster than the estimate reads)",
+			 NODEOX_TRES_GPU ":a100:4");
+	glue_recs_free(rec, 1);
+	glue_gres_drop();
+	node_record_table_ptr = glue_table;
+	node_record_count = 3;
+	xfree(table);
+}
+
+/*
+ * A partition list past the bound (more than 64 names, or 1024 characters):
+ * kept with the reason, and nothing looked up for it (slurmctld checks the
+ * length only after job_submit): no partition looked up for the time cap.
+ */
+static void test_partition_bound(void **state)
+{
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:1");
+	char *err = NULL, *parts = xmalloc(4 * NODEOX_STR_MAX);
+	int i;
+
+	(void)state;
+	glue_write_conf(glue_conf);
+	for (i = 0; i < 100; i++)
+		xstrcat(parts, i ? ",gpu" : "gpu");
+	j->partition = parts;
+	glue_part_lookups = 0;
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	assert_string_equal(err, "nodeox: not broadened: the job names more than 64 partitions");
+	assert_int_equal(glue_part_lookups, 0);
+	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:1");
+	xfree(err);
+	xfree(j->partition);
+	glue_free(j);
+}
+
+#if NODEOX_SLURM_AT_LEAST(25, 5, 0)
+/* Submit a flex l40s job to partition old (l1: l40s, v1: v100) with v1 in
+ * node state st; the constraint it leaves, "" for none. */
+static void glue_old_with_v1(uint32_t st, char *features, size_t len)
+{
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":l40s:1");
+	char *err = NULL;
+
+	j->partition = xstrdup("old");
+	glue_nodes[2].node_state = st;
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	glue_nodes[2].node_state = NODE_STATE_IDLE;
+	snprintf(features, len, "%s", j->features ? j->features : "");
+	xfree(err);
+	xfree(j->partition);
+	glue_free(j);
+}
+#endif
+
+/* A node in the EXTERNAL state (25.05 and later: no slurmd, for jobs run
+ * outside Slurm) is no capacity, as a down one is: its type is not offered
+ * (slurm_compat.h, NODEOX_NODE_EXTERNAL). Skipped before 25.05. */
+static void test_external_node_not_capacity(void **state)
+{
+#if NODEOX_SLURM_AT_LEAST(25, 5, 0)
+	char idle[256], down[256], external[256];
+
+	(void)state;
+	glue_write_conf(glue_conf);
+	glue_old_with_v1(NODE_STATE_IDLE, idle, sizeof(idle));
+	glue_old_with_v1(NODE_STATE_DOWN, down, sizeof(down));
+	glue_old_with_v1(NODE_STATE_IDLE | NODE_STATE_EXTERNAL, external, sizeof(external));
+	assert_string_equal(idle, "l40s|v100");
+	assert_null(strstr(down, "v100"));
+	assert_string_equal(external, down);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 NODEOX_TEST_MAIN(glue_setup, glue_teardown, cmocka_unit_test(test_missing_conf_passes),
 		 cmocka_unit_test(test_rewrite_and_live_edit), cmocka_unit_test(test_untagged_untouched),
 		 cmocka_unit_test(test_keep_and_reject), cmocka_unit_test(test_het_components),
@@ -506,4 +856,6 @@ NODEOX_TEST_MAIN(glue_setup, glue_teardown, cmocka_unit_test(test_missing_conf_p
 		 cmocka_unit_test(test_conf_not_regular), cmocka_unit_test(test_log_safe),
 		 cmocka_unit_test(test_modify_leaves_job_record),
 		 cmocka_unit_test(test_count_constraint_kept),
-		 cmocka_unit_test(test_constraint_update_restores_limit))
+		 cmocka_unit_test(test_constraint_update_restores_limit),
+		 cmocka_unit_test(test_external_node_not_capacity), cmocka_unit_test(test_when_faster_walk),
+		 cmocka_unit_test(test_node_cap), cmocka_unit_test(test_partition_bound))

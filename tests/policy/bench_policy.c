@@ -10,8 +10,8 @@
  * a 4-GPU job, and a 30-node job of 10 GPUs a node whose walk reads nearly
  * every running job; and the plugin's own step before those, filling and
  * sorting the 10,000 running holdings by end: with the radix sort's scratch
- * as the plugin sorts them, with qsort (no scratch, as nodeox-sim sorts
- * them) and already in order (its walk of job_list's records is not
+ * as the plugin sorts them, without (the merge sort in place a feeder falls
+ * back to when it cannot allocate the scratch) and already in order (its walk of job_list's records is not
  * measured).
  * Prints ns/call of this process's CPU time (CLOCK_PROCESS_CPUTIME_ID, so
  * that other work on a shared machine does not count); measures, asserts
@@ -141,13 +141,14 @@ int main(int argc, char **argv)
 			 * library runs: the holdings array filled (here copied) in
 			 * job_list order, not by end, and sorted by end
 			 * (nodeox_running_sort with its scratch, as the plugin
-			 * calls it; then without, qsort, as nodeox-sim calls it;
+			 * calls it; then without, the fallback when the scratch
+			 * cannot be allocated (a merge sort in place);
 			 * then an array already in order). Slurm's own part,
 			 * walking job_list records, node bitmaps and gres lists,
 			 * and the plugin's allocations are not in it. */
 			static nodeox_running_t order[10000], work[10000], tmp[10000];
 			static const char *what[] = { "  plugin's 10000 holdings: fill + sort by end",
-						      "    the same sorted by qsort (no scratch)",
+						      "    the same, no scratch (merge in place)",
 						      "    the same already in order (no scratch)" };
 			uint32_t r = 1;
 			long k, iters;

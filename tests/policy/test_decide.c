@@ -398,7 +398,18 @@ static void test_scope(void **state)
 	job.partition = "gpu,debug";
 	decide("Partitions=gpu,long\n", &job);
 	assert_keep("partition debug is not in Partitions=");
+	/* empty items are no partition (slurmctld's strtok_r skips them): in
+	 * scope, where the comma walk of its own KEEPed "partition  is not in" */
+	job.partition = "gpu,,long";
+	decide("Partitions=gpu,long\n", &job);
+	assert_rewrite();
+	job.partition = ",gpu,";
+	decide("Partitions=gpu,long\n", &job);
+	assert_rewrite();
 	job.partition = NULL;
+	decide("Partitions=gpu\n", &job);
+	assert_keep("names no partition");
+	job.partition = ",";
 	decide("Partitions=gpu\n", &job);
 	assert_keep("names no partition");
 	job.partition = "gpu";
@@ -586,6 +597,41 @@ static void decide_cl(const char *extra, const nodeox_job_t *job)
 
 	nodeox_policy_decide(c, job, &cluster, &d);
 	nodeox_conf_free(c);
+}
+
+/* A partition list past the bound is kept with the reason, before any
+ * per-node work (the plugin asks nodeox_policy_parts_ok before it reads a
+ * node); one within it is decided as usual. */
+static void test_partition_bound(void **state)
+{
+	char parts[2 * NODEOX_STR_MAX];
+	nodeox_job_t job = { .comment = "nodeox:flex", .tres_per_node = "gres:gpu:a100:4" };
+	char why[NODEOX_ERR_MAX];
+	int i;
+
+	(void)state;
+	parts[0] = '\0';
+	for (i = 0; i < NODEOX_MAX_JOB_PARTS; i++)
+		snprintf(parts + strlen(parts), sizeof(parts) - strlen(parts), "%sp%d", i ? "," : "", i);
+	job.partition = parts; /* 64 names, commas doubled or trailing: no matter */
+	assert_true(nodeox_policy_parts_ok(parts, why, sizeof(why)));
+	decide("", &job);
+	assert_rewrite();
+	strcat(parts, ",,p64"); /* a 65th */
+	assert_false(nodeox_policy_parts_ok(parts, why, sizeof(why)));
+	assert_string_equal(why, "not broadened: the job names more than 64 partitions");
+	decide("", &job);
+	assert_keep("not broadened: the job names more than 64 partitions");
+	decide_cl("", &job);
+	assert_keep("not broadened: the job names more than 64 partitions");
+	memset(parts, 'p', NODEOX_STR_MAX); /* one name of 1024 characters */
+	parts[NODEOX_STR_MAX] = '\0';
+	assert_false(nodeox_policy_parts_ok(parts, NULL, 0));
+	decide_cl("Partitions=gpu\n", &job);
+	assert_keep("not broadened: the job's partition list is 1024 characters or longer");
+	parts[NODEOX_STR_MAX - 1] = '\0'; /* 1023: within */
+	assert_true(nodeox_policy_parts_ok(parts, NULL, 0));
+	assert_true(nodeox_policy_parts_ok(NULL, NULL, 0));
 }
 
 static void test_feature_filtering(void **state)
@@ -870,7 +916,112 @@ static void test_when_faster(void **state)
 }
 
 /*
- * nodeox_running_sort, with its scratch (radix) and without (qsort): by end,
+ * Finishes past what an int64_t holds saturate: Speed= takes up to 1e300,
+ * so a limit scaled by 1e300 would be undefined as an int64_t (on x86 it
+ * came out as INT64_MIN, a finish long past, and the job was broadened onto
+ * the type 1e300 times slower); a running job's end far off likewise.
+ */
+static void test_when_faster_bounds(void **state)
+{
+	static const nodeox_node_t nodes[] = {
+		{ "a1", "a100", "gpu", "a100", 4, 0, true },
+		{ "l1", "l40s", "gpu", "l40s", 4, 4, true },
+	};
+	nodeox_running_t run[1] = { { 0, 4, 600 } };
+	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(2)];
+	nodeox_cluster_t cl = { nodes, 2, run, 1, NULL, 0, scratch, false };
+	nodeox_job_t job = { .comment = "nodeox:flex",
+			     .partition = "gpu",
+			     .tres_per_node = "gres:gpu:a100:4",
+			     .time_limit = 60 };
+	nodeox_demand_t ahead = { .type = "l40s", .gpus = 8, .first = 8 };
+	char err[NODEOX_ERR_MAX];
+	nodeox_conf_t *c;
+
+	(void)state;
+	if (nodeox_conf_parse_string("Broaden=when-faster\nGpuType=a100 Speed=1e300\n"
+				     "GpuType=l40s Speed=1\nGroup=g Types=a100,l40s\n",
+				     "bounds.conf", &c, err, sizeof(err)))
+		fail_msg("conf: %s", err);
+	/* l40s free now, a100 in 10 min: on l40s the job would never finish */
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_keep("kept: a100 expected free in about 10 min, finishing there is sooner");
+	assert_int_equal(d.estimate.broad_start, 0);
+	assert_true(d.estimate.broad_finish >= INT64_MAX / 4);
+	assert_int_equal(d.estimate.kept_finish, 600 + 3600);
+	/* the same where broadened is extrapolated: l40s demanded ahead */
+	cl.ahead = &ahead;
+	cl.nahead = 1;
+	run[0] = (nodeox_running_t){ 1, 4, 300 };
+	{
+		static const nodeox_node_t busy[] = {
+			{ "a1", "a100", "gpu", "a100", 4, 0, true },
+			{ "l1", "l40s", "gpu", "l40s", 4, 0, true },
+		};
+
+		/* a100 never expected free, l40s after the 4 the job ahead
+		 * still wants come back at the rate they did (4 in 300 s) */
+		cl.nodes = busy;
+		nodeox_policy_decide(c, &job, &cl, &d);
+		assert_true(d.estimate.extrapolated);
+		assert_int_equal(d.estimate.kept_start, -1);
+		assert_in_range(d.estimate.broad_start, 900, 901); /* bisected to 0.5 s */
+		assert_true(d.estimate.broad_finish >= INT64_MAX / 4);
+	}
+	/* a running job ending at INT64_MAX: the finish saturates, never wraps */
+	cl.nodes = nodes;
+	cl.ahead = NULL;
+	cl.nahead = 0;
+	run[0] = (nodeox_running_t){ 0, 4, INT64_MAX };
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_true(d.estimate.kept_start < 0 || d.estimate.kept_finish >= d.estimate.kept_start);
+	nodeox_conf_free(c);
+}
+
+/*
+ * A qsort that is not stable (a heap sort), in place of the C library's for
+ * this program: glibc's qsort keeps equal elements in order only while it
+ * can allocate its merge buffer (2.37 and 2.38 use introsort), and the
+ * feeders sort without scratch exactly when an allocation failed. The
+ * order nodeox_running_sort gives without scratch must not hang on it.
+ */
+static void test_heap_sift(char *b, size_t i, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char x[64];
+
+	for (;;) {
+		size_t c = 2 * i + 1;
+
+		if (c >= n)
+			return;
+		if (c + 1 < n && cmp(b + (c + 1) * size, b + c * size) > 0)
+			c++;
+		if (cmp(b + c * size, b + i * size) <= 0)
+			return;
+		memcpy(x, b + c * size, size);
+		memcpy(b + c * size, b + i * size, size);
+		memcpy(b + i * size, x, size);
+		i = c;
+	}
+}
+
+void qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	char *b = base, x[64];
+
+	assert_true(size <= sizeof(x));
+	for (size_t i = n / 2; i-- > 0;)
+		test_heap_sift(b, i, n, size, cmp);
+	for (size_t k = n; k-- > 1;) {
+		memcpy(x, b, size);
+		memcpy(b, b + k * size, size);
+		memcpy(b + k * size, x, size);
+		test_heap_sift(b, 0, k, size, cmp);
+	}
+}
+
+/*
+ * nodeox_running_sort, with its scratch (radix) and without (in place): by end,
  * equal ends in the order given (node holds each entry's first place), the
  * same as a stable insertion sort, over ends with many ties, ends past
  * INT64_MIN / INT64_MAX apart, already in order and reversed.
@@ -948,5 +1099,6 @@ NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_untagged_and_off), cmocka_uni
 		 cmocka_unit_test(test_reject), cmocka_unit_test(test_dryrun_and_admin_comment),
 		 cmocka_unit_test(test_admin_comment_record), cmocka_unit_test(test_admin_comment_hostile),
 		 cmocka_unit_test(test_feature_filtering), cmocka_unit_test(test_when_blocked),
-		 cmocka_unit_test(test_when_faster), cmocka_unit_test(test_running_sort),
+		 cmocka_unit_test(test_when_faster), cmocka_unit_test(test_when_faster_bounds),
+		 cmocka_unit_test(test_partition_bound), cmocka_unit_test(test_running_sort),
 		 cmocka_unit_test(test_action_names))

@@ -188,6 +188,54 @@ static void test_bounded(void **state)
 	free(comment);
 }
 
+/* A tag that runs on past byte NODEOX_COMMENT_MAX is refused whole, never
+ * read cut short (mem=40G as mem=40); one that ends right there is whole. */
+static void test_tag_across_bound(void **state)
+{
+	static const char *cut[] = { "nodeox:flex:mem=40G", "nodeox:flex:types=l40s+v100",
+				     "nodeox:flex:uniform" };
+	const size_t size = NODEOX_COMMENT_MAX + 64;
+	char *comment = malloc(size + 1);
+	nodeox_tag_t tag;
+	char err[NODEOX_ERR_MAX];
+	size_t i, at;
+
+	for (i = 0; i < sizeof(cut) / sizeof(cut[0]); i++) {
+		/* each cut point: within the word nodeox:flex, the tag is not
+		 * seen (ignored whole); past it, refused */
+		for (at = 1; at < strlen(cut[i]); at++) {
+			memset(comment, 'x', size);
+			comment[size] = '\0';
+			comment[NODEOX_COMMENT_MAX - at - 1] = ' ';
+			memcpy(comment + NODEOX_COMMENT_MAX - at, cut[i], strlen(cut[i]));
+			comment[NODEOX_COMMENT_MAX - at + strlen(cut[i])] = ' ';
+			if (at < strlen("nodeox:flex")) {
+				assert_int_equal(nodeox_tag_parse(comment, *state, &tag, err, sizeof(err)),
+						 0);
+				assert_false(tag.present);
+				continue;
+			}
+			if (nodeox_tag_parse(comment, *state, &tag, err, sizeof(err)) != -1)
+				fail_msg("%s cut %zu bytes in: read as a tag (mem=%llu MB, %d types)", cut[i],
+					 at, (unsigned long long)tag.min_mem_mb, tag.nonly);
+			assert_non_null(strstr(err, "runs past byte 8192 of the comment"));
+		}
+	}
+	/* ending exactly at the bound, then a blank: whole, read in full */
+	memset(comment, 'x', size);
+	comment[size] = '\0';
+	comment[NODEOX_COMMENT_MAX - 20] = ' ';
+	memcpy(comment + NODEOX_COMMENT_MAX - 19, "nodeox:flex:mem=40G", 19);
+	comment[NODEOX_COMMENT_MAX] = ' ';
+	assert_int_equal(nodeox_tag_parse(comment, *state, &tag, err, sizeof(err)), 1);
+	assert_true(tag.min_mem_mb == 40 * 1024);
+	/* ... and then the end of the comment */
+	comment[NODEOX_COMMENT_MAX] = '\0';
+	assert_int_equal(nodeox_tag_parse(comment, *state, &tag, err, sizeof(err)), 1);
+	assert_true(tag.min_mem_mb == 40 * 1024);
+	free(comment);
+}
+
 /* Without a conf the syntax is still checked; types stay unresolved (-1). */
 static void test_no_conf(void **state)
 {
@@ -204,4 +252,4 @@ static void test_no_conf(void **state)
 NODEOX_TEST_MAIN(setup, teardown, cmocka_unit_test(test_absent), cmocka_unit_test(test_plain),
 		 cmocka_unit_test(test_options), cmocka_unit_test(test_malformed),
 		 cmocka_unit_test(test_hostile), cmocka_unit_test(test_bounded),
-		 cmocka_unit_test(test_no_conf))
+		 cmocka_unit_test(test_tag_across_bound), cmocka_unit_test(test_no_conf))

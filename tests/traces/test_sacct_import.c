@@ -123,6 +123,17 @@ static void test_tres(void **state)
 	assert_int_equal(sacct_parse_tres_gpus("gres/gpu:=4", &g, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "bad GPU type"));
 	assert_int_equal(sacct_parse_tres_gpus("gres/gpu:a100", &g, err, sizeof(err)), -1);
+
+	/* one count by name (the list walked as every comma list is) */
+	assert_int_equal(sacct_parse_tres_count("billing=16,cpu=16,mem=2000G,node=2", "mem"), 2048000);
+	assert_int_equal(sacct_parse_tres_count("billing=16,cpu=16,mem=2000G,node=2", "node"), 2);
+	assert_int_equal(sacct_parse_tres_count(",,cpu=3,", "cpu"), 3);
+	assert_int_equal(sacct_parse_tres_count("cpus=8,cpu=4", "cpu"), 4);
+	assert_int_equal(sacct_parse_tres_count("billing=1,cpu", "cpu"), -1);
+	assert_int_equal(sacct_parse_tres_count("", "cpu"), -1);
+	assert_int_equal(sacct_parse_tres_count("cpu=4,mem=", "mem"), -2);
+	assert_int_equal(sacct_parse_tres_count("cpu=4x,mem=1G", "cpu"), -2);
+	assert_int_equal(sacct_parse_tres_count("mem=4Gx", "mem"), -2);
 }
 
 static const char *header = "JobIDRaw|User|Account|Partition|Submit|Start|End|Timelimit|ReqTRES|AllocTRES|"
