@@ -856,7 +856,7 @@ static int cluster_finish(cparse_t *p)
 		nd->features_str = cluster_mask_names(c->features, c->nfeatures, nd->features);
 		nd->partitions_str = cluster_mask_names(part_names, c->nparts, nd->partitions);
 		c->total_gpus += nd->usable ? nd->gpus : 0;
-		c->total_cpus += nd->usable ? nd->cpus : 0;
+		c->total_cpus += nd->cpus; /* every node, as slurmctld's cluster_cpus */
 		char *key = g_strdup_printf("%d/%u/%u/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
 					    "/%" G_GUINT64_FORMAT "/%d/%u",
 					    nd->type, nd->gpus, nd->cpus, nd->mem_mb, nd->features,

@@ -143,7 +143,7 @@ typedef struct {
 	sim_class_t *classes;
 	int nclasses;
 	uint64_t total_gpus;
-	uint64_t total_cpus;
+	uint64_t total_cpus; /* every node's, usable or not: Slurm's cluster_cpus */
 	sim_sched_params_t params;
 	sim_job_defaults_t defs;           /* the cluster-wide ones */
 	bool mem_counted;                  /* memory is allocated: SelectTypeParameters names

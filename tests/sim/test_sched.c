@@ -693,6 +693,33 @@ static void test_priority_integer(void **state)
 	cluster_free(c);
 }
 
+/* The job-size factor's shares are of every node and CPU slurm.conf
+ * defines, drained ones included (22.05 controller.c sums cluster_cpus
+ * over every node; node_record_count): with n3 and n4 drained, X (2 nodes,
+ * 2 CPUs: (2/4 + 2/32) / 2 x 1000 = 281) goes before the later Y (1 node,
+ * 8 CPUs: 250), and waits for job 1 on both usable nodes; Y follows at
+ * 200. Counting the usable nodes' 16 CPUs only, Y (375) would pass X (312). */
+static void test_priority_size_all_nodes(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n[1-2] CPUs=8 RealMemory=16000 Gres=gpu:4\n"
+					"NodeName=n[3-4] CPUs=8 RealMemory=16000 Gres=gpu:4 State=DRAIN\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,cpus,run_time,time_limit\n"
+				    "1,0,8,2,2,100,100\n"
+				    "2,1,8,2,2,100,100\n"
+				    "3,2,4,1,8,100,100\n",
+				    NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.weight_job_size = 1000;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 200);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* PriorityWeightPartition: a job's partition adds its PriorityJobFactor over
  * the highest one (norm_priority), or the factor itself with
  * PriorityFlags=NO_NORMAL_PART. Job 3 (partition hi, factor 3 of 3: +10)
@@ -1572,6 +1599,7 @@ int main(void)
 		cmocka_unit_test(test_priority_cpus_per_gpu),
 		cmocka_unit_test(test_priority_size_cpus),
 		cmocka_unit_test(test_priority_integer),
+		cmocka_unit_test(test_priority_size_all_nodes),
 		cmocka_unit_test(test_priority_partition),
 		cmocka_unit_test(test_place_runs),
 		cmocka_unit_test(test_place_sockets),
