@@ -152,6 +152,14 @@ for v in 22.05.8:0 23.11.11:50 24.11.5:50 26.05.3:50; do
 	grep -q "^slurm.conf read with Slurm ${v%.*:*}'s defaults where it is silent (--slurm-version).$" \
 		"$out/v.txt" || fail "--slurm-version ${v%:*}: the footer does not name it: $(tail -2 "$out/v.txt")"
 done
+# a 25.05 partition's own Topology= is noted as not modelled, the 26.05-only
+# keys (here HealthCheckTimeout) are ignored silently, as any unknown key
+mkdir "$out/k2605"
+printf '%s\n' "HealthCheckTimeout=60" "NodeName=n1 CPUs=8 RealMemory=4000 Gres=gpu:a100:4" \
+	"PartitionName=p Nodes=n1 Default=YES Topology=default" > "$out/k2605/slurm.conf"
+expect 0 "note: .*slurm.conf:3: Topology (new since Slurm 22.05) is not modelled; ignored" \
+	--replicas 1 --mode baseline --slurm-version 26.05 -c "$out/k2605" "$out/mem/trace.csv"
+grep -q "HealthCheckTimeout" "$out/stderr" && fail "26.05 key HealthCheckTimeout noted: $(cat "$out/stderr")"
 # without the option: the release nodeox was built against (configure)
 "$sim" --replicas 1 --mode baseline -c "$out/mem" "$out/mem/trace.csv" > "$out/v.txt" 2>&1
 built=$(sed -n 's/^#define NODEOX_SLURM_VERSION_NUMBER //p' "$top_builddir/config.h")
