@@ -940,11 +940,6 @@ void cluster_version_set(sim_cluster_t *c, sim_slurm_version_t v, int micro)
 	}
 }
 
-bool cluster_slurm_has(const sim_cluster_t *c, sim_slurm_change_t ch)
-{
-	return (c->slurm_changes >> ch) & 1u;
-}
-
 void cluster_version_label(sim_slurm_version_t v, int micro, char *buf, size_t len)
 {
 	int i = cluster_release_index(v);

@@ -202,8 +202,12 @@ void cluster_version_label(sim_slurm_version_t v, int micro, char *buf, size_t l
 sim_slurm_version_t cluster_version_built(int *micro);
 /* Set the release's micro release (-1: the newest) and the changes it has. */
 void cluster_version_set(sim_cluster_t *c, sim_slurm_version_t v, int micro);
-/* Does the cluster's Slurm release have change ch? */
-bool cluster_slurm_has(const sim_cluster_t *c, sim_slurm_change_t ch);
+/* Does the cluster's Slurm release have change ch? (asked per test in the
+ * scheduler's inner loops: inline) */
+static inline bool cluster_slurm_has(const sim_cluster_t *c, sim_slurm_change_t ch)
+{
+	return (c->slurm_changes >> ch) & 1u;
+}
 /* Read DIR/slurm.conf and DIR/gres.conf (optional) with the defaults of
  * Slurm release ver where the file is silent. Returns 0, or -1 with
  * "FILE:LINE: what" in err. */
