@@ -10,13 +10,15 @@
  * and must agree with slurm.conf on counts. Errors are "FILE:LINE: what".
  *
  * Files are read as the Slurm release the caller names reads them (22.05
- * and 24.11 read the keys above the same way but for two defaults, both
+ * to 26.05 read the keys above the same way but for two defaults, both
  * changed in 23.11, cluster_finish_defaults): without PriorityType, 22.05
- * is FIFO (priority/basic: the weights unused), 24.11 priority/multifactor;
- * without SelectTypeParameters, memory is allocated where the select plugin
- * is cons_tres (CR_Core_Memory in both), which 24.11 also is without
- * SelectType (22.05: select/linear, no memory). A gres.conf MultipleFiles=
- * line is one GPU.
+ * is FIFO (priority/basic: the weights unused), 23.11 on priority/
+ * multifactor; without SelectTypeParameters, memory is allocated where the
+ * select plugin is cons_tres (CR_Core_Memory in all), which 23.11 on also
+ * is without SelectType (22.05: select/linear, no memory). A gres.conf
+ * MultipleFiles= line is one GPU. Which release changed what else the
+ * scheduler model follows is cluster_change_micro's table, here, read by
+ * cluster_slurm_has.
  * Scheduling keys that Slurm gained after 22.05 and the model leaves out
  * (cluster_newer_keys) are ignored with a note on stderr, once per key; other
  * keys the model does not need are ignored silently.
@@ -75,11 +77,18 @@ typedef struct {
 	unsigned noted;      /* cluster_newer_keys already noted (bits) */
 } cparse_t;
 
-/* Keys new since Slurm 22.05 (checked against 24.11's read_config.c) that
- * change scheduling but are not modelled. */
+/* Keys new since Slurm 22.05 (checked against the read_config.c of each
+ * release to 26.05.3) that change scheduling but are not modelled:
+ * 23.11's MaxCPUsPerSocket, PowerDownOnIdle, PreemptParameters and
+ * MaxBatchRequeue, 24.05's RestrictedCoresPerGPU and ExclusiveTopo, 25.05's
+ * Topology (a partition's own topology, topology.yaml). The keys 24.11 to
+ * 26.05 added besides (certificates, TLS, HTTP, metrics, namespaces,
+ * Prolog/EpilogTimeout, HealthCheckTimeout, LicenseParameters, PowerAction,
+ * GresConf, ...) schedule nothing the model models and are read as any
+ * other unknown key: ignored. */
 static const char *const cluster_newer_keys[] = {
-	"RestrictedCoresPerGPU", "ExclusiveTopo",     "MaxCPUsPerSocket",
-	"PowerDownOnIdle",       "PreemptParameters", "MaxBatchRequeue",
+	"RestrictedCoresPerGPU", "ExclusiveTopo",   "MaxCPUsPerSocket", "PowerDownOnIdle",
+	"PreemptParameters",     "MaxBatchRequeue", "Topology",
 };
 
 /* Note (once per key) that a newer key is ignored. */
@@ -887,27 +896,58 @@ static int cluster_finish(cparse_t *p)
 	return 0;
 }
 
-int cluster_version_parse(const char *s, sim_slurm_version_t *out)
+static const struct {
+	const char *name;
+	sim_slurm_version_t v;
+} cluster_releases[] = {
+	{ "22.05", SIM_SLURM_2205 }, { "23.11", SIM_SLURM_2311 }, { "24.05", SIM_SLURM_2405 },
+	{ "24.11", SIM_SLURM_2411 }, { "25.05", SIM_SLURM_2505 }, { "25.11", SIM_SLURM_2511 },
+	{ "26.05", SIM_SLURM_2605 },
+};
+#define CLUSTER_NRELEASES ((int)G_N_ELEMENTS(cluster_releases))
+
+/* The one home of which release has which modelled change: per change, the
+ * first micro release of each release above that has it (-1: none of that
+ * release does). Read from SchedMD's source at the release tags
+ * (doc/simulator.md, "Slurm releases", names file and function). */
+static const int8_t cluster_change_micro[SIM_CHG_COUNT][7] = {
+	/*                            22.05 23.11 24.05 24.11 25.05 25.11 26.05 */
+	[SIM_CHG_MIN_CPUS_PER_GRES] = { -1, -1, 0, 0, 0, 0, 0 },
+	[SIM_CHG_WR_RELEVANT_JOB] = { -1, -1, -1, -1, 1, 0, 0 },
+	[SIM_CHG_WR_YEAR_CAP] = { -1, -1, -1, -1, 6, 1, 0 },
+	/* SchedMD's 24.11.0; the 24.11 model keeps 22.05's rounding down,
+	 * which its fidelity replays were checked with (doc/simulator.md) */
+	[SIM_CHG_BF_END_ROUNDUP] = { -1, -1, -1, -1, 0, 0, 0 },
+	[SIM_CHG_PREFER_KEEPS_PART] = { -1, -1, -1, -1, -1, 1, 0 },
+	[SIM_CHG_ONE_NODE_FIRST_FIT] = { -1, -1, -1, -1, -1, -1, 0 },
+};
+
+static int cluster_release_index(sim_slurm_version_t v)
 {
-	static const struct {
-		const char *name;
-		sim_slurm_version_t v;
-	} known[] = {
-		{ "22.05", SIM_SLURM_2205 },
-		{ "24.11", SIM_SLURM_2411 },
-	};
-	for (size_t i = 0; s && i < G_N_ELEMENTS(known); i++) {
-		size_t n = strlen(known[i].name);
-		if (strncmp(s, known[i].name, n))
+	for (int i = 0; i < CLUSTER_NRELEASES; i++)
+		if (cluster_releases[i].v == v)
+			return i;
+	return 0;
+}
+
+int cluster_version_parse(const char *s, sim_slurm_version_t *out, int *micro)
+{
+	for (int i = 0; s && i < CLUSTER_NRELEASES; i++) {
+		size_t n = strlen(cluster_releases[i].name);
+		if (strncmp(s, cluster_releases[i].name, n))
 			continue;
 		const char *r = s + n; /* "", or ".MICRO" */
-		if (*r == '.' && r[1]) {
-			for (r++; isdigit((unsigned char)*r); r++)
-				;
+		long m = -1;
+		if (*r == '.' && isdigit((unsigned char)r[1])) {
+			char *endp;
+			m = strtol(r + 1, &endp, 10);
+			r = m > 99 ? r : endp;
 		}
 		if (*r)
 			continue;
-		*out = known[i].v;
+		*out = cluster_releases[i].v;
+		if (micro)
+			*micro = (int)m;
 		return 0;
 	}
 	return -1;
@@ -915,18 +955,56 @@ int cluster_version_parse(const char *s, sim_slurm_version_t *out)
 
 const char *cluster_version_name(sim_slurm_version_t v)
 {
-	return v == SIM_SLURM_2205 ? "22.05" : "24.11";
+	return cluster_releases[cluster_release_index(v)].name;
 }
 
-sim_slurm_version_t cluster_version_built(void)
+const char *cluster_version_list(void)
 {
+	return "22.05, 23.11, 24.05, 24.11, 25.05, 25.11 or 26.05";
+}
+
+void cluster_version_set(sim_cluster_t *c, sim_slurm_version_t v, int micro)
+{
+	int i = cluster_release_index(v);
+	c->slurm_version = v;
+	c->slurm_micro = micro;
+	c->slurm_changes = 0;
+	for (int ch = 0; ch < SIM_CHG_COUNT; ch++) {
+		int first = cluster_change_micro[ch][i];
+		if (first >= 0 && (micro < 0 || micro >= first))
+			c->slurm_changes |= 1u << ch;
+	}
+}
+
+void cluster_version_label(sim_slurm_version_t v, int micro, char *buf, size_t len)
+{
+	int i = cluster_release_index(v);
+	bool micro_matters = false;
+	for (int ch = 0; ch < SIM_CHG_COUNT; ch++)
+		micro_matters |= cluster_change_micro[ch][i] > 0;
+	if (micro >= 0 && micro_matters)
+		snprintf(buf, len, "%s.%d", cluster_releases[i].name, micro);
+	else
+		snprintf(buf, len, "%s", cluster_releases[i].name);
+}
+
+sim_slurm_version_t cluster_version_built(int *micro)
+{
+	*micro = -1;
 #ifdef NODEOX_SLURM_VERSION_NUMBER
 	unsigned major = (NODEOX_SLURM_VERSION_NUMBER >> 16) & 255;
 	unsigned minor = (NODEOX_SLURM_VERSION_NUMBER >> 8) & 255;
-	if (major * 100 + minor < 2311) /* both defaults changed in 23.11 */
-		return SIM_SLURM_2205;
-#endif
+	unsigned rel = major * 100 + minor;
+	sim_slurm_version_t v = SIM_SLURM_2205;
+	for (int i = 0; i < CLUSTER_NRELEASES; i++)
+		if ((unsigned)cluster_releases[i].v <= rel)
+			v = cluster_releases[i].v;
+	if ((unsigned)v == rel)
+		*micro = (int)(NODEOX_SLURM_VERSION_NUMBER & 255);
+	return v;
+#else
 	return SIM_SLURM_2411;
+#endif
 }
 
 /* What the file leaves out, as release ver fills it in. PriorityType:
@@ -943,10 +1021,10 @@ sim_slurm_version_t cluster_version_built(void)
 static void cluster_finish_defaults(cparse_t *p, sim_slurm_version_t ver)
 {
 	if (!p->priority_set)
-		p->priority_basic = ver == SIM_SLURM_2205;
-	bool cons = p->select_set ? p->select_cons : ver == SIM_SLURM_2411;
+		p->priority_basic = ver < SIM_SLURM_2311;
+	bool cons = p->select_set ? p->select_cons : ver >= SIM_SLURM_2311;
 	p->c->mem_counted = p->params_set ? p->params_mem : cons;
-	p->c->slurm_version = ver;
+	cluster_version_set(p->c, ver, -1);
 }
 
 int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name,

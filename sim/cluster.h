@@ -21,15 +21,36 @@
 #define SIM_MAX_TERMS 32  /* OR terms in one constraint */
 #define SIM_MAX_SOCKETS 8 /* sockets per node the GPU binding is modelled for */
 
-/* The Slurm releases whose slurm.conf defaults nodeox-sim reads a file
- * with (nodeox-sim --slurm-version). Where they differ for the keys the
- * model reads, both changed in 23.11 (read_config.h): PriorityType
- * (22.05 priority/basic, 24.11 priority/multifactor) and SelectType (22.05
- * select/linear, 24.11 select/cons_tres, which brings CR_Core_Memory). */
+/* The Slurm releases nodeox-sim models (nodeox-sim --slurm-version): how
+ * each reads slurm.conf where it is silent and how its scheduler differs
+ * where the model follows it. The two defaults the model reads both changed
+ * in 23.11 (read_config.h): PriorityType (before: priority/basic, from:
+ * priority/multifactor) and SelectType (before: select/linear, from:
+ * select/cons_tres, which brings CR_Core_Memory). What else changed, and in
+ * which release, is the table of sim_slurm_change_t (cluster_slurm_has). */
 typedef enum {
 	SIM_SLURM_2205 = 2205,
+	SIM_SLURM_2311 = 2311,
+	SIM_SLURM_2405 = 2405,
 	SIM_SLURM_2411 = 2411,
+	SIM_SLURM_2505 = 2505,
+	SIM_SLURM_2511 = 2511,
+	SIM_SLURM_2605 = 2605,
 } sim_slurm_version_t;
+
+/* Changes in SchedMD's code that touch what the model models, each applied
+ * from the release (and micro release, where it came in one) the table in
+ * cluster.c names; doc/simulator.md, "Slurm releases", says where in
+ * Slurm's source each one is. */
+typedef enum {
+	SIM_CHG_MIN_CPUS_PER_GRES,  /* 24.05: --cpus-per-gpu raises min_cpus */
+	SIM_CHG_WR_RELEVANT_JOB,    /* 25.05.1: will-run start from overlapping jobs */
+	SIM_CHG_WR_YEAR_CAP,        /* 25.05.6, 25.11.1, 26.05: window stops growing */
+	SIM_CHG_BF_END_ROUNDUP,     /* 24.11 (modelled from 25.05): slot end rounded up */
+	SIM_CHG_PREFER_KEEPS_PART,  /* 25.11.1, 26.05: prefer failure keeps partition */
+	SIM_CHG_ONE_NODE_FIRST_FIT, /* 26.05: _get_one_res */
+	SIM_CHG_COUNT
+} sim_slurm_change_t;
 
 typedef struct {
 	char *name;
@@ -151,6 +172,8 @@ typedef struct {
 				   * select plugin is cons_tres (given, or 24.11's
 				   * default), whose default is CR_Core_Memory */
 	sim_slurm_version_t slurm_version; /* whose defaults the file was read with */
+	int slurm_micro;                   /* its micro release, -1: the newest */
+	uint32_t slurm_changes;            /* bit per sim_slurm_change_t the release has */
 } sim_cluster_t;
 
 /* A node-feature constraint (--constraint or --prefer), parsed by the
@@ -168,14 +191,29 @@ typedef struct {
 } sim_constraint_t;
 
 void cluster_params_default(sim_sched_params_t *p);
-/* "22.05" or "24.11", with or without a micro release ("22.05.8"): 0 and
- * *out, else -1. */
-int cluster_version_parse(const char *s, sim_slurm_version_t *out);
+/* A release nodeox-sim models ("22.05", "23.11", ..., "26.05"), with or
+ * without a micro release ("25.05.6": *micro 6, else -1): 0 and *out, else
+ * -1. micro may be NULL. */
+int cluster_version_parse(const char *s, sim_slurm_version_t *out, int *micro);
+/* "22.05" ... "26.05"; the releases' list for messages ("22.05, 23.11, ..."). */
 const char *cluster_version_name(sim_slurm_version_t v);
-/* The defaults of the Slurm nodeox was built against (configure's
- * NODEOX_SLURM_VERSION_NUMBER): 22.05's for a release before 23.11, else
- * 24.11's (also when built without Slurm). */
-sim_slurm_version_t cluster_version_built(void);
+const char *cluster_version_list(void);
+/* The release as options and the table name it: its name, with ".MICRO"
+ * where a micro release was given and a modelled change depends on it in
+ * that release. */
+void cluster_version_label(sim_slurm_version_t v, int micro, char *buf, size_t len);
+/* The Slurm nodeox was built against (configure's NODEOX_SLURM_VERSION_NUMBER):
+ * the newest modelled release not after it (22.05 before 22.05), with its
+ * micro release; 24.11 when built without Slurm. */
+sim_slurm_version_t cluster_version_built(int *micro);
+/* Set the release's micro release (-1: the newest) and the changes it has. */
+void cluster_version_set(sim_cluster_t *c, sim_slurm_version_t v, int micro);
+/* Does the cluster's Slurm release have change ch? (asked per test in the
+ * scheduler's inner loops: inline) */
+static inline bool cluster_slurm_has(const sim_cluster_t *c, sim_slurm_change_t ch)
+{
+	return (c->slurm_changes >> ch) & 1u;
+}
 /* Read DIR/slurm.conf and DIR/gres.conf (optional) with the defaults of
  * Slurm release ver where the file is silent. Returns 0, or -1 with
  * "FILE:LINE: what" in err. */

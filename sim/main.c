@@ -40,16 +40,6 @@
 #ifndef NODEOX_SIM_CLUSTER_DIR
 #define NODEOX_SIM_CLUSTER_DIR "/usr/share/nodeox/traces/cluster"
 #endif
-/* --help's word for the default (cluster_version_built's rule) */
-#if defined(NODEOX_SLURM_VERSION_NUMBER) &&                                                              \
-	((NODEOX_SLURM_VERSION_NUMBER >> 16) & 255) * 100 + ((NODEOX_SLURM_VERSION_NUMBER >> 8) & 255) < \
-		2311
-#define NODEOX_SIM_VERSION_DEFAULT_HELP "22.05, from the Slurm nodeox was built against"
-#elif defined(NODEOX_SLURM_VERSION_NUMBER)
-#define NODEOX_SIM_VERSION_DEFAULT_HELP "24.11, from the Slurm nodeox was built against"
-#else
-#define NODEOX_SIM_VERSION_DEFAULT_HELP "24.11"
-#endif
 #ifndef NODEOX_GNUPLOT
 #define NODEOX_GNUPLOT "gnuplot"
 #endif
@@ -76,6 +66,7 @@ typedef struct {
 	uint64_t mem_per_gpu_mb;     /* its value */
 	char *slurm_version;         /* --slurm-version, NULL: the built-against one */
 	sim_slurm_version_t version; /* whose slurm.conf defaults apply */
+	int version_micro;           /* its micro release, -1: the newest */
 } main_opts_t;
 /* Every option that changes what a sweep computes is also in main_store_args
  * (the options an array task of --sweep-array runs with). */
@@ -175,7 +166,9 @@ static void main_store_args(const main_opts_t *o, GPtrArray *a)
 	if (o->mem_per_gpu)
 		ARG("--mem-per-gpu=%s", o->mem_per_gpu);
 	/* always: the task may run where nodeox was built against another Slurm */
-	ARG("--slurm-version=%s", cluster_version_name(o->version));
+	char rel[32];
+	cluster_version_label(o->version, o->version_micro, rel, sizeof(rel));
+	ARG("--slurm-version=%s", rel);
 	if (o->class_speeds)
 		ARG("--class-speeds=class-speeds.csv");
 	ARG("--round-sync=%.17g", o->round_sync);
@@ -234,6 +227,22 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 			    .replicas = 8,
 			    .sweep_task = -1,
 			    .cpus_per_gpu = -1 };
+	/* --help's word for the default (cluster_version_built's rule) */
+	char version_help[512], built[32];
+	int built_micro;
+	sim_slurm_version_t built_v = cluster_version_built(&built_micro);
+	cluster_version_label(built_v, built_micro, built, sizeof(built));
+	snprintf(version_help, sizeof(version_help),
+		 "Model this Slurm release: its slurm.conf defaults where the file is silent "
+		 "(PriorityType, SelectType) and the scheduling changes doc/simulator.md lists: %s, "
+		 "or a micro release of one, e.g. 25.05.6 (default %s%s)",
+		 cluster_version_list(), built,
+#ifdef NODEOX_SLURM_VERSION_NUMBER
+		 ", from the Slurm nodeox was built against"
+#else
+		 ""
+#endif
+	);
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o->cluster,
 		  "Directory with slurm.conf and gres.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
@@ -324,10 +333,7 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		  "Rows with neither mem nor mem_per_gpu asked sbatch --mem-per-gpu SIZE "
 		  "(e.g. 40G; default: the partition's or cluster's DefMem*)",
 		  "SIZE" },
-		{ "slurm-version", 0, 0, G_OPTION_ARG_STRING, &o->slurm_version,
-		  "Read slurm.conf with this Slurm release's defaults where it is silent "
-		  "(PriorityType, SelectType): 22.05 or 24.11 (default " NODEOX_SIM_VERSION_DEFAULT_HELP ")",
-		  "VERSION" },
+		{ "slurm-version", 0, 0, G_OPTION_ARG_STRING, &o->slurm_version, version_help, "VERSION" },
 		{ NULL, 0, 0, 0, NULL, NULL, NULL }
 	};
 	GOptionContext *ctx = g_option_context_new("TRACE.csv - replay a trace with and without nodeox");
@@ -374,12 +380,14 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 	    (nodeox_util_parse_size_mb(o->mem_per_gpu, &o->mem_per_gpu_mb) < 0 || o->mem_per_gpu_mb == 0))
 		return main_usage(ctx, "--mem-per-gpu=%s: expected a size such as 40G or 4096M",
 				  o->mem_per_gpu);
-	o->version = cluster_version_built();
-	if (o->slurm_version && cluster_version_parse(o->slurm_version, &o->version) < 0)
-		return main_usage(ctx,
-				  "--slurm-version=%s: expected 22.05 or 24.11 "
-				  "(or a release of them, e.g. 22.05.8)",
-				  o->slurm_version);
+	o->version = cluster_version_built(&o->version_micro);
+	if (o->slurm_version && cluster_version_parse(o->slurm_version, &o->version, &o->version_micro) < 0) {
+		char msg[256];
+		snprintf(msg, sizeof(msg),
+			 "--slurm-version=%s: expected %s (or a micro release of them, e.g. 25.05.6)",
+			 o->slurm_version, cluster_version_list());
+		return main_usage(ctx, "%s", msg);
+	}
 	g_option_context_free(ctx);
 	return 0;
 }
@@ -510,6 +518,7 @@ int main(int argc, char **argv)
 	}
 	if (cluster_read(cdir, o.version, &cl, err, sizeof(err)) < 0)
 		goto fail;
+	cluster_version_set(cl, o.version, o.version_micro);
 	if (main_sched_params(&o, &cl->params, err, sizeof(err)) < 0)
 		goto fail;
 	if (o.bf_phase) {

@@ -381,8 +381,9 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_
 	report_wrap(out, what->str);
 	g_string_free(what, TRUE);
 	report_checked(out, c, t, runs, nruns);
-	fprintf(out, "slurm.conf read with Slurm %s's defaults where it is silent (--slurm-version).\n",
-		cluster_version_name(c->slurm_version));
+	char rel[32];
+	cluster_version_label(c->slurm_version, c->slurm_micro, rel, sizeof(rel));
+	fprintf(out, "slurm.conf read with Slurm %s's defaults where it is silent (--slurm-version).\n", rel);
 }
 
 /* What the real replays of doc/fidelity.md covered (tests/fidelity: 4 nodes

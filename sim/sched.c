@@ -479,30 +479,32 @@ static int sched_main_pass(sched_t *s, bool full)
 			continue;
 		/* A job with --prefer is tried with its prefer record: should
 		 * that not fit, its partition fails and its second record is
-		 * skipped with the rest (sched_prefer.c). */
+		 * skipped with the rest (sched_prefer.c); from 25.11.1 and
+		 * 26.05 the partition stays open and the second record is
+		 * tried next (sched_prefer_keeps_part). */
 		bool pref = sched_prefer_swap(s, (uint32_t)j);
-		if (failed_parts && sched_nodes_blocked(s, s->req[j].elig, failed_parts)) {
-			bool busy = sched_test_nodes_completing(s, s->req[j].elig, failed_parts);
+		for (;;) {
+			bool fail = false;
+			int na = 0;
+			if (failed_parts && sched_nodes_blocked(s, s->req[j].elig, failed_parts))
+				fail = sched_test_nodes_completing(s, s->req[j].elig, failed_parts);
+			else if (!(na = sched_fit_now(s, (uint32_t)j, NULL)))
+				fail = true;
 			if (pref)
 				sched_prefer_swap(s, (uint32_t)j);
-			if (busy) {
+			if (na) {
+				sched_start(s, (uint32_t)j, na);
+				started++;
+			} else if (pref && sched_prefer_keeps_part(s)) {
+				pref = false;
+				continue;
+			} else if (fail) {
 				failed_parts |= jp;
-				if ((failed_parts & all_parts) == all_parts)
-					break;
 			}
-			continue;
+			break;
 		}
-		int na = sched_fit_now(s, (uint32_t)j, NULL);
-		if (pref)
-			sched_prefer_swap(s, (uint32_t)j);
-		if (na) {
-			sched_start(s, (uint32_t)j, na);
-			started++;
-		} else {
-			failed_parts |= jp;
-			if ((failed_parts & all_parts) == all_parts)
-				break;
-		}
+		if ((failed_parts & all_parts) == all_parts)
+			break;
 	}
 	sched_order_end(s);
 	return started;

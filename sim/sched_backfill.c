@@ -26,6 +26,12 @@
 #define SCHED_WR_ANSWERS 4096  /* will-run answers kept per epoch at most */
 #define SCHED_WR_SHAPES 16     /* request shapes indexed per epoch (sched_wr_fast_fit) */
 #define SCHED_WR_SEEK 64       /* entries sched_wr_seek looks at before the index */
+/* Slurm's YEAR_SECONDS (slurm_protocol_defs.h): from 25.05.6, 25.11.1 and
+ * 26.05 the will-run window stops doubling once it is past it
+ * (_future_run_test: `if (time_window > YEAR_SECONDS) break;`), so it grows
+ * to 30 s x 2^21 at most */
+#define SCHED_WR_YEAR (365 * 86400)
+#define SCHED_WR_YEAR_MAX (30 * (INT64_C(1) << 21))
 
 typedef struct { /* one remembered will-run answer (of the epoch */
 	/* sched_bf_t.wr_memo_epoch: every one before wr_memo_n) */
@@ -132,12 +138,15 @@ struct sched_bf {
 	uint32_t wr_memo_n, wr_memo_cap; /* answers of wr_memo_epoch, room */
 	uint64_t wr_memo_epoch;
 	int64_t *wr_g, *wr_c, *wr_m; /* its scratch view of free resources */
-	wr_index_t wx;               /* releases by node, for sched_wr_fast_fit */
-	struct blocked_slot {        /* requests that failed to start in this pass */
-		const req_t *req;    /* (see sched_blocked_known), hashed by request */
-		int64_t end;         /* the earliest planned end seen stopped */
-				     /* (INT64_MIN: on the free nodes alone) */
-		uint32_t pass;       /* valid while == pass */
+	int wr_last;                 /* the walk's answer: the position in */
+	/* sched_t.all of the release it took the start from */
+	uint32_t *sel_stamp, sel_call; /* a reservation's nodes (sched_wr_relevant) */
+	wr_index_t wx;                 /* releases by node, for sched_wr_fast_fit */
+	struct blocked_slot {          /* requests that failed to start in this pass */
+		const req_t *req;      /* (see sched_blocked_known), hashed by request */
+		int64_t end;           /* the earliest planned end seen stopped */
+				       /* (INT64_MIN: on the free nodes alone) */
+		uint32_t pass;         /* valid while == pass */
 	} blocked[SCHED_BLOCKED_SLOTS];
 	int *uid, nusers;           /* per job: its user, numbered from 0 */
 	struct bf_walk {            /* the pass under way (sched_backfill_next) */
@@ -538,7 +547,9 @@ static bool sched_wr_fits(const req_t *r, const int64_t *have)
  * usable release sets the window's base (its end rounded up to the next
  * 30 s of the wall clock, a whole 30 s past one on the grid); a batch ends
  * when the next job ends past base plus the window, and the window then
- * doubles until it covers that job. */
+ * doubles until it covers that job (from 25.05.6, 25.11.1 and 26.05 it
+ * stops doubling once past a year, SCHED_WR_YEAR). The answer's release is
+ * left in s->bf->wr_last. */
 static int64_t sched_will_run(sched_t *s, const req_t *r)
 {
 	sched_bf_t *b = s->bf;
@@ -577,7 +588,7 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 	const uint64_t *bits = b->wr_bits;
 	int64_t org = s->o->params.bf_origin_s, base = -1, window = 30;
 	int64_t when = -1;
-	bool more = true;
+	bool more = true, year_cap = cluster_slurm_has(s->c, SIM_CHG_WR_YEAR_CAP);
 	while (more) {
 		const release_t *last = NULL, *next = NULL;
 		for (;;) {
@@ -618,11 +629,14 @@ static int64_t sched_will_run(sched_t *s, const req_t *r)
 		}
 		if (!last)
 			break;
-		do
+		do {
+			if (window > SCHED_WR_YEAR && year_cap)
+				break;
 			window *= 2;
-		while (next && next->end > base + window);
+		} while (next && next->end > base + window);
 		if (sched_wr_fits(r, have)) {
 			when = last->end > s->now ? last->end : s->now + 1;
+			b->wr_last = (int)(last - l->e);
 			break;
 		}
 	}
@@ -965,6 +979,12 @@ static int64_t sched_wr_fast_when(sched_t *s, int fit, int *upto)
 	 * within it, which is fit or later. */
 	int64_t org = s->o->params.bf_origin_s, window = 30;
 	int64_t base = e[p].end + (30 - ((e[p].end + org) % 30 + 30) % 30);
+	if (cluster_slurm_has(s->c, SIM_CHG_WR_YEAR_CAP) && e[fit].end > base + SCHED_WR_YEAR_MAX) {
+		/* past the window's last size every usable release is a batch
+		 * of its own (the next entry already lies beyond it) */
+		*upto = fit;
+		return e[fit].end > s->now ? e[fit].end : s->now + 1;
+	}
 	int u = sched_wr_seek(s, fit - 1, -1), lo = p;
 	if (u >= p) {
 		lo = u + 1; /* fit > u, so an entry */
@@ -1131,9 +1151,10 @@ static wr_memo_t *sched_wr_memo(sched_t *s, const req_t *r, bool *fresh)
 	uint64_t before = s->run->releases_scanned;
 	/* a per-node request in one group: from the index (no scratch view) */
 	bool fast = r->nodes && r->elig->ngroups == 1;
+	b->wr_last = -1;
 	m->when = fast ? sched_wr_fast_fit(s, r, &m->fit) : sched_will_run(s, r);
 	m->exact = !fast || m->fit < 0 || m->fit == INT32_MAX;
-	m->upto = -1;
+	m->upto = fast ? -1 : b->wr_last;
 	m->indexed = fast;
 	m->scanned = s->run->releases_scanned - before;
 	m->hash = h;
@@ -1182,6 +1203,40 @@ static int sched_wr_memo_place(sched_t *s, const req_t *r, wr_memo_t *m, bool fr
 	memcpy(m->a, s->abuf, sizeof(alloc_t) * m->na);
 	m->placed = true;
 	return m->na;
+}
+
+/* The start Slurm's will-run test gives from 25.05.1 (select/cons_tres
+ * job_test.c, _future_run_test and _get_last_relevant_job; reverted before
+ * 25.05.0, back in 25.05.1): not the last release of the batch the job fits
+ * after, but the latest-ending job released so far (positions up to upto of
+ * s->all, those the test's nodes had) that runs on one of the na nodes in
+ * s->abuf the job was placed on (_is_job_relevant: any overlap of nodes).
+ * A release of a job elsewhere in the batch no longer delays it. */
+static int64_t sched_wr_relevant(sched_t *s, int upto, int na)
+{
+	sched_bf_t *b = s->bf;
+	if (!b->sel_stamp)
+		b->sel_stamp = g_new0(uint32_t, (size_t)MAX(s->c->nnodes, 1));
+	if (++b->sel_call == 0) {
+		memset(b->sel_stamp, 0, sizeof(uint32_t) * (size_t)s->c->nnodes);
+		b->sel_call = 1;
+	}
+	for (int i = 0; i < na; i++)
+		b->sel_stamp[s->abuf[i].node] = b->sel_call;
+	for (int p = upto; p >= 0; p--) {
+		const release_t *h = &s->all.e[p];
+		bool on = false;
+		if (h->node >= 0) {
+			on = b->sel_stamp[h->node] == b->sel_call;
+		} else {
+			const running_t *run = s->running[h->job];
+			for (int k = 0; k < run->na && !on; k++)
+				on = b->sel_stamp[run->a[k].node] == b->sel_call;
+		}
+		if (on)
+			return h->end > s->now ? h->end : s->now + 1;
+	}
+	return -1; /* cannot be: a release on its nodes made the job fit */
 }
 
 /* Job j's reservation, as Slurm's backfill makes it
@@ -1256,6 +1311,12 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 			start_res = later;
 			continue;
 		}
+		if (when > s->now && m->upto >= 0 && cluster_slurm_has(s->c, SIM_CHG_WR_RELEVANT_JOB)) {
+			int na = sched_wr_memo_place(s, r, m, fresh);
+			int64_t rel = na ? sched_wr_relevant(s, m->upto, na) : -1;
+			if (rel >= 0)
+				when = rel;
+		}
 		int64_t start = MAX(when, start_res);
 		if (later != SCHED_INF && start > later) {
 			start_res = later;
@@ -1267,7 +1328,11 @@ static int64_t sched_reserve(sched_t *s, uint32_t j)
 		if (!na)
 			break;
 		int64_t sr = MAX(sched_floor_res(start, res, org), first);
-		int64_t er = r->plan == SCHED_INF ? horizon : sched_floor_res(start + r->plan, res, org);
+		/* the slot's end rounded up from 25.05 in the model
+		 * (_set_slot_time: + backfill_resolution - 1; SchedMD's
+		 * ff54a35851, 24.11.0, which the 24.11 model leaves out) */
+		int64_t up = cluster_slurm_has(s->c, SIM_CHG_BF_END_ROUNDUP) ? res - 1 : 0;
+		int64_t er = r->plan == SCHED_INF ? horizon : sched_floor_res(start + r->plan + up, res, org);
 		if (er < sr + res)
 			er = sr + res;
 		bool overlap = false;
@@ -1598,7 +1663,7 @@ void sched_backfill_free(sched_t *s)
 	if (!b)
 		return;
 	nodeox_g_free_all(b->ivl, b->ivl_head, b->span_by_start, b->span_by_end, b->ends, b->wr_stamp,
-			  b->wr_g, b->wr_c, b->wr_m, b->wr_bits, b->wr_cnt, b->node_key);
+			  b->wr_g, b->wr_c, b->wr_m, b->wr_bits, b->wr_cnt, b->node_key, b->sel_stamp);
 	for (uint32_t k = 0; k < b->wr_memo_cap; k++)
 		g_free(b->wr_memo[k].a);
 	g_free(b->wr_slot);

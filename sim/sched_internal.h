@@ -386,6 +386,9 @@ void sched_prefer_set(sched_t *s, uint32_t j, const elig_t *pe);
 /* Swap job j's prefer request with its request; false (nothing done) when
  * it has none. Called again, it swaps them back. */
 bool sched_prefer_swap(sched_t *s, uint32_t j);
+/* Does a prefer record's failure in the main pass leave its partition open
+ * (25.11.1, 26.05)? */
+bool sched_prefer_keeps_part(const sched_t *s);
 
 /* sched_socket.c: GPUs bound to sockets (nodes with sockets > 1) */
 void sched_socket_init(sched_t *s);

@@ -173,6 +173,30 @@ static bool sched_offer(sched_t *s, place_t *p, int n, int64_t g, int64_t cpu, i
 	return p->rem == 0;
 }
 
+/* 26.05's choice for a one-node job (select/cons_tres job_test.c,
+ * _get_one_res, used where the job's max_nodes is 1 and the topology allows
+ * it, as topology/flat does): the candidates sorted by scheduling weight,
+ * which node_scheduler.c sets to Weight << 8 | 0xff for every node before
+ * the test (the co-located GPU byte is written only as nodes are tried), so
+ * by Weight, in node order on ties (glibc's qsort is a merge sort again
+ * since 2.39), and the first that can take the job: first fit, not the
+ * fullest node of the tightest run. */
+static int sched_runs_first_fit(sched_t *s, const req_t *r, int nl)
+{
+	const sim_cluster_t *c = s->c;
+	const sched_place_t *ps = s->place;
+	int best = -1;
+	for (int q = 0; q < nl; q++) /* CPUs: those sched_runs_sockets left it */
+		if (ps->run_cpu[q] >= (int64_t)r->cpus_per_node &&
+		    (best < 0 || c->nodes[ps->run_node[q]].weight < c->nodes[ps->run_node[best]].weight))
+			best = q;
+	if (best < 0)
+		return 0;
+	int n = ps->run_node[best];
+	s->abuf[0] = (alloc_t){ n, c->nodes[n].cls, r->gpus_per_node, r->cpus_per_node, r->mem_per_node };
+	return 1;
+}
+
 /* select/cons_tres's choice (sched_place_runs) among the nl nodes that can
  * take per-node request r, in s->place->run_node (ascending) with their free CPUs
  * in s->place->run_cpu and scheduling weights in s->place->run_weight (slurm.conf's
@@ -184,6 +208,8 @@ int sched_runs_choose(sched_t *s, const req_t *r, int nl)
 {
 	sched_place_t *ps = s->place;
 	const sim_cluster_t *c = s->c;
+	if (r->nodes == 1 && nl > 0 && cluster_slurm_has(c, SIM_CHG_ONE_NODE_FIRST_FIT))
+		return sched_runs_first_fit(s, r, nl);
 	int nrun = 0;
 	for (int q = 0; q < nl; q++) {
 		if (q == 0 || ps->run_node[q] != ps->run_node[q - 1] + 1 ||

@@ -12,6 +12,9 @@
  * Here the first record is the job's second request, s->preq[j], built at
  * submission; sched_prefer_swap() puts it in s->req[j] for one try and back,
  * as slurmctld swaps details->features_use and feature_list_use.
+ * From 25.11.1 and 26.05 a prefer record that does not fit leaves its
+ * partition open (job_scheduler.c, _schedule: `if (!use_prefer)
+ * fail_by_part = true;`), so the main pass tries the second record at once.
  */
 #include <stdio.h>
 #include <string.h>
@@ -37,4 +40,9 @@ bool sched_prefer_swap(sched_t *s, uint32_t j)
 	s->req[j] = s->preq[j];
 	s->preq[j] = tmp;
 	return true;
+}
+
+bool sched_prefer_keeps_part(const sched_t *s)
+{
+	return cluster_slurm_has(s->c, SIM_CHG_PREFER_KEEPS_PART);
 }

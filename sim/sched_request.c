@@ -450,12 +450,12 @@ static const char *sched_request_resources(const sim_cluster_t *c, const sim_job
 			     : gpus && !job->cpus ? SCHED_DEF(pd, cd, def_cpu_per_gpu)
 						  : 0;
 	r->size_cpus = tasks * cpt;
-	/* 24.11 raises min_cpus at submission to --cpus-per-gpu times the GPUs
+	/* 24.05 on raise min_cpus at submission to --cpus-per-gpu times the GPUs
 	 * (interfaces/gres.c, gres_job_state_validate: cpus_per_gres x
 	 * total_gres), which the job-size factor then counts; 22.05 does not
 	 * (its ReqTRES shows cpu=1 for such a job, 24.11's cpu=4:
 	 * tests/traces/test_sacct_roundtrip.sh) */
-	if (c->slurm_version == SIM_SLURM_2411 && job->cpus_per_gpu)
+	if (cluster_slurm_has(c, SIM_CHG_MIN_CPUS_PER_GRES) && job->cpus_per_gpu)
 		r->size_cpus = MAX(r->size_cpus, job->cpus_per_gpu * gpus);
 	if (r->nodes) {
 		r->gpus_per_node = gpus / r->nodes;

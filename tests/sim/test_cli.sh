@@ -132,9 +132,11 @@ tr '\n' ' ' < "$out/big.txt" | grep -q "Beyond them: 200 nodes (the replays had 
 # run's own check names it and nodeox-sim exits 1 (main's failure branch).
 expect 1 "scheduler parameter bf_window=99999999999 minutes: out of range" \
 	--cluster "$data" --bf-window 99999999999 "$data/trace.csv"
-# --slurm-version: which release's slurm.conf defaults apply
-expect 2 "slurm-version=23.11: expected 22.05 or 24.11" --slurm-version 23.11 "$data/trace.csv"
-expect 2 "slurm-version=22.05.x: expected 22.05 or 24.11" --slurm-version 22.05.x "$data/trace.csv"
+# --slurm-version: which release nodeox-sim models (slurm.conf defaults, and
+# the scheduling changes tests/sim/test_sched.c checks one by one)
+want_list="expected 22.05, 23.11, 24.05, 24.11, 25.05, 25.11 or 26.05"
+expect 2 "slurm-version=23.02: $want_list" --slurm-version 23.02 "$data/trace.csv"
+expect 2 "slurm-version=22.05.x: $want_list" --slurm-version 22.05.x "$data/trace.csv"
 # two 2-CPU jobs on one 4,000 MB node with DefMemPerCPU=2000, no SelectType:
 # 24.11 (cons_tres, CR_Core_Memory) runs them one after the other, 22.05
 # (select/linear: no memory counted) at once
@@ -142,7 +144,7 @@ mkdir "$out/mem"
 printf '%s\n' "DefMemPerCPU=2000" "NodeName=n1 CPUs=8 RealMemory=4000 Gres=gpu:a100:4" \
 	"PartitionName=p Nodes=n1 Default=YES MaxTime=UNLIMITED" > "$out/mem/slurm.conf"
 printf 'submit,gpus,cpus,run_time,gpu_type\n0,1,2,100,a100\n0,1,2,100,a100\n' > "$out/mem/trace.csv"
-for v in 22.05.8:0 24.11.5:50; do
+for v in 22.05.8:0 23.11.11:50 24.11.5:50 26.05.3:50; do
 	"$sim" --replicas 1 --mode baseline --slurm-version "${v%:*}" -c "$out/mem" "$out/mem/trace.csv" \
 		> "$out/v.txt" 2>&1 || fail "--slurm-version ${v%:*}: $(cat "$out/v.txt")"
 	grep -q "^  wait mean \[s\]  *${v#*:}$" "$out/v.txt" ||
@@ -150,11 +152,24 @@ for v in 22.05.8:0 24.11.5:50; do
 	grep -q "^slurm.conf read with Slurm ${v%.*:*}'s defaults where it is silent (--slurm-version).$" \
 		"$out/v.txt" || fail "--slurm-version ${v%:*}: the footer does not name it: $(tail -2 "$out/v.txt")"
 done
+# a 25.05 partition's own Topology= is noted as not modelled, the 26.05-only
+# keys (here HealthCheckTimeout) are ignored silently, as any unknown key
+mkdir "$out/k2605"
+printf '%s\n' "HealthCheckTimeout=60" "NodeName=n1 CPUs=8 RealMemory=4000 Gres=gpu:a100:4" \
+	"PartitionName=p Nodes=n1 Default=YES Topology=default" > "$out/k2605/slurm.conf"
+expect 0 "note: .*slurm.conf:3: Topology (new since Slurm 22.05) is not modelled; ignored" \
+	--replicas 1 --mode baseline --slurm-version 26.05 -c "$out/k2605" "$out/mem/trace.csv"
+grep -q "HealthCheckTimeout" "$out/stderr" && fail "26.05 key HealthCheckTimeout noted: $(cat "$out/stderr")"
 # without the option: the release nodeox was built against (configure)
 "$sim" --replicas 1 --mode baseline -c "$out/mem" "$out/mem/trace.csv" > "$out/v.txt" 2>&1
 built=$(sed -n 's/^#define NODEOX_SLURM_VERSION_NUMBER //p' "$top_builddir/config.h")
-want=24.11   # 22.05's defaults for any release before 23.11, where both changed
-[ $(( (built >> 16) * 100 + ((built >> 8) & 255) )) -ge 2311 ] || want=22.05
+want=24.11   # built without Slurm; else the newest modelled release not after it
+if [ -n "$built" ]; then
+	rel=$(( (built >> 16) * 100 + ((built >> 8) & 255) ))
+	for r in 2205 2311 2405 2411 2505 2511 2605; do
+		[ "$r" -le "$rel" ] && want="${r:0:2}.${r:2:2}"
+	done
+fi
 grep -q "^slurm.conf read with Slurm $want's defaults" "$out/v.txt" ||
 	fail "default release: want $want (built against $built): $(tail -1 "$out/v.txt")"
 "$sim" -c "$data" --slurm-version 24.11 --sweep 'flex=0.2,0.5' --sweep-array "$out/arr" "$data/trace.csv" \

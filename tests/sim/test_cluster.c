@@ -231,19 +231,79 @@ static void test_version_defaults(void **state)
 	}
 	/* --slurm-version's values */
 	sim_slurm_version_t v = SIM_SLURM_2411;
-	assert_int_equal(cluster_version_parse("22.05", &v), 0);
+	int micro = 0;
+	assert_int_equal(cluster_version_parse("22.05", &v, &micro), 0);
 	assert_int_equal(v, SIM_SLURM_2205);
-	assert_int_equal(cluster_version_parse("24.11.5", &v), 0);
+	assert_int_equal(micro, -1);
+	assert_int_equal(cluster_version_parse("24.11.5", &v, &micro), 0);
 	assert_int_equal(v, SIM_SLURM_2411);
-	assert_int_equal(cluster_version_parse("22.05.8", &v), 0);
+	assert_int_equal(micro, 5);
+	assert_int_equal(cluster_version_parse("22.05.8", &v, NULL), 0);
 	assert_int_equal(v, SIM_SLURM_2205);
-	const char *bad[] = { "23.11", "22.5", "22.05.", "22.05.x", "24.110", "24", "", "22.05.8.1" };
+	static const struct {
+		const char *s;
+		sim_slurm_version_t v;
+	} good[] = { { "23.11", SIM_SLURM_2311 },
+		     { "24.05.8", SIM_SLURM_2405 },
+		     { "25.05", SIM_SLURM_2505 },
+		     { "25.11.1", SIM_SLURM_2511 },
+		     { "26.05", SIM_SLURM_2605 } };
+	for (size_t i = 0; i < G_N_ELEMENTS(good); i++) {
+		assert_int_equal(cluster_version_parse(good[i].s, &v, NULL), 0);
+		assert_int_equal(v, good[i].v);
+		assert_true(!strncmp(cluster_version_name(v), good[i].s, 5));
+	}
+	const char *bad[] = { "23.02", "22.5", "22.05.",    "22.05.x",  "24.110",
+			      "24",    "",     "22.05.8.1", "26.05.100" };
 	for (size_t i = 0; i < G_N_ELEMENTS(bad); i++)
-		if (cluster_version_parse(bad[i], &v) == 0)
+		if (cluster_version_parse(bad[i], &v, NULL) == 0)
 			fail_msg("'%s' accepted", bad[i]);
-	assert_int_equal(cluster_version_parse(NULL, &v), -1);
+	assert_int_equal(cluster_version_parse(NULL, &v, NULL), -1);
 	assert_string_equal(cluster_version_name(SIM_SLURM_2205), "22.05");
 	assert_string_equal(cluster_version_name(SIM_SLURM_2411), "24.11");
+	/* which micro releases have the changes that came in one */
+	sim_cluster_t *cc = g_new0(sim_cluster_t, 1);
+	static const struct {
+		sim_slurm_version_t v;
+		int micro;
+		sim_slurm_change_t ch;
+		bool has;
+	} rel[] = {
+		{ SIM_SLURM_2411, -1, SIM_CHG_WR_RELEVANT_JOB, false },
+		{ SIM_SLURM_2505, 0, SIM_CHG_WR_RELEVANT_JOB, false }, /* reverted before 25.05.0 */
+		{ SIM_SLURM_2505, 1, SIM_CHG_WR_RELEVANT_JOB, true },
+		{ SIM_SLURM_2505, -1, SIM_CHG_WR_RELEVANT_JOB, true },
+		{ SIM_SLURM_2505, 5, SIM_CHG_WR_YEAR_CAP, false },
+		{ SIM_SLURM_2505, 6, SIM_CHG_WR_YEAR_CAP, true },
+		{ SIM_SLURM_2511, 0, SIM_CHG_WR_YEAR_CAP, false },
+		{ SIM_SLURM_2511, 0, SIM_CHG_PREFER_KEEPS_PART, false },
+		{ SIM_SLURM_2511, 1, SIM_CHG_PREFER_KEEPS_PART, true },
+		{ SIM_SLURM_2505, -1, SIM_CHG_PREFER_KEEPS_PART, false },
+		{ SIM_SLURM_2605, 0, SIM_CHG_PREFER_KEEPS_PART, true },
+		{ SIM_SLURM_2511, -1, SIM_CHG_ONE_NODE_FIRST_FIT, false },
+		{ SIM_SLURM_2605, 0, SIM_CHG_ONE_NODE_FIRST_FIT, true },
+		{ SIM_SLURM_2311, -1, SIM_CHG_MIN_CPUS_PER_GRES, false },
+		{ SIM_SLURM_2405, 0, SIM_CHG_MIN_CPUS_PER_GRES, true },
+		{ SIM_SLURM_2411, -1, SIM_CHG_BF_END_ROUNDUP, false },
+		{ SIM_SLURM_2505, 0, SIM_CHG_BF_END_ROUNDUP, true },
+	};
+	for (size_t i = 0; i < G_N_ELEMENTS(rel); i++) {
+		cluster_version_set(cc, rel[i].v, rel[i].micro);
+		if (cluster_slurm_has(cc, rel[i].ch) != rel[i].has)
+			fail_msg("%s.%d: change %d %s", cluster_version_name(rel[i].v), rel[i].micro,
+				 (int)rel[i].ch, rel[i].has ? "missing" : "present");
+	}
+	/* 22.05 and 24.11 have none of the changes 25.05 brought */
+	cluster_version_set(cc, SIM_SLURM_2205, 8);
+	assert_int_equal(cc->slurm_changes, 0);
+	char label[32];
+	cluster_version_label(SIM_SLURM_2205, 8, label, sizeof(label));
+	assert_string_equal(label, "22.05"); /* no change depends on 22.05's micro */
+	cluster_version_label(SIM_SLURM_2505, 6, label, sizeof(label));
+	assert_string_equal(label, "25.05.6");
+	cluster_version_label(SIM_SLURM_2605, 3, label, sizeof(label));
+	assert_string_equal(label, "26.05");
+	g_free(cc);
 }
 
 /* Gres= read as slurmctld reads it (the policy library's node GRES reader). */

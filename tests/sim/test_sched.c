@@ -195,6 +195,22 @@ static void test_prefer(void **state)
 	assert_string_equal(nox->jobs[j5].types, "l40s:4");
 	assert_string_equal(nox->jobs[j5].nodes, "l2");
 	sched_run_free(nox);
+	/* 25.11.1 and 26.05: the failed prefer record leaves the partition
+	 * open and the second record starts the job on l2 in the same main
+	 * pass, at its submission; 25.11.0 still waits for backfill */
+	static const struct {
+		sim_slurm_version_t v;
+		int micro;
+		int64_t start;
+	} rel[] = { { SIM_SLURM_2511, 0, 30 }, { SIM_SLURM_2511, 1, 10 }, { SIM_SLURM_2605, -1, 10 } };
+	for (size_t i = 0; i < G_N_ELEMENTS(rel); i++) {
+		cluster_version_set(c, rel[i].v, rel[i].micro);
+		nox = run_sched(c, t, conf, conf, NULL);
+		assert_int_equal(nox->jobs[j5].start, rel[i].start);
+		assert_string_equal(nox->jobs[j5].nodes, "l2");
+		sched_run_free(nox);
+	}
+	cluster_version_set(c, SIM_SLURM_2205, -1);
 	trace_free(t);
 	/* a1 wholly free: the prefer record fits in the main pass */
 	t = trace_from("job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
@@ -214,6 +230,141 @@ static void test_prefer(void **state)
 	g_free(all);
 	g_free(text);
 	g_free(src);
+	cluster_free(c);
+}
+
+/* Job `job`'s start and nodes in a baseline run of t on c as Slurm release
+ * v.micro models it. */
+static int64_t start_as(sim_cluster_t *c, const sim_trace_t *t, sim_slurm_version_t v, int micro,
+			uint32_t job, char *nodes, size_t len)
+{
+	cluster_version_set(c, v, micro);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	const sim_result_t *jr = &r->jobs[job_at(t, job)];
+	int64_t start = jr->start;
+	if (nodes)
+		snprintf(nodes, len, "%s", jr->nodes ? jr->nodes : "");
+	sched_run_free(r);
+	return start;
+}
+
+/* 25.05.1's will-run start (select/cons_tres _get_last_relevant_job): n1 is
+ * free, n2 and n3 busy until 1020 and 1080 (one 30 s batch of the will-run
+ * test). Job 4 (two nodes) takes n1 and n2: before, its reservation starts
+ * with the batch's last end, 1080, and job 5 (17 minutes) fits on n1
+ * before it; from 25.05.1 it starts at 1020, n3's job no longer delays it,
+ * and job 5 must wait. 25.05.0 had the change reverted. */
+static void test_slurm_wr_relevant(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("SchedulerParameters=bf_interval=30,bf_resolution=60\n"
+					"NodeName=n[1-3] CPUs=16 RealMemory=64000 Gres=gpu:a100:4\n"
+					"PartitionName=p Nodes=ALL Default=YES\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,4,1,10,00:01:00\n"
+				    "2,0,4,1,1020,00:17:00\n"
+				    "3,0,4,1,1080,00:18:00\n"
+				    "4,20,8,2,600,00:10:00\n"
+				    "5,21,4,1,1000,00:17:00\n",
+				    NULL);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2411, -1, 5, NULL, 0), 30);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2505, 0, 5, NULL, 0), 30);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2505, 1, 5, NULL, 0), 1080);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2511, -1, 5, NULL, 0), 1080);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2505, 1, 4, NULL, 0), 1020);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2505, 0, 4, NULL, 0), 1030);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* The will-run window stops doubling past a year (25.05.6, 25.11.1, 26.05):
+ * job 5 needs three nodes; n1 and n2 free by 60 s, n3 and n4 busy for 900
+ * and 800 days. The window doubled without end reaches both and the job is
+ * placed on n1-n3, from 900 days; capped at 30 s x 2^21 it takes n4's
+ * release alone (n1, n2, n4, from 800 days), before which job 6 (850 days
+ * on n1) may no longer run. Needs a bf_window beyond two years, which the
+ * model reads (Slurm allows 30 days, within which the cap changes nothing). */
+static void test_slurm_wr_year_cap(void **state)
+{
+	(void)state;
+	sim_cluster_t *c =
+		cluster_from("SchedulerParameters=bf_interval=30,bf_resolution=60,bf_window=1400000\n"
+			     "NodeName=n[1-4] CPUs=16 RealMemory=64000 Gres=gpu:a100:4\n"
+			     "PartitionName=p Nodes=ALL Default=YES\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,4,1,10,00:01:00\n"
+				    "2,0,4,1,60,00:01:00\n"
+				    "3,0,4,1,77760000,900-00:00:00\n"
+				    "4,0,4,1,69120000,800-00:00:00\n"
+				    "5,20,12,3,600,00:10:00\n"
+				    "6,21,4,1,1000,850-00:00:00\n",
+				    NULL);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2505, 5, 6, NULL, 0), 30);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2505, 6, 6, NULL, 0), 69120600);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2511, 0, 6, NULL, 0), 30);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2511, 1, 6, NULL, 0), 69120600);
+	assert_int_equal(start_as(c, t, SIM_SLURM_2605, 0, 6, NULL, 0), 69120600);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* 26.05 places a one-node job first fit by node weight (_get_one_res): with
+ * n1 free and n2 half used, job 3 takes n1, where 25.11's _eval_nodes takes
+ * the fullest node, n2. */
+static void test_slurm_one_node_first_fit(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n[1-3] CPUs=16 RealMemory=64000 Gres=gpu:a100:4\n"
+					"PartitionName=p Nodes=ALL Default=YES\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,cpus,run_time,time_limit\n"
+				    "1,0,4,1,4,10,00:01:00\n"
+				    "2,0,2,1,8,1000,00:20:00\n"
+				    "3,20,2,1,2,100,00:05:00\n",
+				    NULL);
+	char nodes[64];
+	assert_int_equal(start_as(c, t, SIM_SLURM_2511, -1, 3, nodes, sizeof(nodes)), 20);
+	assert_string_equal(nodes, "n2");
+	assert_int_equal(start_as(c, t, SIM_SLURM_2605, -1, 3, nodes, sizeof(nodes)), 20);
+	assert_string_equal(nodes, "n1");
+	cluster_free(c);
+	/* by Weight first: n1 and n2 weigh more, so n3 is the first */
+	c = cluster_from("NodeName=n1 CPUs=16 RealMemory=64000 Gres=gpu:a100:4 Weight=10\n"
+			 "NodeName=n2 CPUs=16 RealMemory=64000 Gres=gpu:a100:4 Weight=5\n"
+			 "NodeName=n3 CPUs=16 RealMemory=64000 Gres=gpu:a100:4\n"
+			 "PartitionName=p Nodes=ALL Default=YES\n");
+	assert_int_equal(start_as(c, t, SIM_SLURM_2605, -1, 3, nodes, sizeof(nodes)), 20);
+	assert_string_equal(nodes, "n3");
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* A reservation's end rounded up to bf_resolution (_set_slot_time;
+ * SchedMD's 24.11.0, modelled from 25.05): on this trace (found by a
+ * search over random ones) job 9 gets a place on n3 at 90 s with it and
+ * waits until 210 s without. */
+static void test_slurm_bf_end_roundup(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("SchedulerParameters=bf_interval=30,bf_resolution=60\n"
+					"NodeName=n[1-3] CPUs=16 RealMemory=64000 Gres=gpu:a100:4\n"
+					"PartitionName=p Nodes=ALL Default=YES\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,run_time,time_limit\n"
+				    "1,0,12,3,549,10\n2,0,4,1,84,3\n3,45,4,1,165,5\n4,50,8,2,70,5\n"
+				    "5,51,2,1,76,3\n6,52,12,3,30,2\n7,72,1,1,51,1\n8,72,4,1,17,3\n"
+				    "9,72,1,1,401,15\n10,77,12,3,58,5\n11,122,4,1,336,7\n12,167,1,1,106,15\n"
+				    "13,212,8,2,354,7\n14,212,2,1,121,7\n15,217,4,1,36,3\n",
+				    NULL);
+	char nodes[64];
+	assert_int_equal(start_as(c, t, SIM_SLURM_2505, -1, 9, nodes, sizeof(nodes)), 90);
+	assert_string_equal(nodes, "n3");
+	assert_int_equal(start_as(c, t, SIM_SLURM_2411, -1, 9, NULL, 0), 210);
+	/* 25.05 with only this change taken away */
+	cluster_version_set(c, SIM_SLURM_2505, -1);
+	c->slurm_changes &= ~(1u << SIM_CHG_BF_END_ROUNDUP);
+	sim_run_t *r = run_sched(c, t, NULL, NULL, NULL);
+	assert_int_equal(r->jobs[job_at(t, 9)].start, 210);
+	sched_run_free(r);
+	trace_free(t);
 	cluster_free(c);
 }
 
@@ -448,16 +599,24 @@ static void test_priority_cpus_per_gpu(void **state)
 				    NULL);
 	sim_sched_opts_t o = { .params = c->params };
 	o.params.weight_job_size = 1000;
-	c->slurm_version = SIM_SLURM_2205;
-	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
-	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
-	assert_int_equal(r->jobs[job_at(t, 3)].start, 600);
-	sched_run_free(r);
-	c->slurm_version = SIM_SLURM_2411;
-	r = run_sched(c, t, NULL, NULL, &o);
-	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
-	assert_int_equal(r->jobs[job_at(t, 2)].start, 200);
-	sched_run_free(r);
+	/* min_cpus raised by --cpus-per-gpu from 24.05 (gres_job_state_validate) */
+	static const sim_slurm_version_t without[] = { SIM_SLURM_2205, SIM_SLURM_2311 };
+	static const sim_slurm_version_t with[] = { SIM_SLURM_2405, SIM_SLURM_2411, SIM_SLURM_2605 };
+	sim_run_t *r;
+	for (size_t i = 0; i < G_N_ELEMENTS(without); i++) {
+		cluster_version_set(c, without[i], -1);
+		r = run_sched(c, t, NULL, NULL, &o);
+		assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+		assert_int_equal(r->jobs[job_at(t, 3)].start, 600);
+		sched_run_free(r);
+	}
+	for (size_t i = 0; i < G_N_ELEMENTS(with); i++) {
+		cluster_version_set(c, with[i], -1);
+		r = run_sched(c, t, NULL, NULL, &o);
+		assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
+		assert_int_equal(r->jobs[job_at(t, 2)].start, 200);
+		sched_run_free(r);
+	}
 	trace_free(t);
 	cluster_free(c);
 }
@@ -1627,6 +1786,10 @@ int main(void)
 		cmocka_unit_test(test_bf_max_job_part),
 		cmocka_unit_test(test_bf_max_job_user_part),
 		cmocka_unit_test(test_prefer),
+		cmocka_unit_test(test_slurm_wr_relevant),
+		cmocka_unit_test(test_slurm_wr_year_cap),
+		cmocka_unit_test(test_slurm_one_node_first_fit),
+		cmocka_unit_test(test_slurm_bf_end_roundup),
 		cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_when_faster),
 	};

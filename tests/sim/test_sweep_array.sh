@@ -29,7 +29,7 @@ check_match "$(grep -- '--array' "$dir/sweep.sbatch")" '^#SBATCH --array=0-3$' "
 for f in trace.csv nodeox.conf cluster/slurm.conf sweep.args sweep.info; do
 	check_true "$f copied/written" test -s "$dir/$f"
 done
-check_match "$(grep -- '^--slurm-version=' "$dir/sweep.args")" '^--slurm-version=2[24]\.[01][15]$' \
+check_match "$(grep -- '^--slurm-version=' "$dir/sweep.args")" '^--slurm-version=2[2-6]\.[01][15](\.[0-9]+)?$' \
 	"the tasks read slurm.conf with this command's Slurm release"
 chown -R "$CLUSTER_USER" "$dir"
 
