@@ -18,7 +18,9 @@
  *      GPU type and idle count, usable or not) into a nodeox_cluster_t
  *      without taking locks: slurmctld already holds them around job_submit;
  *      with Broaden=when-faster also job_list (running jobs' GPUs per node
- *      and end times, pending jobs' GPUs by type; _cluster_state, bounded);
+ *      and end times, pending jobs' GPUs by type), through the state cache:
+ *      walked again only when slurmctld changed a job or node record and
+ *      the cache is older than its window (_state_fresh, bounded);
  *   4. calls nodeox_policy_decide and writes the changed fields back with
  *      Slurm's allocator, logs one info() line and tells the user one line.
  *
@@ -37,13 +39,15 @@
  * Concurrency: Slurm 22.05 serialises every job_submit/job_modify call of all
  * job_submit plugins behind its own plugin context mutex (job_submit.c); from
  * 23.02 on slurmctld may call us from several threads at once. nx.lock guards
- * the loaded conf in both cases.
+ * the loaded conf and the when-faster state cache (nxs) in both cases: a
+ * decision holds it from its conf check to its count into the cache.
  *
  * Nothing here may crash, block or leak inside slurmctld: every string from
  * the user is passed as an argument, never as a format, and escaped before it
  * reaches a log line; work is bounded: one pass over the node table for the
- * snapshot (at most NODEOX_MAX_NODES; when-faster: and one walk of at most
- * NODEOX_MAX_JOBS_SCANNED job records), then the decision's passes over that
+ * snapshot (at most NODEOX_MAX_NODES; when-faster: a pass over the cached
+ * holdings and partition lists, and, at most once per window, one walk of
+ * at most NODEOX_MAX_JOBS_SCANNED job records), then the decision's passes over that
  * snapshot (one per candidate GPU type, and a few more for when-blocked and
  * when-faster: policy_decide.c, policy_estimate.c).
  */
@@ -241,15 +245,41 @@ static void _node_gpus(node_record_t *node_ptr, nodeox_node_t *nd)
 		nd->gpu_type = ns->type_name[0];
 }
 
+/* Which partitions the job may use, as a snapshot learns them: a node table
+ * has few partitions and every node points to the same records, so each is
+ * matched against the job's list once per snapshot, not once per node. */
+#define NODEOX_PART_MEMO 16
+typedef struct {
+	const part_record_t *part[NODEOX_PART_MEMO];
+	bool ok[NODEOX_PART_MEMO];
+	int n;
+} nodeox_part_memo_t;
+
 /* The first of the node's partitions that the job may use, or NULL. */
-static const char *_node_job_part(node_record_t *node_ptr, const char *job_parts)
+static const char *_node_job_part(node_record_t *node_ptr, const char *job_parts, nodeox_part_memo_t *memo)
 {
-	int i;
+	int i, k;
 
 	for (i = 0; i < node_ptr->part_cnt; i++) {
 		part_record_t *p = node_ptr->part_pptr[i];
+		bool ok;
 
-		if (p && p->name && (!job_parts || nodeox_util_list_has(job_parts, p->name, strlen(p->name))))
+		if (!p || !p->name)
+			continue;
+		if (!job_parts)
+			return p->name;
+		for (k = 0; k < memo->n && memo->part[k] != p; k++)
+			;
+		if (k < memo->n) {
+			ok = memo->ok[k];
+		} else {
+			ok = nodeox_util_list_has(job_parts, p->name, strlen(p->name));
+			if (memo->n < NODEOX_PART_MEMO) {
+				memo->part[memo->n] = p;
+				memo->ok[memo->n++] = ok;
+			}
+		}
+		if (ok)
 			return p->name;
 	}
 	return NULL;
@@ -268,6 +298,7 @@ static const char *_node_job_part(node_record_t *node_ptr, const char *job_parts
  */
 static bool _cluster_snapshot(const char *job_parts, nodeox_cluster_t *cl, int32_t *map)
 {
+	nodeox_part_memo_t memo = { .n = 0 };
 	nodeox_node_t *nodes;
 	node_record_t *node_ptr;
 	size_t n = 0;
@@ -288,7 +319,7 @@ static bool _cluster_snapshot(const char *job_parts, nodeox_cluster_t *cl, int32
 		uint32_t st;
 
 		if (!(node_ptr = node_record_table_ptr[i]) || !node_ptr->name ||
-		    !(part = _node_job_part(node_ptr, job_parts)))
+		    !(part = _node_job_part(node_ptr, job_parts, &memo)))
 			continue;
 		if (n >= NODEOX_MAX_NODES) { /* one more of the job's nodes: cut */
 			cl->state_cut = true;

@@ -32,6 +32,14 @@ static long bench_faster_iters = 0;
 static long bench_burst_rate = 200, bench_burst_seconds = 5;
 static long bench_same_iters = 200;
 
+/* A count from the environment (1 to 10^7), or dflt. */
+static long bench_env(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+
+	return v && atol(v) > 0 ? MIN(atol(v), 10000000L) : dflt;
+}
+
 static long bench_burst_calls(void)
 {
 	return bench_burst_rate * bench_burst_seconds;
@@ -309,11 +317,14 @@ int main(void)
 	bench_queued_tres = xcalloc(bench_burst_calls() + 2000, sizeof(*bench_queued_tres));
 	last_job_update = last_node_update = now - 10; /* changed before the first walk */
 	bench_write_conf("always");
-	bench_line("untagged job", bench_submit("nightly run 17", 200000, BENCH_SAME, 0, note, sizeof(note)),
+	bench_line("untagged job",
+		   bench_submit("nightly run 17", bench_env("BENCH_UNTAGGED_ITERS", 200000), BENCH_SAME, 0,
+				note, sizeof(note)),
 		   note, NULL);
 	bench_line("tagged job, Broaden=always",
-		   bench_submit("nodeox:flex:mem=40G", 20000, BENCH_SAME, 0, note, sizeof(note)), note,
-		   "broadened to");
+		   bench_submit("nodeox:flex:mem=40G", bench_env("BENCH_ALWAYS_ITERS", 20000), BENCH_SAME, 0,
+				note, sizeof(note)),
+		   note, "broadened to");
 	bench_write_conf("when-faster");
 	bench_line("tagged, when-faster, every call walks job_list",
 		   bench_submit("nodeox:flex:mem=40G", bench_faster_iters, BENCH_WALK, 0, note, sizeof(note)),
