@@ -9,11 +9,17 @@
  * two hours, and 75 pending jobs wanting 200 a100 and 100 l40s GPUs ahead
  * (BENCH_PENDING=N: N pending jobs, the 51st on wanting l40s).
  * Measured: an untagged job, a tagged one under Broaden=always (no state
- * read) and under Broaden=when-faster (reads all 10,085 records, sorts
- * 10,000 holdings, decides). CPU time of the process per call, so other
- * work on a shared machine counts less; slurmctld's locks, its own work
- * around job_submit and a cold cache are not in it. Prints, asserts only
- * that each case reached the decision it is meant to measure.
+ * read) and under Broaden=when-faster: with the state cache dropped before
+ * every call (each walks all records and sorts 10,000 holdings: the worst
+ * single call), from the cache with nothing changed, and in two bursts
+ * whose submissions are queued as slurmctld does (a pending record
+ * appended, last_job_update moved on), one paced (BENCH_BURST_RATE a
+ * second for BENCH_BURST_SECONDS) and one back to back, with the plugin's
+ * own window deciding when to walk again. CPU time of the process per
+ * call (mean, and the largest where a walk was done), so other work on a
+ * shared machine counts less; slurmctld's locks and its own work around
+ * job_submit are not in it. Prints, asserts only that the first cases
+ * reached the decision they are meant to measure.
  */
 #include "plugin/job_submit_nodeox.c"
 #include "tests/plugin/slurmctld_stubs.h"
