@@ -872,10 +872,14 @@ static void _state_count_submission(const nodeox_job_t *job, const nodeox_decisi
 			    type, sizeof(type));
 	if (!gpus)
 		return;
-	if ((t = _state_demand(job->partition, type, &nomem)))
+	if ((t = _state_demand(job->partition, type, &nomem))) {
 		_type_demand_add(t, gpus, 0, UINT32_MAX);
-	else if (nomem)
-		nxs.valid = false; /* no memory to count it: walk at the next decision */
+	} else if (nomem || nxs.cut) {
+		/* no memory to count it, or one partition list too many: the
+		 * next decision walks (and finds the bound there, if it holds) */
+		nxs.cut = false;
+		nxs.valid = false;
+	}
 }
 
 /* Frees st itself too (NULL: nothing); the cache stays. */

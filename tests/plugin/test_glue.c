@@ -695,9 +695,9 @@ static void test_when_faster_walk(void **state)
 
 	(void)state;
 	glue_faster_busy();
-	glue_running(&rec[0], 1, 0, 3, 4, now + 600);                       /* a1 */
-	glue_running(&rec[1], 2, 1, 3, 8, now + 60);                        /* l1 */
-	glue_running(&rec[2], 3, 2, 3, 4, now + 30);                        /* v1: partition old only */
+	glue_running(&rec[0], 1, 0, 3, 4, now + 600); /* a1 */
+	glue_running(&rec[1], 2, 1, 3, 8, now + 75);  /* l1 (a minute, with 15 s to spare for a slow run) */
+	glue_running(&rec[2], 3, 2, 3, 4, now + 30);  /* v1: partition old only */
 	glue_pending(&rec[3], 4, 0, "gpu", NODEOX_TRES_GPU ":l40s:8", 0);   /* held */
 	glue_pending(&rec[4], 5, 100, "old", NODEOX_TRES_GPU ":l40s:8", 0); /* elsewhere */
 	glue_submit_want("kept: a100 expected free in about 10 min, finishing there is sooner (in "
@@ -1117,6 +1117,44 @@ static void test_node_cap(void **state)
 }
 
 /*
+ * Past NODEOX_STATE_GROUPS distinct partition lists of pending jobs the
+ * walk stops and marks the cache cut: decided as when-blocked, said so
+ * (the same state with one list fewer gets its estimate).
+ */
+static void test_state_groups_bound(void **state)
+{
+	static glue_rec_t rec[NODEOX_STATE_GROUPS + 3];
+	static char parts[NODEOX_STATE_GROUPS + 1][32];
+	job_desc_msg_t *j;
+	char *err = NULL;
+	int i;
+
+	(void)state;
+	glue_faster_busy();
+	glue_running(&rec[0], 1, 0, 3, 4, time(NULL) + 10800); /* a1 busy 3 hours */
+	glue_running(&rec[1], 2, 1, 3, 8, time(NULL) + 60);    /* l1 free in a minute */
+	for (i = 0; i < NODEOX_STATE_GROUPS; i++) {            /* 256 lists: "gpu,p0", ... */
+		snprintf(parts[i], sizeof(parts[i]), "gpu,p%d", i);
+		glue_pending(&rec[2 + i], (uint32_t)(100 + i), 10, parts[i], NODEOX_TRES_GPU ":v100:1", 0);
+	}
+	glue_submit_want("broadened: a100 expected free in about 180 min at the earliest",
+			 NODEOX_TRES_GPU ":4");
+	assert_false(nxs.cut);
+	snprintf(parts[i], sizeof(parts[i]), "gpu,p%d", i); /* one more */
+	glue_pending(&rec[2 + i], (uint32_t)(100 + i), 10, parts[i], NODEOX_TRES_GPU ":v100:1", 0);
+	glue_changed();
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	assert_true(nxs.cut);
+	/* when-blocked: a100 busy now, so broadened, without an estimate */
+	assert_string_equal(err, "nodeox: GPU type a100 broadened to a100|l40s, time limit 60 -> 120 min");
+	xfree(err);
+	glue_free(j);
+	glue_recs_free(rec, NODEOX_STATE_GROUPS + 3);
+	glue_gres_drop();
+}
+
+/*
  * A partition list past the bound (more than 64 names, or 1024 characters):
  * kept with the reason, and nothing looked up for it (slurmctld checks the
  * length only after job_submit): no partition looked up for the time cap.
@@ -1193,4 +1231,5 @@ NODEOX_TEST_MAIN(glue_setup, glue_teardown, cmocka_unit_test(test_missing_conf_p
 		 cmocka_unit_test(test_constraint_update_restores_limit),
 		 cmocka_unit_test(test_external_node_not_capacity), cmocka_unit_test(test_when_faster_walk),
 		 cmocka_unit_test(test_state_cache_changes), cmocka_unit_test(test_state_cache_equals_walk),
-		 cmocka_unit_test(test_node_cap), cmocka_unit_test(test_partition_bound))
+		 cmocka_unit_test(test_node_cap), cmocka_unit_test(test_state_groups_bound),
+		 cmocka_unit_test(test_partition_bound))
