@@ -18,7 +18,9 @@
  *      GPU type and idle count, usable or not) into a nodeox_cluster_t
  *      without taking locks: slurmctld already holds them around job_submit;
  *      with Broaden=when-faster also job_list (running jobs' GPUs per node
- *      and end times, pending jobs' GPUs by type; _cluster_state, bounded);
+ *      and end times, pending jobs' GPUs by type), through the state cache:
+ *      walked again only when slurmctld changed a job or node record and
+ *      the cache is older than its window (_state_fresh, bounded);
  *   4. calls nodeox_policy_decide and writes the changed fields back with
  *      Slurm's allocator, logs one info() line and tells the user one line.
  *
@@ -37,13 +39,15 @@
  * Concurrency: Slurm 22.05 serialises every job_submit/job_modify call of all
  * job_submit plugins behind its own plugin context mutex (job_submit.c); from
  * 23.02 on slurmctld may call us from several threads at once. nx.lock guards
- * the loaded conf in both cases.
+ * the loaded conf and the when-faster state cache (nxs) in both cases: a
+ * decision holds it from its conf check to its count into the cache.
  *
  * Nothing here may crash, block or leak inside slurmctld: every string from
  * the user is passed as an argument, never as a format, and escaped before it
  * reaches a log line; work is bounded: one pass over the node table for the
- * snapshot (at most NODEOX_MAX_NODES; when-faster: and one walk of at most
- * NODEOX_MAX_JOBS_SCANNED job records), then the decision's passes over that
+ * snapshot (at most NODEOX_MAX_NODES; when-faster: a pass over the cached
+ * holdings and partition lists, and, at most once per window, one walk of
+ * at most NODEOX_MAX_JOBS_SCANNED job records), then the decision's passes over that
  * snapshot (one per candidate GPU type, and a few more for when-blocked and
  * when-faster: policy_decide.c, policy_estimate.c).
  */
@@ -199,9 +203,12 @@ extern int init(void)
 	return SLURM_SUCCESS; /* never fail: slurmctld would exit */
 }
 
+static void _state_clear(bool free_all);
+
 extern int fini(void)
 {
 	slurm_mutex_lock(&nx.lock);
+	_state_clear(true); /* Broaden=when-faster's state cache */
 	nodeox_conf_free(nx.conf);
 	nx.conf = NULL;
 	xfree(nx.path);
@@ -238,15 +245,41 @@ static void _node_gpus(node_record_t *node_ptr, nodeox_node_t *nd)
 		nd->gpu_type = ns->type_name[0];
 }
 
+/* Which partitions the job may use, as a snapshot learns them: a node table
+ * has few partitions and every node points to the same records, so each is
+ * matched against the job's list once per snapshot, not once per node. */
+#define NODEOX_PART_MEMO 16
+typedef struct {
+	const part_record_t *part[NODEOX_PART_MEMO];
+	bool ok[NODEOX_PART_MEMO];
+	int n;
+} nodeox_part_memo_t;
+
 /* The first of the node's partitions that the job may use, or NULL. */
-static const char *_node_job_part(node_record_t *node_ptr, const char *job_parts)
+static const char *_node_job_part(node_record_t *node_ptr, const char *job_parts, nodeox_part_memo_t *memo)
 {
-	int i;
+	int i, k;
 
 	for (i = 0; i < node_ptr->part_cnt; i++) {
 		part_record_t *p = node_ptr->part_pptr[i];
+		bool ok;
 
-		if (p && p->name && (!job_parts || nodeox_util_list_has(job_parts, p->name, strlen(p->name))))
+		if (!p || !p->name)
+			continue;
+		if (!job_parts)
+			return p->name;
+		for (k = 0; k < memo->n && memo->part[k] != p; k++)
+			;
+		if (k < memo->n) {
+			ok = memo->ok[k];
+		} else {
+			ok = nodeox_util_list_has(job_parts, p->name, strlen(p->name));
+			if (memo->n < NODEOX_PART_MEMO) {
+				memo->part[memo->n] = p;
+				memo->ok[memo->n++] = ok;
+			}
+		}
+		if (ok)
 			return p->name;
 	}
 	return NULL;
@@ -265,6 +298,7 @@ static const char *_node_job_part(node_record_t *node_ptr, const char *job_parts
  */
 static bool _cluster_snapshot(const char *job_parts, nodeox_cluster_t *cl, int32_t *map)
 {
+	nodeox_part_memo_t memo = { .n = 0 };
 	nodeox_node_t *nodes;
 	node_record_t *node_ptr;
 	size_t n = 0;
@@ -285,7 +319,7 @@ static bool _cluster_snapshot(const char *job_parts, nodeox_cluster_t *cl, int32
 		uint32_t st;
 
 		if (!(node_ptr = node_record_table_ptr[i]) || !node_ptr->name ||
-		    !(part = _node_job_part(node_ptr, job_parts)))
+		    !(part = _node_job_part(node_ptr, job_parts, &memo)))
 			continue;
 		if (n >= NODEOX_MAX_NODES) { /* one more of the job's nodes: cut */
 			cl->state_cut = true;
@@ -310,37 +344,93 @@ static bool _cluster_snapshot(const char *job_parts, nodeox_cluster_t *cl, int32
 	return true;
 }
 
-/* Broaden=when-faster's view of job_list (see _cluster_state). */
+/*
+ * Broaden=when-faster's state cache: what the last walk of job_list found,
+ * kept under nx.lock between decisions, so that a tagged decision need not
+ * read every job record again. It holds copies only (no pointer into
+ * slurmctld's records, which may be freed between calls):
+ *   - every running job's GPUs per node (node record index, absolute
+ *     end_time), sorted by end;
+ *   - the GPUs pending, not held jobs want, summed per partition list (as the
+ *     jobs name it) and GPU type, with the first two in priority order.
+ * A decision narrows that to the job's own partitions and nodes (_state_view)
+ * in time linear in the holdings and the partition lists, and reads no job
+ * record. The walk is done again (_state_fresh) when slurmctld changed a job
+ * or node record since (last_job_update, last_node_update: a second's
+ * resolution) and the cache is older than age_factor times the last walk's
+ * own time, at most age_max_ms: walks then take at most 1/age_factor of
+ * slurmctld's time, whatever the rate of submissions, and the state a
+ * decision reads is at most that old (the log line says how old).
+ * Every submission changes a job record (slurmctld's _create_job_record sets
+ * last_job_update), so without that window consecutive submissions would
+ * each walk again. Between walks, each tagged submission nodeox decided is
+ * counted into the pending demand as slurmctld will queue it (its GPUs as
+ * written back, last in priority order), so a burst of tagged jobs sees
+ * itself; untagged submissions and other changes show at the next walk.
+ */
+#define NODEOX_STATE_GROUPS 256 /* distinct partition lists of pending jobs */
+
+/* Pending jobs of one partition list wanting one GPU type ("" untyped). */
 typedef struct {
-	nodeox_running_t *running;  /* xmalloc'd, sorted by end */
-	size_t cap;                 /* entries allocated in running */
-	nodeox_running_t *sort_tmp; /* nodeox_running_sort's scratch, or NULL */
+	char type[NODEOX_NAME_MAX];
+	uint64_t gpus;          /* summed, saturating */
+	uint64_t first, second; /* the first two in priority order (0: none) */
+	uint32_t first_prio, first_id, second_prio, second_id;
+} nodeox_type_demand_t;
+
+typedef struct {
+	char *parts; /* xmalloc'd copy of the jobs' partition list, NULL: none */
+	size_t ntypes;
+	nodeox_type_demand_t t[NODEOX_MAX_TYPES + 1];
+} nodeox_part_demand_t;
+
+static struct {
+	bool valid;           /* built and not failed since */
+	bool cut;             /* a bound was reached: no estimate from it */
+	time_t job_stamp;     /* last_job_update when built */
+	time_t node_stamp;    /* last_node_update when built */
+	time_t built_at;      /* time() of the walk */
+	struct timespec done; /* CLOCK_MONOTONIC end of the walk */
+	long build_us;        /* the walk's own time */
+	int node_count;       /* node table and job list it was built from */
+	const void *table, *list;
+	nodeox_running_t *running; /* node: record index, end: end_time */
+	size_t nrunning, cap;
+	nodeox_running_t *view; /* a call's holdings, in snapshot terms */
+	size_t view_cap, nview;
+	int32_t *view_map;        /* the node map the view was made for */
+	int view_map_n;           /* its entries, 0: no view */
+	time_t view_now;          /* the time its ends count from */
+	unsigned long view_walks; /* the walk it was made from */
+	nodeox_part_demand_t *groups;
+	size_t ngroups, gcap;
+	unsigned long walks; /* walks done (tests, bench) */
+	long age_factor;     /* see above; tests: 0 (walk at every change) */
+	long age_max_ms;
+} nxs = { .age_factor = 100, .age_max_ms = 10000 };
+
+/* Broaden=when-faster's per-call view (see _cluster_state). */
+typedef struct {
 	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
 	int32_t *map; /* node record index -> snapshot index */
 	uint32_t *scratch;
-	bool nomem; /* an allocation failed: no estimate */
+	bool nomem;  /* an allocation failed: no estimate */
+	bool walked; /* this call walked job_list */
+	long age_ms; /* else: how old the cached state was */
 } nodeox_state_buf_t;
 
-/* Add a pending job's GPUs to the demand ahead, under its GPU type ("" for
- * an untyped request: one nodeox broadened, or any GPU). */
-static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr)
+/* GPUs a job asks for in its four TRES fields, with the type of its first
+ * typed entry ("" if none): per node and per socket entries count once per
+ * node, per task ones once per task. Saturating. */
+static uint64_t _gpus_wanted(const char *const field[4], uint32_t nodes, uint32_t tasks, char *type,
+			     size_t cap)
 {
-	const char *field[4] = { job_ptr->tres_per_job, job_ptr->tres_per_node, job_ptr->tres_per_task,
-				 job_ptr->tres_per_socket };
-	uint32_t nodes = 1, tasks = 1;
 	nodeox_tres_gpu_t e[NODEOX_TRES_MAX_GPU];
-	char type[NODEOX_NAME_MAX] = "";
 	uint64_t gpus = 0;
-	size_t k;
 	int f, i, n;
 
-	if (job_ptr->details) {
-		if (job_ptr->details->min_nodes && job_ptr->details->min_nodes != NO_VAL)
-			nodes = job_ptr->details->min_nodes;
-		if (job_ptr->details->num_tasks && job_ptr->details->num_tasks != NO_VAL)
-			tasks = job_ptr->details->num_tasks;
-	}
+	type[0] = '\0';
 	for (f = 0; f < 4; f++) {
 		n = nodeox_tres_scan(field[f], e, NODEOX_TRES_MAX_GPU);
 		for (i = 0; i < n && i < NODEOX_TRES_MAX_GPU; i++) {
@@ -348,33 +438,137 @@ static void _demand_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record
 
 			gpus = c > UINT64_MAX - gpus ? UINT64_MAX : gpus + c; /* counts < 2^32 */
 			if (!type[0] && e[i].type_len)
-				nodeox_tres_type_copy(field[f], &e[i], type, sizeof(type));
+				nodeox_tres_type_copy(field[f], &e[i], type, cap);
 		}
 	}
+	return gpus;
+}
+
+/* A pending job record's GPUs and their type ("" for an untyped request:
+ * one nodeox broadened, or any GPU). */
+static uint64_t _job_demand(job_record_t *job_ptr, char *type, size_t cap)
+{
+	const char *const field[4] = { job_ptr->tres_per_job, job_ptr->tres_per_node, job_ptr->tres_per_task,
+				       job_ptr->tres_per_socket };
+	uint32_t nodes = 1, tasks = 1;
+	uint64_t gpus;
+
+	if (job_ptr->details) {
+		if (job_ptr->details->min_nodes && job_ptr->details->min_nodes != NO_VAL)
+			nodes = job_ptr->details->min_nodes;
+		if (job_ptr->details->num_tasks && job_ptr->details->num_tasks != NO_VAL)
+			tasks = job_ptr->details->num_tasks;
+	}
+	gpus = _gpus_wanted(field, nodes, tasks, type, cap);
 	/* a pending job array's record stands for all its tasks not yet split
 	 * off into records of their own (each of which is counted as a job) */
 	if (job_ptr->array_recs && job_ptr->array_recs->task_cnt > 1)
 		gpus = gpus > UINT64_MAX / job_ptr->array_recs->task_cnt
 			       ? UINT64_MAX
 			       : gpus * job_ptr->array_recs->task_cnt;
-	if (!gpus)
-		return;
-	for (k = 0; k < cl->nahead; k++)
-		if (!xstrcasecmp(st->ahead_type[k], type))
-			break;
-	if (k == cl->nahead) {
-		if (k >= NODEOX_MAX_TYPES + 1)
-			return; /* more types than nodeox.conf can name: none of ours */
-		snprintf(st->ahead_type[k], sizeof(st->ahead_type[k]), "%s", type);
-		st->ahead[k] = (nodeox_demand_t){ .type = st->ahead_type[k] };
-		cl->nahead++;
-	}
-	nodeox_demand_add(&st->ahead[k], gpus, job_ptr->priority, job_ptr->job_id);
+	return gpus;
 }
 
-/* A running job's GPUs on each of its nodes in the snapshot. Returns false
- * when the running list is full, or could not grow (st->nomem). */
-static bool _running_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_record_t *job_ptr, time_t now)
+/* Does a (priority, id) come before b in priority order? As
+ * nodeox_demand_add: higher priority, or equal and a lower id. */
+static bool _prio_before(uint32_t pa, uint32_t ia, uint32_t pb, uint32_t ib)
+{
+	return pa > pb || (pa == pb && ia < ib);
+}
+
+/* The demand entry of partition list parts and GPU type, made if missing;
+ * NULL past the bounds (more lists than NODEOX_STATE_GROUPS: nxs.cut; more
+ * types than nodeox.conf can name: none of ours) or without memory (*nomem). */
+static nodeox_type_demand_t *_state_demand(const char *parts, const char *type, bool *nomem)
+{
+	nodeox_part_demand_t *g = NULL;
+	size_t i;
+
+	for (i = 0; i < nxs.ngroups; i++)
+		if (!xstrcmp(nxs.groups[i].parts, parts)) {
+			g = &nxs.groups[i];
+			break;
+		}
+	if (!g) {
+		if (nxs.ngroups >= NODEOX_STATE_GROUPS) {
+			nxs.cut = true;
+			return NULL;
+		}
+		if (nxs.ngroups == nxs.gcap) {
+			size_t cap = MIN(nxs.gcap ? 2 * nxs.gcap : 4, NODEOX_STATE_GROUPS);
+
+			if (!try_xrealloc(nxs.groups, cap * sizeof(*nxs.groups))) {
+				*nomem = true;
+				return NULL;
+			}
+			nxs.gcap = cap;
+		}
+		g = &nxs.groups[nxs.ngroups];
+		g->ntypes = 0;
+		g->parts = NULL;
+		if (parts) { /* xstrdup would abort slurmctld without memory */
+			size_t len = strlen(parts) + 1;
+
+			if (!(g->parts = try_xmalloc(len))) {
+				*nomem = true;
+				return NULL;
+			}
+			memcpy(g->parts, parts, len);
+		}
+		nxs.ngroups++;
+	}
+	for (i = 0; i < g->ntypes; i++)
+		if (!xstrcasecmp(g->t[i].type, type))
+			return &g->t[i];
+	if (g->ntypes >= NODEOX_MAX_TYPES + 1)
+		return NULL;
+	g->t[g->ntypes] = (nodeox_type_demand_t){ .gpus = 0 };
+	snprintf(g->t[g->ntypes].type, sizeof(g->t[0].type), "%s", type);
+	return &g->t[g->ntypes++];
+}
+
+/* Count a pending job's GPUs into its entry, keeping the first two. */
+static void _type_demand_add(nodeox_type_demand_t *t, uint64_t gpus, uint32_t prio, uint32_t id)
+{
+	if (!t->first || _prio_before(prio, id, t->first_prio, t->first_id)) {
+		t->second = t->first;
+		t->second_prio = t->first_prio;
+		t->second_id = t->first_id;
+		t->first = gpus;
+		t->first_prio = prio;
+		t->first_id = id;
+	} else if (!t->second || _prio_before(prio, id, t->second_prio, t->second_id)) {
+		t->second = gpus;
+		t->second_prio = prio;
+		t->second_id = id;
+	}
+	t->gpus = gpus > UINT64_MAX - t->gpus ? UINT64_MAX : t->gpus + gpus;
+}
+
+/* Empty the cache (its buffers stay for the next walk); free: and them. */
+static void _state_clear(bool free_all)
+{
+	size_t i;
+
+	for (i = 0; i < nxs.ngroups; i++)
+		xfree(nxs.groups[i].parts);
+	nxs.ngroups = 0;
+	nxs.nrunning = 0;
+	nxs.valid = false;
+	nxs.cut = false;
+	if (!free_all)
+		return;
+	xfree(nxs.groups);
+	xfree(nxs.running);
+	xfree(nxs.view);
+	xfree(nxs.view_map);
+	nxs.gcap = nxs.cap = nxs.view_cap = 0;
+	nxs.view_map_n = 0;
+}
+
+/* A running job's GPUs on each of its nodes. Returns false when the
+ * holdings are full (nxs.cut) or could not grow (*nomem). */
+static bool _running_add(job_record_t *job_ptr, bool *nomem)
 {
 	gres_state_t *gs;
 	gres_job_state_t *js;
@@ -394,109 +588,305 @@ static bool _running_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, job_recor
 
 		if (!bit_test(job_ptr->node_bitmap, n))
 			continue;
-		if (st->map[n] >= 0 && js->gres_cnt_node_alloc[j]) {
-			if (cl->nrunning >= st->cap) {
-				size_t cap = MIN(st->cap ? 2 * st->cap : 1024, NODEOX_MAX_RUNNING);
+		if (js->gres_cnt_node_alloc[j]) {
+			if (nxs.nrunning >= nxs.cap) {
+				size_t cap = MIN(nxs.cap ? 2 * nxs.cap : 1024, NODEOX_MAX_RUNNING);
 
-				if (st->cap >= NODEOX_MAX_RUNNING)
-					return false;
-				/* inside slurmctld: a failed allocation must not
-				 * abort it (xrecalloc would); no estimate instead */
-				if (!try_xrealloc(st->running, cap * sizeof(*st->running))) {
-					st->nomem = true;
+				if (nxs.cap >= NODEOX_MAX_RUNNING) {
+					nxs.cut = true;
 					return false;
 				}
-				st->cap = cap;
+				/* inside slurmctld: a failed allocation must not
+				 * abort it (xrecalloc would); no estimate instead */
+				if (!try_xrealloc(nxs.running, cap * sizeof(*nxs.running))) {
+					*nomem = true;
+					return false;
+				}
+				nxs.cap = cap;
 			}
-			r = &st->running[cl->nrunning++];
-			r->node = (uint32_t)st->map[n];
+			r = &nxs.running[nxs.nrunning++];
+			r->node = (uint32_t)n;
 			r->gpus = (uint32_t)MIN(js->gres_cnt_node_alloc[j], UINT32_MAX);
-			r->end = (int64_t)job_ptr->end_time - (int64_t)now;
+			r->end = (int64_t)job_ptr->end_time;
 		}
 		j++;
 	}
 	return true;
 }
 
-/* _cluster_state's walk of job_list: where it is. */
+/* _state_walk's walk of job_list: where it is. */
 typedef struct {
-	nodeox_state_buf_t *st;
-	nodeox_cluster_t *cl;
-	const nodeox_job_t *job;
 	size_t scanned;
-	time_t now;
+	bool nomem;
 } nodeox_state_walk_t;
 
 /* list_for_each_ro's call per job record: a running job's holdings, a
- * pending one's demand; -1 stops the walk (a cap reached, or no memory). */
+ * pending one's demand; -1 stops the walk (a bound reached, or no memory). */
 static int _state_job(void *x, void *arg)
 {
 	job_record_t *job_ptr = x;
 	nodeox_state_walk_t *w = arg;
-	nodeox_cluster_t *cl = w->cl;
 
 	if (++w->scanned > NODEOX_MAX_JOBS_SCANNED) {
-		cl->state_cut = true;
+		nxs.cut = true;
 		return -1;
 	}
 	if (IS_JOB_RUNNING(job_ptr)) {
-		if (!_running_add(w->st, cl, job_ptr, w->now)) {
-			if (w->st->nomem) /* no scratch: no estimate */
-				cl->scratch = NULL;
-			else
-				cl->state_cut = true;
+		if (!_running_add(job_ptr, &w->nomem))
 			return -1;
-		}
-	} else if (IS_JOB_PENDING(job_ptr) && job_ptr->priority && job_ptr->job_id != w->job->job_id &&
-		   (!job_ptr->partition || !w->job->partition ||
-		    nodeox_util_lists_meet(job_ptr->partition, w->job->partition))) {
-		_demand_add(w->st, cl, job_ptr);
+	} else if (IS_JOB_PENDING(job_ptr) && job_ptr->priority) {
+		nodeox_type_demand_t *t;
+		char type[NODEOX_NAME_MAX];
+		uint64_t gpus = _job_demand(job_ptr, type, sizeof(type));
+
+		if (!gpus)
+			return 0;
+		if ((t = _state_demand(job_ptr->partition, type, &w->nomem)))
+			_type_demand_add(t, gpus, job_ptr->priority, job_ptr->job_id);
+		else if (nxs.cut || w->nomem)
+			return -1; /* (a type past the bound is skipped) */
 	}
 	return 0;
 }
 
 /*
- * Broaden=when-faster: read job_list for the estimate, under the locks
- * slurmctld holds around job_submit (never taking one of its own but the
- * lists' read locks): every running job's GPUs per node with its expected
- * end (end_time: start plus time limit), and the GPUs every pending, not
- * held job of the job's partitions wants (a new submission is behind all of
- * them in FIFO order). One list_for_each_ro, not an iterator: an iterator
- * takes job_list's write lock once per record (list_next), which was most
- * of this walk's time at 10,000 jobs (`make bench-policy`, bench_plugin).
- * Bounded by NODEOX_MAX_JOBS_SCANNED records and NODEOX_MAX_RUNNING
- * holdings; past either, cl->state_cut is set and the decision makes no
- * estimate.
+ * Walk job_list into the cache, under the locks slurmctld holds around
+ * job_submit (never taking one of its own but the lists' read locks). One
+ * list_for_each_ro, not an iterator: an iterator takes job_list's write
+ * lock once per record (list_next), which was most of this walk's time at
+ * 10,000 jobs (`make bench-policy`, bench_plugin). Bounded by
+ * NODEOX_MAX_JOBS_SCANNED records, NODEOX_MAX_RUNNING holdings and
+ * NODEOX_STATE_GROUPS partition lists; past any, nxs.cut is set and no
+ * decision makes an estimate from it. Returns false without memory (the
+ * cache stays invalid).
  */
-static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const nodeox_job_t *job)
+static bool _state_walk(void)
 {
-	nodeox_state_walk_t w = { .st = st, .cl = cl, .job = job, .now = time(NULL) };
+	nodeox_state_walk_t w = { 0 };
+	nodeox_running_t *tmp = NULL;
+	struct timespec t0;
 
+	_state_clear(false);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	nxs.built_at = time(NULL);
+	nxs.job_stamp = last_job_update;
+	nxs.node_stamp = last_node_update;
+	nxs.node_count = node_record_count;
+	nxs.table = node_record_table_ptr;
+	nxs.list = job_list;
+	if (job_list)
+		(void)list_for_each_ro(job_list, _state_job, &w);
+	if (w.nomem) {
+		_state_clear(false);
+		return false;
+	}
+	/* the radix sort's scratch; without it, a merge sort in place (the
+	 * same order), still no abort */
+	if (nxs.nrunning > 1)
+		tmp = try_xmalloc(nxs.nrunning * sizeof(*tmp));
+	nodeox_running_sort(nxs.running, nxs.nrunning, tmp);
+	xfree(tmp);
+	clock_gettime(CLOCK_MONOTONIC, &nxs.done);
+	nxs.build_us = (nxs.done.tv_sec - t0.tv_sec) * 1000000L + (nxs.done.tv_nsec - t0.tv_nsec) / 1000;
+	nxs.valid = true;
+	nxs.walks++;
+	return true;
+}
+
+/* May the cache serve a decision now? Sets *age_ms to its age. Yes when
+ * slurmctld changed no job or node record since the walk (stamps older
+ * than the walk's second and unchanged), or when it is younger than the
+ * window (see the top of this section). */
+static bool _state_fresh(long *age_ms)
+{
+	struct timespec now;
+	long age_us;
+
+	*age_ms = 0;
+	if (!nxs.valid || nxs.node_count != node_record_count || nxs.table != (void *)node_record_table_ptr ||
+	    nxs.list != (void *)job_list)
+		return false;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	age_us = (now.tv_sec - nxs.done.tv_sec) * 1000000L + (now.tv_nsec - nxs.done.tv_nsec) / 1000;
+	*age_ms = age_us / 1000;
+	if (last_job_update == nxs.job_stamp && last_node_update == nxs.node_stamp &&
+	    nxs.job_stamp < nxs.built_at && nxs.node_stamp < nxs.built_at)
+		return true; /* nothing changed since */
+	return age_us >= 0 && age_us < MIN(nxs.age_factor * nxs.build_us, nxs.age_max_ms * 1000L);
+}
+
+/* Count demand into the call's view, by type: first (its priority and id)
+ * as nodeox_demand_add does, the rest without a say in who is first. */
+static void _ahead_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const char *type, uint64_t first,
+		       uint32_t prio, uint32_t id, uint64_t gpus)
+{
+	size_t k;
+
+	for (k = 0; k < cl->nahead; k++)
+		if (!xstrcasecmp(st->ahead_type[k], type))
+			break;
+	if (k == cl->nahead) {
+		if (k >= NODEOX_MAX_TYPES + 1)
+			return; /* more types than nodeox.conf can name: none of ours */
+		snprintf(st->ahead_type[k], sizeof(st->ahead_type[k]), "%s", type);
+		st->ahead[k] = (nodeox_demand_t){ .type = st->ahead_type[k] };
+		cl->nahead++;
+	}
+	nodeox_demand_add(&st->ahead[k], first, prio, id);
+	gpus -= MIN(gpus, first);
+	st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX : st->ahead[k].gpus + gpus;
+}
+
+/*
+ * The call's view of the cache: the holdings on the snapshot's nodes with
+ * their ends from now (still sorted), and the demand of the pending jobs
+ * whose partitions meet the job's, less the job being updated (excl, else
+ * NULL), as the walk the decision once did itself would have found them.
+ * Returns false when the view's buffer cannot grow.
+ */
+static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const nodeox_job_t *job,
+			job_record_t *excl, time_t now)
+{
+	char xtype[NODEOX_NAME_MAX];
+	uint64_t xgpus = 0;
+	size_t i, k, n = 0;
+
+	/* the last call's view serves again for the same walk, node map and
+	 * second (consecutive submissions to the same partitions) */
+	if (nxs.view_map_n == node_record_count && nxs.view_now == now && nxs.view_walks == nxs.walks &&
+	    !memcmp(nxs.view_map, st->map, node_record_count * sizeof(*st->map))) {
+		n = nxs.nview;
+		goto demand;
+	}
+	nxs.view_map_n = 0;
+	if (nxs.nrunning > nxs.view_cap) {
+		if (!try_xrealloc(nxs.view, nxs.nrunning * sizeof(*nxs.view)))
+			return false;
+		nxs.view_cap = nxs.nrunning;
+	}
+	for (i = 0; i < nxs.nrunning; i++) {
+		const nodeox_running_t *r = &nxs.running[i];
+		int32_t m = r->node < (uint32_t)node_record_count ? st->map[r->node] : -1;
+
+		if (m < 0)
+			continue;
+		nxs.view[n].node = (uint32_t)m;
+		nxs.view[n].gpus = r->gpus;
+		nxs.view[n].end = r->end - (int64_t)now;
+		n++;
+	}
+	nxs.nview = n;
+	if (try_xrealloc(nxs.view_map, node_record_count * sizeof(*nxs.view_map))) {
+		memcpy(nxs.view_map, st->map, node_record_count * sizeof(*st->map));
+		nxs.view_map_n = node_record_count;
+		nxs.view_now = now;
+		nxs.view_walks = nxs.walks;
+	} /* (without memory: no reuse, the view is made again next time) */
+demand:
+	cl->running = nxs.view;
+	cl->nrunning = n;
+	if (excl && IS_JOB_PENDING(excl) && excl->priority)
+		xgpus = _job_demand(excl, xtype, sizeof(xtype));
+	for (i = 0; i < nxs.ngroups; i++) {
+		const nodeox_part_demand_t *g = &nxs.groups[i];
+		bool xg = xgpus && !xstrcmp(g->parts, excl->partition);
+
+		if (g->parts && job->partition && !nodeox_util_lists_meet(g->parts, job->partition))
+			continue;
+		for (k = 0; k < g->ntypes; k++) {
+			const nodeox_type_demand_t *t = &g->t[k];
+			uint64_t gpus = t->gpus, first = t->first;
+			uint32_t prio = t->first_prio, id = t->first_id;
+
+			if (xg && !xstrcasecmp(t->type, xtype)) {
+				if (gpus != UINT64_MAX)
+					gpus -= MIN(gpus, xgpus);
+				if (id == excl->job_id) {
+					first = t->second;
+					prio = t->second_prio;
+					id = t->second_id;
+				}
+			}
+			if (gpus)
+				_ahead_add(st, cl, t->type, first ? first : gpus, prio, id, gpus);
+		}
+	}
+	return true;
+}
+
+/*
+ * Broaden=when-faster's state for one decision: the cache, walked again
+ * first where _state_fresh says so, then narrowed to the job (_state_view).
+ * Without memory the decision makes no estimate (cl->scratch NULL,
+ * st->nomem); from a cache cut short, none either (cl->state_cut).
+ */
+static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const nodeox_job_t *job,
+			   job_record_t *excl)
+{
 	st->scratch = try_xcalloc(NODEOX_ESTIMATE_SCRATCH(cl->nnodes ? cl->nnodes : 1), sizeof(uint32_t));
 	if (!st->scratch) { /* no scratch: the decision makes no estimate */
 		st->nomem = true;
 		return;
 	}
+	if (!_state_fresh(&st->age_ms)) {
+		st->walked = true;
+		if (!_state_walk()) {
+			st->nomem = true;
+			return;
+		}
+	}
+	if (nxs.cut) {
+		cl->state_cut = true;
+		return;
+	}
+	if (!_state_view(st, cl, job, excl, time(NULL))) {
+		st->nomem = true;
+		cl->running = NULL;
+		cl->nrunning = 0;
+		return;
+	}
 	cl->scratch = st->scratch;
 	cl->ahead = st->ahead;
-	if (!job_list)
-		return;
-	(void)list_for_each_ro(job_list, _state_job, &w);
-	cl->running = st->running;
-	/* the radix sort's scratch; without it, a merge sort in place (the
-	 * same order), still no abort */
-	if (cl->nrunning > 1)
-		st->sort_tmp = try_xmalloc(cl->nrunning * sizeof(*st->sort_tmp));
-	nodeox_running_sort(st->running, cl->nrunning, st->sort_tmp);
-	xfree(st->sort_tmp);
 }
 
-/* Frees st itself too (NULL: nothing). */
+/* A tagged submission just decided: slurmctld will queue it pending (its
+ * GPUs as nodeox wrote them back), so the cached demand counts it now,
+ * last in priority order, until the next walk finds its record. A held
+ * submission (priority 0) is not counted, as the walk would not. */
+static void _state_count_submission(const nodeox_job_t *job, const nodeox_decision_t *d, bool held)
+{
+	const bool w = d->action == NODEOX_REWRITE && !d->dryrun;
+	const char *const field[4] = { w && d->tres_per_job_set ? d->tres_per_job : job->tres_per_job,
+				       w && d->tres_per_node_set ? d->tres_per_node : job->tres_per_node,
+				       w && d->tres_per_task_set ? d->tres_per_task : job->tres_per_task,
+				       w && d->tres_per_socket_set ? d->tres_per_socket
+								   : job->tres_per_socket };
+	nodeox_type_demand_t *t;
+	char type[NODEOX_NAME_MAX];
+	bool nomem = false;
+	uint64_t gpus;
+
+	if (!nxs.valid || nxs.cut || held || (d->action != NODEOX_KEEP && d->action != NODEOX_REWRITE))
+		return;
+	gpus = _gpus_wanted(field, job->min_nodes ? job->min_nodes : 1, job->num_tasks ? job->num_tasks : 1,
+			    type, sizeof(type));
+	if (!gpus)
+		return;
+	if ((t = _state_demand(job->partition, type, &nomem))) {
+		_type_demand_add(t, gpus, 0, UINT32_MAX);
+	} else if (nomem || nxs.cut) {
+		/* no memory to count it, or one partition list too many: the
+		 * next decision walks (and finds the bound there, if it holds) */
+		nxs.cut = false;
+		nxs.valid = false;
+	}
+}
+
+/* Frees st itself too (NULL: nothing); the cache stays. */
 static void _cluster_state_free(nodeox_state_buf_t *st)
 {
 	if (!st)
 		return;
-	xfree(st->running);
 	xfree(st->map);
 	xfree(st->scratch);
 	xfree(st);
@@ -720,7 +1110,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	bool parts_ok, nomem = false;
 	nodeox_tag_t tag;
 	char tagerr[NODEOX_ERR_MAX], acct[NODEOX_NAME_MAX], reqname[NODEOX_NAME_MAX] = "";
-	char safe_reason[4 * NODEOX_ERR_MAX], safe_note[4 * NODEOX_STR_MAX];
+	char safe_reason[4 * NODEOX_ERR_MAX], safe_note[4 * NODEOX_STR_MAX], statenote[128] = "";
 	int rc = SLURM_SUCCESS;
 
 	slurm_mutex_lock(&nx.lock);
@@ -760,9 +1150,20 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		return _out_of_memory(what, uid);
 	}
 	if (st && st->map && !cluster.state_cut)
-		_cluster_state(st, &cluster, job);
+		_cluster_state(st, &cluster, job, upd ? upd->job_ptr : NULL);
 	nomem = nomem || (st && st->nomem);
 	nodeox_policy_decide(nx.conf, job, &cluster, d);
+	if (st && !nomem && !cluster.state_cut) {
+		/* how old the state was: the log line says it */
+		if (st->walked)
+			snprintf(statenote, sizeof(statenote), "; job_list read now (%ld us)", nxs.build_us);
+		else
+			snprintf(statenote, sizeof(statenote),
+				 "; job_list as read %ld ms ago (read again at a change once %ld ms old)",
+				 st->age_ms, MIN(nxs.age_factor * nxs.build_us / 1000, nxs.age_max_ms));
+		if (!upd) /* sbatch -H: priority 0, held */
+			_state_count_submission(job, d, job_desc->priority == 0);
+	}
 	if (d->requested_type >= 0) /* the conf may be replaced once unlocked */
 		snprintf(reqname, sizeof(reqname), "%s", nx.conf->types[d->requested_type].name);
 	slurm_mutex_unlock(&nx.lock);
@@ -771,9 +1172,11 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		      "as Broaden=when-blocked",
 		      plugin_type, what, uid);
 	else if (cluster.state_cut)
-		info("%s: %s uid=%u: more than %d nodes, %d jobs or %d running GPU holdings in "
-		     "slurmctld: no when-faster estimate",
-		     plugin_type, what, uid, NODEOX_MAX_NODES, NODEOX_MAX_JOBS_SCANNED, NODEOX_MAX_RUNNING);
+		info("%s: %s uid=%u: more than %d nodes, %d jobs, %d running GPU holdings or %d "
+		     "partition lists of pending jobs in slurmctld: no when-faster estimate, "
+		     "decided as Broaden=when-blocked",
+		     plugin_type, what, uid, NODEOX_MAX_NODES, NODEOX_MAX_JOBS_SCANNED, NODEOX_MAX_RUNNING,
+		     NODEOX_STATE_GROUPS);
 	_cluster_state_free(st);
 	xfree(cluster.nodes);
 	if (d->action == NODEOX_REWRITE && !d->dryrun && upd && _job_gres_typed(upd->job_ptr, reqname)) {
@@ -796,12 +1199,13 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		rc = SLURM_ERROR;
 		break;
 	case NODEOX_KEEP:
-		info("%s: %s uid=%u: %s: %s", plugin_type, what, uid, rc ? "REFUSED" : "KEEP", safe_reason);
+		info("%s: %s uid=%u: %s: %s%s", plugin_type, what, uid, rc ? "REFUSED" : "KEEP", safe_reason,
+		     statenote);
 		_tell_user(err_msg, d->reason);
 		break;
 	case NODEOX_REWRITE:
-		info("%s: %s uid=%u: %s: %s; %s", plugin_type, what, uid, d->dryrun ? "DRYRUN" : "REWRITE",
-		     safe_reason, _log_safe(d->admin_comment, safe_note, sizeof(safe_note)));
+		info("%s: %s uid=%u: %s: %s; %s%s", plugin_type, what, uid, d->dryrun ? "DRYRUN" : "REWRITE",
+		     safe_reason, _log_safe(d->admin_comment, safe_note, sizeof(safe_note)), statenote);
 		_tell_user(err_msg, d->reason);
 		if (d->dryrun)
 			break;

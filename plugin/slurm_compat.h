@@ -36,6 +36,12 @@
  *                     its own mutex around the policy either way.
  *   job id            job_desc_msg_t.job_id moved into job_desc_msg_t.step_id
  *                     (a slurm_step_id_t) in 25.11: NODEOX_JOB_DESC_JOB_ID.
+ *   change stamps     slurmctld's last_job_update (job_mgr.c) and
+ *                     last_node_update (node_conf.c) exist in every release
+ *                     from 22.05 to 26.05; node_conf.h declares the second in
+ *                     all of them, slurmctld.h the first only until 23.11
+ *                     (24.05 dropped the declaration, not the variable): the
+ *                     declaration below serves every release.
  *   EXTERNAL nodes    25.05 adds the node state flag NODE_STATE_EXTERNAL
  *                     (State=EXTERNAL in slurm.conf: a node without slurmd,
  *                     for jobs run outside Slurm; node_conf.c sets IDLE|
@@ -110,5 +116,9 @@ typedef __typeof__(*((job_record_t *)0)->details) nodeox_job_details_t;
 #define NODEOX_JOB_MODIFY_ARGS job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t submit_uid
 #define NODEOX_JOB_MODIFY_ERR_MSG NULL
 #endif
+
+/* Broaden=when-faster's state cache: when slurmctld last changed a job
+ * record (see change stamps above; a second's resolution). */
+extern time_t last_job_update;
 
 #endif

@@ -9,11 +9,17 @@
  * two hours, and 75 pending jobs wanting 200 a100 and 100 l40s GPUs ahead
  * (BENCH_PENDING=N: N pending jobs, the 51st on wanting l40s).
  * Measured: an untagged job, a tagged one under Broaden=always (no state
- * read) and under Broaden=when-faster (reads all 10,085 records, sorts
- * 10,000 holdings, decides). CPU time of the process per call, so other
- * work on a shared machine counts less; slurmctld's locks, its own work
- * around job_submit and a cold cache are not in it. Prints, asserts only
- * that each case reached the decision it is meant to measure.
+ * read) and under Broaden=when-faster: with the state cache dropped before
+ * every call (each walks all records and sorts 10,000 holdings: the worst
+ * single call), from the cache with nothing changed, and in two bursts
+ * whose submissions are queued as slurmctld does (a pending record
+ * appended, last_job_update moved on), one paced (BENCH_BURST_RATE a
+ * second for BENCH_BURST_SECONDS) and one back to back, with the plugin's
+ * own window deciding when to walk again. CPU time of the process per
+ * call (mean, and the largest where a walk was done), so other work on a
+ * shared machine counts less; slurmctld's locks and its own work around
+ * job_submit are not in it. Prints, asserts only that the first cases
+ * reached the decision they are meant to measure.
  */
 #include "plugin/job_submit_nodeox.c"
 #include "tests/plugin/slurmctld_stubs.h"
@@ -24,9 +30,26 @@
  * 100,000: `BENCH_PENDING=100000 make bench-policy`); the first 50 want 4
  * a100 each, the rest 4 l40s */
 static int bench_pending = 75;
-/* when-faster calls measured: 2000, or BENCH_FASTER_ITERS (fewer for a
- * profile under callgrind) */
-static long bench_faster_iters = 2000;
+/* when-faster calls that each walk job_list: 2000 (100 past 1000 pending
+ * jobs), or BENCH_FASTER_ITERS (fewer for a profile under callgrind) */
+static long bench_faster_iters = 0;
+/* the burst: BENCH_BURST_RATE tagged submissions a second (200) for
+ * BENCH_BURST_SECONDS (5), each queued as slurmctld does */
+static long bench_burst_rate = 200, bench_burst_seconds = 5;
+static long bench_same_iters = 200;
+
+/* A count from the environment (1 to 10^7), or dflt. */
+static long bench_env(const char *name, long dflt)
+{
+	const char *v = getenv(name);
+
+	return v && atol(v) > 0 ? MIN(atol(v), 10000000L) : dflt;
+}
+
+static long bench_burst_calls(void)
+{
+	return bench_burst_rate * bench_burst_seconds;
+}
 
 static double bench_now(void)
 {
@@ -153,11 +176,37 @@ static void bench_jobs_fill(time_t now)
 	}
 }
 
-/* Submit the job as sbatch sends it `iters` times; ns per call, and the
- * admin comment nodeox wrote on the last (NULL: none). */
-static double bench_submit(const char *comment, long iters, char *note, size_t cap)
+/* How bench_submit runs its calls. */
+typedef enum {
+	BENCH_SAME,   /* nothing changes between calls */
+	BENCH_WALK,   /* the state cache dropped before each call: every call
+			* walks job_list (the worst single call) */
+	BENCH_QUEUED, /* each submission then queued as slurmctld does (a
+			* pending record appended, last_job_update moved on) */
+} bench_mode_t;
+
+/* A burst's queued records (BENCH_QUEUED). */
+static job_record_t *bench_queued;
+static nodeox_job_details_t *bench_queued_det;
+static char (*bench_queued_tres)[64];
+static long bench_nqueued;
+
+/* What bench_submit measured: CPU ns per call, mean and largest, and the
+ * walks of job_list the calls did. */
+typedef struct {
+	double mean, max;
+	unsigned long walks;
+} bench_stat_t;
+
+/* Submit the job as sbatch sends it `iters` times, one every gap_ns of
+ * wall time (0: back to back; the wait is no CPU time); the message nodeox
+ * gave the last into note. */
+static bench_stat_t bench_submit(const char *comment, long iters, bench_mode_t mode, long gap_ns, char *note,
+				 size_t cap)
 {
-	double t0, total = 0;
+	bench_stat_t r = { 0 };
+	double t0, t, total = 0;
+	unsigned long walks0 = nxs.walks;
 	long i;
 
 	note[0] = '\0';
@@ -172,14 +221,39 @@ static double bench_submit(const char *comment, long iters, char *note, size_t c
 		j->time_limit = 120;
 		j->user_id = 1000;
 		j->het_job_offset = NO_VAL;
+		if (gap_ns) {
+			struct timespec gap = { gap_ns / 1000000000L, gap_ns % 1000000000L };
+
+			nanosleep(&gap, NULL);
+		}
+		if (mode == BENCH_WALK)
+			nxs.valid = false;
 		t0 = bench_now();
 		if (job_submit(j, 1000, &err) != SLURM_SUCCESS) {
 			fprintf(stderr, "bench_plugin: job_submit failed: %s\n", err ? err : "?");
 			exit(1);
 		}
-		total += bench_now() - t0;
+		t = bench_now() - t0;
+		total += t;
+		r.max = t > r.max ? t : r.max;
 		if (i + 1 == iters)
 			snprintf(note, cap, "%s", err ? err : "");
+		if (mode == BENCH_QUEUED) { /* slurmctld queues it: _create_job_record */
+			job_record_t *q = &bench_queued[bench_nqueued];
+
+			q->job_id = (uint32_t)(BENCH_RUNNING + bench_pending + bench_nqueued + 1);
+			q->job_state = JOB_PENDING;
+			q->priority = 1000;
+			q->partition = "gpu";
+			q->details = &bench_queued_det[bench_nqueued];
+			q->details->min_nodes = 1;
+			snprintf(bench_queued_tres[bench_nqueued], sizeof(bench_queued_tres[0]), "%s",
+				 j->tres_per_node);
+			q->tres_per_node = bench_queued_tres[bench_nqueued];
+			list_append(job_list, q);
+			bench_nqueued++;
+			last_job_update = time(NULL);
+		}
 		xfree(err);
 		/* what the plugin may have set or replaced (slurm_free_job_desc_msg
 		 * would load Slurm's plugins, which needs a slurm.conf) */
@@ -192,12 +266,17 @@ static double bench_submit(const char *comment, long iters, char *note, size_t c
 		xfree(j->admin_comment);
 		xfree(j);
 	}
-	return total / (double)iters;
+	r.mean = total / (double)iters;
+	r.walks = nxs.walks - walks0;
+	return r;
 }
 
-static void bench_line(const char *what, double ns, const char *note, const char *want)
+static void bench_line(const char *what, bench_stat_t r, const char *note, const char *want)
 {
-	printf("%-52s %10.0f ns/call\n", what, ns);
+	printf("%-58s %10.0f ns/call", what, r.mean);
+	if (r.walks)
+		printf("  (largest %.0f ns; %lu walks of job_list)", r.max, r.walks);
+	printf("\n");
 	if (want && !strstr(note, want)) {
 		fprintf(stderr, "bench_plugin: %s: expected '%s' in the message, got '%s'\n", what, want,
 			note);
@@ -225,20 +304,58 @@ int main(void)
 		bench_pending = atoi(getenv("BENCH_PENDING"));
 	if (getenv("BENCH_FASTER_ITERS") && atol(getenv("BENCH_FASTER_ITERS")) > 0)
 		bench_faster_iters = atol(getenv("BENCH_FASTER_ITERS"));
+	if (!bench_faster_iters)
+		bench_faster_iters = bench_pending > 1000 ? 100 : 2000;
+	if (getenv("BENCH_BURST_RATE") && atol(getenv("BENCH_BURST_RATE")) > 0)
+		bench_burst_rate = MIN(atol(getenv("BENCH_BURST_RATE")), 1000000);
+	if (getenv("BENCH_BURST_SECONDS") && atol(getenv("BENCH_BURST_SECONDS")) > 0)
+		bench_burst_seconds = MIN(atol(getenv("BENCH_BURST_SECONDS")), 3600);
+	if (getenv("BENCH_SAME_ITERS") && atol(getenv("BENCH_SAME_ITERS")) > 0)
+		bench_same_iters = atol(getenv("BENCH_SAME_ITERS"));
 	if (init() != SLURM_SUCCESS)
 		return 1;
 	bench_cluster();
 	bench_jobs_fill(now);
 	printf("job_submit/nodeox in-process benchmark (%d nodes, %d running jobs, %d pending)\n\n",
 	       BENCH_NODES, BENCH_RUNNING, bench_pending);
+	bench_queued = xcalloc(bench_burst_calls() + 2000, sizeof(*bench_queued));
+	bench_queued_det = xcalloc(bench_burst_calls() + 2000, sizeof(*bench_queued_det));
+	bench_queued_tres = xcalloc(bench_burst_calls() + 2000, sizeof(*bench_queued_tres));
+	last_job_update = last_node_update = now - 10; /* changed before the first walk */
 	bench_write_conf("always");
-	bench_line("untagged job", bench_submit("nightly run 17", 200000, note, sizeof(note)), note, NULL);
+	bench_line("untagged job",
+		   bench_submit("nightly run 17", bench_env("BENCH_UNTAGGED_ITERS", 200000), BENCH_SAME, 0,
+				note, sizeof(note)),
+		   note, NULL);
 	bench_line("tagged job, Broaden=always",
-		   bench_submit("nodeox:flex:mem=40G", 20000, note, sizeof(note)), note, "broadened to");
+		   bench_submit("nodeox:flex:mem=40G", bench_env("BENCH_ALWAYS_ITERS", 20000), BENCH_SAME, 0,
+				note, sizeof(note)),
+		   note, "broadened to");
 	bench_write_conf("when-faster");
-	bench_line("tagged job, Broaden=when-faster (reads job_list)",
-		   bench_submit("nodeox:flex:mem=40G", bench_faster_iters, note, sizeof(note)), note,
-		   "kept: a100 expected free");
+	bench_line("tagged, when-faster, every call walks job_list",
+		   bench_submit("nodeox:flex:mem=40G", bench_faster_iters, BENCH_WALK, 0, note, sizeof(note)),
+		   note, "kept: a100 expected free");
+	bench_line("tagged, when-faster, nothing changed (cached)",
+		   bench_submit("nodeox:flex:mem=40G", bench_same_iters, BENCH_SAME, 0, note, sizeof(note)),
+		   note, NULL);
+	{
+		char what[96];
+
+		snprintf(what, sizeof(what), "tagged, when-faster, burst of %ld/s for %ld s, queued",
+			 bench_burst_rate, bench_burst_seconds);
+		nxs.valid = false;
+		bench_line(what,
+			   bench_submit("nodeox:flex:mem=40G", bench_burst_calls(), BENCH_QUEUED,
+					1000000000L / bench_burst_rate, note, sizeof(note)),
+			   note, NULL);
+		nxs.valid = false;
+		bench_line("tagged, when-faster, burst of 2000 back to back, queued",
+			   bench_submit("nodeox:flex:mem=40G", 2000, BENCH_QUEUED, 0, note, sizeof(note)),
+			   note, NULL);
+	}
+	printf("\nlast walk of job_list: %ld us; window: %ld ms (%ld times that, at most %ld ms)\n",
+	       nxs.build_us, MIN(nxs.age_factor * nxs.build_us / 1000, nxs.age_max_ms), nxs.age_factor,
+	       nxs.age_max_ms);
 	fini();
 	unlink(bench_conf);
 	unlink(logf);

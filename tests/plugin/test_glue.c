@@ -90,6 +90,7 @@ static int glue_setup(void **state)
 	glue_parts[1].max_time = INFINITE;
 	default_part_loc = &glue_parts[0];
 	nx.look_interval_ms = 0; /* tests rewrite the conf between calls */
+	nxs.age_factor = 0;      /* the state cache: walk again at every change */
 	for (i = 0; i < 3; i++) {
 		glue_nodes[i].name = (char *)names[i];
 		glue_nodes[i].features = (char *)feats[i];
@@ -639,12 +640,22 @@ static void glue_recs_free(glue_rec_t *r, int n)
 	FREE_NULL_LIST(job_list);
 }
 
-/* Submit a tagged a100:4 job: the plugin's message must hold want, and the
- * GPU request read tres afterwards. */
+/* What slurmctld does at every change of a job or node record: the state
+ * cache's stamps move on. */
+static void glue_changed(void)
+{
+	last_job_update = last_node_update = time(NULL);
+}
+
+/* Submit a tagged a100:4 job after the test changed job_list (its records
+ * and glue_changed: a fresh walk): the plugin's message must hold want,
+ * and the GPU request read tres afterwards. */
 static void glue_submit_want(const char *want, const char *tres)
 {
 	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
 	char *err = NULL;
+
+	glue_changed();
 
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	if (!err || !strstr(err, want))
@@ -652,6 +663,19 @@ static void glue_submit_want(const char *want, const char *tres)
 	assert_string_equal(j->tres_per_node, tres);
 	xfree(err);
 	glue_free(j);
+}
+
+/* Broaden=when-faster, every GPU of the three nodes in use, job_list empty. */
+static void glue_faster_busy(void)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text), "%sBroaden=when-faster\n", glue_conf);
+	glue_write_conf(text);
+	glue_gres(0, 4, 4);
+	glue_gres(1, 8, 8);
+	glue_gres(2, 4, 4);
+	job_list = list_create(NULL);
 }
 
 /*
@@ -665,20 +689,15 @@ static void glue_submit_want(const char *want, const char *tres)
 static void test_when_faster_walk(void **state)
 {
 	static glue_rec_t rec[8];
-	char text[512], *err = NULL;
+	char *err = NULL;
 	time_t now = time(NULL);
 	job_desc_msg_t *j;
 
 	(void)state;
-	snprintf(text, sizeof(text), "%sBroaden=when-faster\n", glue_conf);
-	glue_write_conf(text);
-	glue_gres(0, 4, 4);
-	glue_gres(1, 8, 8);
-	glue_gres(2, 4, 4);
-	job_list = list_create(NULL);
-	glue_running(&rec[0], 1, 0, 3, 4, now + 600);                       /* a1 */
-	glue_running(&rec[1], 2, 1, 3, 8, now + 60);                        /* l1 */
-	glue_running(&rec[2], 3, 2, 3, 4, now + 30);                        /* v1: partition old only */
+	glue_faster_busy();
+	glue_running(&rec[0], 1, 0, 3, 4, now + 600); /* a1 */
+	glue_running(&rec[1], 2, 1, 3, 8, now + 75);  /* l1 (a minute, with 15 s to spare for a slow run) */
+	glue_running(&rec[2], 3, 2, 3, 4, now + 30);  /* v1: partition old only */
 	glue_pending(&rec[3], 4, 0, "gpu", NODEOX_TRES_GPU ":l40s:8", 0);   /* held */
 	glue_pending(&rec[4], 5, 100, "old", NODEOX_TRES_GPU ":l40s:8", 0); /* elsewhere */
 	glue_submit_want("kept: a100 expected free in about 10 min, finishing there is sooner (in "
@@ -715,6 +734,8 @@ static void test_when_faster_walk(void **state)
 
 		for (k = 1; k < 64; k++) {
 			j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
+			glue_changed();     /* the walk's allocations too, */
+			_state_clear(true); /* from empty buffers */
 			glue_allocs = 0;
 			glue_fail_at = k;
 			assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
@@ -744,6 +765,319 @@ static void test_when_faster_walk(void **state)
 	}
 	glue_recs_free(rec, 6);
 	glue_gres_drop();
+}
+
+/* Stamps of a change that happened in the past (increasing, always older
+ * than now): the state cache sees the change, and after its walk, no
+ * further change until the next call of this. */
+static time_t glue_stamp;
+
+static void glue_changed_before(bool jobs)
+{
+	if (!glue_stamp || glue_stamp >= time(NULL) - 2)
+		glue_stamp = time(NULL) - 100000;
+	glue_stamp++;
+	if (jobs)
+		last_job_update = glue_stamp;
+	last_node_update = glue_stamp;
+}
+
+/* Submit a tagged a100:4 job without touching the stamps; 1 when it was
+ * broadened, 0 when kept as asked. */
+static int glue_submit_broadened(void)
+{
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
+	char *err = NULL;
+	int broadened;
+
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	broadened = strcmp(j->tres_per_node, NODEOX_TRES_GPU ":a100:4") != 0;
+	xfree(err);
+	glue_free(j);
+	return broadened;
+}
+
+/*
+ * The state cache (Broaden=when-faster): job_list is walked again when
+ * slurmctld's stamps say a job or node record changed (a job ends, a job
+ * starts, a node goes down), and not when nothing changed; within the
+ * window (nxs.age_factor times the walk's time, at most nxs.age_max_ms) a
+ * change is not walked: the state read is at most that old.
+ */
+static void test_state_cache_changes(void **state)
+{
+	static glue_rec_t rec[3];
+	time_t now = time(NULL);
+	unsigned long w;
+
+	(void)state;
+	glue_faster_busy();
+	glue_running(&rec[0], 1, 0, 3, 4, now + 10800); /* a1 busy 3 hours */
+	glue_running(&rec[1], 2, 1, 3, 8, now + 60);    /* l1 free in a minute */
+	glue_changed_before(true);
+	w = nxs.walks;
+	assert_int_equal(glue_submit_broadened(), 1);
+	assert_int_equal(nxs.walks, w + 1);
+
+	/* nothing changed: the cache serves, no walk */
+	assert_int_equal(glue_submit_broadened(), 1);
+	assert_int_equal(nxs.walks, w + 1);
+
+	/* a job ends: a1's holder gone, its 4 a100 idle: walked, kept */
+	list_delete_ptr(job_list, &rec[0].job);
+	glue_gres(0, 4, 0);
+	glue_changed_before(true);
+	assert_int_equal(glue_submit_broadened(), 0);
+	assert_int_equal(nxs.walks, w + 2);
+	assert_int_equal(glue_submit_broadened(), 0);
+	assert_int_equal(nxs.walks, w + 2);
+
+	/* a job starts on a1 for 3 hours: walked, broadened again */
+	FREE_NULL_BITMAP(rec[0].job.node_bitmap);
+	FREE_NULL_LIST(rec[0].job.gres_list_alloc);
+	glue_running(&rec[0], 3, 0, 3, 4, now + 10800);
+	glue_gres(0, 4, 4);
+	glue_changed_before(true);
+	assert_int_equal(glue_submit_broadened(), 1);
+	assert_int_equal(nxs.walks, w + 3);
+
+	/* a node goes down (l1): only last_node_update moves: walked, kept
+	 * (no l40s to go to) */
+	glue_nodes[1].node_state = NODE_STATE_DOWN;
+	glue_changed_before(false);
+	assert_int_equal(glue_submit_broadened(), 0);
+	assert_int_equal(nxs.walks, w + 4);
+
+	/* within the window a change is not walked (l1 back up; the node
+	 * table itself is read at every decision) ... */
+	nxs.age_factor = 100;
+	nxs.age_max_ms = 60000;
+	nxs.build_us = 10000; /* as if the walk had taken 10 ms: a 1 s window */
+	glue_nodes[1].node_state = NODE_STATE_IDLE;
+	glue_changed_before(false);
+	assert_int_equal(glue_submit_broadened(), 1);
+	assert_int_equal(nxs.walks, w + 4);
+	/* ... and is once the window is past */
+	nxs.age_max_ms = 0;
+	assert_int_equal(glue_submit_broadened(), 1);
+	assert_int_equal(nxs.walks, w + 5);
+	nxs.age_factor = 0;
+	nxs.age_max_ms = 10000;
+	glue_recs_free(rec, 3);
+	glue_gres_drop();
+}
+
+/* A random pick of an array's strings. */
+#define GLUE_PICK(seed, a) ((a)[rand_r(seed) % (sizeof(a) / sizeof((a)[0]))])
+
+/* The reference the property below holds the cache to: the walk the plugin
+ * did at every decision before the cache (main at 9599ba4, _state_job,
+ * _running_add, _demand_add), for one job: the running jobs' GPUs on the
+ * snapshot's nodes (map), the demand of the pending, not held jobs whose
+ * partitions meet the job's, the job itself left out. */
+typedef struct {
+	nodeox_running_t running[64];
+	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
+	char type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
+} glue_ref_t;
+
+static void glue_ref_walk(glue_ref_t *ref, nodeox_cluster_t *cl, const nodeox_job_t *job, const int32_t *map,
+			  time_t now)
+{
+	ListIterator it = list_iterator_create(job_list);
+	job_record_t *jp;
+
+	while ((jp = list_next(it))) {
+		if (IS_JOB_RUNNING(jp)) {
+			gres_job_state_t *js = ((gres_state_t *)list_peek(jp->gres_list_alloc))->gres_data;
+			int n = bit_ffs(jp->node_bitmap);
+
+			if (map[n] >= 0 && js->gres_cnt_node_alloc[0]) {
+				assert_true(cl->nrunning < 64);
+				ref->running[cl->nrunning++] = (nodeox_running_t){
+					.node = (uint32_t)map[n],
+					.gpus = (uint32_t)js->gres_cnt_node_alloc[0],
+					.end = (int64_t)jp->end_time - (int64_t)now,
+				};
+			}
+		} else if (IS_JOB_PENDING(jp) && jp->priority && jp->job_id != job->job_id &&
+			   (!jp->partition || !job->partition ||
+			    nodeox_util_lists_meet(jp->partition, job->partition))) {
+			nodeox_tres_gpu_t e[NODEOX_TRES_MAX_GPU];
+			char type[NODEOX_NAME_MAX] = "";
+			int i, n = nodeox_tres_scan(jp->tres_per_node, e, NODEOX_TRES_MAX_GPU);
+			uint64_t gpus = 0;
+			size_t k;
+
+			for (i = 0; i < n; i++) {
+				gpus += e[i].count * jp->details->min_nodes;
+				if (!type[0] && e[i].type_len)
+					nodeox_tres_type_copy(jp->tres_per_node, &e[i], type, sizeof(type));
+			}
+			if (jp->array_recs && jp->array_recs->task_cnt > 1)
+				gpus *= jp->array_recs->task_cnt;
+			for (k = 0; k < cl->nahead; k++)
+				if (!strcasecmp(ref->type[k], type))
+					break;
+			if (k == cl->nahead) {
+				snprintf(ref->type[k], sizeof(ref->type[k]), "%s", type);
+				ref->ahead[k] = (nodeox_demand_t){ .type = ref->type[k] };
+				cl->nahead++;
+			}
+			nodeox_demand_add(&ref->ahead[k], gpus, jp->priority, jp->job_id);
+		}
+	}
+	list_iterator_destroy(it);
+	nodeox_running_sort(ref->running, cl->nrunning, NULL);
+	cl->running = ref->running;
+	cl->ahead = ref->ahead;
+}
+
+/* The same demand, whatever the order of the types. */
+static void glue_ahead_equal(const nodeox_cluster_t *a, const nodeox_cluster_t *b, int state)
+{
+	size_t i, k;
+
+	if (a->nahead != b->nahead)
+		fail_msg("state %d: %zu types of demand from the cache, %zu from the walk", state, a->nahead,
+			 b->nahead);
+	for (i = 0; i < a->nahead; i++) {
+		for (k = 0; k < b->nahead && strcasecmp(a->ahead[i].type, b->ahead[k].type); k++)
+			;
+		if (k == b->nahead || a->ahead[i].gpus != b->ahead[k].gpus ||
+		    a->ahead[i].first != b->ahead[k].first)
+			fail_msg("state %d: demand for '%s' from the cache %" PRIu64 " (first %" PRIu64
+				 "), from the walk %" PRIu64 " (first %" PRIu64 ")",
+				 state, a->ahead[i].type, a->ahead[i].gpus, a->ahead[i].first,
+				 k < b->nahead ? b->ahead[k].gpus : 0, k < b->nahead ? b->ahead[k].first : 0);
+	}
+}
+
+/*
+ * A decision from the state cache equals the decision from a fresh walk of
+ * job_list (glue_ref_walk, the walk the plugin did before the cache), over
+ * many random states: running jobs on random nodes with random ends,
+ * pending jobs of random partitions, types, counts, priorities (held ones
+ * too) and arrays, random node states. Each state's cache is walked for a
+ * tagged submission of another job (another partition and type), which is
+ * then queued as slurmctld would (its GPUs as written back, last in
+ * priority order); the job decided from the cache is a new submission or
+ * an update of one of the pending jobs (left out of its own demand). Both
+ * views (holdings, demand) and both decisions must be the same.
+ */
+static void test_state_cache_equals_walk(void **state)
+{
+	static const char *parts[] = { "gpu", "old", "gpu,old" };
+	static const char *pparts[] = { "gpu", "old", "gpu,old", NULL };
+	static const char *types[] = { "a100:", "l40s:", "v100:", "" };
+	static glue_rec_t rec[24];
+	static char tres[24][48], jtres[48];
+	unsigned int seed = 47;
+	int it, updates = 0, broadened = 0, kept = 0;
+	char text[512];
+
+	(void)state;
+	snprintf(text, sizeof(text), "%sBroaden=when-faster\n", glue_conf);
+	glue_write_conf(text);
+	for (it = 0; it < 1000; it++) {
+		time_t now = time(NULL);
+		int nrun = rand_r(&seed) % 9, npend = rand_r(&seed) % 12, i, n = 0;
+		nodeox_cluster_t cl = { 0 }, cr = { 0 };
+		nodeox_state_buf_t *st = xcalloc(1, sizeof(*st));
+		nodeox_decision_t *da = xcalloc(1, sizeof(*da)), *db = xcalloc(1, sizeof(*db));
+		int32_t *map2 = xcalloc(node_record_count, sizeof(*map2));
+		glue_ref_t *ref = xcalloc(1, sizeof(*ref));
+		nodeox_job_t job = { 0 };
+		job_desc_msg_t *probe;
+		glue_rec_t *target = NULL;
+		char *err = NULL;
+		unsigned long w;
+
+		for (i = 0; i < 3; i++) {
+			glue_gres(i, i == 1 ? 8 : 4, rand_r(&seed) % (i == 1 ? 9 : 5));
+			glue_nodes[i].node_state = rand_r(&seed) % 6 ? NODE_STATE_IDLE : NODE_STATE_DOWN;
+		}
+		job_list = list_create(NULL);
+		for (i = 0; i < nrun; i++, n++)
+			glue_running(&rec[n], (uint32_t)n + 1, rand_r(&seed) % 3, 3, 1 + rand_r(&seed) % 4,
+				     now - 100 + rand_r(&seed) % 20000);
+		for (i = 0; i < npend; i++, n++) {
+			snprintf(tres[n], sizeof(tres[n]), "%s%s%d", NODEOX_TRES_GPU ":",
+				 GLUE_PICK(&seed, types), 1 + rand_r(&seed) % 8);
+			glue_pending(&rec[n], (uint32_t)(100 + n),
+				     rand_r(&seed) % 5 ? 1 + rand_r(&seed) % 50 : 0, GLUE_PICK(&seed, pparts),
+				     tres[n], rand_r(&seed) % 5 ? 0 : 2 + rand_r(&seed) % 3);
+		}
+
+		/* the cache, walked for another job, which is then queued */
+		probe = glue_job("nodeox:flex", "");
+		xfree(probe->tres_per_node);
+		probe->tres_per_node = xstrdup_printf("%s%s%d", NODEOX_TRES_GPU ":", GLUE_PICK(&seed, types),
+						      1 + rand_r(&seed) % 4);
+		probe->partition = xstrdup(GLUE_PICK(&seed, parts));
+		glue_changed_before(true);
+		w = nxs.walks;
+		assert_int_equal(job_submit(probe, 1000, &err), SLURM_SUCCESS);
+		assert_int_equal(nxs.walks, w + 1);
+		xfree(err);
+		glue_pending(&rec[n], 1000, 1, probe->partition, probe->tres_per_node, 0);
+		n++;
+
+		/* the job decided, from the cache and from the reference walk */
+		if (npend && rand_r(&seed) % 3 == 0) { /* an update of a pending job */
+			target = &rec[nrun + rand_r(&seed) % npend];
+			job.job_id = target->job.job_id;
+			updates++;
+		}
+		snprintf(jtres, sizeof(jtres), "%s%s%d", NODEOX_TRES_GPU ":", GLUE_PICK(&seed, types),
+			 1 + rand_r(&seed) % 4);
+		job.comment = "nodeox:flex";
+		job.tres_per_node = jtres;
+		job.time_limit = 10 + rand_r(&seed) % 300;
+		job.partition = GLUE_PICK(&seed, parts);
+		st->map = xcalloc(node_record_count, sizeof(*st->map));
+		assert_true(_cluster_snapshot(job.partition, &cl, st->map));
+		assert_true(_cluster_snapshot(job.partition, &cr, map2));
+		_cluster_state(st, &cl, &job, target ? &target->job : NULL);
+		assert_int_equal(nxs.walks, w + 1); /* from the cache */
+		assert_false(st->nomem || cl.state_cut);
+		glue_ref_walk(ref, &cr, &job, map2, now);
+		cr.scratch = xcalloc(NODEOX_ESTIMATE_SCRATCH(cr.nnodes ? cr.nnodes : 1), sizeof(uint32_t));
+		if (time(NULL) == now) { /* (ends read a second apart differ) */
+			assert_int_equal(cl.nrunning, cr.nrunning);
+			assert_memory_equal(cl.running, cr.running, cl.nrunning * sizeof(*cl.running));
+		}
+		glue_ahead_equal(&cl, &cr, it);
+		nodeox_policy_decide(nx.conf, &job, &cl, da);
+		nodeox_policy_decide(nx.conf, &job, &cr, db);
+		if (time(NULL) == now &&
+		    (da->action != db->action || strcmp(da->reason, db->reason) ||
+		     strcmp(da->tres_per_node, db->tres_per_node) || strcmp(da->features, db->features) ||
+		     da->time_limit != db->time_limit))
+			fail_msg("state %d (%s): from the cache: %d %s\nfrom the walk: %d %s", it,
+				 target ? "update" : "submission", da->action, da->reason, db->action,
+				 db->reason);
+		broadened += strstr(da->reason, "; broadened:") != NULL;
+		kept += !strncmp(da->reason, "kept:", 5);
+		xfree(cr.scratch);
+		xfree(cl.nodes);
+		xfree(cr.nodes);
+		_cluster_state_free(st);
+		xfree(map2);
+		xfree(ref);
+		xfree(da);
+		xfree(db);
+		list_delete_ptr(job_list, &rec[n - 1].job); /* the probe's record */
+		xfree(probe->partition);
+		glue_free(probe);
+		glue_recs_free(rec, n - 1);
+		glue_gres_drop();
+	}
+	print_message("1000 random states: %d updates, %d broadened by the estimate, %d kept by it\n",
+		      updates, broadened, kept);
+	assert_true(updates > 100 && broadened > 50 && kept > 50); /* the property was put to work */
+	for (int i = 0; i < 3; i++)
+		glue_nodes[i].node_state = NODE_STATE_IDLE;
 }
 
 /*
@@ -780,6 +1114,44 @@ static void test_node_cap(void **state)
 	node_record_table_ptr = glue_table;
 	node_record_count = 3;
 	xfree(table);
+}
+
+/*
+ * Past NODEOX_STATE_GROUPS distinct partition lists of pending jobs the
+ * walk stops and marks the cache cut: decided as when-blocked, said so
+ * (the same state with one list fewer gets its estimate).
+ */
+static void test_state_groups_bound(void **state)
+{
+	static glue_rec_t rec[NODEOX_STATE_GROUPS + 3];
+	static char parts[NODEOX_STATE_GROUPS + 1][32];
+	job_desc_msg_t *j;
+	char *err = NULL;
+	int i;
+
+	(void)state;
+	glue_faster_busy();
+	glue_running(&rec[0], 1, 0, 3, 4, time(NULL) + 10800); /* a1 busy 3 hours */
+	glue_running(&rec[1], 2, 1, 3, 8, time(NULL) + 60);    /* l1 free in a minute */
+	for (i = 0; i < NODEOX_STATE_GROUPS; i++) {            /* 256 lists: "gpu,p0", ... */
+		snprintf(parts[i], sizeof(parts[i]), "gpu,p%d", i);
+		glue_pending(&rec[2 + i], (uint32_t)(100 + i), 10, parts[i], NODEOX_TRES_GPU ":v100:1", 0);
+	}
+	glue_submit_want("broadened: a100 expected free in about 180 min at the earliest",
+			 NODEOX_TRES_GPU ":4");
+	assert_false(nxs.cut);
+	snprintf(parts[i], sizeof(parts[i]), "gpu,p%d", i); /* one more */
+	glue_pending(&rec[2 + i], (uint32_t)(100 + i), 10, parts[i], NODEOX_TRES_GPU ":v100:1", 0);
+	glue_changed();
+	j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":a100:4");
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	assert_true(nxs.cut);
+	/* when-blocked: a100 busy now, so broadened, without an estimate */
+	assert_string_equal(err, "nodeox: GPU type a100 broadened to a100|l40s, time limit 60 -> 120 min");
+	xfree(err);
+	glue_free(j);
+	glue_recs_free(rec, NODEOX_STATE_GROUPS + 3);
+	glue_gres_drop();
 }
 
 /*
@@ -858,4 +1230,6 @@ NODEOX_TEST_MAIN(glue_setup, glue_teardown, cmocka_unit_test(test_missing_conf_p
 		 cmocka_unit_test(test_count_constraint_kept),
 		 cmocka_unit_test(test_constraint_update_restores_limit),
 		 cmocka_unit_test(test_external_node_not_capacity), cmocka_unit_test(test_when_faster_walk),
-		 cmocka_unit_test(test_node_cap), cmocka_unit_test(test_partition_bound))
+		 cmocka_unit_test(test_state_cache_changes), cmocka_unit_test(test_state_cache_equals_walk),
+		 cmocka_unit_test(test_node_cap), cmocka_unit_test(test_state_groups_bound),
+		 cmocka_unit_test(test_partition_bound))
