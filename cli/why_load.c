@@ -3,16 +3,16 @@
  * through libslurm's public C API, and turns them into why_job_t and
  * why_node_t (why.h). The only file of `nodeox why` that talks to Slurm.
  *
- * What comes from where (Slurm 22.05 and 24.11; the API differences between
+ * What comes from where (Slurm 22.05 to 26.05; the API differences between
  * them are named in why_compat.h):
  *   job       slurm_load_job(SHOW_DETAIL): tres_per_*, features, partition,
  *             pn_min_memory (MEM_PER_CPU flag), num_nodes/max_nodes, ...
  *   nodes     slurm_load_node: gres, gres_used ("gpu:a100:2(IDX:0-1)"),
  *             features_act, node_state, cpus, real_memory; allocated CPUs and
- *             memory through slurm_get_select_nodeinfo
+ *             memory (why_slurm_node_alloc: select_nodeinfo, or alloc_cpus/_memory)
  *   partitions slurm_load_partitions + slurm_populate_node_partitions fill
  *             node_info_t.partitions, as scontrol does
- *   config    slurm_load_ctl_conf: whether memory is a consumable (CR_MEMORY)
+ *   config    slurm_load_ctl_conf: whether memory is a consumable (CR_/SELECT_MEMORY)
  *   queue     slurm_load_jobs: every job, for the jobs ahead, the jobs on the
  *             nodes, dependency targets and license holders
  *   reservations slurm_load_reservations; licenses slurm_load_licenses
@@ -137,7 +137,7 @@ static why_node_state_t _node_state(uint32_t st)
 		return WHY_NODE_DRAINED;
 	if (st & NODE_STATE_NO_RESPOND)
 		return WHY_NODE_NOT_RESPONDING;
-	if (base == NODE_STATE_FUTURE || base == NODE_STATE_UNKNOWN ||
+	if (base == NODE_STATE_FUTURE || base == NODE_STATE_UNKNOWN || (st & WHY_NODE_STATE_EXTERNAL) ||
 	    (st & (NODE_STATE_POWERED_DOWN | NODE_STATE_POWERING_UP | NODE_STATE_POWERING_DOWN |
 		   NODE_STATE_MAINT | NODE_STATE_REBOOT_ISSUED | NODE_STATE_INVALID_REG)))
 		return WHY_NODE_UNAVAILABLE;
@@ -261,10 +261,7 @@ static int _load_nodes(why_load_t *ld, char *err, size_t errlen)
 		w->state_name = ld->state_names[ld->nnodes];
 		w->state_reason = n->reason;
 		w->ngpus = ng;
-		slurm_get_select_nodeinfo(n->select_nodeinfo, SELECT_NODEDATA_SUBCNT, NODE_STATE_ALLOCATED,
-					  &alloc_cpus);
-		slurm_get_select_nodeinfo(n->select_nodeinfo, SELECT_NODEDATA_MEM_ALLOC, NODE_STATE_ALLOCATED,
-					  &alloc_mem);
+		why_slurm_node_alloc(n, &alloc_cpus, &alloc_mem);
 		w->cpus = n->cpus;
 		w->cpus_alloc = alloc_cpus;
 		w->mem_mb = n->real_memory > n->mem_spec_limit ? n->real_memory - n->mem_spec_limit : 0;
@@ -550,7 +547,7 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown, char *
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	if (slurm_load_job(&ld->jobs, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
+	if (why_slurm_load_job(&ld->jobs, job_id, SHOW_DETAIL) != SLURM_SUCCESS) {
 		int e = why_slurm_errno();
 
 		*unknown = e == ESLURM_INVALID_JOB_ID;
@@ -579,10 +576,10 @@ why_load_t *why_load(uint32_t job_id, uint32_t array_task, bool *unknown, char *
 	}
 	slurm_populate_node_partitions(ld->nodes_msg, ld->parts);
 	if (slurm_load_ctl_conf(0, &ctl) == SLURM_SUCCESS) {
-		mem_tracked = (ctl->select_type_param & CR_MEMORY) != 0;
+		mem_tracked = (ctl->select_type_param & WHY_SELECT_MEMORY) != 0;
 		has_dbd = ctl->accounting_storage_type &&
 			  strstr(ctl->accounting_storage_type, "slurmdbd") != NULL;
-		slurm_free_ctl_conf(ctl);
+		why_slurm_free_conf(ctl);
 	}
 	_load_job(ld, j, mem_tracked);
 	if (_load_nodes(ld, err, errlen) < 0)

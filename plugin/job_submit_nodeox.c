@@ -73,7 +73,7 @@
 
 const char plugin_name[] = "nodeox: broaden typed GPU requests of flexible jobs";
 const char plugin_type[] = "job_submit/nodeox";
-const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+const uint32_t plugin_version = NODEOX_PLUGIN_VERSION;
 
 #define NODEOX_MAX_NODES 100000 /* bound on the node snapshot */
 /* Broaden=when-faster: bounds on what one decision reads of job_list. Past
@@ -282,7 +282,7 @@ static nodeox_node_t *_cluster_snapshot(const char *job_parts, size_t *nnodes, i
 		nd->name = node_ptr->name;
 		nd->features = node_ptr->features_act ? node_ptr->features_act : node_ptr->features;
 		nd->usable = !IS_NODE_DOWN(node_ptr) && !IS_NODE_DRAIN(node_ptr) && !IS_NODE_FAIL(node_ptr) &&
-			     !IS_NODE_FUTURE(node_ptr);
+			     !IS_NODE_FUTURE(node_ptr) && !NODEOX_NODE_EXTERNAL(node_ptr);
 		_node_gpus(node_ptr, nd);
 		if (IS_NODE_NO_RESPOND(node_ptr) || (st & NODE_STATE_BASE) == NODE_STATE_UNKNOWN)
 			nd->gpus_idle = 0;
@@ -505,18 +505,29 @@ static void _replace(char **field, const char *value)
 }
 
 /*
- * --prefer for PreferRequested=yes. Slurm 22.05's slurm_free_job_desc_msg
- * never frees job_desc->prefer, so this string (like a user's own --prefer)
- * stays allocated until slurmctld restarts: about 20 bytes per broadened
- * job (doc/admin-guide.md, Pitfalls). It cannot be freed here (slurmctld
- * copies it on submit but takes the pointer on update). A function of its
- * own so that make check-valgrind can name exactly this leak.
+ * --prefer for PreferRequested=yes. slurm_free_job_desc_msg frees
+ * job_desc->prefer only from 26.05.2 on (NODEOX_SLURM_FREES_PREFER,
+ * slurm_compat.h): before, this string (like a user's own --prefer) stays
+ * allocated until slurmctld restarts: about 20 bytes per broadened job
+ * (doc/admin-guide.md, Pitfalls). It cannot be freed here: slurmctld reads
+ * it after the plugin returns (and copies it, on submit and on update). On
+ * those releases a function of its own, so that make check-valgrind can
+ * name exactly this leak; from 26.05.2 a plain replacement, which Slurm
+ * frees with the message, and the suppression matches nothing.
  */
+#if NODEOX_SLURM_FREES_PREFER
+static void _set_prefer(job_desc_msg_t *job_desc, const char *value)
+{
+	_replace(&job_desc->prefer, value);
+}
+#else
 static __attribute__((noinline)) void _set_prefer_leaked_by_slurm_2205(job_desc_msg_t *job_desc,
 								       const char *value)
 {
 	_replace(&job_desc->prefer, value);
 }
+#define _set_prefer _set_prefer_leaked_by_slurm_2205
+#endif
 
 /* Does job_ptr's stored request hold a gpu entry of this type? */
 static bool _job_gres_typed(job_record_t *job_ptr, const char *type)
@@ -755,7 +766,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		if (d->features_set)
 			_replace(&job_desc->features, d->features);
 		if (d->prefer_set)
-			_set_prefer_leaked_by_slurm_2205(job_desc, d->prefer);
+			_set_prefer(job_desc, d->prefer);
 		if (d->time_limit_set)
 			job_desc->time_limit = d->time_limit;
 		/* slurmctld refuses a whole update that sets admin_comment for a
@@ -776,7 +787,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 
 	if (!job_desc)
 		return SLURM_SUCCESS;
-	job.job_id = job_desc->job_id == NO_VAL ? 0 : job_desc->job_id;
+	job.job_id = NODEOX_JOB_DESC_JOB_ID(job_desc) == NO_VAL ? 0 : NODEOX_JOB_DESC_JOB_ID(job_desc);
 	job.comment = job_desc->comment;
 	job.tres_per_job = job_desc->tres_per_job;
 	job.tres_per_node = job_desc->tres_per_node;
