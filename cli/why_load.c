@@ -257,7 +257,11 @@ static int _load_nodes(why_load_t *ld, char *err, size_t errlen)
 			return -1;
 		}
 		w->state = _node_state(n->node_state);
-		ld->state_names[ld->nnodes] = strdup(slurm_node_state_string(n->node_state));
+		/* Slurm's word for IDLE+EXTERNAL may be another flag's (PLANNED
+		 * when backfill plans a job there): name the one that excludes it. */
+		ld->state_names[ld->nnodes] = strdup((n->node_state & WHY_NODE_STATE_EXTERNAL)
+							     ? "EXTERNAL"
+							     : slurm_node_state_string(n->node_state));
 		w->state_name = ld->state_names[ld->nnodes];
 		w->state_reason = n->reason;
 		w->ngpus = ng;

@@ -19,8 +19,8 @@ jobs=${NODEOX_VG_JOBS:-300}
 broaden=${NODEOX_VG_BROADEN:-always}
 cluster_init
 vglog=$CLUSTER_DIR/log/valgrind.log
-# The one leak through our code that is Slurm's (22.05 never frees a job
-# description's prefer): suppressed by name, counted below.
+# The one leak through our code that is Slurm's (before 26.05.2 Slurm never
+# frees a job description's prefer): suppressed by name, counted below.
 supp=$top_srcdir/tests/integration/valgrind-slurm.supp
 CLUSTER_CTLD_WRAP="valgrind --tool=memcheck --leak-check=full --show-leak-kinds=definite
  --num-callers=30 --trace-children=no --suppressions=$supp --log-file=$vglog"

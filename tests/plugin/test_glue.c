@@ -13,7 +13,7 @@
  * write-back of a rewrite, dryrun, KEEP and REJECT messages, het/array
  * paths, the time limit cap from partition MaxTime, log escaping, and that
  * job_modify never writes to the stored job and untagged jobs are left byte
- * for byte alone. GPU entries are spelled as this Slurm's sbatch writes them
+ * for byte alone; from Slurm 25.05, that an EXTERNAL node is no capacity. GPU entries are spelled as this Slurm's sbatch writes them
  * (NODEOX_TRES_GPU, plugin/slurm_compat.h): gres:gpu:... on 22.05,
  * gres/gpu:... on 24.11.
  */
@@ -499,6 +499,47 @@ static void test_count_constraint_kept(void **state)
 	glue_free(j);
 }
 
+#if NODEOX_SLURM_AT_LEAST(25, 5, 0)
+/* Submit a flex l40s job to partition old (l1: l40s, v1: v100) with v1 in
+ * node state st; the constraint it leaves, "" for none. */
+static void glue_old_with_v1(uint32_t st, char *features, size_t len)
+{
+	job_desc_msg_t *j = glue_job("nodeox:flex", NODEOX_TRES_GPU ":l40s:1");
+	char *err = NULL;
+
+	j->partition = xstrdup("old");
+	glue_nodes[2].node_state = st;
+	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
+	glue_nodes[2].node_state = NODE_STATE_IDLE;
+	snprintf(features, len, "%s", j->features ? j->features : "");
+	xfree(err);
+	xfree(j->partition);
+	glue_free(j);
+}
+#endif
+
+/* A node in the EXTERNAL state (25.05 and later: no slurmd, for jobs run
+ * outside Slurm) is no capacity, as a down one is: its type is not offered
+ * (slurm_compat.h, NODEOX_NODE_EXTERNAL). Skipped before 25.05. */
+static void test_external_node_not_capacity(void **state)
+{
+#if NODEOX_SLURM_AT_LEAST(25, 5, 0)
+	char idle[256], down[256], external[256];
+
+	(void)state;
+	glue_write_conf(glue_conf);
+	glue_old_with_v1(NODE_STATE_IDLE, idle, sizeof(idle));
+	glue_old_with_v1(NODE_STATE_DOWN, down, sizeof(down));
+	glue_old_with_v1(NODE_STATE_IDLE | NODE_STATE_EXTERNAL, external, sizeof(external));
+	assert_string_equal(idle, "l40s|v100");
+	assert_null(strstr(down, "v100"));
+	assert_string_equal(external, down);
+#else
+	(void)state;
+	skip();
+#endif
+}
+
 NODEOX_TEST_MAIN(glue_setup, glue_teardown, cmocka_unit_test(test_missing_conf_passes),
 		 cmocka_unit_test(test_rewrite_and_live_edit), cmocka_unit_test(test_untagged_untouched),
 		 cmocka_unit_test(test_keep_and_reject), cmocka_unit_test(test_het_components),
@@ -506,4 +547,5 @@ NODEOX_TEST_MAIN(glue_setup, glue_teardown, cmocka_unit_test(test_missing_conf_p
 		 cmocka_unit_test(test_conf_not_regular), cmocka_unit_test(test_log_safe),
 		 cmocka_unit_test(test_modify_leaves_job_record),
 		 cmocka_unit_test(test_count_constraint_kept),
-		 cmocka_unit_test(test_constraint_update_restores_limit))
+		 cmocka_unit_test(test_constraint_update_restores_limit),
+		 cmocka_unit_test(test_external_node_not_capacity))
