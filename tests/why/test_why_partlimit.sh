@@ -61,7 +61,7 @@ check_eq "$(jq_py 'blk("partition_node_limit")["values"]["limit"]')" 1 "... limi
 
 # Remove each cause: the job starts.
 if [ -n "$cpu" ]; then
-	scontrol update jobid="$cpu" partition=wide || cluster_fail "cannot move $cpu to wide"
+	cluster_update_job jobid="$cpu" partition=wide || cluster_fail "cannot move $cpu to wide"
 	check_true "-c 64 starts in wide" wait_for_state "$cpu" RUNNING 20
 	check_eq "$(job_field "$cpu" NodeList)" w1 "... on w1"
 fi

@@ -108,10 +108,11 @@ accounting_start_dbd()
 		timeout 5 sacctmgr -n -P list cluster >/dev/null 2>&1 && break
 		if ! cluster_alive slurmdbd; then
 			# Seen with Debian 13's slurmdbd 24.11.5 and its libmariadb3
-			# (MariaDB 11.8.9): the client library refuses slurmdbd's
+			# (MariaDB 11.8.9), and with forky's slurmdbd 26.05.5 and
+			# the same libmariadb3: the client library refuses slurmdbd's
 			# first query, `select @var := concat('');`, with error 5027
 			# and slurmdbd exits. Not nodeox's: run it again against
-			# Debian 12's client library where tools/setup-debian13 put
+			# Debian 12's client library where tools/setup-root put
 			# one, else skip, saying so.
 			if grep -q "mysql_query failed: 5027" "$d/log/slurmdbd.log" 2>/dev/null; then
 				if [ "$tried_compat" = 0 ] && [ -f "$compat/libmariadb.so.3" ]; then
@@ -121,7 +122,7 @@ accounting_start_dbd()
 					cluster_spawn slurmdbd env LD_LIBRARY_PATH="$compat" slurmdbd -D
 					continue
 				fi
-				cluster_skip "slurmdbd $CLUSTER_SLURM_VERSION exits at start against this MariaDB ($(grep -o 'MySQL server version is: [^ ]*' "$d/log/slurmdbd.log" | head -1 | cut -d' ' -f5)): its client library refuses the first query (error 5027), and no fallback library is in $compat (tools/setup-debian13)"
+				cluster_skip "slurmdbd $CLUSTER_SLURM_VERSION exits at start against this MariaDB ($(grep -o 'MySQL server version is: [^ ]*' "$d/log/slurmdbd.log" | head -1 | cut -d' ' -f5)): its client library refuses the first query (error 5027), and no fallback library is in $compat (tools/setup-root)"
 			fi
 			cluster_fail "slurmdbd exited at start"
 		fi

@@ -164,6 +164,8 @@ cluster_init()
 #                /sys/fs/cgroup it does not manage ("Unexpected fs type").
 #   GPU TRES     job fields read gres:gpu:... before 23.11, gres/gpu:...
 #                after: cluster_tres_gpu prints the running version's prefix.
+#   job update   26.05 sometimes answers a partition update with EAGAIN:
+#                cluster_update_job tries again there.
 cluster_slurm_version()
 {
 	local v
@@ -808,6 +810,27 @@ cluster_sbatch()
 	[ -s "$CLUSTER_DIR/submit.err" ] && echo "  sbatch $*: $(cat "$CLUSTER_DIR/submit.err")" >&2
 	[ $rc = 0 ] && echo "${out%%;*}"
 	return $rc
+}
+
+# cluster_update_job ARGS...: `scontrol update ARGS` as root (an operator's
+# update). slurmctld 26.05.5 answers a job's first partition update a few
+# seconds after its start now and then with EAGAIN ("Resource temporarily
+# unavailable"), and the same update a second later succeeds (seen in the
+# forky lane, a held job and a pending one alike): on 26.05 and later the
+# update is tried again, for up to 5 s, on that answer only, each retry said
+# in the test log. Returns scontrol's last exit status.
+cluster_update_job()
+{
+	local out rc i
+	for i in 1 2 3 4 5 6; do
+		out=$(scontrol update "$@" 2>&1)
+		rc=$?
+		[ -z "$out" ] || echo "$out" >&2
+		[ "$rc" != 0 ] && [ "${CLUSTER_SLURM_VNUM:-0}" -ge 2605 ] && [ "$i" -lt 6 ] &&
+			[[ $out == *"Resource temporarily unavailable"* ]] || return $rc
+		echo "  scontrol update $*: EAGAIN from slurmctld $CLUSTER_SLURM_VERSION, again in 1 s" >&2
+		sleep 1
+	done
 }
 
 # cluster_filler VAR NODE GRES: an untagged filler job ("sleep 300") pinned

@@ -1,8 +1,15 @@
-# tools/debian13-root.sh: the Debian 13 (trixie, Slurm 24.11) root in which
-# nodeox is built and tested a second time (sourced by tools/setup-debian13
-# and tools/test, not run).
+# tools/root.sh: the Debian roots in which nodeox is built and tested against
+# another Slurm than the host's, one per test lane (sourced by
+# tools/setup-root and tools/test, not run):
+#   debian13  Debian 13 (trixie), Slurm 24.11
+#   forky     Debian forky (testing), Slurm 26.05
 #
-#   ROOT_DIR         the root: $NODEOX_CACHE/debian13 (made by debootstrap)
+#   root_select LANE sets, for LANE, ROOT_LANE, ROOT_DIR (the root:
+#                    $NODEOX_CACHE/LANE, made by debootstrap), ROOT_SUITE (the
+#                    Debian suite), ROOT_TITLE ("Debian 13") and ROOT_SLURM
+#                    (the Slurm release expected there); false, saying so,
+#                    for an unknown LANE. The functions below act on the
+#                    root selected last.
 #   root_build_dir   where this source tree is copied and built inside the
 #                    root (/build/<path of the tree, / as _>), so several
 #                    trees share one root without sharing a build
@@ -19,8 +26,20 @@
 #                    so make rebuilds only what changed.
 
 : "${NODEOX_CACHE:=/var/cache/nodeox}"
-ROOT_DIR=${NODEOX_DEBIAN13_ROOT:-$NODEOX_CACHE/debian13}
-ROOT_SUITE=trixie
+ROOT_LANES="debian13 forky"
+ROOT_LANE= ROOT_DIR= ROOT_SUITE= ROOT_TITLE= ROOT_SLURM=
+
+# root_select LANE: make LANE's root the one the functions below act on.
+root_select()
+{
+	case $1 in
+	debian13) ROOT_SUITE=trixie ROOT_TITLE="Debian 13" ROOT_SLURM=24.11 ;;
+	forky)    ROOT_SUITE=forky ROOT_TITLE="Debian forky" ROOT_SLURM=26.05 ;;
+	*) echo "root.sh: no root lane '$1' (lanes: $ROOT_LANES)" >&2; return 1 ;;
+	esac
+	ROOT_LANE=$1
+	ROOT_DIR=$NODEOX_CACHE/$1
+}
 
 # root_build_dir [TREE]: the build directory of TREE (default: $top) as seen
 # inside the root.
