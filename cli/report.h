@@ -2,7 +2,7 @@
  * report.h: `nodeox report HISTORY`, what job_submit/nodeox did and what it
  * cost, from the cluster's own accounting (issue 45).
  *
- * Layout: the history is read by libnodeox_sacct (sim/sacct_history.h), the
+ * Layout: the history is read by libnodeox_sacct (sim/sacct/sacct_history.h), the
  * same reader nodeox-sacct-import uses, so the report and the importer see
  * the same jobs; the kept jobs' reasons come from libnodeox_policy (the
  * plugin's own decision); nothing here links libslurm or glib. Files:
@@ -18,7 +18,7 @@
 #include <stdio.h>
 
 #include "policy/policy.h"
-#include "sim/sacct_history.h"
+#include "sim/sacct/sacct_history.h"
 
 /* The groups, by what accounting says the plugin did. */
 typedef enum {

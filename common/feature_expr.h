@@ -1,7 +1,7 @@
 /*
  * feature_expr.h: Slurm 22.05's --constraint / --prefer expressions, parsed
  * and evaluated for one node exactly as slurmctld does (common/feature_expr.c).
- * Shared by nodeox-sim (sim/constraint.c) and `nodeox why` (cli/why_feature.c)
+ * Shared by nodeox-sim (sim/model/constraint.c) and `nodeox why` (cli/why_feature.c)
  * so that both agree with Slurm and with each other.
  */
 #ifndef NODEOX_FEATURE_EXPR_H

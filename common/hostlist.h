@@ -1,7 +1,7 @@
 /*
  * hostlist.h: Slurm hostlists ("gpu[01-16,20],login1", "r[1-2]n[1-4]"), one
  * expander for slurm.conf's NodeName= and Nodes= and gres.conf's File=
- * (sim/cluster.c); tools/slurmconf.py keeps the same rules for the Python
+ * (sim/model/cluster.c); tools/slurmconf.py keeps the same rules for the Python
  * tools. No glib, nothing allocated.
  */
 #ifndef NODEOX_HOSTLIST_H

@@ -1,6 +1,6 @@
 /*
  * json_write.h: writing one JSON string value (RFC 8259), shared by every JSON
- * nodeox prints: nodeox-sim's --json (sim/report.c) and `nodeox why --json`
+ * nodeox prints: nodeox-sim's --json (sim/run/report.c) and `nodeox why --json`
  * (cli/why_print.c). The strings come from outside (GPU type names from
  * slurm.conf, job names, reasons and comments from slurmctld), so any bytes
  * must give a document that a JSON parser accepts.

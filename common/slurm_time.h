@@ -1,7 +1,7 @@
 /*
  * slurm_time.h: Slurm's time strings, one parser for the trace reader
- * (sim/trace.c: time_limit and run_time columns, slurm.conf's MaxTime and
- * DefaultTime) and the sacct importer (sim/sacct_import.c: Timelimit).
+ * (sim/model/trace.c: time_limit and run_time columns, slurm.conf's MaxTime and
+ * DefaultTime) and the sacct importer (sim/sacct/sacct_import.c: Timelimit).
  * Header only, with no glib, since the importer is also built alone (its
  * fuzz target). Accepted: [D-]HH:MM:SS, D-HH, D-HH:MM, MM:SS, a bare number
  * (in units of `bare_unit` seconds: 1 in a trace, 60 in slurm.conf and

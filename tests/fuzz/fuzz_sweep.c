@@ -1,6 +1,6 @@
 /*
  * fuzz_sweep.c: libFuzzer target for nodeox-sim --sweep's text handling
- * (sim/sweep.c): the SPEC parser and each setting's policy, the base
+ * (sim/run/sweep.c): the SPEC parser and each setting's policy, the base
  * nodeox.conf with the swept keys' items removed and KEY=value added, read
  * by the policy library. Input: the first line is SPEC, the rest the base
  * nodeox.conf. Checks that every value of every setting is found, that an
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sweep.h"
+#include "sim/run/sweep.h"
 
 static void fuzz_sweep_check_err(const char *err, size_t cap)
 {

@@ -1,6 +1,6 @@
 /*
  * fuzz_report.c: fuzz target of `nodeox report`'s input: any bytes as a sacct
- * history (sim/sacct_history.c, bad lines skipped as the command does), then
+ * history (sim/sacct/sacct_history.c, bad lines skipped as the command does), then
  * every figure (cli/report_stats.c) and every output, to /dev/null. Run by
  * libFuzzer, or replayed in make check by tests/fuzz/fuzz_replay.c over
  * tests/report/fuzz_corpus.

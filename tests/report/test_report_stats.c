@@ -1,7 +1,7 @@
 /*
  * test_report_stats.c: cmocka unit tests of `nodeox report`'s figures
  * (cli/report_stats.c) on real files and histories: the history reader
- * (sim/sacct_history.c: bad lines named and skipped, sacct -D runs of a
+ * (sim/sacct/sacct_history.c: bad lines named and skipped, sacct -D runs of a
  * requeued job merged, foreign AdminComments counted), the groups, the
  * distributions, the end-state cells and their flags (Fisher's exact test,
  * values checked against Python's math.comb), the reasons of kept jobs from

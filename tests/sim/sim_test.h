@@ -6,7 +6,7 @@
 #ifndef NODEOX_TESTS_SIM_TEST_H
 #define NODEOX_TESTS_SIM_TEST_H
 
-#include "sim/cluster.h"
+#include "sim/model/cluster.h"
 
 /* The cluster of slurm.conf text conf (no gres.conf), called name in the
  * reader's messages. */

@@ -1,6 +1,6 @@
 /*
  * test_bf_phase.c: the table of backfill pass phases a real run recorded
- * (sim/bf_phase.h): reading it (comments, errors with file:line), the phase
+ * (sim/model/bf_phase.h): reading it (comments, errors with file:line), the phase
  * between entries (a drift across a second boundary unwrapped), and the
  * hand-over it decides in the scheduler: a job whose sub-second end comes
  * before its second's pass hands its nodes on in that second, one whose end
@@ -18,11 +18,11 @@
 #include <glib.h>
 
 #include "tests/common/test_main.h"
-#include "sim/bf_phase.h"
-#include "sim/cluster.h"
-#include "sim/runtime_model.h"
-#include "sim/sched.h"
-#include "sim/trace.h"
+#include "sim/model/bf_phase.h"
+#include "sim/model/cluster.h"
+#include "sim/model/runtime_model.h"
+#include "sim/model/sched.h"
+#include "sim/model/trace.h"
 
 static char *write_tmp(const char *text)
 {

@@ -19,7 +19,7 @@
 
 #include "tests/common/test_main.h"
 #include "common/hostlist.h"
-#include "sim/cluster.h"
+#include "sim/model/cluster.h"
 #include "tests/sim/sim_test.h"
 
 static void collect(const char *name, void *arg)

@@ -12,7 +12,7 @@
 #    footer and doc/fidelity.md's generated tables against them: a model
 #    change that leaves either behind fails here (make bench-fidelity
 #    rewrites the tables; the footer's figures are report_replays in
-#    sim/report.c).
+#    sim/run/report.c).
 # 2. Its second part follows the run's configuration: a priority setting no
 #    replay covered, or one the model counts as 0, is named beyond them.
 . "$top_srcdir/tests/sim/sim_lib.sh"

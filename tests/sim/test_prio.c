@@ -1,5 +1,5 @@
 /*
- * test_prio.c: the pending-job priority list (sim/prio.c) against a plain
+ * test_prio.c: the pending-job priority list (sim/model/prio.c) against a plain
  * sorted array: random inserts and removes across many chunk splits and
  * merges keep the order (key descending, then job), and a walk that removes
  * the job it just read, as a scheduling pass does, still visits every other
@@ -18,7 +18,7 @@
 #include <math.h>
 
 #include "tests/common/test_main.h"
-#include "sim/prio.h"
+#include "sim/model/prio.h"
 
 typedef struct {
 	double key;

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "tests/common/test_main.h"
-#include "sim/queue.h"
+#include "sim/model/queue.h"
 
 static void test_queue_empty(void **state)
 {

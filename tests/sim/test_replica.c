@@ -1,5 +1,5 @@
 /*
- * test_replica.c: where the replicas put slurmctld's start (sim/replica.h,
+ * test_replica.c: where the replicas put slurmctld's start (sim/run/replica.h,
  * replica_params). Every clock the start sets must be spread over its whole
  * cycle: the 30 s time-limit checks over n strata, and the longer
  * sched_interval and (with an age weight) PriorityCalcPeriod over both or
@@ -13,8 +13,8 @@
 #include <cmocka.h>
 
 #include "tests/common/test_main.h"
-#include "sim/cluster.h"
-#include "sim/replica.h"
+#include "sim/model/cluster.h"
+#include "sim/run/replica.h"
 
 static int64_t mod(int64_t a, int64_t m)
 {

@@ -18,9 +18,9 @@
 #include <glib.h>
 
 #include "tests/common/test_main.h"
-#include "sim/csv_write.h"
-#include "sim/price.h"
-#include "sim/report.h"
+#include "common/csv_write.h"
+#include "sim/run/price.h"
+#include "sim/run/report.h"
 #include "tests/sim/sim_test.h"
 
 static sim_run_t *make_run(const int64_t (*t)[3], const bool *tagged, size_t n)
@@ -224,7 +224,7 @@ static void test_price_errors(void **state)
 	cluster_free(c);
 }
 
-/* One CSV field (sim/csv_write.h, shared with the sacct importer): quoted
+/* One CSV field (common/csv_write.h, shared with the sacct importer): quoted
  * only when it has to be, quotes doubled, read back by the trace reader. */
 static void test_csv_field(void **state)
 {

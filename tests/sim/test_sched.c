@@ -16,10 +16,10 @@
 
 #include <glib.h>
 
-#include "sim/cluster.h"
-#include "sim/runtime_model.h"
-#include "sim/sched.h"
-#include "sim/trace.h"
+#include "sim/model/cluster.h"
+#include "sim/model/runtime_model.h"
+#include "sim/model/sched.h"
+#include "sim/model/trace.h"
 #include "tests/sim/sim_test.h"
 
 static char *tmpdir;
@@ -167,7 +167,7 @@ static void test_article(void **state)
 	cluster_free(c);
 }
 
-/* --prefer as slurmctld schedules it (sim/sched_prefer.c): with
+/* --prefer as slurmctld schedules it (sim/model/sched_prefer.c): with
  * PreferRequested=yes the tagged job carries --prefer=a100 beside its
  * a100|l40s constraint, and each pass tries it as if a100 were its
  * constraint first. Alone in the queue with 2 a100 free, the main pass's
@@ -737,7 +737,7 @@ static int64_t second_start(const char *pre, const char *defs, const char *col, 
 }
 
 /* What a trace leaves out is what sbatch would have asked (doc/traces.md,
- * "Defaults"; sim/sched_request.c): one node n1 of 4 GPUs, 4 CPUs and 4000 MB. */
+ * "Defaults"; sim/model/sched_request.c): one node n1 of 4 GPUs, 4 CPUs and 4000 MB. */
 static void test_defaults(void **state)
 {
 	(void)state;

@@ -11,9 +11,9 @@
 #include <cmocka.h>
 
 #include "tests/common/test_main.h"
-#include "sim/sacct_import.h"
+#include "sim/sacct/sacct_import.h"
 #include "common/slurm_time.h"
-#include "sim/trace.h"
+#include "sim/model/trace.h"
 
 static int64_t parse(const char *s, int64_t unit)
 {

@@ -15,7 +15,7 @@
 #include <glib.h>
 
 #include "tests/common/test_main.h"
-#include "sim/trace.h"
+#include "sim/model/trace.h"
 
 static char *tmpdir;
 

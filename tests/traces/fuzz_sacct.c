@@ -1,6 +1,6 @@
 /*
  * fuzz_sacct.c: libFuzzer target for the sacct parsers of nodeox-sacct-import
- * (sim/sacct_import.c, policy/policy_record.c). The first line of the
+ * (sim/sacct/sacct_import.c, policy/policy_record.c). The first line of the
  * input is a header, the rest are data lines; each line also goes through the
  * time, time-limit, TRES and AdminComment record parsers. An optional first
  * line "#delimiter=S" sets the field delimiter (sacct --delimiter).
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sim/sacct_import.h"
+#include "sim/sacct/sacct_import.h"
 #include "policy/policy.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

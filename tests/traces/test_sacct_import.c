@@ -1,6 +1,6 @@
 /*
  * test_sacct_import.c: cmocka unit tests of the sacct field parsers behind
- * nodeox-sacct-import (sim/sacct_import.c): time limits, times, TRES GPU
+ * nodeox-sacct-import (sim/sacct/sacct_import.c): time limits, times, TRES GPU
  * entries, and whole lines (steps, '|' inside a comment, `sacct -p` output),
  * and the AdminComment record of job_submit/nodeox (policy/policy_record.c)
  * as an interface: written by the real policy library, read back here; what
@@ -19,7 +19,7 @@
 
 #include "tests/common/test_main.h"
 #include "policy/policy.h"
-#include "sim/sacct_import.h"
+#include "sim/sacct/sacct_import.h"
 
 static void test_timelimit(void **state)
 {
