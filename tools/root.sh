@@ -27,6 +27,13 @@
 
 : "${NODEOX_CACHE:=/var/cache/nodeox}"
 ROOT_LANES="debian13 forky"
+# The root lanes tools/setup prepares and tools/test runs unless
+# NODEOX_LANES names others. forky is not among them: Debian's archive does
+# not serve the source of forky's Slurm 26.05.5, and SchedMD's 26.05.3
+# source (the latest we have) lays job_record_t out 8 bytes shorter, so a
+# plugin built with it reads 26.05.5's job records at the wrong offsets
+# (doc/install.md, "Not safe for 26.05.5"); run it with NODEOX_LANES=forky.
+ROOT_LANES_DEFAULT="debian13"
 ROOT_LANE= ROOT_DIR= ROOT_SUITE= ROOT_TITLE= ROOT_SLURM=
 
 # root_select LANE: make LANE's root the one the functions below act on.
