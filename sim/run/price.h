@@ -1,7 +1,7 @@
 /*
  * price.h: prices per GPU-hour by GPU type (nodeox-sim --price) and what
  * GPU-hours cost at those prices (price.c). Any currency unit; the report
- * prints cost next to GPU-hours (doc/simulator.md, "Cost").
+ * prints cost next to GPU-hours (doc/simulator.md, "Outputs").
  */
 #ifndef SIM_PRICE_H
 #define SIM_PRICE_H
