@@ -372,6 +372,8 @@ void nodeox_speeds_free(nodeox_speeds_t *t);
 const nodeox_speed_t *nodeox_speeds_find(const nodeox_speeds_t *t, nodeox_scope_t scope, const char *name,
 					 const char *asked, const char *run);
 size_t nodeox_speeds_count(const nodeox_speeds_t *t);
+/* Entry i (0 .. count-1) in the file's order, or NULL. */
+const nodeox_speed_t *nodeox_speeds_entry(const nodeox_speeds_t *t, size_t i);
 /* The header's made= and from=, and the file the table came from. */
 const char *nodeox_speeds_made(const nodeox_speeds_t *t);
 const char *nodeox_speeds_from(const nodeox_speeds_t *t);

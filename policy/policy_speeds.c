@@ -97,6 +97,11 @@ size_t nodeox_speeds_count(const nodeox_speeds_t *t)
 	return t ? t->n : 0;
 }
 
+const nodeox_speed_t *nodeox_speeds_entry(const nodeox_speeds_t *t, size_t i)
+{
+	return t && i < t->n ? &t->entries[i] : NULL;
+}
+
 const char *nodeox_speeds_made(const nodeox_speeds_t *t)
 {
 	return t ? t->made : "";

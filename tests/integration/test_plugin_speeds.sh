@@ -11,9 +11,12 @@
 #   - MinSpeed=0.3 keeps the bert-ft job off l40s, not the others;
 #   - Broaden=when-faster: a job kept by Speed= (33 min on a100 against 50 on
 #     l40s) is broadened for fast-l40s and runs on l40s;
-#   - a bad table is logged with FILE:LINE and the last good one stays.
+#   - a bad table is logged with FILE:LINE and the last good one stays;
+#   - `nodeox why` (where built) decides with the same table, or with
+#     --speed-table FILE.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/lib/cluster.sh"
+. "$(dirname "$0")/../why/why_lib.sh"
 
 cluster_init
 cluster_use_plugin
@@ -61,6 +64,14 @@ j=$(cluster_sbatch --hold -t 60 -J bert-ft --gres=gpu:a100:2 --wrap true)
 check_eq "$(cluster_submit_msg)" "" "untagged bert-ft: nothing said"
 check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:a100:2)" "untagged bert-ft: request as asked"
 check_eq "$(job_field "$j" TimeLimit)" 01:00:00 "untagged bert-ft: limit as asked"
+if [ -x "$WHY_BIN" ] && command -v python3 >/dev/null 2>&1; then
+	WHY_OUT="$CLUSTER_DIR/why.json"
+	why_run "$j"
+	check_match "$(jq_py 'j["flex"]["policy_reason"]')" 'time limit 60 -> 240 min \(l40s at 0.25 for workload bert-ft, from 37 jobs\)$' "nodeox why: the table SpeedTable= names"
+	printf 'nodeox-speeds v=1 made=x from=y\nworkload bert-ft a100 l40s 0.5 4 0\n' > "$CLUSTER_DIR/other-speeds"
+	why_run "$j" --speed-table "$CLUSTER_DIR/other-speeds"
+	check_match "$(jq_py 'j["flex"]["policy_reason"]')" 'time limit 60 -> 120 min \(l40s at 0.5 for workload bert-ft, from 4 jobs\)$' "nodeox why --speed-table: that table"
+fi
 
 # MinSpeed=0.3: bert-ft's l40s (0.25) is below it, Speed='s (0.6) is not
 cluster_nodeox_conf_article SpeedTable=speeds MinSpeed=0.3
