@@ -11,7 +11,10 @@
  *      a FIFO, a device or a directory at the path can never make slurmctld
  *      wait; the stat() itself can, on a dead network mount (the admin
  *      guide: keep nodeox.conf off NFS). A missing or broken file is logged
- *      once per change and lets every job pass unchanged;
+ *      once per change and lets every job pass unchanged. The speed table
+ *      that SpeedTable= names is read with it and whenever its own file
+ *      changes, the same way; a bad table leaves the last good one (or
+ *      Speed=) in force (_speeds_refresh);
  *   2. copies the job's fields into a nodeox_job_t, with the time limit cap
  *      its partitions (MaxTime) and QOS (MaxWall, where readable) allow;
  *   3. for a tagged job only, snapshots the node table (features, partitions,

@@ -404,11 +404,12 @@ static bool decide_eligible(const nodeox_conf_t *conf, const nodeox_job_t *job, 
 			continue;
 		no = decide_exclude(conf, job, cl, tag, req, i, out);
 		if (no) {
-			nodeox_buf_printf(&wb, "%s%s %s", wb.len ? "; " : "", conf->types[i].name, no);
-			if (entry[i]) {
-				nodeox_buf_puts(&wb, " (");
+			nodeox_buf_puts(&wb, wb.len ? "; " : "");
+			if (entry[i]) { /* "l40s at 0.25 for workload w, from 37 jobs: below MinSpeed" */
 				decide_speed_said(conf, i, entry[i], &wb);
-				nodeox_buf_puts(&wb, ")");
+				nodeox_buf_printf(&wb, ": %s", no);
+			} else {
+				nodeox_buf_printf(&wb, "%s %s", conf->types[i].name, no);
 			}
 			continue;
 		}

@@ -76,7 +76,7 @@ fi
 # MinSpeed=0.3: bert-ft's l40s (0.25) is below it, Speed='s (0.6) is not
 cluster_nodeox_conf_article SpeedTable=speeds MinSpeed=0.3
 j=$(cluster_sbatch --hold -t 60 --gres=gpu:a100:2 --comment=nodeox:flex:workload=bert-ft --wrap true)
-check_eq "$(cluster_submit_msg)" "sbatch: nodeox: not broadened: no type eligible beyond a100 (l40s below MinSpeed (l40s at 0.25 for workload bert-ft, from 37 jobs))" "MinSpeed: kept by the table's speed, told why"
+check_eq "$(cluster_submit_msg)" "sbatch: nodeox: not broadened: no type eligible beyond a100 (l40s at 0.25 for workload bert-ft, from 37 jobs: below MinSpeed)" "MinSpeed: kept by the table's speed, told why"
 check_eq "$(job_field "$j" TresPerNode)" "$(cluster_tres gres:gpu:a100:2)" "MinSpeed: request as asked"
 j=$(cluster_sbatch --hold -t 60 --gres=gpu:a100:2 --comment=nodeox:flex:workload=other --wrap true)
 check_eq "$(job_field "$j" Features)" "a100|l40s" "MinSpeed: a job without an entry still broadened"

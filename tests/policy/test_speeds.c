@@ -302,7 +302,8 @@ static void test_decide_scopes(void **state)
 	assert_int_equal(d.time_limit, 112); /* 100 / 0.9, rounded up */
 	decide("MinSpeed=0.95\n", t, &job, NULL);
 	assert_int_equal(d.action, NODEOX_KEEP);
-	assert_reason("l40s below MinSpeed (l40s at 0.25 for workload bert-ft, from 37 jobs); v100 below "
+	assert_reason("(l40s at 0.25 for workload bert-ft, from 37 jobs: below MinSpeed; v100 at 0.9 for "
+		      "account phys, from 2 jobs: below MinSpeed)"); v100 below "
 		      "MinSpeed (v100 at 0.9 for account phys, from 2 jobs)");
 	/* a table saying a type is faster than Speed= says lets it in past MinSpeed */
 	nodeox_speeds_free(t);
