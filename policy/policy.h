@@ -380,6 +380,15 @@ const char *nodeox_speeds_from(const nodeox_speeds_t *t);
 const char *nodeox_speeds_path(const nodeox_speeds_t *t);
 /* "workload", "user", "account". */
 const char *nodeox_scope_name(nodeox_scope_t scope);
+/* The writer's side, for a tool that makes tables (`nodeox speeds`): the
+ * header line "nodeox-speeds v=1 made=MADE from=FROM\n" and one entry line
+ * "SCOPE NAME ASKED RUN SPEED JOBS SPREAD\n" (speed and spread to 6
+ * significant digits), each into dst (cap bytes). Returns the length, or -1
+ * (dst "") for what the reader would refuse: made/from empty, longer than
+ * 127 bytes or holding a blank or unprintable byte; a bad name, asked ==
+ * run, a speed, jobs or spread out of range; or no room. */
+int nodeox_speeds_format_header(const char *made, const char *from, char *dst, size_t cap);
+int nodeox_speeds_format_entry(const nodeox_speed_t *e, char *dst, size_t cap);
 /* The job's workload name: the tag's workload=, else its job name when that
  * is a valid name (letters, digits, _ . - @; under NODEOX_NAME_MAX bytes),
  * else "" (no workload entry applies). The one rule for every reader and

@@ -117,6 +117,54 @@ const char *nodeox_speeds_path(const nodeox_speeds_t *t)
 	return t ? t->path : "";
 }
 
+/* A header value the reader takes: 1..SPEEDS_HEAD_MAX-1 printable bytes, no blank. */
+static bool speeds_head_ok(const char *s)
+{
+	size_t n = s ? strnlen(s, SPEEDS_HEAD_MAX) : 0;
+
+	if (!n || n >= SPEEDS_HEAD_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x21 || (unsigned char)s[i] > 0x7e || s[i] == '#')
+			return false;
+	return true;
+}
+
+static int speeds_put(char *dst, size_t cap, int n)
+{
+	if (n < 0 || (size_t)n >= cap) {
+		if (cap)
+			dst[0] = '\0';
+		return -1;
+	}
+	return n;
+}
+
+int nodeox_speeds_format_header(const char *made, const char *from, char *dst, size_t cap)
+{
+	if (!speeds_head_ok(made) || !speeds_head_ok(from))
+		return speeds_put(dst, cap, -1);
+	return speeds_put(dst, cap,
+			  snprintf(dst, cap, "nodeox-speeds v=%d made=%s from=%s\n", NODEOX_SPEEDS_VERSION,
+				   made, from));
+}
+
+int nodeox_speeds_format_entry(const nodeox_speed_t *e, char *dst, size_t cap)
+{
+	const char *names[3] = { e->name, e->asked, e->run };
+
+	for (int k = 0; k < 3; k++)
+		if (!nodeox_util_name_ok(names[k], strnlen(names[k], NODEOX_NAME_MAX)))
+			return speeds_put(dst, cap, -1);
+	if ((unsigned)e->scope >= NODEOX_NSCOPES || nodeox_util_eq(e->asked, strlen(e->asked), e->run) ||
+	    !(e->speed > 0 && e->speed <= NODEOX_SPEEDS_SPEED_MAX) || !e->jobs ||
+	    e->jobs > NODEOX_SPEEDS_JOBS_MAX || !(e->spread >= 0 && e->spread <= NODEOX_SPEEDS_SPEED_MAX))
+		return speeds_put(dst, cap, -1);
+	return speeds_put(dst, cap,
+			  snprintf(dst, cap, "%s %s %s %s %.6g %u %.6g\n", speeds_scope_names[e->scope],
+				   e->name, e->asked, e->run, e->speed, e->jobs, e->spread));
+}
+
 void nodeox_speeds_free(nodeox_speeds_t *t)
 {
 	if (!t)

@@ -1,7 +1,8 @@
 /*
  * fuzz_speeds.c: libFuzzer target for the speed table parser
  * (policy/policy_speeds.c). A table that parses is looked up for every
- * entry it holds (each must be found, as itself) and used for one decision;
+ * entry it holds (each must be found, as itself), written back by the
+ * writer (which must take what the reader took) and used for one decision;
  * a refused one must leave no table and a one-line "fuzz.speeds:LINE:"
  * message.
  */
@@ -17,7 +18,8 @@ static const char fuzz_conf[] = "GpuType=a100 Speed=1\nGpuType=l40s Speed=0.5\nG
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1), err[NODEOX_ERR_MAX];
+	char *text = malloc(size + 1), err[NODEOX_ERR_MAX], line[512];
+	const nodeox_speed_t *e;
 	nodeox_speeds_t *t = NULL;
 	nodeox_conf_t *conf = NULL;
 	nodeox_decision_t d;
@@ -34,6 +36,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		fuzz_check_line(nodeox_speeds_made(t), 256);
 		fuzz_check_line(nodeox_speeds_from(t), 256);
+		/* what the reader took, the writer writes */
+		if (nodeox_speeds_format_header(nodeox_speeds_made(t), nodeox_speeds_from(t), line,
+						sizeof(line)) < 0)
+			abort();
+		for (size_t i = 0; (e = nodeox_speeds_entry(t, i)); i++)
+			if (nodeox_speeds_format_entry(e, line, sizeof(line)) < 0 ||
+			    nodeox_speeds_find(t, e->scope, e->name, e->asked, e->run) != e)
+				abort();
 		if (nodeox_conf_parse_string(fuzz_conf, "fuzz.conf", &conf, err, sizeof(err)))
 			abort();
 		conf->speeds = t;
