@@ -1,12 +1,14 @@
 /*
- * main.c: the `nodeox` command, a front door for subcommands. Today there is
- * one, `nodeox why JOBID` (why_cmd.c); new ones get a line in _cmds.
+ * main.c: the `nodeox` command, a front door for subcommands: `nodeox why
+ * JOBID` (why_cmd.c) and `nodeox report HISTORY` (report_cmd.c); new ones
+ * get a line in _cmds.
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/report.h"
 #include "cli/why.h"
 
 static const struct {
@@ -15,6 +17,7 @@ static const struct {
 	const char *help;
 } _cmds[] = {
 	{ "why", why_cmd_run, "explain why a pending job waits, and what nodeox:flex would change" },
+	{ "report", report_cmd_run, "what job_submit/nodeox did and what it cost, from sacct's history" },
 };
 
 static void _usage(FILE *out)

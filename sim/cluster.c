@@ -121,6 +121,9 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->bf_phase = NULL;
 	p->end_overhead_s = 0.075;
 	p->favor_small = false;
+	p->weight_partition = 0;
+	p->size_relative = p->no_normal_part = false;
+	p->prio_zero = NULL;
 	p->slurmdbd = false;
 }
 
@@ -448,6 +451,16 @@ static int cluster_partition_line(cparse_t *p, kv_t *kv, int n)
 			if (!*v || *end || t > 65533)
 				return cluster_fail(p, "PriorityTier=%s: expected 0 to 65533", v);
 			part.tier = (int)t;
+		} else if (!g_ascii_strcasecmp(k, "PriorityJobFactor") ||
+			   !g_ascii_strcasecmp(k, "Priority")) {
+			/* Priority= (older) sets both (common/read_config.c) */
+			char *end;
+			unsigned long t = strtoul(v, &end, 10);
+			if (!*v || *end || t > 65533)
+				return cluster_fail(p, "%s=%s: expected 0 to 65533", k, v);
+			part.job_factor = (uint32_t)t;
+			if (!g_ascii_strcasecmp(k, "Priority"))
+				part.tier = (int)t;
 		} else {
 			int rc = cluster_job_default(p, k, v, &part.defs);
 			if (rc < 0)
@@ -745,6 +758,24 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 					} else if (!g_ascii_strcasecmp(k, "AccountingStorageType")) {
 						s->slurmdbd =
 							!g_ascii_strcasecmp(v, "accounting_storage/slurmdbd");
+					} else if (!g_ascii_strcasecmp(k, "PriorityWeightPartition")) {
+						rc = cluster_uint(p, k, v, UINT32_MAX, &x);
+						s->weight_partition = (double)x;
+					} else if (!g_ascii_strcasecmp(k, "PriorityWeightQOS") ||
+						   !g_ascii_strcasecmp(k, "PriorityWeightFairshare") ||
+						   !g_ascii_strcasecmp(k, "PriorityWeightAssoc") ||
+						   !g_ascii_strcasecmp(k, "PriorityWeightTRES")) {
+						/* the model has no QOS, associations or usage */
+						if (strspn(v, "0") != strlen(v) && !s->prio_zero)
+							s->prio_zero = g_intern_string(k);
+					} else if (!g_ascii_strcasecmp(k, "PriorityFlags")) {
+						/* matched as substrings, as read_config.c does */
+						gchar *up = g_ascii_strup(v, -1);
+						s->size_relative =
+							strstr(up, "SMALL_RELATIVE_TO_TIME") != NULL;
+						s->no_normal_part = strstr(up, "NO_NORMAL_PART") != NULL ||
+								    strstr(up, "NO_NORMAL_ALL") != NULL;
+						g_free(up);
 					} else if (!g_ascii_strcasecmp(k, "PriorityFavorSmall")) {
 						s->favor_small = !g_ascii_strcasecmp(v, "YES");
 					} else if (!g_ascii_strcasecmp(k, "PriorityType")) {
@@ -795,6 +826,11 @@ static int cluster_finish(cparse_t *p)
 		return cluster_fail(p, "no NodeName lines");
 	if (c->nparts == 0)
 		return cluster_fail(p, "no PartitionName lines");
+	uint32_t max_factor = 1; /* DEF_PART_MAX_PRIORITY (slurmctld/read_config.c) */
+	for (int i = 0; i < c->nparts; i++)
+		max_factor = MAX(max_factor, c->parts[i].job_factor);
+	for (int i = 0; i < c->nparts; i++)
+		c->parts[i].norm_job = (double)c->parts[i].job_factor / max_factor;
 	char *part_names[SIM_MAX_PARTITIONS];
 	for (int i = 0; i < c->nparts; i++)
 		part_names[i] = c->parts[i].name;
@@ -820,7 +856,7 @@ static int cluster_finish(cparse_t *p)
 		nd->features_str = cluster_mask_names(c->features, c->nfeatures, nd->features);
 		nd->partitions_str = cluster_mask_names(part_names, c->nparts, nd->partitions);
 		c->total_gpus += nd->usable ? nd->gpus : 0;
-		c->total_cpus += nd->usable ? nd->cpus : 0;
+		c->total_cpus += nd->cpus; /* every node, as slurmctld's cluster_cpus */
 		char *key = g_strdup_printf("%d/%u/%u/%" G_GUINT64_FORMAT "/%" G_GUINT64_FORMAT
 					    "/%" G_GUINT64_FORMAT "/%d/%u",
 					    nd->type, nd->gpus, nd->cpus, nd->mem_mb, nd->features,
@@ -927,7 +963,11 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 		.node_index = g_hash_table_new(g_str_hash, g_str_equal),
 		.feature_index = g_hash_table_new(g_str_hash, g_str_equal),
 		.ndef = { .boards = 1, .sockets = 1, .cores = 1, .threads = 1, .mem_mb = 1 },
-		.pdef = { .up = true, .max_time = SIM_TIME_NONE, .default_time = SIM_TIME_NONE, .tier = 1 },
+		.pdef = { .up = true,
+			  .max_time = SIM_TIME_NONE,
+			  .default_time = SIM_TIME_NONE,
+			  .tier = 1,
+			  .job_factor = 1 },
 		.nodes = g_array_new(FALSE, TRUE, sizeof(sim_node_t)),
 	};
 	char *text = g_strdup(slurm_conf);
@@ -948,8 +988,10 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 	p.line = 0;
 	if (rc == 0)
 		cluster_finish_defaults(&p, ver);
-	if (rc == 0 && p.priority_basic) /* FIFO: Slurm ignores the weights */
-		c->params.weight_age = c->params.weight_job_size = 0;
+	if (rc == 0 && p.priority_basic) { /* FIFO: Slurm ignores the weights */
+		c->params.weight_age = c->params.weight_job_size = c->params.weight_partition = 0;
+		c->params.prio_zero = NULL;
+	}
 	/* priority/multifactor without slurmdbd: "PriorityWeightAge can only be
 	 * used with SlurmDBD, ignoring" (22.05 to 24.11), and no decay thread. */
 	if (rc == 0 && c->params.weight_age > 0 && !c->params.slurmdbd) {

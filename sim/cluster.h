@@ -70,6 +70,8 @@ typedef struct {
 	int64_t max_time;     /* seconds, SIM_TIME_NONE when UNLIMITED */
 	int64_t default_time; /* seconds, SIM_TIME_NONE when not set */
 	int tier;             /* PriorityTier (1): higher tiers are scheduled first */
+	uint32_t job_factor;  /* PriorityJobFactor (1) */
+	double norm_job;      /* job_factor over the highest partition's (at least 1) */
 	sim_job_defaults_t defs;
 } sim_part_t;
 
@@ -108,6 +110,10 @@ typedef struct {
 	int64_t max_age_s;        /* PriorityMaxAge, 7-0 */
 	int64_t calc_period_s;    /* PriorityCalcPeriod, seconds, 5 minutes */
 	bool favor_small;         /* PriorityFavorSmall */
+	double weight_partition;  /* PriorityWeightPartition, 0 */
+	bool size_relative;       /* PriorityFlags=SMALL_RELATIVE_TO_TIME */
+	bool no_normal_part;      /* PriorityFlags=NO_NORMAL_PART (or NO_NORMAL_ALL) */
+	const char *prio_zero;    /* a weight the model counts as 0 (QOS...), or NULL */
 	bool slurmdbd;            /* AccountingStorageType=accounting_storage/slurmdbd */
 	double end_latency_s;     /* a job's nodes go to the next job this long after
 				   * its last second, on average: whole seconds, the
@@ -137,7 +143,7 @@ typedef struct {
 	sim_class_t *classes;
 	int nclasses;
 	uint64_t total_gpus;
-	uint64_t total_cpus;
+	uint64_t total_cpus; /* every node's, usable or not: Slurm's cluster_cpus */
 	sim_sched_params_t params;
 	sim_job_defaults_t defs;           /* the cluster-wide ones */
 	bool mem_counted;                  /* memory is allocated: SelectTypeParameters names

@@ -1,5 +1,6 @@
 /*
- * prio.c: pending jobs by priority as a chunked sorted array (see prio.h).
+ * prio.c: Slurm's priority factors and the integer it stores, and pending
+ * jobs by priority as a chunked sorted array (see prio.h).
  */
 #include <glib.h>
 #include <stdbool.h>
@@ -8,6 +9,54 @@
 #include "sim/prio.h"
 
 #define PRIO_CHUNK 256
+
+double prio_age_factor(int64_t age_s, int64_t max_age_s)
+{
+	/* diff is a uint32_t there: 0 until the job accrues */
+	uint32_t diff = age_s > 0 ? (uint32_t)MIN(age_s, (int64_t)UINT32_MAX) : 0;
+	if (max_age_s <= 0 || diff >= (uint64_t)max_age_s)
+		return 1.0;
+	return (double)diff / (double)max_age_s;
+}
+
+double prio_size_factor(uint32_t min_nodes, uint32_t cpus, uint32_t nodes, uint32_t cluster_cpus,
+			bool favor_small, bool size_relative, uint32_t time_limit_min)
+{
+	double f;
+	if (nodes == 0 || cluster_cpus == 0)
+		return 0;
+	if (size_relative) {
+		f = (double)min_nodes * (double)cluster_cpus / (double)nodes;
+		if (cpus > f)
+			f = (double)cpus;
+		f /= time_limit_min ? time_limit_min : 1; /* Slurm divides by 0 here */
+		f /= cluster_cpus;
+		if (favor_small)
+			f = 1.0 - f;
+	} else if (favor_small) {
+		f = (double)(nodes - MIN(min_nodes, nodes)) / (double)nodes;
+		if (cpus) {
+			f += (double)(cluster_cpus - MIN(cpus, cluster_cpus)) / (double)cluster_cpus;
+			f /= 2;
+		}
+	} else {
+		f = (double)min_nodes / (double)nodes;
+		if (cpus) {
+			f += (double)cpus / (double)cluster_cpus;
+			f /= 2;
+		}
+	}
+	return f < 0 ? 0 : f > 1 ? 1 : f;
+}
+
+uint32_t prio_store(double weighted_sum)
+{
+	if (!(weighted_sum >= 1)) /* "Priority 0 is reserved for held jobs" */
+		return 1;
+	if (weighted_sum >= 4294967295.0)
+		return UINT32_MAX;
+	return (uint32_t)(uint64_t)weighted_sum;
+}
 
 /* Does (k1, j1) come before (k2, j2)? Higher key first, then lower job. */
 static inline bool prio_before(double k1, uint32_t j1, double k2, uint32_t j2)

@@ -387,6 +387,31 @@ static char *comment_with_tag(const char *comment, const char *tag)
 	return out;
 }
 
+/* What an AdminComment holds, from nodeox_record_parse's answer rc: a
+ * record of any version is nodeox's; its dryrun record says "would change";
+ * any other text is someone else's. */
+static sacct_record_t record_kind(int rc, const char *admin_comment)
+{
+	if (rc >= 1)
+		return SACCT_RECORD_REWRITE;
+	if (!*admin_comment)
+		return SACCT_RECORD_NONE;
+	if (strstr(admin_comment, "nodeox dryrun: would change"))
+		return SACCT_RECORD_DRYRUN;
+	return SACCT_RECORD_FOREIGN;
+}
+
+const char *sacct_record_name(sacct_record_t r)
+{
+	switch (r) {
+	case SACCT_RECORD_REWRITE: return "rewrite";
+	case SACCT_RECORD_DRYRUN: return "dryrun";
+	case SACCT_RECORD_FOREIGN: return "foreign";
+	case SACCT_RECORD_NONE: break;
+	}
+	return "";
+}
+
 #define FIELD(c) (h->index[c] >= 0 ? f[h->index[c]] : "")
 
 /* What the job got per GPU, where sacct cannot say what it asked. sacct has
@@ -562,6 +587,13 @@ static sacct_line_t parse_fields(const sacct_header_t *h, char **f, sacct_job_t 
 	char *sp = strchr(job->state, ' '); /* "CANCELLED by 1000" */
 	if (sp)
 		*sp = '\0';
+	job->start = start;
+	job->end = end;
+	job->wait = (int64_t)(start - submit);
+	job->alloc_gpus = alloc.total > 0 ? alloc.total : job->gpus;
+	job->gpu_seconds = job->alloc_gpus * job->run_time;
+	job->tagged = strstr(job->comment, "nodeox:flex") != NULL;
+	job->record = record_kind(rrc, FIELD(SACCT_COL_ADMINCOMMENT));
 	return SACCT_LINE_JOB;
 }
 
@@ -583,6 +615,20 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 		return parse_fields(h, f, job, err, errlen);
 	if (n < h->ncols || n > SACCT_MAX_COLS ||
 	    (h->index[SACCT_COL_COMMENT] < 0 && h->index[SACCT_COL_ADMINCOMMENT] < 0)) {
+		if (n < h->ncols) {
+			/* cut short (a truncated file), or another release's columns */
+			int c, missing = -1;
+
+			for (c = 0; c < SACCT_NCOLS; c++)
+				if (h->index[c] >= n && (missing < 0 || h->index[c] < h->index[missing]))
+					missing = c;
+			snprintf(err, errlen,
+				 "%d fields, the header has %d: column %d%s%s%s and after it missing "
+				 "(line cut short?)",
+				 n, h->ncols, n + 1, missing >= 0 ? " (first known: " : "",
+				 missing >= 0 ? col_names[missing] : "", missing >= 0 ? ")" : "");
+			return SACCT_LINE_ERROR;
+		}
 		snprintf(err, errlen, "%d fields, the header has %d", n, h->ncols);
 		return SACCT_LINE_ERROR;
 	}
@@ -614,7 +660,8 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 void sacct_write_header(FILE *out)
 {
 	fputs("job_id,submit,user,account,partition,gpu_type,gpus,nodes,run_time,time_limit,"
-	      "comment,state,alloc_gpu_type,cpus,mem,cpus_per_gpu,mem_per_gpu,alloc_cpus,alloc_mem\n",
+	      "comment,state,alloc_gpu_type,cpus,mem,cpus_per_gpu,mem_per_gpu,alloc_cpus,alloc_mem,"
+	      "alloc_gpus,wait,turnaround,requeues,gpu_seconds,record\n",
 	      out);
 }
 
@@ -648,5 +695,8 @@ void sacct_write_job(FILE *out, const sacct_job_t *job, time_t t0)
 	write_count(out, job->cpus_per_gpu, "", ",");
 	write_count(out, job->mem_per_gpu_mb, "M", ",");
 	write_count(out, job->alloc_cpus, "", ",");
-	write_count(out, job->alloc_mem_mb, "M", "\n");
+	write_count(out, job->alloc_mem_mb, "M", ",");
+	fprintf(out, "%lld,%lld,%lld,%d,%lld,%s\n", (long long)job->alloc_gpus, (long long)job->wait,
+		(long long)(job->end - job->submit), job->requeues, (long long)job->gpu_seconds,
+		sacct_record_name(job->record));
 }

@@ -56,6 +56,17 @@ typedef struct {
 	int ntypes; /* distinct gres/gpu:TYPE entries */
 } sacct_gpus_t;
 
+/* What AdminComment holds (sacct_parse_line). */
+typedef enum {
+	SACCT_RECORD_NONE = 0, /* empty */
+	SACCT_RECORD_REWRITE,  /* job_submit/nodeox's record: it broadened the job */
+	SACCT_RECORD_DRYRUN,   /* a Mode=dryrun "would change" text (logged by
+				* the plugin, not stored: copied there) */
+	SACCT_RECORD_FOREIGN,  /* someone else's text (an admin's, or `scancel
+				* --admin-comment` since 25.11, which replaces a
+				* record): what nodeox did is not known */
+} sacct_record_t;
+
 /* One imported job. Strings are owned (malloc) and freed by sacct_job_clear. */
 typedef struct {
 	char *job_id, *user, *account, *partition, *comment, *state;
@@ -80,6 +91,15 @@ typedef struct {
 	int record_legacy;  /* ... from a record written before v=1 */
 	int record_unknown; /* AdminComment has a record of a newer version */
 	long line;          /* input line, for ordering ties */
+	/* what happened to it, for `nodeox report` (trace columns nodeox-sim
+	 * ignores) */
+	time_t start, end;     /* of its first and its last run */
+	int64_t wait;          /* Start of its first run - Submit, seconds */
+	int64_t alloc_gpus;    /* AllocTRES GPUs (of its last run) */
+	int64_t gpu_seconds;   /* AllocTRES GPUs x run time, all runs */
+	int requeues;          /* earlier runs (sacct -D rows, merged) */
+	int tagged;            /* nodeox:flex in its comment or record */
+	sacct_record_t record; /* what AdminComment holds */
 } sacct_job_t;
 
 /* What sacct_parse_line made of a line. */
@@ -137,6 +157,9 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 			      size_t errlen);
 
 void sacct_job_clear(sacct_job_t *job);
+
+/* The trace's `record` column: "rewrite", "dryrun", "foreign" or "". */
+const char *sacct_record_name(sacct_record_t r);
 
 /* Header and rows of the trace CSV; submit is written relative to t0. */
 void sacct_write_header(FILE *out);

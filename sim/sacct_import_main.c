@@ -6,7 +6,7 @@
  * setting the input shows to be missing. See nodeox-sacct-import(1).
  */
 #include "config.h"
-#include "sim/sacct_import.h"
+#include "sim/sacct_history.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -34,9 +34,13 @@ static void usage(FILE *to)
  * loses part of the workload, see nodeox-sacct-import(1) REQUIREMENTS).
  * Warnings, not errors: the trace is written all the same.
  */
-static void warn_missing(const sacct_header_t *h, size_t njobs, long n_nogpu, long n_typed, long n_commented,
-			 long n_legacy, long n_unknown)
+static void warn_missing(const sacct_history_t *hist)
 {
+	const sacct_header_t *h = &hist->header;
+	size_t njobs = hist->njobs;
+	long n_nogpu = hist->n_nogpu, n_typed = hist->n_typed, n_commented = hist->n_commented;
+	long n_legacy = hist->n_legacy, n_unknown = hist->n_unknown;
+
 	if (!njobs && n_nogpu)
 		fprintf(stderr, PROG ": warning: no job has GPUs in ReqTRES or AllocTRES: "
 				     "AccountingStorageTRES in slurm.conf must list gres/gpu\n");
@@ -69,15 +73,14 @@ static void warn_missing(const sacct_header_t *h, size_t njobs, long n_nogpu, lo
 			PROG ": warning: %ld jobs carry a nodeox record of a newer format "
 			     "than v=1: imported as rewritten; use a newer nodeox-sacct-import\n",
 			n_unknown);
-}
-
-static int job_cmp(const void *a, const void *b)
-{
-	const sacct_job_t *x = a, *y = b;
-
-	if (x->submit != y->submit)
-		return x->submit < y->submit ? -1 : 1;
-	return (x->line > y->line) - (x->line < y->line);
+	if (hist->n_foreign)
+		fprintf(stderr,
+			PROG
+			": warning: %ld jobs have an AdminComment that is not job_submit/nodeox's record "
+			"(an admin's text, or `scancel --admin-comment` since Slurm 25.11, which replaces "
+			"the record): imported as accounting shows them, what nodeox did is not known "
+			"(record=foreign; first: %s)\n",
+			hist->n_foreign, hist->foreign_ids);
 }
 
 int main(int argc, char **argv)
@@ -92,18 +95,10 @@ int main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *in_name = "-", *out_name = "-", *delim = "|";
-	int skip_bad = 0, quiet = 0, c;
+	int skip_bad = 0, quiet = 0, c, rc;
 	FILE *in, *out;
-	char *line = NULL;
-	size_t cap = 0;
-	long lineno = 0;
-	sacct_header_t h;
-	char err[SACCT_ERR_MAX], first_bad[SACCT_ERR_MAX + 64] = "";
-	sacct_job_t *jobs = NULL;
-	size_t njobs = 0, jcap = 0, i;
-	long n_step = 0, n_nogpu = 0, n_unstarted = 0, n_running = 0, n_bad = 0, n_multi = 0;
-	long n_typed = 0, n_commented = 0, n_recovered = 0, n_legacy = 0, n_unknown = 0;
-	int have_header = 0, rc = 0;
+	sacct_history_t h;
+	size_t i;
 
 	while ((c = getopt_long(argc, argv, "o:d:kqhV", opts, NULL)) != -1) {
 		switch (c) {
@@ -137,76 +132,16 @@ int main(int argc, char **argv)
 	if (!strcmp(in_name, "-"))
 		in_name = "<stdin>";
 
-	while (getline(&line, &cap, in) != -1) {
-		sacct_job_t job;
-		sacct_line_t kind;
-
-		lineno++;
-		if (!have_header) {
-			if (line[strspn(line, " \t\r\n")] == '\0')
-				continue;
-			if (sacct_parse_header(line, delim, &h, err, sizeof(err)) < 0) {
-				fprintf(stderr, PROG ": %s:%ld: %s\n", in_name, lineno, err);
-				rc = 1;
-				goto done;
-			}
-			have_header = 1;
-			continue;
-		}
-		if (line[strspn(line, " \t\r\n")] == '\0')
-			continue;
-		kind = sacct_parse_line(&h, line, &job, err, sizeof(err));
-		switch (kind) {
-		case SACCT_LINE_STEP: n_step++; continue;
-		case SACCT_LINE_NO_GPU: n_nogpu++; continue;
-		case SACCT_LINE_UNSTARTED: n_unstarted++; continue;
-		case SACCT_LINE_RUNNING: n_running++; continue;
-		case SACCT_LINE_ERROR:
-			if (!skip_bad) {
-				fprintf(stderr, PROG ": %s:%ld: %s\n", in_name, lineno, err);
-				rc = 1;
-				goto done;
-			}
-			if (!n_bad++)
-				snprintf(first_bad, sizeof(first_bad), "%s:%ld: %s", in_name, lineno, err);
-			continue;
-		case SACCT_LINE_JOB: break;
-		}
-		job.line = lineno;
-		n_multi += job.multi_type;
-		n_typed += job.typed_tres;
-		n_commented += job.had_comment;
-		n_recovered += job.recovered;
-		n_legacy += job.record_legacy;
-		n_unknown += job.record_unknown;
-		if (njobs == jcap) {
-			size_t ncap = jcap ? 2 * jcap : 1024;
-			sacct_job_t *grown = realloc(jobs, ncap * sizeof(*jobs));
-
-			if (!grown) {
-				fprintf(stderr, PROG ": out of memory after %zu jobs\n", njobs);
-				sacct_job_clear(&job);
-				rc = 2;
-				goto done;
-			}
-			jobs = grown;
-			jcap = ncap;
-		}
-		jobs[njobs++] = job;
-	}
-	if (ferror(in)) {
-		fprintf(stderr, PROG ": %s: read error: %s\n", in_name, strerror(errno));
+	sacct_history_opts_t ho = { .prog = PROG, .delim = delim, .skip_bad = skip_bad };
+	rc = sacct_history_read(in, in_name, &ho, &h);
+	if (rc)
+		goto done;
+	if (h.trace) {
+		fprintf(stderr, PROG ": %s: a trace already (header job_id,...); give sacct's output\n",
+			in_name);
 		rc = 1;
 		goto done;
 	}
-	if (!have_header) {
-		fprintf(stderr, PROG ": %s: empty input (no sacct header line)\n", in_name);
-		rc = 1;
-		goto done;
-	}
-
-	if (njobs)
-		qsort(jobs, njobs, sizeof(*jobs), job_cmp);
 	out = strcmp(out_name, "-") ? fopen(out_name, "w") : stdout;
 	if (!out) {
 		fprintf(stderr, PROG ": %s: %s\n", out_name, strerror(errno));
@@ -214,8 +149,8 @@ int main(int argc, char **argv)
 		goto done;
 	}
 	sacct_write_header(out);
-	for (i = 0; i < njobs; i++)
-		sacct_write_job(out, &jobs[i], jobs[0].submit);
+	for (i = 0; i < h.njobs; i++)
+		sacct_write_job(out, &h.jobs[i], h.jobs[0].submit);
 	if (fflush(out) != 0 || ferror(out) || (out != stdout && fclose(out) != 0)) {
 		fprintf(stderr, PROG ": %s: write error: %s\n", out_name, strerror(errno));
 		rc = 1;
@@ -225,27 +160,29 @@ int main(int argc, char **argv)
 		fprintf(stderr,
 			PROG ": %zu GPU jobs written; skipped: %ld without GPUs, "
 			     "%ld never started, %ld still running, %ld job steps, %ld malformed\n",
-			njobs, n_nogpu, n_unstarted, n_running, n_step, n_bad);
-		if (n_bad)
-			fprintf(stderr, PROG ": first malformed line: %s\n", first_bad);
-		if (n_multi)
+			h.njobs, h.n_nogpu, h.n_unstarted, h.n_running, h.n_step, h.n_bad);
+		if (h.n_bad)
+			fprintf(stderr, PROG ": first malformed line: %s\n", h.first_bad);
+		if (h.n_multi)
 			fprintf(stderr,
 				PROG ": %ld jobs asked for several GPU types; "
 				     "the type with most GPUs was kept\n",
-				n_multi);
-		if (n_recovered)
+				h.n_multi);
+		if (h.n_recovered)
 			fprintf(stderr,
 				PROG ": %ld jobs rewritten by job_submit/nodeox imported as "
 				     "submitted (request read from AdminComment)\n",
-				n_recovered);
+				h.n_recovered);
+		if (h.n_requeued)
+			fprintf(stderr,
+				PROG
+				": %ld earlier runs of requeued jobs (sacct -D) merged into their jobs\n",
+				h.n_requeued);
 	}
-	warn_missing(&h, njobs, n_nogpu, n_typed, n_commented, n_legacy, n_unknown);
+	warn_missing(&h);
 done:
 	if (in != stdin)
 		fclose(in);
-	free(line);
-	for (i = 0; i < njobs; i++)
-		sacct_job_clear(&jobs[i]);
-	free(jobs);
+	sacct_history_free(&h);
 	return rc;
 }

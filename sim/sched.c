@@ -20,15 +20,14 @@
  *    running jobs at their expected ends, within bf_window, at bf_resolution),
  *    and a lower-priority job starts now only if it leaves every reservation
  *    on the nodes it takes intact.
- * Priority is Slurm's multifactor subset: PriorityWeightAge * min(age,
- * PriorityMaxAge)/PriorityMaxAge + PriorityWeightJobSize * (nodes / cluster
- * nodes + CPUs / cluster CPUs) / 2, computed at submission (age 0) and again
- * for every pending job each PriorityCalcPeriod from slurmctld's start (the
- * decay thread; only with an age weight, which Slurm honours only with
- * slurmdbd). Below the age cap the order of two recalculated jobs never
- * changes, so pending jobs sit in three ordered lists (submitted since the
- * last recalculation, still ageing, capped; sim/prio.c) merged on the fly:
- * no re-sorting per pass.
+ * Priority is Slurm's multifactor subset (age, job size, partition; sim/prio.c
+ * computes the factors and the integer Slurm stores), computed at
+ * submission (age 0) and again for every pending job each
+ * PriorityCalcPeriod from slurmctld's start (the decay thread; only with an
+ * age weight, which Slurm honours only with slurmdbd). Pending jobs sit in
+ * three ordered lists (submitted since the last recalculation, still
+ * ageing, capped; sim/prio.c) merged on the fly: no re-sorting per pass,
+ * one per recalculation.
  *
  * Costs are bounded per pass, never by the queue length: nodes are indexed
  * by class (GPU type, shape, features, partitions) and, within a class, kept
@@ -53,40 +52,49 @@
 
 /* ------------------------------------------------------------ priority */
 
-/* Slurm 22.05's job size factor (priority_multifactor.c,
- * set_priority_factors, without PriorityFlags=SMALL_RELATIVE_TO_TIME): the
- * mean of the job's share of the cluster's nodes (its minimum node count) and
- * of its CPUs (what slurmctld counts while it pends: tasks x CPUs per task,
- * not what it is allocated; sched_request.c), or of what it leaves with
- * PriorityFavorSmall. GPUs do not count. */
-static double sched_size_factor(const sched_t *s, uint32_t j)
+/* Slurm's priority for job j, as it stores it, with `age_s` seconds of age
+ * (negative: none accrued yet): priority_multifactor.c,
+ * _get_priority_internal and set_priority_factors (22.05 to 26.05). Each
+ * factor times its weight, summed in Slurm's order (age, then job size,
+ * then partition; the association, fair-share, QOS and TRES factors are
+ * not modelled and count 0, as do site factor and nice), then stored as an
+ * integer (prio_store: truncated, at least 1). The job-size factor counts
+ * the job's minimum node count and the CPUs slurmctld counts while it
+ * pends (tasks x CPUs per task, not what it is allocated;
+ * sched_request.c); GPUs do not count. The partition factor is the
+ * partition's PriorityJobFactor over the highest one (norm_priority), or
+ * the factor itself with PriorityFlags=NO_NORMAL_PART. Slurm orders the
+ * queue by partition PriorityTier first (sort_job_queue2): the tier sits
+ * above the 32-bit priority in the key. A job asking for several
+ * partitions gets one queue entry per partition there; here it has one,
+ * at the highest tier among them and, within it, its highest priority. */
+#define SCHED_TIER_STEP 4294967296.0
+static double sched_key(const sched_t *s, uint32_t j, int64_t age_s)
 {
 	const sim_sched_params_t *p = &s->o->params;
 	const req_t *r = &s->req[j];
-	if (p->weight_job_size == 0 || s->c->nnodes == 0 || s->c->total_cpus == 0)
-		return 0;
-	double nodes = r->nodes ? r->nodes : 1;
-	double cpus = r->size_cpus;
-	double fn = nodes / s->c->nnodes, fc = cpus / (double)s->c->total_cpus;
-	double f = p->favor_small ? ((1 - fn) + (1 - fc)) / 2 : (fn + fc) / 2;
-	if (f < 0)
-		f = 0;
-	else if (f > 1)
-		f = 1;
-	return p->weight_job_size * f;
-}
-
-/* Slurm orders the queue by partition PriorityTier first, then priority: a
- * key offset larger than any priority. A job asking for several partitions
- * takes the highest tier among them. */
-#define SCHED_TIER_STEP 1e13
-static double sched_tier_key(const sched_t *s, uint32_t j)
-{
-	int tier = 0;
-	for (int p = 0; p < s->c->nparts; p++)
-		if ((s->req[j].parts >> p & 1) && s->c->parts[p].tier > tier)
-			tier = s->c->parts[p].tier;
-	return tier * SCHED_TIER_STEP;
+	double age = 0, js = 0;
+	if (p->weight_age > 0 && age_s >= 0)
+		age = prio_age_factor(age_s, p->max_age_s) * p->weight_age;
+	if (p->weight_job_size > 0) {
+		uint32_t limit_min = r->limit == SCHED_INF ? UINT32_MAX : (uint32_t)(r->limit / 60);
+		js = prio_size_factor(r->nodes ? r->nodes : 1, r->size_cpus, (uint32_t)s->c->nnodes,
+				      (uint32_t)s->c->total_cpus, p->favor_small, p->size_relative,
+				      limit_min) *
+		     p->weight_job_size;
+	}
+	double best = -1;
+	for (int q = 0; q < s->c->nparts; q++) {
+		const sim_part_t *part = &s->c->parts[q];
+		if (!(r->parts >> q & 1))
+			continue;
+		double pf = 0;
+		if (p->weight_partition > 0 && part->job_factor)
+			pf = (p->no_normal_part ? part->job_factor : part->norm_job) * p->weight_partition;
+		double k = part->tier * SCHED_TIER_STEP + prio_store(age + js + pf);
+		best = MAX(best, k);
+	}
+	return best >= 0 ? best : prio_store(age + js);
 }
 
 /* A new job's priority has no age yet (Slurm sets it at submission, before
@@ -95,7 +103,7 @@ static double sched_tier_key(const sched_t *s, uint32_t j)
  * job goes straight to the young list. */
 static void sched_pending_add(sched_t *s, uint32_t j)
 {
-	s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, j);
+	s->key[j] = sched_key(s, j, -1);
 	if (s->o->params.weight_age > 0) {
 		s->where[j] = SCHED_FRESH;
 		prio_list_insert(&s->fresh, s->key[j], j);
@@ -112,35 +120,48 @@ static prio_list_t *sched_list_of(sched_t *s, uint32_t j)
 	return s->where[j] == SCHED_OLD ? &s->old : s->where[j] == SCHED_FRESH ? &s->fresh : &s->young;
 }
 
+static int sched_ent_cmp(const void *a, const void *b)
+{
+	const prio_ent_t *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key > y->key ? -1 : 1;
+	return (x->job > y->job) - (x->job < y->job);
+}
+
 /* The decay thread's recalculation at time `at` (slurmctld runs it every
- * PriorityCalcPeriod from its own start, sched_recalc_last): every pending
- * job's age becomes at - submit, capped at PriorityMaxAge. Fresh jobs join
- * the ageing list (key: the priority less the age weight times submit / max
- * age, so the list's order holds for any later recalculation), and jobs
- * past the cap move to the capped list. Each job moves at most twice, so
- * the work is bounded by the jobs submitted. */
-static void sched_recalc(sched_t *s, int64_t at, size_t submitted)
+ * PriorityCalcPeriod from its own start, sched_recalc_last;
+ * decay_apply_weighted_factors): every pending job's priority is computed
+ * again with its age as of then (at - submit, capped at PriorityMaxAge).
+ * The stored priority is an integer, so two jobs whose ages differ by less
+ * than a point tie now and part later: the order of the ageing jobs is
+ * computed anew each time (the work Slurm's decay thread does too). Jobs
+ * past the cap move to the capped list, whose priorities no longer change. */
+static void sched_recalc(sched_t *s, int64_t at)
 {
 	const sim_sched_params_t *p = &s->o->params;
-	const double per_s = p->weight_age / (double)p->max_age_s;
-	prio_pos_t first = { 0, 0 };
-	const prio_ent_t *e;
-	while ((e = prio_list_at(&s->fresh, &first))) {
-		uint32_t j = e->job;
-		prio_list_remove(&s->fresh, s->key[j], j);
-		s->key[j] -= per_s * (double)s->t->jobs[j].submit;
-		s->where[j] = SCHED_YOUNG;
-		prio_list_insert(&s->young, s->key[j], j);
+	size_t n = s->fresh.n + s->young.n, k = 0;
+	prio_ent_t *all = g_new(prio_ent_t, MAX(n, 1));
+	prio_list_t *from[] = { &s->fresh, &s->young };
+	for (int l = 0; l < 2; l++) {
+		prio_pos_t pos = { 0, 0 };
+		const prio_ent_t *e;
+		while ((e = prio_list_at(from[l], &pos))) {
+			all[k++] = *e;
+			pos.p++;
+		}
+		prio_list_free(from[l]);
 	}
-	while (s->age_cursor < submitted && s->t->jobs[s->age_cursor].submit + p->max_age_s <= at) {
-		uint32_t j = (uint32_t)s->age_cursor++;
-		if (s->where[j] != SCHED_YOUNG)
-			continue;
-		prio_list_remove(&s->young, s->key[j], j);
-		s->key[j] = sched_tier_key(s, j) + sched_size_factor(s, j) + p->weight_age;
-		s->where[j] = SCHED_OLD;
-		prio_list_insert(&s->old, s->key[j], j);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t j = all[i].job;
+		int64_t age = at - s->t->jobs[j].submit;
+		all[i].key = s->key[j] = sched_key(s, j, age);
+		s->where[j] = age >= p->max_age_s ? SCHED_OLD : SCHED_YOUNG;
 	}
+	qsort(all, n, sizeof(prio_ent_t), sched_ent_cmp);
+	for (size_t i = 0; i < n; i++) /* in order: each goes to its list's end */
+		prio_list_insert(s->where[all[i].job] == SCHED_OLD ? &s->old : &s->young, all[i].key,
+				 all[i].job);
+	g_free(all);
 	s->prio_time = at;
 }
 
@@ -701,7 +722,7 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 		bool changed = false, submitted = false;
 		if (s.now >= s.next_recalc) {
 			int64_t at = sched_recalc_last(&o->params, s.now);
-			sched_recalc(&s, at, next_submit);
+			sched_recalc(&s, at);
 			s.next_recalc = at + o->params.calc_period_s;
 			changed = s.npending > 0; /* new priorities: Slurm's next passes see them */
 		}

@@ -153,7 +153,7 @@ typedef struct { /* the run's state, which every file reads */
 	running_t **running;
 	uint64_t release_epoch;
 	int64_t *node_end; /* per node: the second its last job gave it back */
-	size_t npending, age_cursor, ended;
+	size_t npending, ended;
 
 	prio_list_t fresh, young, old; /* pending, by priority: age 0; ageing; capped */
 	int64_t prio_time;             /* last priority recalculation (ages as of then) */
@@ -179,7 +179,6 @@ typedef struct { /* the run's state, which every file reads */
 
 typedef struct {
 	prio_pos_t f, y, o; /* in the fresh, young and old lists */
-	double young_bonus; /* the young list's age term as of prio_time */
 } prio_iter_t;
 
 /* When a job starting now is expected to end, for backfill's planning. */
@@ -282,9 +281,6 @@ static inline void sched_order_begin(sched_t *s, prio_iter_t *it)
 	it->f = (prio_pos_t){ 0, 0 };
 	it->y = (prio_pos_t){ 0, 0 };
 	it->o = (prio_pos_t){ 0, 0 };
-	/* constant while the walk lasts (recalculations happen between passes) */
-	const sim_sched_params_t *p = &s->o->params;
-	it->young_bonus = p->weight_age > 0 ? p->weight_age * (double)s->prio_time / (double)p->max_age_s : 0;
 	s->fresh.track = &it->f;
 	s->young.track = &it->y;
 	s->old.track = &it->o;
@@ -308,7 +304,7 @@ static inline int64_t sched_order_next(const sched_t *s, prio_iter_t *it)
 	if (y) {
 		best = y;
 		pos = &it->y;
-		best_prio = y->key + it->young_bonus;
+		best_prio = y->key;
 	}
 	if (o && (!best || o->key > best_prio || (o->key == best_prio && o->job < best->job))) {
 		best = o;

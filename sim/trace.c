@@ -249,7 +249,13 @@ int trace_parse_duration(const char *s, int64_t *out)
 
 int trace_parse_slurm_minutes(const char *s, int64_t *seconds)
 {
-	return trace_parse_slurm_time(s, 60, seconds);
+	if (trace_parse_slurm_time(s, 60, seconds) < 0)
+		return -1;
+	/* slurmctld keeps these in whole minutes, rounded up (time_str2mins,
+	 * common/parse_time.c): MaxTime=0:01:30 is 2 minutes */
+	if (*seconds != SIM_TIME_NONE)
+		*seconds = (*seconds + 59) / 60 * 60;
+	return 0;
 }
 
 /* The tag: with a conf, the plugin's own parser; without one, its prefix. */

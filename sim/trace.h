@@ -68,7 +68,8 @@ int trace_parse_iso8601(const char *s, int64_t *out);
 /* Seconds ("3600") or Slurm's [D-]HH:MM:SS, MM:SS, D-HH, D-HH:MM; "UNLIMITED",
  * "INFINITE" or "" give SIM_TIME_NONE. Returns 0, or -1. */
 int trace_parse_duration(const char *s, int64_t *out);
-/* Slurm's time format only (a plain number is minutes, as in slurm.conf). */
+/* Slurm's time format only (a plain number is minutes, as in slurm.conf), in
+ * seconds, rounded up to whole minutes as slurmctld keeps it. */
 int trace_parse_slurm_minutes(const char *s, int64_t *seconds);
 
 #endif

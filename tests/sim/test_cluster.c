@@ -174,6 +174,16 @@ static void test_conf_details(void **state)
 	assert_int_equal(c->default_part, 1);
 	assert_string_equal(c->nodes[4].partitions_str, "cpu,gpu");
 	cluster_free(c);
+	/* times with seconds: whole minutes, rounded up, as time_str2mins */
+	c = cluster_from_text("PriorityCalcPeriod=0:00:30 PriorityMaxAge=0:10:01\n"
+			      "NodeName=n1 CPUs=4\n"
+			      "PartitionName=p Nodes=ALL MaxTime=0:01:30 DefaultTime=00:00:01\n",
+			      "dir/slurm.conf");
+	assert_int_equal(c->params.calc_period_s, 60);
+	assert_int_equal(c->params.max_age_s, 660);
+	assert_int_equal(c->parts[0].max_time, 120);
+	assert_int_equal(c->parts[0].default_time, 60);
+	cluster_free(c);
 }
 
 /* Where slurm.conf is silent, each release's default (cluster_finish_defaults:

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include <glib.h>
+#include <math.h>
 
 #include "tests/common/test_main.h"
 #include "sim/prio.h"
@@ -136,4 +137,69 @@ static void test_remove_while_walking(void **state)
 	g_free(ref);
 }
 
-NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_random_ops), cmocka_unit_test(test_remove_while_walking))
+/* Issue 49's cluster: 128 nodes of 32 CPUs (4,096), PriorityWeightJobSize
+ * 100, jobs asking 2 CPUs per GPU. The weighted job-size factors are 0.4
+ * to 2; Slurm stores each as an integer, at least 1, so a 1-node job of 1
+ * GPU and one of 4 GPUs tie, and a 4-node job of 16 GPUs too: they go in
+ * submission order. With the weight at 1000 they part by whole points. */
+static void test_store_issue49(void **state)
+{
+	(void)state;
+	const uint32_t nodes = 128, cpus = 128 * 32;
+	double one1 = 100 * prio_size_factor(1, 2, nodes, cpus, false, false, 0);
+	double one4 = 100 * prio_size_factor(1, 8, nodes, cpus, false, false, 0);
+	double four = 100 * prio_size_factor(4, 32, nodes, cpus, false, false, 0);
+	/* (1/128 + 2/4096) / 2 = 0.0041504 (exact in binary) */
+	assert_true(fabs(one1 - 0.41503906) < 1e-6);
+	assert_true(fabs(four - 1.953125) < 1e-6);
+	assert_int_equal(prio_store(one1), 1);
+	assert_int_equal(prio_store(one4), 1);
+	assert_int_equal(prio_store(four), 1);
+	assert_int_equal(prio_store(1000 * prio_size_factor(1, 2, nodes, cpus, false, false, 0)), 4);
+	assert_int_equal(prio_store(1000 * prio_size_factor(1, 8, nodes, cpus, false, false, 0)), 4);
+	assert_int_equal(prio_store(1000 * prio_size_factor(4, 32, nodes, cpus, false, false, 0)), 19);
+}
+
+/* The floor at 1 (0 means held), truncation (not rounding), the 32-bit cap. */
+static void test_store_bounds(void **state)
+{
+	(void)state;
+	assert_int_equal(prio_store(0), 1);
+	assert_int_equal(prio_store(-5), 1);
+	assert_int_equal(prio_store(0.999999), 1);
+	assert_int_equal(prio_store(1.0), 1);
+	assert_int_equal(prio_store(2.999999), 2);
+	assert_int_equal(prio_store(1000.5), 1000);
+	assert_int_equal(prio_store(4294967294.9), 4294967294u);
+	assert_int_equal(prio_store(4294967295.0), UINT32_MAX);
+	assert_int_equal(prio_store(1e12), UINT32_MAX);
+}
+
+/* The other branches of set_priority_factors' job-size block and the age
+ * factor, by hand: favour small takes the shares left free; with a job of
+ * no CPUs, the node share alone (not halved); SMALL_RELATIVE_TO_TIME: the
+ * CPUs (at least min_nodes x the cluster's mean per node) per minute of
+ * limit over the cluster's CPUs. */
+static void test_factors(void **state)
+{
+	(void)state;
+	/* 4 nodes, 64 CPUs */
+	assert_true(fabs(prio_size_factor(1, 8, 4, 64, false, false, 0) - (0.25 + 0.125) / 2) < 1e-12);
+	assert_true(fabs(prio_size_factor(1, 8, 4, 64, true, false, 0) - (0.75 + 0.875) / 2) < 1e-12);
+	assert_true(fabs(prio_size_factor(1, 0, 4, 64, false, false, 0) - 0.25) < 1e-12);
+	assert_true(fabs(prio_size_factor(1, 0, 4, 64, true, false, 0) - 0.75) < 1e-12);
+	/* relative to time: 2 nodes (32 CPUs by the mean) over 8 minutes / 64 */
+	assert_true(fabs(prio_size_factor(2, 8, 4, 64, false, true, 8) - 32.0 / 8 / 64) < 1e-12);
+	/* 48 CPUs on 1 node: the CPUs count, over 1 minute */
+	assert_true(fabs(prio_size_factor(1, 48, 4, 64, false, true, 1) - 48.0 / 64) < 1e-12);
+	assert_true(fabs(prio_size_factor(1, 48, 4, 64, true, true, 1) - 16.0 / 64) < 1e-12);
+	assert_true(prio_size_factor(8, 200, 4, 64, false, false, 0) == 1.0); /* capped */
+	assert_true(prio_age_factor(-3, 300) == 0.0);
+	assert_true(prio_age_factor(150, 300) == 0.5);
+	assert_true(prio_age_factor(300, 300) == 1.0);
+	assert_true(prio_age_factor(301, 300) == 1.0);
+}
+
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_random_ops), cmocka_unit_test(test_remove_while_walking),
+		 cmocka_unit_test(test_store_issue49), cmocka_unit_test(test_store_bounds),
+		 cmocka_unit_test(test_factors))

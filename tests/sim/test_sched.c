@@ -661,6 +661,109 @@ static void test_priority_size_cpus(void **state)
 	cluster_free(c);
 }
 
+/* Slurm stores a priority as an integer, the weighted sum truncated and at
+ * least 1 (priority_multifactor.c, _get_priority_internal): with
+ * PriorityWeightJobSize=1 on 4 nodes of 8 CPUs, a 1-node job (1 CPU: 0.14)
+ * and a later 4-node job (4 CPUs: 0.56) both get 1, so the earlier starts
+ * first when job 1 ends, and the 4-node job waits for it; ordered by the
+ * fractions, the 4-node job would go first. With the weight at 10 they get
+ * 1 and 5: the 4-node job first. */
+static void test_priority_integer(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n[1-4] CPUs=8 RealMemory=16000 Gres=gpu:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,cpus,run_time,time_limit\n"
+				    "1,0,16,4,4,100,100\n"
+				    "2,1,4,1,1,100,100\n"
+				    "3,2,16,4,4,100,100\n",
+				    NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.weight_job_size = 1;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 200);
+	sched_run_free(r);
+	o.params.weight_job_size = 10;
+	r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 100);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 200);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* The job-size factor's shares are of every node and CPU slurm.conf
+ * defines, drained ones included (22.05 controller.c sums cluster_cpus
+ * over every node; node_record_count): with n3 and n4 drained, X (2 nodes,
+ * 2 CPUs: (2/4 + 2/32) / 2 x 1000 = 281) goes before the later Y (1 node,
+ * 8 CPUs: 250), and waits for job 1 on both usable nodes; Y follows at
+ * 200. Counting the usable nodes' 16 CPUs only, Y (375) would pass X (312). */
+static void test_priority_size_all_nodes(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = cluster_from("NodeName=n[1-2] CPUs=8 RealMemory=16000 Gres=gpu:4\n"
+					"NodeName=n[3-4] CPUs=8 RealMemory=16000 Gres=gpu:4 State=DRAIN\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,cpus,run_time,time_limit\n"
+				    "1,0,8,2,2,100,100\n"
+				    "2,1,8,2,2,100,100\n"
+				    "3,2,4,1,8,100,100\n",
+				    NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.weight_job_size = 1000;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_int_equal(r->jobs[job_at(t, 2)].start, 100);
+	assert_int_equal(r->jobs[job_at(t, 3)].start, 200);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
+/* PriorityWeightPartition: a job's partition adds its PriorityJobFactor over
+ * the highest one (norm_priority), or the factor itself with
+ * PriorityFlags=NO_NORMAL_PART. Job 3 (partition hi, factor 3 of 3: +10)
+ * goes before the earlier job 2 (lo, factor 1 of 3: 3.33, stored 3); with
+ * factors 1 and 2 and NO_NORMAL_PART, 10 and 20 before truncation. Equal
+ * factors: submission order. */
+static void test_priority_partition(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *flags, *f_lo, *f_hi;
+		int64_t start2, start3;
+	} want[] = {
+		{ "", "1", "3", 200, 100 },
+		{ "PriorityFlags=NO_NORMAL_PART\n", "1", "2", 200, 100 },
+		{ "", "2", "2", 100, 200 },
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		char *conf =
+			g_strdup_printf("PriorityType=priority/multifactor\nPriorityWeightPartition=10\n%s"
+					"NodeName=n[1-2] CPUs=8 RealMemory=16000 Gres=gpu:4\n"
+					"PartitionName=lo Nodes=ALL Default=YES PriorityJobFactor=%s\n"
+					"PartitionName=hi Nodes=ALL PriorityJobFactor=%s\n",
+					want[i].flags, want[i].f_lo, want[i].f_hi);
+		sim_cluster_t *c = cluster_from(conf);
+		g_free(conf);
+		sim_trace_t *t = trace_from("job_id,submit,gpus,nodes,partition,run_time,time_limit\n"
+					    "1,0,8,2,lo,100,100\n"
+					    "2,1,8,2,lo,100,100\n"
+					    "3,2,8,2,hi,100,100\n",
+					    NULL);
+		sim_sched_opts_t o = { .params = c->params };
+		sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+		if (r->jobs[job_at(t, 2)].start != want[i].start2 ||
+		    r->jobs[job_at(t, 3)].start != want[i].start3)
+			fail_msg("case %zu: jobs 2 and 3 started at %" G_GINT64_FORMAT
+				 " and %" G_GINT64_FORMAT,
+				 i, r->jobs[job_at(t, 2)].start, r->jobs[job_at(t, 3)].start);
+		sched_run_free(r);
+		trace_free(t);
+		cluster_free(c);
+	}
+}
+
 /* select/cons_tres's runs of consecutive nodes (checked on the real cluster,
  * multifactor trace): with a2 full, a 2-node a100|l40s job takes the run
  * l1,l2, not a1 and l1 (the first two nodes that fit); a 1-node job takes
@@ -1495,6 +1598,9 @@ int main(void)
 		cmocka_unit_test(test_priority_recalc_origin),
 		cmocka_unit_test(test_priority_cpus_per_gpu),
 		cmocka_unit_test(test_priority_size_cpus),
+		cmocka_unit_test(test_priority_integer),
+		cmocka_unit_test(test_priority_size_all_nodes),
+		cmocka_unit_test(test_priority_partition),
 		cmocka_unit_test(test_place_runs),
 		cmocka_unit_test(test_place_sockets),
 		cmocka_unit_test(test_will_run_batches),

@@ -109,4 +109,24 @@ grep -v 'lr=3e-4' "$sample" | sed 's/|/^^/g' > "$tmp/caret.txt"
 "$imp" -q -d '^^' "$tmp/caret.txt" > "$tmp/caret.csv" 2> "$tmp/err" || fail "-d ^^"
 cmp "$tmp/caret.csv" "$tmp/exp_noPipe.csv" || { diff "$tmp/exp_noPipe.csv" "$tmp/caret.csv"; fail "-d output"; }
 if "$imp" -d '' "$sample" > /dev/null 2> "$tmp/err"; then fail "empty delimiter accepted"; fi
+
+# 9. what happened, for nodeox report (tests/report/data/history.txt): the
+# two sacct -D runs of job 106 become one row (submitted at the first's
+# submit, its wait, both runs' GPU time, 1 requeue); the plugin's record,
+# a foreign AdminComment (named, imported untyped as accounting shows it);
+# a line cut short named by its first missing column
+hist="$src/tests/report/data/history.txt"
+"$imp" -k -o "$tmp/what.csv" "$hist" 2> "$tmp/err" || fail "import of the report's history"
+grep -q "1 earlier runs of requeued jobs (sacct -D) merged" "$tmp/err" || fail "requeue summary"
+grep -q "warning: 1 jobs have an AdminComment that is not job_submit/nodeox's record .*first: 107)" "$tmp/err" ||
+	fail "foreign record warning"
+sed -n '1p;14p' "$hist" > "$tmp/cut.txt"
+if "$imp" -o /dev/null "$tmp/cut.txt" 2> "$tmp/err"; then fail "a line cut short accepted"; fi
+grep -q "cut.txt:2: 9 fields, the header has 14: column 10 (first known: AllocTRES) and after it missing" \
+	"$tmp/err" || fail "truncated line's message"
+row() { grep "^$1," "$tmp/what.csv" | awk -F, '{print $6","$13","$20","$21","$22","$23","$24","$25}'; }
+[ "$(row 106)" = "l40s,l40s,1,5,2420,1,2400," ] || fail "requeued job's row: $(row 106)"
+[ "$(row 100)" = "a100,l40s,1,10,3610,0,3600,rewrite" ] || fail "broadened job's row: $(row 100)"
+[ "$(row 107)" = ",l40s,1,0,1800,0,1800,foreign" ] || fail "foreign record's row: $(row 107)"
+[ "$(grep -c '^106,' "$tmp/what.csv")" = 1 ] || fail "job 106 written twice"
 echo "PASS"

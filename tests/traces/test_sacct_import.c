@@ -256,7 +256,7 @@ static void test_per_gpu(void **state)
 			FILE *f = open_memstream(&buf, &len);
 			sacct_write_job(f, &job, job.submit);
 			fclose(f);
-			assert_non_null(strstr(buf, ",COMPLETED,,,,2,1000M,4,2000M\n"));
+			assert_non_null(strstr(buf, ",COMPLETED,,,,2,1000M,4,2000M,"));
 			free(buf);
 		}
 		sacct_job_clear(&job);
