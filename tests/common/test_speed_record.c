@@ -175,7 +175,7 @@ static void test_find(void **state)
 	speedrec_t r;
 	(void)state;
 
-	assert_int_equal(speedrec_find("nodeox:flex,workload=w my text", &r, err, sizeof(err)), 0);
+	assert_int_equal(speedrec_find("nodeox:flex:workload=w my text", &r, err, sizeof(err)), 0);
 	assert_int_equal(speedrec_find(NULL, &r, err, sizeof(err)), 0);
 	/* the last record counts */
 	assert_int_equal(speedrec_find("nodeox:flex nodeox-speeds:v1:g=a:1:1:1 x nodeox-speeds:v1:g=b:2:1:1",
@@ -192,7 +192,7 @@ static void test_compose(void **state)
 {
 	static const nodeox_test_case_t cases[] = {
 		{ "", "nodeox-speeds:v1:g=b:2:1:1" },
-		{ "nodeox:flex,workload=w", "nodeox:flex,workload=w nodeox-speeds:v1:g=b:2:1:1" },
+		{ "nodeox:flex:workload=w", "nodeox:flex:workload=w nodeox-speeds:v1:g=b:2:1:1" },
 		{ "nodeox:flex my  text ", "nodeox:flex my  text  nodeox-speeds:v1:g=b:2:1:1" },
 		{ "nodeox:flex nodeox-speeds:v1:g=a:1:1:1", "nodeox:flex nodeox-speeds:v1:g=b:2:1:1" },
 		{ "nodeox-speeds:v1:g=a:1:1:1", "nodeox-speeds:v1:g=b:2:1:1" },
