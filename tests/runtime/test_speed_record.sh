@@ -8,7 +8,7 @@
 # after the user's tag and text, an older record replaced; the workload is the
 # tag's, else the job name; scontrol failing, or hanging past its deadline,
 # is a warning and the run still exits 0; --no-speed-record and a run outside
-# Slurm call neither command.
+# Slurm call neither command; nodeox.torch's finalize stores the same record.
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 fake="$RT_WORK/fakebin"
 mkdir -p "$fake"
@@ -77,4 +77,28 @@ rm -f "$RT_WORK"/fake.*
 PATH="$fake:$PATH" FAKE_LOG="$RT_WORK/fake" rt_mpi 2 --steps 8 -H 4 --eval-every 0 --max-train 500 --quiet \
 	> "$RT_WORK/out" 2>&1 || fail "run outside Slurm exited $?"
 [ -e "$RT_WORK/fake.squeue" ] && fail "outside Slurm squeue ran"
+
+# 5. nodeox.torch leaves the same record (its finalize), where torch is installed
+TR_PY="${NODEOX_PYTHON:-/usr/bin/python3}"
+if "$TR_PY" -c 'import torch' 2>/dev/null && ls "$top_builddir"/python/build/nodeox/_engine*.so >/dev/null 2>&1; then
+	rm -f "$RT_WORK"/fake.*
+	env PATH="$fake:$PATH" FAKE_LOG="$RT_WORK/fake" FAKE_COMMENT='nodeox:flex torch run' SLURM_JOB_ID=4243 \
+		SLURMD_NODENAME=n1 SLURM_JOB_NAME=mlp NODEOX_CONF="$RT_WORK/nodeox.conf" OMP_NUM_THREADS=1 \
+		PYTHONPATH="$top_builddir/python/build" OMPI_MCA_ras=^slurm OMPI_MCA_plm=^slurm OMPI_MCA_ess=^slurm \
+		"$RT_MPIRUN" --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
+		-x PATH -x FAKE_LOG -x FAKE_COMMENT -x SLURM_JOB_ID -x SLURMD_NODENAME -x SLURM_JOB_NAME \
+		-x NODEOX_CONF -x OMP_NUM_THREADS -x PYTHONPATH -np 2 nice "$TR_PY" "$top_srcdir/tests/torch/train_mlp.py" \
+		--hidden 32 --max-train 2000 --steps 40 -H 4 --sync-warmup 0 --base-ms 8 > "$RT_WORK/out" 2>&1 ||
+		fail "nodeox.torch run exited $?"
+	comment=$(sed -n 3p "$RT_WORK/fake.update")
+	echo "stored by nodeox.torch: $comment"
+	case "$comment" in
+	"Comment=nodeox:flex torch run nodeox-speeds:v1:w=mlp;g=l40s:"*":2:64") ;;
+	*) fail "nodeox.torch's stored comment: $comment" ;;
+	esac
+	ms=$(echo "$comment" | sed 's/.*g=l40s:\([0-9.]*\):2:64$/\1/')
+	awk -v m="$ms" 'BEGIN { exit !(m >= 15 && m <= 19) }' || fail "nodeox.torch: l40s step $ms ms, not about 16 (8 ms / 0.5)"
+else
+	echo "note: no torch or no nodeox.torch build: its record not checked"
+fi
 echo PASS
