@@ -276,6 +276,11 @@ static int history_read_trace(FILE *in, const char *name, char *header, const sa
 
 	header[strcspn(header, "\r\n")] = '\0';
 	n = tr_split(header, f, SACCT_MAX_COLS);
+	if (n < 0 || n > SACCT_MAX_COLS) {
+		fprintf(stderr, "%s: %s:1: trace header: %s\n", opts->prog, name,
+			n < 0 ? "a quote is left open" : "more columns than a trace has");
+		return 1;
+	}
 	for (int c = 0; c < TR_NCOLS; c++) {
 		col[c] = -1;
 		for (int i = 0; i < n; i++)
