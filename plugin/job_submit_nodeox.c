@@ -810,12 +810,14 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	parts_ok = nodeox_policy_parts_ok(job->partition, NULL, 0);
 	if (parts_ok)
 		_time_cap(cap->parts, cap->qos, cap->qos_id, job, capwhat, sizeof(capwhat));
-	if (!job->account && (nx.conf->allow_accounts.n || nx.conf->deny_accounts.n)) {
+	/* the user and account names: for their allow/deny lists, and for the
+	 * speed table's user and account entries (a job's own speeds) */
+	if (!job->account && (nx.conf->allow_accounts.n || nx.conf->deny_accounts.n || nx.conf->speeds)) {
 		_default_account(uid, acct, sizeof(acct));
 		if (acct[0])
 			job->account = acct;
 	}
-	if (!job->user && (nx.conf->allow_users.n || nx.conf->deny_users.n))
+	if (!job->user && (nx.conf->allow_users.n || nx.conf->deny_users.n || nx.conf->speeds))
 		job->user = uid_to_string_cached((uid_t)uid);
 	/* a failed allocation must not abort slurmctld: without the snapshot or
 	 * the decision's buffer the job is left as asked; without the
