@@ -57,6 +57,8 @@ typedef struct {
 	long jobs;          /* jobs read */
 	long with_record;   /* of them with a speed record */
 	long bad_names;     /* names (workload, user, account, type) a table cannot hold */
+	long single;        /* names measured on one GPU type only: no entry to give */
+	char single_first[160]; /* "SCOPE NAME (TYPE, N jobs)" of the first of them */
 	time_t first, last; /* earliest start, latest end of the jobs with a record */
 } speeds_result_t;
 

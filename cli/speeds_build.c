@@ -233,6 +233,9 @@ int speeds_build(const sacct_job_t *jobs, size_t n, const speeds_opts_t *o, spee
 			}
 			t[nt++] = (speeds_type_t){ .type = s[j].type, .first = j, .n = 1 };
 		}
+		if (nt == 1 && !r->single++)
+			snprintf(r->single_first, sizeof(r->single_first), "%s %s (%s, %zu jobs)",
+				 nodeox_scope_name(s[i].scope), s[i].name, t[0].type, t[0].n);
 		for (size_t k = 0; k < nt; k++)
 			summarise(s, &t[k], scratch);
 		if (name_rows(r, &cap, s, t, nt, o))

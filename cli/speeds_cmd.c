@@ -218,6 +218,10 @@ int speeds_cmd_run(int argc, char **argv)
 		fprintf(stderr, PROG ": %ld names a speed table cannot hold skipped (1 to 63 letters, "
 				     "digits, _ . - @)\n",
 			r.bad_names);
+	if (r.single)
+		fprintf(stderr, PROG ": %ld names measured on one GPU type only, no speed against another "
+				     "to give (first: %s)\n",
+			r.single, r.single_first);
 	speeds_say_left_out(stderr, PROG, &r, &o);
 	if (!made) {
 		utc_date(now, sizeof(now), time(NULL), "%Y-%m-%dT%H:%M:%SZ");

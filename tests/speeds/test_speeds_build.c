@@ -210,6 +210,8 @@ static void test_bad_names_and_none(void **state)
 	assert_int_equal(speeds_build(jobs, njobs, &defaults, &r), 0);
 	assert_int_equal(r.bad_names, 6);
 	assert_int_equal(r.nrows, 0); /* one good type per name only */
+	assert_int_equal(r.single, 2);  /* user u, account a: a100 alone */
+	assert_string_equal(r.single_first, "user u (a100, 3 jobs)");
 	speeds_result_free(&r);
 	/* no job with a record */
 	reset();
