@@ -45,8 +45,8 @@ typedef enum {
 } speeds_verdict_t;
 
 typedef struct {
-	nodeox_speed_t e;         /* scope, name, asked, run, speed, jobs, spread */
-	int n_asked, n_run;       /* jobs measured on asked, on run */
+	nodeox_speed_t e;   /* scope, name, asked, run, speed, jobs, spread */
+	int n_asked, n_run; /* jobs measured on asked, on run */
 	double spread_asked, spread_run;
 	speeds_verdict_t verdict;
 } speeds_row_t;
@@ -54,12 +54,12 @@ typedef struct {
 typedef struct {
 	speeds_row_t *rows; /* by scope, name, asked, run */
 	size_t nrows, nkept;
-	long jobs;          /* jobs read */
-	long with_record;   /* of them with a speed record */
-	long bad_names;     /* names (workload, user, account, type) a table cannot hold */
-	long single;        /* names measured on one GPU type only: no entry to give */
+	long jobs;              /* jobs read */
+	long with_record;       /* of them with a speed record */
+	long bad_names;         /* names (workload, user, account, type) a table cannot hold */
+	long single;            /* names measured on one GPU type only: no entry to give */
 	char single_first[160]; /* "SCOPE NAME (TYPE, N jobs)" of the first of them */
-	time_t first, last; /* earliest start, latest end of the jobs with a record */
+	time_t first, last;     /* earliest start, latest end of the jobs with a record */
 } speeds_result_t;
 
 /* The entries from n jobs (their speeds read by sacct_job_speeds). Returns
@@ -69,7 +69,8 @@ void speeds_result_free(speeds_result_t *r);
 
 /* The table: the header (made=, from=), a comment line (NULL: none), the
  * kept entries. Returns 0, or -1 when the writer refuses made or from. */
-int speeds_write(FILE *out, const speeds_result_t *r, const char *made, const char *from, const char *comment);
+int speeds_write(FILE *out, const speeds_result_t *r, const char *made, const char *from,
+		 const char *comment);
 
 /* One line on err for each pair of types left out, saying why. */
 void speeds_say_left_out(FILE *err, const char *prog, const speeds_result_t *r, const speeds_opts_t *o);

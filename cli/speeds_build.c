@@ -37,8 +37,8 @@ static int speeds_name_ok(const char *s)
 	for (size_t i = 0; i < n; i++) {
 		char c = s[i];
 
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-		      c == '.' || c == '-' || c == '@'))
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-' || c == '@'))
 			return 0;
 	}
 	return 1;
@@ -83,8 +83,9 @@ static void summarise(const speeds_sample_t *s, speeds_type_t *t, double *scratc
 		scratch[i] = s[t->first + i].v;
 	qsort(scratch, t->n, sizeof(*scratch), double_cmp);
 	t->median = quantile(scratch, t->n, 0.5);
-	t->spread = t->median > 0 ? (quantile(scratch, t->n, 0.75) - quantile(scratch, t->n, 0.25)) / t->median
-				  : INFINITY;
+	t->spread = t->median > 0
+			    ? (quantile(scratch, t->n, 0.75) - quantile(scratch, t->n, 0.25)) / t->median
+			    : INFINITY;
 }
 
 /* Jobs measured on a or b (each list sorted by job). */
@@ -203,7 +204,8 @@ int speeds_build(const sacct_job_t *jobs, size_t n, const speeds_opts_t *o, spee
 				s[ns++] = (speeds_sample_t){ .scope = (nodeox_scope_t)sc,
 							     .name = names[sc],
 							     .type = ty->type,
-							     .v = ty->step_ms / (ty->batch > 0 ? (double)ty->batch : 1.0),
+							     .v = ty->step_ms /
+								  (ty->batch > 0 ? (double)ty->batch : 1.0),
 							     .job = i };
 				counted = 1;
 			}
@@ -269,8 +271,8 @@ int speeds_write(FILE *out, const speeds_result_t *r, const char *made, const ch
 		fprintf(out, "# %s\n", comment);
 	fprintf(out, "# scope name asked run speed jobs spread\n");
 	for (size_t i = 0; i < r->nrows; i++)
-		if (r->rows[i].verdict == SPEEDS_KEPT && nodeox_speeds_format_entry(&r->rows[i].e, line,
-										    sizeof(line)) >= 0)
+		if (r->rows[i].verdict == SPEEDS_KEPT &&
+		    nodeox_speeds_format_entry(&r->rows[i].e, line, sizeof(line)) >= 0)
 			fputs(line, out);
 	return 0;
 }
@@ -297,8 +299,8 @@ void speeds_say_left_out(FILE *err, const char *prog, const speeds_result_t *r, 
 				w->n_run, o->max_spread);
 			break;
 		default:
-			fprintf(err, "speed %.3g or spread %.3g outside what a speed table holds\n", w->e.speed,
-				w->e.spread);
+			fprintf(err, "speed %.3g or spread %.3g outside what a speed table holds\n",
+				w->e.speed, w->e.spread);
 			break;
 		}
 	}

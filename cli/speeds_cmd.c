@@ -92,8 +92,9 @@ static int write_table(const char *path, const speeds_result_t *r, const char *m
 		}
 	}
 	if (speeds_write(f, r, made, from, comment) < 0) {
-		fprintf(stderr, PROG ": --made '%s' or from '%s': not one word of printable characters "
-				     "(at most 127, no '#')\n",
+		fprintf(stderr,
+			PROG ": --made '%s' or from '%s': not one word of printable characters "
+			     "(at most 127, no '#')\n",
 			made, from);
 		if (f != stdout) {
 			fclose(f);
@@ -102,7 +103,8 @@ static int write_table(const char *path, const speeds_result_t *r, const char *m
 		return 2;
 	}
 	if (fflush(f) || ferror(f) || (f != stdout && fclose(f))) {
-		fprintf(stderr, PROG ": %s: write error: %s\n", f == stdout ? "stdout" : tmp, strerror(errno));
+		fprintf(stderr, PROG ": %s: write error: %s\n", f == stdout ? "stdout" : tmp,
+			strerror(errno));
 		if (f != stdout)
 			unlink(tmp);
 		return 1;
@@ -118,9 +120,12 @@ static int write_table(const char *path, const speeds_result_t *r, const char *m
 int speeds_cmd_run(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },   { "min-jobs", required_argument, NULL, 'n' },
-		{ "max-spread", required_argument, NULL, 's' }, { "made", required_argument, NULL, 'm' },
-		{ "delimiter", required_argument, NULL, 'd' }, { "help", no_argument, NULL, 'h' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "min-jobs", required_argument, NULL, 'n' },
+		{ "max-spread", required_argument, NULL, 's' },
+		{ "made", required_argument, NULL, 'm' },
+		{ "delimiter", required_argument, NULL, 'd' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	speeds_opts_t o = { .min_jobs = SPEEDS_MIN_JOBS, .max_spread = SPEEDS_MAX_SPREAD };
@@ -142,7 +147,8 @@ int speeds_cmd_run(int argc, char **argv)
 			errno = 0;
 			v = strtol(optarg, &end, 10);
 			if (errno || *end || end == optarg || v < 1 || v > 1000000) {
-				fprintf(stderr, PROG ": --min-jobs '%s': a count from 1 to 1000000\n", optarg);
+				fprintf(stderr, PROG ": --min-jobs '%s': a count from 1 to 1000000\n",
+					optarg);
 				return 2;
 			}
 			o.min_jobs = (int)v;
@@ -151,7 +157,8 @@ int speeds_cmd_run(int argc, char **argv)
 			errno = 0;
 			o.max_spread = strtod(optarg, &end);
 			if (errno || *end || end == optarg || !(o.max_spread >= 0 && o.max_spread <= 1000)) {
-				fprintf(stderr, PROG ": --max-spread '%s': a number from 0 to 1000\n", optarg);
+				fprintf(stderr, PROG ": --max-spread '%s': a number from 0 to 1000\n",
+					optarg);
 				return 2;
 			}
 			break;
@@ -190,8 +197,9 @@ int speeds_cmd_run(int argc, char **argv)
 		fprintf(stderr, PROG ": %ld malformed lines skipped in all (the first %d named)\n", h.n_bad,
 			SPEEDS_WARN_MAX);
 	if (!h.trace && h.header.index[SACCT_COL_COMMENT] < 0) {
-		fprintf(stderr, PROG ": %s: no Comment column: the speed records are there (add Comment to "
-				     "sacct's --format)\n",
+		fprintf(stderr,
+			PROG ": %s: no Comment column: the speed records are there (add Comment to "
+			     "sacct's --format)\n",
 			name);
 		rc = 1;
 		goto out_hist;
@@ -200,8 +208,9 @@ int speeds_cmd_run(int argc, char **argv)
 		fprintf(stderr, PROG ": %ld unreadable speed records skipped (first: %s)\n", h.n_speeds_bad,
 			h.first_speeds_bad);
 	if (h.n_speeds_later)
-		fprintf(stderr, PROG ": %ld speed records of a later version skipped (a newer nodeox-run "
-				     "wrote them)\n",
+		fprintf(stderr,
+			PROG ": %ld speed records of a later version skipped (a newer nodeox-run "
+			     "wrote them)\n",
 			h.n_speeds_later);
 	if (speeds_build(h.jobs, h.njobs, &o, &r) < 0) {
 		fprintf(stderr, PROG ": out of memory\n");
@@ -210,17 +219,20 @@ int speeds_cmd_run(int argc, char **argv)
 	}
 	if (!r.with_record)
 		fprintf(stderr,
-			PROG ": warning: none of the %zu GPU jobs in %s has a speed record (nodeox-run writes "
-			     "them under Slurm; sacct keeps Comment only with "
-			     "AccountingStoreFlags=job_comment in slurm.conf): the table is empty\n",
+			PROG
+			": warning: none of the %zu GPU jobs in %s has a speed record (nodeox-run writes "
+			"them under Slurm; sacct keeps Comment only with "
+			"AccountingStoreFlags=job_comment in slurm.conf): the table is empty\n",
 			h.njobs, name);
 	if (r.bad_names)
-		fprintf(stderr, PROG ": %ld names a speed table cannot hold skipped (1 to 63 letters, "
-				     "digits, _ . - @)\n",
+		fprintf(stderr,
+			PROG ": %ld names a speed table cannot hold skipped (1 to 63 letters, "
+			     "digits, _ . - @)\n",
 			r.bad_names);
 	if (r.single)
-		fprintf(stderr, PROG ": %ld names measured on one GPU type only, no speed against another "
-				     "to give (first: %s)\n",
+		fprintf(stderr,
+			PROG ": %ld names measured on one GPU type only, no speed against another "
+			     "to give (first: %s)\n",
 			r.single, r.single_first);
 	speeds_say_left_out(stderr, PROG, &r, &o);
 	if (!made) {

@@ -109,9 +109,8 @@ int speedrec_format(const speedrec_t *r, char *dst, size_t cap)
 	}
 	if (!rec_put(dst, cap, &n, "%s%d:", SPEEDREC_MARK, SPEEDREC_VERSION))
 		goto full;
-	if (r->workload[0] &&
-	    (!rec_put(dst, cap, &n, "w=") || !rec_put_name(dst, cap, &n, r->workload) ||
-	     !rec_put(dst, cap, &n, ";")))
+	if (r->workload[0] && (!rec_put(dst, cap, &n, "w=") || !rec_put_name(dst, cap, &n, r->workload) ||
+			       !rec_put(dst, cap, &n, ";")))
 		goto full;
 	for (i = 0; i < r->ntypes; i++) {
 		const speedrec_type_t *t = &r->t[i];

@@ -23,10 +23,10 @@
 
 #define SPEEDREC_MARK "nodeox-speeds:v" /* a record is a word starting so */
 #define SPEEDREC_VERSION 1
-#define SPEEDREC_MAX 512      /* bytes of one record, mark included */
-#define SPEEDREC_TYPES 8      /* GPU types in one record */
-#define SPEEDREC_NAME_MAX 64  /* decoded workload or type name, NUL included */
-#define SPEEDREC_MS_MAX 1e9   /* a step time is in (0, 1e9] ms; written from 0.001 */
+#define SPEEDREC_MAX 512     /* bytes of one record, mark included */
+#define SPEEDREC_TYPES 8     /* GPU types in one record */
+#define SPEEDREC_NAME_MAX 64 /* decoded workload or type name, NUL included */
+#define SPEEDREC_MS_MAX 1e9  /* a step time is in (0, 1e9] ms; written from 0.001 */
 #define SPEEDREC_COUNT_MAX 1000000000L
 
 typedef struct {

@@ -115,10 +115,12 @@ int main(int argc, char **argv)
 	nodeox_rt_finalize(rt);
 	if (record) {
 		if (rt_speedrec_store(&rec, err, sizeof err) != 0)
-			fprintf(stderr, "nodeox-run: warning: speed record not stored in job %s's Comment: %s\n",
+			fprintf(stderr,
+				"nodeox-run: warning: speed record not stored in job %s's Comment: %s\n",
 				getenv("SLURM_JOB_ID"), err);
 		else if (!cfg.quiet)
-			printf("nodeox-run: speed record stored in job %s's Comment\n", getenv("SLURM_JOB_ID"));
+			printf("nodeox-run: speed record stored in job %s's Comment\n",
+			       getenv("SLURM_JOB_ID"));
 	}
 	return 0;
 }

@@ -23,9 +23,9 @@
 #include "runtime/nodeox_rt.h"
 #include "runtime/rt_alloc.h"
 
-#define RT_SPEEDREC_SAMPLES 512   /* intervals kept per rank (every k-th past that) */
-#define RT_SPEEDREC_COMMENT 1024  /* Slurm refuses a longer Comment (_test_job_desc_fields) */
-#define RT_SPEEDREC_TIMEOUT_S 30  /* squeue or scontrol taking longer is killed */
+#define RT_SPEEDREC_SAMPLES 512  /* intervals kept per rank (every k-th past that) */
+#define RT_SPEEDREC_COMMENT 1024 /* Slurm refuses a longer Comment (_test_job_desc_fields) */
+#define RT_SPEEDREC_TIMEOUT_S 30 /* squeue or scontrol taking longer is killed */
 
 /* One rank's part, the same size on every rank (all-gathered as bytes). */
 typedef struct {

@@ -383,7 +383,8 @@ static PyObject *engine_finalize(PyObject *self, PyObject *noargs)
 	speedrec_t rec;
 	char err[512];
 	int record = 0, rc = 0;
-	Py_BEGIN_ALLOW_THREADS record = rt_speedrec_gather(engine, &engine_alloc, (long)model.batch_size, &rec) > 0;
+	Py_BEGIN_ALLOW_THREADS record =
+		rt_speedrec_gather(engine, &engine_alloc, (long)model.batch_size, &rec) > 0;
 	nodeox_rt_finalize(engine);
 	if (record)
 		rc = rt_speedrec_store(&rec, err, sizeof err);

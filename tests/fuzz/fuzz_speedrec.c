@@ -21,7 +21,8 @@ static int same(const speedrec_t *a, const speedrec_t *b)
 	for (int i = 0; i < a->ntypes; i++)
 		if (strcmp(a->t[i].type, b->t[i].type) || a->t[i].ranks != b->t[i].ranks ||
 		    a->t[i].batch != b->t[i].batch ||
-		    !(a->t[i].step_ms > b->t[i].step_ms - 0.0006 && a->t[i].step_ms < b->t[i].step_ms + 0.0006))
+		    !(a->t[i].step_ms > b->t[i].step_ms - 0.0006 &&
+		      a->t[i].step_ms < b->t[i].step_ms + 0.0006))
 			return 0;
 	return 1;
 }
@@ -50,7 +51,8 @@ static void other_words(const char *s, char *dst)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *text = malloc(size + 1), *out = malloc(size + SPEEDREC_MAX + 2), *again = malloc(size + SPEEDREC_MAX + 2);
+	char *text = malloc(size + 1), *out = malloc(size + SPEEDREC_MAX + 2),
+	     *again = malloc(size + SPEEDREC_MAX + 2);
 	char *w1 = malloc(size + SPEEDREC_MAX + 2), *w2 = malloc(size + SPEEDREC_MAX + 2);
 	char err[160], rec[SPEEDREC_MAX + 1];
 	speedrec_t r, back, fresh = { .workload = "w x", .ntypes = 1 };
@@ -67,7 +69,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				small |= r.t[i].step_ms < 0.001;
 			if (!small)
 				abort();
-		} else if (speedrec_parse(rec, strlen(rec), &back, err, sizeof(err)) != 1 || !same(&r, &back)) {
+		} else if (speedrec_parse(rec, strlen(rec), &back, err, sizeof(err)) != 1 ||
+			   !same(&r, &back)) {
 			abort();
 		}
 	} else if (rc == -1) {

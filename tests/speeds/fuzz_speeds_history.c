@@ -20,7 +20,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static const speeds_opts_t opts[2] = { { .min_jobs = 1, .max_spread = 1000 }, { .min_jobs = 3, .max_spread = 0.5 } };
+	static const speeds_opts_t opts[2] = { { .min_jobs = 1, .max_spread = 1000 },
+					       { .min_jobs = 3, .max_spread = 0.5 } };
 	sacct_history_opts_t o = { .prog = "fuzz", .skip_bad = 1 };
 	sacct_history_t h;
 	FILE *in;

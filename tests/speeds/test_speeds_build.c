@@ -209,8 +209,8 @@ static void test_bad_names_and_none(void **state)
 	}
 	assert_int_equal(speeds_build(jobs, njobs, &defaults, &r), 0);
 	assert_int_equal(r.bad_names, 6);
-	assert_int_equal(r.nrows, 0); /* one good type per name only */
-	assert_int_equal(r.single, 2);  /* user u, account a: a100 alone */
+	assert_int_equal(r.nrows, 0);  /* one good type per name only */
+	assert_int_equal(r.single, 2); /* user u, account a: a100 alone */
 	assert_string_equal(r.single_first, "user u (a100, 3 jobs)");
 	speeds_result_free(&r);
 	/* no job with a record */
@@ -241,8 +241,8 @@ static void test_written_read_back(void **state)
 	job("bert", "alice", "nlp", "v100", 20, 1, NULL, 0);
 	assert_int_equal(speeds_build(jobs, njobs, &defaults, &r), 0);
 	f = open_memstream(&text, &len);
-	assert_int_equal(speeds_write(f, &r, "2026-12-05T00:00:00Z", "h.txt:2026-12-01..2026-12-02", "a note"),
-			 0);
+	assert_int_equal(
+		speeds_write(f, &r, "2026-12-05T00:00:00Z", "h.txt:2026-12-01..2026-12-02", "a note"), 0);
 	assert_int_equal(speeds_write(f, &r, "two words", "x", NULL), -1);
 	fclose(f);
 	assert_int_equal(nodeox_speeds_parse_string(text, "t.speeds", &t, err, sizeof(err)), 0);
