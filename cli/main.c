@@ -1,6 +1,7 @@
 /*
  * main.c: the `nodeox` command, a front door for subcommands: `nodeox why
- * JOBID` (why_cmd.c) and `nodeox report HISTORY` (report_cmd.c); new ones
+ * JOBID` (why_cmd.c), `nodeox report HISTORY` (report_cmd.c) and `nodeox
+ * speeds HISTORY` (speeds_cmd.c); new ones
  * get a line in _cmds.
  */
 #include "config.h"
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "cli/report.h"
+#include "cli/speeds.h"
 #include "cli/why.h"
 
 static const struct {
@@ -18,6 +20,7 @@ static const struct {
 } _cmds[] = {
 	{ "why", why_cmd_run, "explain why a pending job waits, and what nodeox:flex would change" },
 	{ "report", report_cmd_run, "what job_submit/nodeox did and what it cost, from sacct's history" },
+	{ "speeds", speeds_cmd_run, "the speed table (SpeedTable=) from the speeds jobs recorded" },
 };
 
 static void _usage(FILE *out)

@@ -484,6 +484,7 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 
 	pj.job_id = job->job_id;
 	pj.comment = fx->tagged ? job->comment : "nodeox:flex";
+	pj.name = job->name; /* the workload, for the speed table */
 	pj.tres_per_job = job->tres_per_job;
 	pj.tres_per_node = job->tres_per_node;
 	pj.tres_per_task = job->tres_per_task;

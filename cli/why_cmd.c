@@ -6,7 +6,10 @@
  * slurm.conf (the directory of $SLURM_CONF, else the configured Slurm
  * config directory). --conf FILE or $NODEOX_CONF name it explicitly; an
  * explicit file that cannot be read is an error, a default one that is
- * missing only leaves out the flexible view.
+ * missing only leaves out the flexible view. The speed table is the one
+ * SpeedTable= names, or --speed-table FILE: decided with as the plugin does;
+ * a bad one named by the conf is a warning (Speed= then), by the option an
+ * error.
  *
  * Exit status (nodeox(1)): 0 a pending job explained, 1 slurmctld could not
  * be read or an explicit nodeox.conf is bad, 2 usage, 3 the job has started
@@ -37,7 +40,7 @@ enum {
 
 static void _usage(FILE *out)
 {
-	fprintf(out, "usage: nodeox why [--json] [--conf FILE] JOBID[_TASK]\n"
+	fprintf(out, "usage: nodeox why [--json] [--conf FILE] [--speed-table FILE] JOBID[_TASK]\n"
 		     "Explain why a pending job waits: first what Slurm's pending reason means\n"
 		     "for it (hold, dependency, jobs ahead, limits, reservation, licenses,\n"
 		     "nodes, CPUs, memory) and when Slurm expects it to start, then the idle\n"
@@ -46,6 +49,8 @@ static void _usage(FILE *out)
 		     "  -j, --json       write JSON (keys in doc/why.md)\n"
 		     "  -c, --conf FILE  nodeox.conf to use (default: $NODEOX_CONF, else\n"
 		     "                   nodeox.conf next to slurm.conf)\n"
+		     "  -s, --speed-table FILE  speed table to decide with (default:\n"
+		     "                   SpeedTable= of nodeox.conf)\n"
 		     "  -h, --help       this text\n"
 		     "Exit: 0 pending job explained, 1 error, 2 usage, 3 job started,\n"
 		     "4 job ended, 5 job unknown to slurmctld.\n");
@@ -104,10 +109,12 @@ int why_cmd_run(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "conf", required_argument, NULL, 'c' },
+		{ "speed-table", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *conf_opt = NULL;
+	const char *conf_opt = NULL, *speeds_opt = NULL;
+	nodeox_speeds_t *speeds = NULL;
 	bool json = false, explicit_conf;
 	char path[512], err[NODEOX_ERR_MAX + 64], conf_err[NODEOX_ERR_MAX + 512];
 	uint32_t job_id, task;
@@ -121,10 +128,11 @@ int why_cmd_run(int argc, char **argv)
 	int c, rc = WHY_EXIT_PENDING;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jc:h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "jc:s:h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
 		case 'c': conf_opt = optarg; break;
+		case 's': speeds_opt = optarg; break;
 		case 'h': _usage(stdout); return 0;
 		default: _usage(stderr); return WHY_EXIT_USAGE;
 		}
@@ -154,6 +162,18 @@ int why_cmd_run(int argc, char **argv)
 		}
 		fprintf(stderr, "nodeox why: warning: %s (flexible view left out)\n", conf_err);
 	}
+	if (conf && (speeds_opt || conf->speed_table[0])) {
+		if (nodeox_speeds_parse_file(speeds_opt ? speeds_opt : conf->speed_table, &speeds, err,
+					     sizeof(err)) < 0) {
+			fprintf(stderr, "nodeox why: %s%s\n", speeds_opt ? "" : "warning: speed table ", err);
+			if (speeds_opt) {
+				nodeox_conf_free(conf);
+				nodeox_speeds_free(speeds);
+				return 1;
+			}
+		}
+		conf->speeds = speeds;
+	}
 
 	slurm_init(NULL);
 	ld = why_load(job_id, task, &unknown, err, sizeof(err));
@@ -167,6 +187,7 @@ int why_cmd_run(int argc, char **argv)
 		else
 			fprintf(stderr, "nodeox why: %s\n", err);
 		nodeox_conf_free(conf);
+		nodeox_speeds_free(speeds);
 		slurm_fini();
 		return unknown ? WHY_EXIT_UNKNOWN : WHY_EXIT_ERROR;
 	}
@@ -179,6 +200,7 @@ int why_cmd_run(int argc, char **argv)
 		rc = job->phase == WHY_PHASE_ACTIVE ? WHY_EXIT_STARTED : WHY_EXIT_ENDED;
 		why_load_free(ld);
 		nodeox_conf_free(conf);
+		nodeox_speeds_free(speeds);
 		slurm_fini();
 		return fflush(stdout) != 0 ? WHY_EXIT_ERROR : rc;
 	}
@@ -200,6 +222,7 @@ int why_cmd_run(int argc, char **argv)
 	}
 	why_load_free(ld);
 	nodeox_conf_free(conf);
+	nodeox_speeds_free(speeds);
 	slurm_fini();
 	if (fflush(stdout) != 0)
 		rc = WHY_EXIT_ERROR;

@@ -11,7 +11,10 @@
  *      a FIFO, a device or a directory at the path can never make slurmctld
  *      wait; the stat() itself can, on a dead network mount (the admin
  *      guide: keep nodeox.conf off NFS). A missing or broken file is logged
- *      once per change and lets every job pass unchanged;
+ *      once per change and lets every job pass unchanged. The speed table
+ *      that SpeedTable= names is read with it and whenever its own file
+ *      changes, the same way; a bad table leaves the last good one (or
+ *      Speed=) in force (_speeds_refresh);
  *   2. copies the job's fields into a nodeox_job_t, with the time limit cap
  *      its partitions (MaxTime) and QOS (MaxWall, where readable) allow;
  *   3. for a tagged job only, snapshots the node table (features, partitions,
@@ -102,6 +105,11 @@ static struct {
 	bool known;             /* st/stat_errno describe the last look */
 	struct timespec looked; /* CLOCK_MONOTONIC time of the last look */
 	long look_interval_ms;  /* at most one look per interval (tests: 0) */
+	/* SpeedTable=: the last good table, kept while a newer file is bad */
+	nodeox_speeds_t *speeds; /* NULL: none loaded, Speed= alone */
+	char *speeds_path;       /* xmalloc'd: the file last looked at */
+	struct stat speeds_st;   /* its identity then (speeds_errno 0) */
+	int speeds_errno;        /* stat's errno then, 0: stat worked */
 } nx = { .lock = PTHREAD_MUTEX_INITIALIZER, .look_interval_ms = 1000 };
 
 static bool _same_file(const struct stat *a, const struct stat *b)
@@ -134,20 +142,18 @@ static bool _conf_look_due(bool force)
 }
 
 /*
- * Bring nx.conf up to date with the file, at most once per look interval
- * (always when force). Caller holds nx.lock. stat() never opens the file;
+ * Bring nx.conf up to date with the file. Caller holds nx.lock and
+ * _conf_refresh has made the look. stat() never opens the file;
  * only a regular file is opened, non-blocking (nodeox_conf_parse_file), so
  * nothing at the path can make slurmctld wait on it, save the stat() itself
  * on a dead network mount (doc/admin-guide.md: keep nodeox.conf off NFS).
  */
-static void _conf_refresh(bool force)
+static void _conf_reread(void)
 {
 	char err[NODEOX_ERR_MAX + 600];
 	nodeox_conf_t *conf = NULL;
 	struct stat st;
 
-	if (!_conf_look_due(force))
-		return;
 	if (stat(nx.path, &st) != 0) {
 		int e = errno;
 
@@ -187,6 +193,72 @@ static void _conf_refresh(bool force)
 	     conf->ntypes, conf->ngroups);
 }
 
+/*
+ * Bring the speed table up to date with SpeedTable= of the loaded conf and
+ * with its file (read as nodeox.conf is: stat first, a regular file only,
+ * opened non-blocking, bounded by NODEOX_SPEEDS_FILE_MAX). A file that is
+ * missing or bad leaves the last good table in force, or Speed= when there
+ * is none, with one log line per change naming FILE:LINE. Caller holds
+ * nx.lock; nx.conf is not NULL.
+ */
+static void _speeds_refresh(void)
+{
+	char err[NODEOX_ERR_MAX + 600];
+	const char *path = nx.conf->speed_table;
+	nodeox_speeds_t *t = NULL;
+	struct stat st;
+	int e = 0;
+
+	if (!path[0]) {
+		if (nx.speeds)
+			info("%s: %s names no SpeedTable=: speed table %s dropped, Speed= applies",
+			     plugin_type, nx.path, nodeox_speeds_path(nx.speeds));
+		nodeox_speeds_free(nx.speeds);
+		nx.speeds = NULL;
+		xfree(nx.speeds_path);
+		nx.conf->speeds = NULL;
+		return;
+	}
+	if (stat(path, &st) != 0)
+		e = errno;
+	if (nx.speeds_path && !strcmp(nx.speeds_path, path) && nx.speeds_errno == e &&
+	    (e || _same_file(&st, &nx.speeds_st))) {
+		nx.conf->speeds = nx.speeds; /* nothing new since the last look */
+		return;
+	}
+	xfree(nx.speeds_path);
+	nx.speeds_path = xstrdup(path);
+	nx.speeds_errno = e;
+	nx.speeds_st = st;
+	if (e)
+		snprintf(err, sizeof(err), "%s: cannot open: %s", path, strerror(e));
+	if (e || nodeox_speeds_parse_file(path, &t, err, sizeof(err)) != 0) {
+		if (nx.speeds)
+			error("%s: speed table %s; keeping the last good table (%s, %zu entries)",
+			      plugin_type, err, nodeox_speeds_path(nx.speeds),
+			      nodeox_speeds_count(nx.speeds));
+		else
+			error("%s: speed table %s; Speed= of nodeox.conf applies", plugin_type, err);
+	} else {
+		nodeox_speeds_free(nx.speeds);
+		nx.speeds = t;
+		info("%s: loaded speed table %s: %zu entries, made %s from %s", plugin_type, path,
+		     nodeox_speeds_count(t), nodeox_speeds_made(t), nodeox_speeds_from(t));
+	}
+	nx.conf->speeds = nx.speeds;
+}
+
+/* Bring the conf and its speed table up to date, at most once per look
+ * interval (always when force). Caller holds nx.lock. */
+static void _conf_refresh(bool force)
+{
+	if (!_conf_look_due(force))
+		return;
+	_conf_reread();
+	if (nx.conf)
+		_speeds_refresh();
+}
+
 extern int init(void)
 {
 	const char *env = getenv("NODEOX_CONF");
@@ -211,6 +283,9 @@ extern int fini(void)
 	_state_clear(true); /* Broaden=when-faster's state cache */
 	nodeox_conf_free(nx.conf);
 	nx.conf = NULL;
+	nodeox_speeds_free(nx.speeds);
+	nx.speeds = NULL;
+	xfree(nx.speeds_path);
 	xfree(nx.path);
 	nx.known = false;
 	slurm_mutex_unlock(&nx.lock);
@@ -1125,12 +1200,14 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	parts_ok = nodeox_policy_parts_ok(job->partition, NULL, 0);
 	if (parts_ok)
 		_time_cap(cap->parts, cap->qos, cap->qos_id, job, capwhat, sizeof(capwhat));
-	if (!job->account && (nx.conf->allow_accounts.n || nx.conf->deny_accounts.n)) {
+	/* the user and account names: for their allow/deny lists, and for the
+	 * speed table's user and account entries (a job's own speeds) */
+	if (!job->account && (nx.conf->allow_accounts.n || nx.conf->deny_accounts.n || nx.conf->speeds)) {
 		_default_account(uid, acct, sizeof(acct));
 		if (acct[0])
 			job->account = acct;
 	}
-	if (!job->user && (nx.conf->allow_users.n || nx.conf->deny_users.n))
+	if (!job->user && (nx.conf->allow_users.n || nx.conf->deny_users.n || nx.conf->speeds))
 		job->user = uid_to_string_cached((uid_t)uid);
 	/* a failed allocation must not abort slurmctld: without the snapshot or
 	 * the decision's buffer the job is left as asked; without the
@@ -1243,6 +1320,7 @@ extern int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_
 		return SLURM_SUCCESS;
 	job.job_id = NODEOX_JOB_DESC_JOB_ID(job_desc) == NO_VAL ? 0 : NODEOX_JOB_DESC_JOB_ID(job_desc);
 	job.comment = job_desc->comment;
+	job.name = job_desc->name;
 	job.tres_per_job = job_desc->tres_per_job;
 	job.tres_per_node = job_desc->tres_per_node;
 	job.tres_per_task = job_desc->tres_per_task;
@@ -1338,6 +1416,7 @@ static int _modify(job_desc_msg_t *job_desc, job_record_t *job_ptr, uint32_t sub
 	job.job_id = job_ptr->job_id;
 #define NX_PICK(f, old) (job_desc->f ? job_desc->f : (old))
 	job.comment = NX_PICK(comment, job_ptr->comment);
+	job.name = NX_PICK(name, job_ptr->name);
 	job.tres_per_job = NX_PICK(tres_per_job, job_ptr->tres_per_job);
 	job.tres_per_node = NX_PICK(tres_per_node, job_ptr->tres_per_node);
 	job.tres_per_task = NX_PICK(tres_per_task, job_ptr->tres_per_task);

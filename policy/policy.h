@@ -22,6 +22,8 @@
  *   policy_util.c    name checks, quoting, bounded strings (internal)
  *   policy_record.c  reads back the admin_comment record that
  *                    policy_decide.c writes (nodeox_record_*)
+ *   policy_speeds.c  the speed table SpeedTable= names: its reader
+ *                    and O(1) lookup (nodeox_speeds_*)
  * Sizes ("80G") and comma lists are general helpers: common/util.h.
  */
 #ifndef NODEOX_POLICY_H
@@ -76,9 +78,17 @@ typedef struct {
 	int n;
 } nodeox_namelist_t;
 
+typedef struct nodeox_speeds nodeox_speeds_t; /* a speed table (policy_speeds.c) */
+
 /* A parsed nodeox.conf. Plain data: read it freely. */
 typedef struct {
 	char path[512];
+	char speed_table[512]; /* SpeedTable=: "" = none */
+	/* The speed table the decision looks jobs up in (NULL: Speed= alone).
+	 * Not read from the file: whoever loaded the table (nodeox_speeds_parse_*)
+	 * sets it, keeps it alive while conf is used and frees it;
+	 * nodeox_conf_free leaves it alone. */
+	const nodeox_speeds_t *speeds;
 	nodeox_mode_t mode;           /* Mode=, default enforce */
 	nodeox_broaden_t broaden;     /* Broaden=, default always */
 	double min_speed;             /* MinSpeed=, default 0 (no floor) */
@@ -109,10 +119,11 @@ int nodeox_conf_find_type(const nodeox_conf_t *conf, const char *name);
 /* The `nodeox:flex[:opt[:opt...]]` tag found in a job's comment. */
 typedef struct {
 	bool present;
-	uint64_t min_mem_mb;        /* mem=40G; 0 = no minimum */
-	bool uniform;               /* all nodes of the job share one type */
-	int only[NODEOX_MAX_TYPES]; /* types=a100+l40s: restriction (conf indexes) */
-	int nonly;                  /* 0 = no restriction */
+	uint64_t min_mem_mb;            /* mem=40G; 0 = no minimum */
+	bool uniform;                   /* all nodes of the job share one type */
+	int only[NODEOX_MAX_TYPES];     /* types=a100+l40s: restriction (conf indexes) */
+	int nonly;                      /* 0 = no restriction */
+	char workload[NODEOX_NAME_MAX]; /* workload=NAME; "" = none given */
 } nodeox_tag_t;
 
 /*
@@ -129,6 +140,8 @@ int nodeox_tag_parse(const char *comment, const nodeox_conf_t *conf, nodeox_tag_
 typedef struct {
 	uint32_t job_id; /* 0 if not known yet */
 	const char *comment;
+	const char *name;            /* job name (--job-name): the workload when the
+				      * tag names none; NULL = none */
 	const char *tres_per_job;    /* --gpus                  "gres:gpu:a100:4" */
 	const char *tres_per_node;   /* --gres, --gpus-per-node "gres:gpu:a100:4,gres:foo:1" */
 	const char *tres_per_task;   /* --gpus-per-task */
@@ -253,6 +266,13 @@ typedef struct {
 					 * partitions has it (then it is absent) */
 	int neligible;
 	double run_time_factor; /* speed(requested)/speed(slowest eligible), >= 1 */
+	/* The job's speed on each conf type, in Speed= units, as the decision
+	 * used it: Speed= of nodeox.conf, or for a type with an entry in the
+	 * speed table (conf->speeds) the requested type's Speed= times the
+	 * entry's speed; speed_from says which (a nodeox_scope_t, -1: Speed=).
+	 * Filled for the requested type's group mates once that type is known. */
+	double speed[NODEOX_MAX_TYPES];
+	int speed_from[NODEOX_MAX_TYPES];
 	/* Changed fields for REWRITE (and dryrun). A *_set flag says whether the
 	 * field is to be replaced; an empty string with _set means "clear it". */
 	bool tres_per_job_set, tres_per_node_set, tres_per_task_set, tres_per_socket_set;
@@ -299,6 +319,81 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, co
  * per-node or per-job state for it. Reads at most NODEOX_STR_MAX bytes.
  */
 bool nodeox_policy_parts_ok(const char *parts, char *err, size_t errlen);
+
+/*
+ * The speed table (policy_speeds.c; format in nodeox.conf(5), SPEED TABLE):
+ * how fast a GPU type ran jobs of one workload, user or account against the
+ * type they asked for, as measured. Plain text, one entry a line:
+ *
+ *   nodeox-speeds v=1 made=2026-12-04T10:00:00Z from=sacct:2026-11-01..2026-12-01
+ *   # scope    name     asked run  speed jobs spread
+ *   workload   bert-ft  a100  l40s 0.41  37   0.06
+ *
+ * The decision (nodeox_policy_decide, through conf->speeds) takes a job's
+ * speed on each type from its workload's entry, else its user's, else its
+ * account's, else Speed= of nodeox.conf. Parsing allocates (plain malloc);
+ * a lookup allocates nothing and costs O(1) (a hash of the key).
+ */
+typedef enum {
+	NODEOX_SCOPE_WORKLOAD = 0,
+	NODEOX_SCOPE_USER,
+	NODEOX_SCOPE_ACCOUNT,
+	NODEOX_NSCOPES
+} nodeox_scope_t;
+
+#define NODEOX_SPEEDS_VERSION 1
+#define NODEOX_SPEEDS_MAX 100000           /* entries in one table */
+#define NODEOX_SPEEDS_FILE_MAX (8u << 20)  /* bytes in one table file */
+#define NODEOX_SPEEDS_SPEED_MAX 1000.0     /* a speed is in (0, 1000] */
+#define NODEOX_SPEEDS_JOBS_MAX 1000000000u /* jobs behind an entry: 1.. */
+
+typedef struct {
+	nodeox_scope_t scope;
+	char name[NODEOX_NAME_MAX];  /* the workload, user or account */
+	char asked[NODEOX_NAME_MAX]; /* GPU type the jobs asked for */
+	char run[NODEOX_NAME_MAX];   /* GPU type they ran on */
+	double speed;                /* speed on run relative to asked (0.41:
+				      * a step takes 1/0.41 as long) */
+	uint32_t jobs;               /* jobs behind the entry */
+	double spread;               /* their speeds' relative spread, >= 0 */
+	int line;                    /* where in the file */
+} nodeox_speed_t;
+
+/* Parse a table. Returns 0 and a new table in *out, or -1 with "FILE:LINE:
+ * what is wrong" in err (*out NULL); a bad line refuses the whole table.
+ * The file is opened non-blocking and read only if it is a regular file of
+ * at most NODEOX_SPEEDS_FILE_MAX bytes. */
+int nodeox_speeds_parse_file(const char *path, nodeox_speeds_t **out, char *err, size_t errlen);
+int nodeox_speeds_parse_string(const char *text, const char *name, nodeox_speeds_t **out, char *err,
+			       size_t errlen);
+void nodeox_speeds_free(nodeox_speeds_t *t);
+/* The entry for (scope, name, asked, run), or NULL. Type names compare
+ * case-insensitively, names exactly. O(1); NULL table or names: NULL. */
+const nodeox_speed_t *nodeox_speeds_find(const nodeox_speeds_t *t, nodeox_scope_t scope, const char *name,
+					 const char *asked, const char *run);
+size_t nodeox_speeds_count(const nodeox_speeds_t *t);
+/* Entry i (0 .. count-1) in the file's order, or NULL. */
+const nodeox_speed_t *nodeox_speeds_entry(const nodeox_speeds_t *t, size_t i);
+/* The header's made= and from=, and the file the table came from. */
+const char *nodeox_speeds_made(const nodeox_speeds_t *t);
+const char *nodeox_speeds_from(const nodeox_speeds_t *t);
+const char *nodeox_speeds_path(const nodeox_speeds_t *t);
+/* "workload", "user", "account". */
+const char *nodeox_scope_name(nodeox_scope_t scope);
+/* The writer's side, for a tool that makes tables (`nodeox speeds`): the
+ * header line "nodeox-speeds v=1 made=MADE from=FROM\n" and one entry line
+ * "SCOPE NAME ASKED RUN SPEED JOBS SPREAD\n" (speed and spread to 6
+ * significant digits), each into dst (cap bytes). Returns the length, or -1
+ * (dst "") for what the reader would refuse: made/from empty, longer than
+ * 127 bytes or holding a blank or unprintable byte; a bad name, asked ==
+ * run, a speed, jobs or spread out of range; or no room. */
+int nodeox_speeds_format_header(const char *made, const char *from, char *dst, size_t cap);
+int nodeox_speeds_format_entry(const nodeox_speed_t *e, char *dst, size_t cap);
+/* The job's workload name: the tag's workload=, else its job name when that
+ * is a valid name (letters, digits, _ . - @; under NODEOX_NAME_MAX bytes),
+ * else "" (no workload entry applies). The one rule for every reader and
+ * writer of workload names (the decision, the runtime's records). */
+void nodeox_speeds_workload(const nodeox_tag_t *tag, const char *job_name, char *dst, size_t cap);
 
 /* "PASS", "KEEP", "REWRITE", "REJECT". */
 const char *nodeox_action_name(nodeox_action_t action);

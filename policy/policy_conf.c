@@ -11,13 +11,10 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "policy/policy_internal.h"
 
@@ -53,11 +50,12 @@ enum {
 	K_ALLOWUSR,
 	K_DENYUSR,
 	K_MARGIN,
+	K_SPEEDTABLE,
 	K_NGLOBAL
 };
 static const char *const conf_global_keys[K_NGLOBAL] = {
 	"Mode",          "Broaden",      "MinSpeed",   "ScaleTimeLimit", "PreferRequested",  "Partitions",
-	"AllowAccounts", "DenyAccounts", "AllowUsers", "DenyUsers",      "WhenFasterMargin",
+	"AllowAccounts", "DenyAccounts", "AllowUsers", "DenyUsers",      "WhenFasterMargin", "SpeedTable",
 };
 
 /* "NAME:LINE: message" into p->err (common/util.h); -1. */
@@ -132,6 +130,26 @@ static int conf_names(conf_parser_t *p, const conf_tok_t *t, nodeox_namelist_t *
 	return 0;
 }
 
+/* A file named in the conf (SpeedTable=): printable, and relative to the
+ * conf's own directory unless it starts with '/'. */
+static int conf_path(conf_parser_t *p, const conf_tok_t *t, char *dst, size_t cap)
+{
+	const char *slash = strrchr(p->name, '/');
+	int dir = t->val[0] == '/' || !slash ? 0 : (int)(slash - p->name + 1);
+	char q[64];
+	size_t i;
+
+	for (i = 0; i < t->vlen; i++)
+		if ((unsigned char)t->val[i] < 0x21 || (unsigned char)t->val[i] > 0x7e)
+			return conf_fail(p, "%.*s=%s: not a printable path", (int)t->klen, t->key,
+					 conf_q(q, sizeof(q), t->val, t->vlen));
+	if ((size_t)dir + t->vlen >= cap)
+		return conf_fail(p, "%.*s=%s: path longer than %zu characters", (int)t->klen, t->key,
+				 conf_q(q, sizeof(q), t->val, t->vlen), cap - 1);
+	snprintf(dst, cap, "%.*s%.*s", dir, p->name, (int)t->vlen, t->val);
+	return 0;
+}
+
 static int conf_global(conf_parser_t *p, const conf_tok_t *t)
 {
 	nodeox_conf_t *c = p->conf;
@@ -187,6 +205,7 @@ static int conf_global(conf_parser_t *p, const conf_tok_t *t)
 	case K_MINSPEED: return conf_double(p, t, 0.0, 1.0, false, "a number from 0 to 1", &c->min_speed);
 	case K_MARGIN:
 		return conf_double(p, t, 0.0, 0.9, false, "a fraction from 0 to 0.9", &c->when_faster_margin);
+	case K_SPEEDTABLE: return conf_path(p, t, c->speed_table, sizeof(c->speed_table));
 	case K_SCALE: return conf_bool(p, t, &c->scale_time_limit);
 	case K_PREFER: return conf_bool(p, t, &c->prefer_requested);
 	default: return conf_names(p, t, lists[k]);
@@ -440,69 +459,17 @@ int nodeox_conf_parse_string(const char *text, const char *name, nodeox_conf_t *
 	return rc ? -1 : 0;
 }
 
-/*
- * Read the file: opened non-blocking and close-on-exec, and read only if it
- * is a regular file of at most CONF_FILE_MAX bytes, so that a FIFO, a device
- * (/dev/zero) or a directory at the path fails at once with a clear message
- * instead of blocking or filling memory (the plugin calls this inside
- * slurmctld with its locks held).
- */
+/* The file is read by nodeox_util_read_file: regular files only, opened
+ * non-blocking, at most CONF_FILE_MAX bytes (the plugin calls this inside
+ * slurmctld with its locks held). */
 int nodeox_conf_parse_file(const char *path, nodeox_conf_t **out, char *err, size_t errlen)
 {
-	struct stat st;
 	char *text;
-	size_t n = 0;
-	int fd, rc;
+	int rc;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+	if (nodeox_util_read_file(path, CONF_FILE_MAX, &text, err, errlen))
 		return -1;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > CONF_FILE_MAX) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s: %s", path,
-			 fstat(fd, &st) != 0    ? strerror(e)
-			 : !S_ISREG(st.st_mode) ? "not a regular file"
-						: "larger than 1 MiB");
-		close(fd);
-		return -1;
-	}
-	text = malloc(CONF_FILE_MAX + 1);
-	if (!text) {
-		close(fd);
-		snprintf(err, errlen, "%s:0: out of memory", path);
-		return -1;
-	}
-	while (n <= CONF_FILE_MAX) { /* one byte more than allowed: tells "too large" */
-		ssize_t got = read(fd, text + n, CONF_FILE_MAX + 1 - n);
-
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got < 0) {
-			snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
-			close(fd);
-			free(text);
-			return -1;
-		}
-		if (got == 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	if (n > CONF_FILE_MAX) {
-		snprintf(err, errlen, "%s: larger than 1 MiB", path);
-		free(text);
-		return -1;
-	}
-	text[n] = '\0';
-	if (memchr(text, '\0', n)) {
-		snprintf(err, errlen, "%s:0: contains a NUL byte (not a text file)", path);
-		free(text);
-		return -1;
-	}
 	rc = nodeox_conf_parse_string(text, path, out, err, errlen);
 	free(text);
 	return rc;

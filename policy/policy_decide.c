@@ -296,12 +296,13 @@ static bool decide_can_serve(const nodeox_cluster_t *cl, const nodeox_job_t *job
 
 /* Why type c (a group mate of req) is not eligible, or NULL if it is. */
 static const char *decide_exclude(const nodeox_conf_t *conf, const nodeox_job_t *job,
-				  const nodeox_cluster_t *cl, const nodeox_tag_t *tag, int req, int c)
+				  const nodeox_cluster_t *cl, const nodeox_tag_t *tag, int req, int c,
+				  const nodeox_decision_t *out)
 {
 	const nodeox_gpu_type_t *t = &conf->types[c];
 	int j;
 
-	if (conf->min_speed > 0 && t->speed < conf->min_speed * conf->types[req].speed)
+	if (conf->min_speed > 0 && out->speed[c] < conf->min_speed * out->speed[req])
 		return "below MinSpeed";
 	if (tag->min_mem_mb && t->mem_mb < tag->min_mem_mb)
 		return t->mem_mb ? "too little memory" : "memory unknown";
@@ -317,9 +318,56 @@ static const char *decide_exclude(const nodeox_conf_t *conf, const nodeox_job_t 
 	return NULL;
 }
 
+/* "l40s at 0.41 for workload bert-ft, from 37 jobs": where type c's speed
+ * for the job came from, when the speed table gave it. */
+static void decide_speed_said(const nodeox_conf_t *conf, int c, const nodeox_speed_t *e, nodeox_buf_t *b)
+{
+	nodeox_buf_printf(b, "%s at %g for %s %s, from %u job%s", conf->types[c].name, e->speed,
+			  nodeox_scope_name(e->scope), e->name, e->jobs, e->jobs == 1 ? "" : "s");
+}
+
+/*
+ * The job's speed on each group mate of req (mate[]): its workload's entry
+ * in the speed table, else its user's, else its account's, else Speed=.
+ * An entry's speed is relative to req; out->speed keeps Speed= units so
+ * that a job without entries is decided exactly as without a table.
+ */
+static void decide_speeds(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_tag_t *tag,
+			  int req, const bool *mate, nodeox_decision_t *out, const nodeox_speed_t **entry)
+{
+	char workload[NODEOX_NAME_MAX];
+	const char *names[NODEOX_NSCOPES];
+	int i, s;
+
+	for (i = 0; i < conf->ntypes; i++) {
+		out->speed[i] = conf->types[i].speed;
+		out->speed_from[i] = -1;
+		entry[i] = NULL;
+	}
+	if (!conf->speeds)
+		return;
+	nodeox_speeds_workload(tag, job->name, workload, sizeof(workload));
+	names[NODEOX_SCOPE_WORKLOAD] = workload;
+	names[NODEOX_SCOPE_USER] = job->user;
+	names[NODEOX_SCOPE_ACCOUNT] = job->account;
+	for (i = 0; i < conf->ntypes; i++) {
+		if (!mate[i])
+			continue;
+		for (s = 0; s < NODEOX_NSCOPES && !entry[i]; s++)
+			if (names[s] && names[s][0])
+				entry[i] = nodeox_speeds_find(conf->speeds, (nodeox_scope_t)s, names[s],
+							      conf->types[req].name, conf->types[i].name);
+		if (entry[i]) {
+			out->speed[i] = entry[i]->speed * conf->types[req].speed;
+			out->speed_from[i] = (int)entry[i]->scope;
+		}
+	}
+}
+
 /* Fill out->eligible. Returns false (KEEP) if no type beyond req is left. */
 static bool decide_eligible(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
-			    const nodeox_tag_t *tag, int req, nodeox_decision_t *out)
+			    const nodeox_tag_t *tag, int req, nodeox_decision_t *out,
+			    const nodeox_speed_t **entry)
 {
 	bool mate[NODEOX_MAX_TYPES] = { false }, grouped = false;
 	char why[NODEOX_ERR_MAX];
@@ -344,6 +392,7 @@ static bool decide_eligible(const nodeox_conf_t *conf, const nodeox_job_t *job, 
 			    conf->types[req].name);
 		return false;
 	}
+	decide_speeds(conf, job, tag, req, mate, out, entry);
 	out->neligible = 0;
 	if (!cl || decide_type_present(cl, job, &conf->types[req]))
 		out->eligible[out->neligible++] = req;
@@ -353,9 +402,15 @@ static bool decide_eligible(const nodeox_conf_t *conf, const nodeox_job_t *job, 
 
 		if (!mate[i])
 			continue;
-		no = decide_exclude(conf, job, cl, tag, req, i);
+		no = decide_exclude(conf, job, cl, tag, req, i, out);
 		if (no) {
-			nodeox_buf_printf(&wb, "%s%s %s", wb.len ? "; " : "", conf->types[i].name, no);
+			nodeox_buf_puts(&wb, wb.len ? "; " : "");
+			if (entry[i]) { /* "l40s at 0.25 for workload w, from 37 jobs: below MinSpeed" */
+				decide_speed_said(conf, i, entry[i], &wb);
+				nodeox_buf_printf(&wb, ": %s", no);
+			} else {
+				nodeox_buf_printf(&wb, "%s %s", conf->types[i].name, no);
+			}
 			continue;
 		}
 		out->eligible[out->neligible++] = i;
@@ -549,14 +604,14 @@ static bool decide_features(const nodeox_conf_t *conf, const nodeox_job_t *job, 
  */
 static void decide_time(const nodeox_conf_t *conf, const nodeox_job_t *job, int req, nodeox_decision_t *out)
 {
-	double slowest = conf->types[req].speed, f;
+	double slowest = out->speed[req], f;
 	uint32_t scaled;
 	int i;
 
 	for (i = 0; i < out->neligible; i++)
-		if (conf->types[out->eligible[i]].speed < slowest)
-			slowest = conf->types[out->eligible[i]].speed;
-	f = conf->types[req].speed / slowest;
+		if (out->speed[out->eligible[i]] < slowest)
+			slowest = out->speed[out->eligible[i]];
+	f = out->speed[req] / slowest;
 	out->run_time_factor = f > 1.0 ? f : 1.0;
 	out->time_limit = job->time_limit;
 	if (!conf->scale_time_limit || out->run_time_factor <= 1.0 || !job->time_limit ||
@@ -660,6 +715,8 @@ static void decide_record_tag(const nodeox_conf_t *conf, const nodeox_tag_t *tag
 					  : "?");
 	if (tag->uniform)
 		nodeox_buf_puts(&b, ":uniform");
+	if (tag->workload[0])
+		nodeox_buf_printf(&b, ":workload=%s", tag->workload);
 }
 
 /* admin_comment: the job's original request and what nodeox made of it. */
@@ -706,6 +763,30 @@ static void decide_admin_comment(const nodeox_conf_t *conf, const nodeox_job_t *
 		decide_record_put(&rec, limit, &cut, "prefer", "", out->prefer);
 	if (cut.len)
 		nodeox_buf_printf(&rec, " cut=%s", cutbuf);
+}
+
+/* Append " (l40s at 0.41 for workload bert-ft, from 37 jobs; ...)" to the
+ * reason for each eligible type whose speed the table gave, if it fits. */
+static void decide_speed_note(const nodeox_conf_t *conf, const nodeox_speed_t *const *entry,
+			      nodeox_decision_t *out)
+{
+	char line[NODEOX_ERR_MAX];
+	size_t have = strlen(out->reason);
+	nodeox_buf_t b;
+	int i;
+
+	nodeox_buf_init(&b, line, sizeof(line));
+	for (i = 0; i < out->neligible; i++) {
+		if (!entry[out->eligible[i]])
+			continue;
+		nodeox_buf_puts(&b, b.len ? "; " : " (");
+		decide_speed_said(conf, out->eligible[i], entry[out->eligible[i]], &b);
+	}
+	if (!b.len)
+		return;
+	nodeox_buf_puts(&b, ")");
+	if (!b.overflow && have + b.len < sizeof(out->reason))
+		memcpy(out->reason + have, line, b.len + 1);
 }
 
 static void decide_reason(const nodeox_conf_t *conf, const nodeox_job_t *job, const decide_req_t *r,
@@ -862,6 +943,7 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	decide_req_t r;
 	nodeox_tag_t tag;
 	nodeox_shape_t shape;
+	const nodeox_speed_t *entry[NODEOX_MAX_TYPES] = { NULL };
 	const char *fallback = NULL;
 	char name[NODEOX_NAME_MAX], q[64], why[NODEOX_ERR_MAX];
 	int f, req, rc;
@@ -901,12 +983,15 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		return;
 	}
 	out->requested_type = req;
-	if (!decide_eligible(conf, job, cluster, &tag, req, out))
+	if (!decide_eligible(conf, job, cluster, &tag, req, out, entry))
 		return;
 	decide_shape(job, &r, &shape);
+	shape.speed = out->speed;
 	if (conf->broaden == NODEOX_BROADEN_WHEN_FASTER && cluster && out->eligible[0] == req &&
-	    !decide_faster(conf, job, cluster, req, &shape, out, &fallback))
+	    !decide_faster(conf, job, cluster, req, &shape, out, &fallback)) {
+		decide_speed_note(conf, entry, out);
 		return;
+	}
 	if ((conf->broaden == NODEOX_BROADEN_WHEN_BLOCKED || fallback) && cluster &&
 	    out->eligible[0] == req && decide_can_serve(cluster, job, &conf->types[req], &shape)) {
 		decide_keep(out, "not broadened: %s can serve the job now (Broaden=%s)",
@@ -937,6 +1022,7 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	out->dryrun = conf->mode == NODEOX_MODE_DRYRUN;
 	decide_admin_comment(conf, job, &tag, &r, out);
 	decide_reason(conf, job, &r, out);
+	decide_speed_note(conf, entry, out);
 	if (out->estimate.made)
 		decide_faster_why(conf, req, out);
 }

@@ -316,7 +316,7 @@ static int est_slowest(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, co
 	for (i = 0; i < cl->nnodes; i++) {
 		if (EST_AT(cls, i) == EST_NONE || EST_AT(b->free, i) < shape->per_node || !EST_AT(b->free, i))
 			continue;
-		if (slow < 0 || conf->types[EST_AT(cls, i)].speed < conf->types[slow].speed)
+		if (slow < 0 || shape->speed[EST_AT(cls, i)] < shape->speed[slow])
 			slow = (int)EST_AT(cls, i);
 	}
 	return slow;
@@ -347,8 +347,8 @@ static void est_broad_found(const nodeox_conf_t *conf, const nodeox_cluster_t *c
 
 	est->broad_slowest = slow;
 	est->broad_factor = 1.0;
-	if (slow >= 0 && conf->types[slow].speed < conf->types[req].speed)
-		est->broad_factor = conf->types[req].speed / conf->types[slow].speed;
+	if (slow >= 0 && shape->speed[slow] < shape->speed[req])
+		est->broad_factor = shape->speed[req] / shape->speed[slow];
 	est->broad_finish = est_finish(t, limit_s, est->broad_factor);
 }
 
@@ -582,9 +582,8 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			est->broad_slowest = -1; /* where it lands is beyond what is known: */
 			est->broad_factor = 1.0; /* the slowest eligible type's factor */
 			for (i = 0; i < (size_t)nelig; i++)
-				if (conf->types[elig[i]].speed * est->broad_factor < conf->types[req].speed) {
-					est->broad_factor =
-						conf->types[req].speed / conf->types[elig[i]].speed;
+				if (shape->speed[elig[i]] * est->broad_factor < shape->speed[req]) {
+					est->broad_factor = shape->speed[req] / shape->speed[elig[i]];
 					est->broad_slowest = elig[i];
 				}
 			est->broad_finish = est_finish(b.start, limit_s, est->broad_factor);
@@ -605,7 +604,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	 * traces: admin guide, Broaden=when-faster); neither side fitting:
 	 * kept, nothing says broadening is sooner */
 	for (i = 0; i < (size_t)nelig; i++)
-		slower = slower || conf->types[elig[i]].speed < conf->types[req].speed;
+		slower = slower || shape->speed[elig[i]] < shape->speed[req];
 	if (!slower) /* no slower type to lose time on: as soon is enough */
 		est->broaden = b.start >= 0 && (k.start < 0 || est->broad_finish <= est->kept_finish);
 	else

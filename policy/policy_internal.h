@@ -40,6 +40,11 @@ bool nodeox_util_eq(const char *s, size_t n, const char *word);
  * 1..NODEOX_NAME_MAX-1 bytes of [A-Za-z0-9_.@-]. */
 bool nodeox_util_name_ok(const char *s, size_t n);
 
+/* Read the text file at path (a regular file of at most max bytes, opened
+ * non-blocking, no NUL byte) into a new malloc'd string *text. Returns 0, or
+ * -1 with "PATH: what" in err. */
+int nodeox_util_read_file(const char *path, size_t max, char **text, char *err, size_t errlen);
+
 /* a * b, or UINT64_MAX where the product does not fit (GPU counts times
  * nodes or tasks: each factor is user input). */
 static inline uint64_t nodeox_mul_sat(uint64_t a, uint64_t b)
@@ -55,6 +60,9 @@ typedef struct {
 	uint64_t nodes;
 	uint64_t per_node;
 	uint64_t total;
+	const double *speed; /* the job's speed on each conf type
+			      * (nodeox_decision_t.speed): Speed= or the
+			      * speed table's entry */
 } nodeox_shape_t;
 
 /* Node tests shared by the decision (policy_decide.c) and its estimate

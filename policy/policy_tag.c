@@ -10,6 +10,8 @@
  *   types=T1+T2     broaden only to these types (names from nodeox.conf)
  *   uniform         all nodes of the job get one type
  *   mixed           nodes may differ (the default)
+ *   workload=NAME   the workload the speed table knows the job by (else
+ *                   its job name)
  * The comment is user input: a tag is looked for in its first
  * NODEOX_COMMENT_MAX bytes only, and one that runs on past them is refused
  * whole (never read cut short); it is never used as a format, and quoted
@@ -147,6 +149,18 @@ static int tag_option(const char *s, size_t n, const nodeox_conf_t *conf, nodeox
 				"mem=SIZE such as mem=40G)",
 				q);
 	}
+	if (eq && nodeox_util_eq(s, klen, "workload")) {
+		if (tag->workload[0])
+			return tag_fail(err, errlen, "workload= given twice in the nodeox:flex tag");
+		if (!nodeox_util_name_ok(eq + 1, n - klen - 1))
+			return tag_fail(err, errlen,
+					"bad workload name in '%s' of the nodeox:flex tag (1 to %d "
+					"letters, digits, _ . - @)",
+					q, NODEOX_NAME_MAX - 1);
+		memcpy(tag->workload, eq + 1, n - klen - 1);
+		tag->workload[n - klen - 1] = '\0';
+		return 0;
+	}
 	if (eq && nodeox_util_eq(s, klen, "types")) {
 		if (tag->nonly)
 			return tag_fail(err, errlen, "types= given twice in the nodeox:flex tag");
@@ -154,7 +168,7 @@ static int tag_option(const char *s, size_t n, const nodeox_conf_t *conf, nodeox
 	}
 	return tag_fail(err, errlen,
 			"unknown option '%s' in the nodeox:flex tag (expected "
-			"mem=SIZE, types=T1+T2, uniform or mixed)",
+			"mem=SIZE, types=T1+T2, workload=NAME, uniform or mixed)",
 			q);
 }
 

@@ -1,12 +1,18 @@
 /*
  * policy_util.c: small helpers of the policy library: name checks, quoting
- * user input for messages, and a bounded output buffer. Every string the library
+ * user input for messages, a bounded output buffer, and the bounded,
+ * non-blocking reader of nodeox.conf and the speed table. Every string the library
  * builds goes through nodeox_buf_t, so no result can overrun its field and an
  * overflow is noticed instead of silently cutting a constraint in half.
  */
 #include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "policy/policy_internal.h"
 
@@ -106,4 +112,81 @@ void nodeox_buf_printf(nodeox_buf_t *b, const char *fmt, ...)
 		return;
 	}
 	b->len += (size_t)n;
+}
+
+/* "1 MiB", "8 MiB", or bytes when not a whole number of MiB. */
+static void util_size_text(char *dst, size_t cap, size_t max)
+{
+	if (max % (1u << 20) == 0)
+		snprintf(dst, cap, "%zu MiB", max >> 20);
+	else
+		snprintf(dst, cap, "%zu bytes", max);
+}
+
+/*
+ * Read a whole text file: opened non-blocking and close-on-exec, and read
+ * only if it is a regular file of at most max bytes, so that a FIFO, a device
+ * (/dev/zero) or a directory at the path fails at once with a clear message
+ * instead of blocking or filling memory (the plugin reads nodeox.conf and the
+ * speed table inside slurmctld with its locks held). A NUL byte refuses it.
+ */
+int nodeox_util_read_file(const char *path, size_t max, char **text_out, char *err, size_t errlen)
+{
+	struct stat st;
+	char *text, sz[32];
+	size_t n = 0;
+	int fd;
+
+	*text_out = NULL;
+	util_size_text(sz, sizeof(sz), max);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size > max) {
+		if (fstat(fd, &st) != 0)
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		else if (!S_ISREG(st.st_mode))
+			snprintf(err, errlen, "%s: not a regular file", path);
+		else
+			snprintf(err, errlen, "%s: larger than %s", path, sz);
+		close(fd);
+		return -1;
+	}
+	text = malloc(max + 1);
+	if (!text) {
+		close(fd);
+		snprintf(err, errlen, "%s:0: out of memory", path);
+		return -1;
+	}
+	while (n <= max) { /* one byte more than allowed: tells "too large" */
+		ssize_t got = read(fd, text + n, max + 1 - n);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+			close(fd);
+			free(text);
+			return -1;
+		}
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (n > max) {
+		snprintf(err, errlen, "%s: larger than %s", path, sz);
+		free(text);
+		return -1;
+	}
+	text[n] = '\0';
+	if (memchr(text, '\0', n)) {
+		snprintf(err, errlen, "%s:0: contains a NUL byte (not a text file)", path);
+		free(text);
+		return -1;
+	}
+	*text_out = text;
+	return 0;
 }

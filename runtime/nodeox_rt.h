@@ -125,6 +125,8 @@ typedef struct nodeox_rt_config {
 	/* output */
 	const char *json_path;
 	int quiet;
+	int speed_record; /* 1 (default): leave the speed record in the job's Comment
+			   * under Slurm (runtime/rt_speedrec.h); --no-speed-record: 0 */
 	uint64_t seed;
 	/* failure handling */
 	double fault_initial_s; /* deadline before any round time is known */

@@ -14,6 +14,7 @@
 
 #include "runtime/nodeox_rt.h"
 #include "runtime/rt_alloc.h"
+#include "runtime/rt_speedrec.h"
 #include "runtime/workload_gpt.h"
 #include "runtime/workload_mlp.h"
 
@@ -104,7 +105,22 @@ int main(int argc, char **argv)
 			       res.test_accuracy, res.rounds, res.global_steps, res.train_s, res.wall_s,
 			       res.dropped, res.bytes_communicated);
 	}
+	/* the speed record (rt_speedrec.h): gathered while MPI runs, stored by
+	 * rank 0 after it (a fork beside MPI upsets some transports); a
+	 * failure is a warning, never the job's exit status */
+	speedrec_t rec;
+	int record = cfg.mode != NODEOX_MODE_EVALUATE &&
+		     rt_speedrec_gather(rt, &alloc, (long)w->batch_size, &rec) > 0;
 	w->destroy(w);
 	nodeox_rt_finalize(rt);
+	if (record) {
+		if (rt_speedrec_store(&rec, err, sizeof err) != 0)
+			fprintf(stderr,
+				"nodeox-run: warning: speed record not stored in job %s's Comment: %s\n",
+				getenv("SLURM_JOB_ID"), err);
+		else if (!cfg.quiet)
+			printf("nodeox-run: speed record stored in job %s's Comment\n",
+			       getenv("SLURM_JOB_ID"));
+	}
 	return 0;
 }

@@ -181,6 +181,11 @@ struct nodeox_rt {
 	rt_interval_t iv;                      /* the interval in progress (rt_loop.c) */
 	int last_finite;                       /* this worker's update was finite in the last interval */
 	int started;                           /* nodeox_rt_start has run (state allocated) */
+	/* this worker's mean step per interval, for the speed record
+	 * (rt_speedrec.c): every speed_stride-th of speed_seen kept */
+	double speed_ms[512];
+	int speed_n, speed_stride;
+	long speed_seen;
 };
 
 /* ------------------------------------------------------------ rt_inner.c */
@@ -264,6 +269,11 @@ void rt_model_load(nodeox_rt_t *rt, nodeox_workload_t *w, const char *path);
 /* Shares of n items for speeds s (n_i proportional to s_i, largest
  * remainders first, ties to the lower rank); first[i] = start of rank i. */
 void rt_eval_shares(size_t n, int world, const double *speeds, size_t *count, size_t *first);
+
+/* ------------------------------------------------------------ rt_speedrec.c */
+/* Keep this worker's mean step time of an interval (ms) for the speed
+ * record (runtime/rt_speedrec.h). */
+void rt_speedrec_observe(nodeox_rt_t *rt, double step_ms);
 
 /* ------------------------------------------------------------ rt_log.c */
 void rt_log_round(const nodeox_rt_t *rt, const rt_worker_info_t *all, double acc);

@@ -220,6 +220,7 @@ int rt_loop_end(nodeox_rt_t *rt, nodeox_workload_t *w, double loss)
 	mine.shard = (double)w->shard_samples;
 	mine.loss = tau > 0 ? iv->loss_sum / tau : 0;
 	mine.step_ms = tau > 0 ? iv->ms_sum / tau : 0;
+	rt_speedrec_observe(rt, mine.step_ms);
 	if (iv->allreduce)
 		rt_sync_finish(rt, w, &mine, all);
 	else {

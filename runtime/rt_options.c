@@ -25,6 +25,7 @@ void nodeox_rt_config_defaults(nodeox_rt_config_t *c)
 	c->inner = NODEOX_INNER_SGD;
 	c->plan = NODEOX_PLAN_SPEED;
 	c->backend = "cpu";
+	c->speed_record = 1;
 	c->lr = 0.05;
 	c->lr_min_ratio = 0.1;
 	c->momentum = 0.9;
@@ -106,6 +107,7 @@ static const char _usage[] =
 	"                            collective deadline: S before any round, then\n"
 	"                            F * longest round + min (default 120, 4, 15)\n"
 	"  --inject-nan R:N, --inject-exit R:N, --inject-hang R:N   test hooks\n"
+	"  --no-speed-record         leave no speed record in the job's Comment (under Slurm)\n"
 	"  --quiet, --help\n";
 
 enum {
@@ -149,6 +151,7 @@ enum {
 	OPT_IEXIT,
 	OPT_IHANG,
 	OPT_QUIET,
+	OPT_NO_SPEED_RECORD,
 	OPT_EVALUATE,
 	OPT_WORKLOAD,
 	OPT_CORPUS,
@@ -214,6 +217,7 @@ static const struct option _options[] = {
 	{ "inject-exit", required_argument, 0, OPT_IEXIT },
 	{ "inject-hang", required_argument, 0, OPT_IHANG },
 	{ "quiet", no_argument, 0, OPT_QUIET },
+	{ "no-speed-record", no_argument, 0, OPT_NO_SPEED_RECORD },
 	{ "evaluate", no_argument, 0, OPT_EVALUATE },
 	{ "workload", required_argument, 0, OPT_WORKLOAD },
 	{ "corpus", required_argument, 0, OPT_CORPUS },
@@ -474,6 +478,7 @@ int nodeox_rt_config_parse(nodeox_rt_config_t *c, int argc, char **argv, char *e
 				       errlen);
 			break;
 		case OPT_QUIET: c->quiet = 1; break;
+		case OPT_NO_SPEED_RECORD: c->speed_record = 0; break;
 		case OPT_EVALUATE: c->mode = NODEOX_MODE_EVALUATE; break;
 		case OPT_WORKLOAD:
 			if ((rc = _opt_choice(name, optarg, workloads, &choice, err, errlen)) == 0)

@@ -22,8 +22,10 @@
 
 #include "runtime/nodeox_rt.h"
 #include "runtime/rt_alloc.h"
+#include "runtime/rt_speedrec.h"
 
 static nodeox_rt_t *engine;
+static rt_alloc_t engine_alloc; /* this rank's Slurm allocation (rt_alloc.h), for the speed record */
 static nodeox_workload_t model; /* the caller's buffers, described */
 static uint64_t model_pos;      /* samples consumed (checkpointed) */
 static char model_name[64];
@@ -151,6 +153,7 @@ static PyObject *engine_init(PyObject *self, PyObject *args, PyObject *kw)
 	rt_alloc_probe(&alloc, &cfg);
 	engine = nodeox_rt_init(NULL, NULL, &cfg);
 	rt_alloc_apply(engine, &alloc);
+	engine_alloc = alloc;
 	int rank = nodeox_rt_rank(engine);
 	double speed = nodeox_rt_speed(engine, rank);
 	return Py_BuildValue("{s:i,s:i,s:i,s:d,s:s,s:s}", "rank", rank, "world", nodeox_rt_world(engine),
@@ -375,8 +378,20 @@ static PyObject *engine_finalize(PyObject *self, PyObject *noargs)
 {
 	if (engine == NULL)
 		Py_RETURN_NONE;
-	Py_BEGIN_ALLOW_THREADS nodeox_rt_finalize(engine);
+	/* the speed record (rt_speedrec.h), as nodeox-run leaves it: gathered
+	 * while MPI runs, stored by rank 0 after; a failure is a warning */
+	speedrec_t rec;
+	char err[512];
+	int record = 0, rc = 0;
+	Py_BEGIN_ALLOW_THREADS record =
+		rt_speedrec_gather(engine, &engine_alloc, (long)model.batch_size, &rec) > 0;
+	nodeox_rt_finalize(engine);
+	if (record)
+		rc = rt_speedrec_store(&rec, err, sizeof err);
 	Py_END_ALLOW_THREADS engine = NULL;
+	if (record && rc != 0)
+		fprintf(stderr, "nodeox.torch: warning: speed record not stored in job %s's Comment: %s\n",
+			getenv("SLURM_JOB_ID"), err);
 	memset(&model, 0, sizeof model);
 	Py_RETURN_NONE;
 }

@@ -3,7 +3,9 @@
  *
  * The trace gives each job's run time T on the type it asked for (R). With
  * speeds s(t) from nodeox.conf (Speed=, relative throughput), optionally per
- * workload class from a --class-speeds file:
+ * workload class from a --class-speeds file (a speed table, nodeox.conf(5):
+ * a workload entry CLASS ASKED RUN SPEED gives s(RUN) = SPEED * Speed= of
+ * ASKED for that class; or the older CSV class,gpu_type,speed):
  *   one type t:                    T * s(R) / s(t)
  *   mixed types, synchronous job:  T * s(R) / min_i s(t_i)      (n x the slowest)
  *   mixed types, rounds job:       T * n s(R) / ((1 - c) * sum_i s(t_i))
@@ -19,12 +21,61 @@
 #include "sim/model/runtime_model.h"
 #include "sim/model/text_lines.h"
 
+/* A speed table's workload entries as class speeds (the first entry for a
+ * class and run type counts; user and account entries are no class's). */
+static int runtime_load_table(sim_runtime_t *m, const sim_cluster_t *c, const char *path, char *err,
+			      size_t errlen)
+{
+	nodeox_speeds_t *t;
+	const nodeox_speed_t *e;
+
+	if (nodeox_speeds_parse_file(path, &t, err, errlen) < 0)
+		return -1;
+	for (size_t i = 0; (e = nodeox_speeds_entry(t, i)); i++) {
+		int run = cluster_find_type(c, e->run), asked = cluster_find_type(c, e->asked);
+		if (e->scope != NODEOX_SCOPE_WORKLOAD)
+			continue;
+		if (run < 0 || asked < 0) {
+			snprintf(err, errlen, "%s:%d: GPU type '%s' is not in the cluster", path, e->line,
+				 run < 0 ? e->run : e->asked);
+			nodeox_speeds_free(t);
+			return -1;
+		}
+		char *key = g_strdup_printf("%s\t%s", e->name, c->types[run]);
+		if (g_hash_table_contains(m->class_speed, key)) {
+			g_free(key);
+			continue;
+		}
+		double *d = g_new(double, 1);
+		*d = e->speed * m->speed[asked];
+		g_hash_table_replace(m->class_speed, key, d);
+	}
+	nodeox_speeds_free(t);
+	return 0;
+}
+
+/* Does the file start (after blank and comment lines) with a speed table's
+ * header? */
+static bool runtime_is_table(gchar **lines)
+{
+	for (int i = 0; lines[i]; i++) {
+		const char *l = lines[i] + strspn(lines[i], " \t\r");
+		if (*l && *l != '#')
+			return g_str_has_prefix(l, "nodeox-speeds");
+	}
+	return false;
+}
+
 static int runtime_load_classes(sim_runtime_t *m, const sim_cluster_t *c, const char *path, char *err,
 				size_t errlen)
 {
 	gchar **lines = text_lines_read(path, err, errlen);
 	if (!lines)
 		return -1;
+	if (runtime_is_table(lines)) {
+		g_strfreev(lines);
+		return runtime_load_table(m, c, path, err, errlen);
+	}
 	int rc = 0;
 	for (int i = 0; lines[i] && rc == 0; i++) {
 		char *l = g_strstrip(lines[i]);

@@ -351,6 +351,7 @@ void sched_policy_job(const sim_cluster_t *c, const sim_job_t *job, const char *
 	memset(out, 0, sizeof(*out));
 	out->job_id = job->id;
 	out->comment = comment;
+	out->name = job->class_name; /* the workload, for the speed table */
 	tres[0] = '\0';
 	if (job->gpus > 0) {
 		uint32_t n = job->nodes ? job->gpus / job->nodes : job->gpus;

@@ -45,7 +45,7 @@
 #endif
 
 typedef struct {
-	char *cluster, *policy, *json, *jobs, *plot, *mode, *class_speeds;
+	char *cluster, *policy, *json, *jobs, *plot, *mode, *class_speeds, *speed_table;
 	double flex_fraction, round_sync;
 	gint64 seed;
 	gboolean skip_bad, quiet;
@@ -200,7 +200,7 @@ static void main_store_args(const main_opts_t *o, GPtrArray *a)
 static void main_opts_free(main_opts_t *o)
 {
 	nodeox_g_free_all(o->cluster, o->policy, o->json, o->jobs, o->plot, o->mode, o->class_speeds,
-			  o->max_age);
+			  o->max_age, o->speed_table);
 	g_strfreev(o->price);
 	nodeox_g_free_all(o->bf_phase, o->sweep, o->sweep_array, o->merge, o->mem_per_gpu, o->slurm_version);
 }
@@ -263,7 +263,11 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		{ "skip-bad", 0, 0, G_OPTION_ARG_NONE, &o->skip_bad, "Skip and count malformed trace rows",
 		  NULL },
 		{ "class-speeds", 0, 0, G_OPTION_ARG_FILENAME, &o->class_speeds,
-		  "CSV class,gpu_type,speed: per-class speeds overriding nodeox.conf", "FILE" },
+		  "Per-class speeds overriding nodeox.conf: a speed table (nodeox.conf(5)) or CSV "
+		  "class,gpu_type,speed",
+		  "FILE" },
+		{ "speed-table", 0, 0, G_OPTION_ARG_FILENAME, &o->speed_table,
+		  "Speed table the policy decides with (default: SpeedTable= of nodeox.conf)", "FILE" },
 		{ "round-sync", 0, 0, G_OPTION_ARG_DOUBLE, &o->round_sync,
 		  "Fraction of each round lost to synchronisation (default 0.05)", "F" },
 		{ "bf-window", 0, 0, G_OPTION_ARG_INT64, &o->bf_window, "bf_window, minutes (1440)", "MIN" },
@@ -504,6 +508,7 @@ int main(int argc, char **argv)
 	sim_trace_t *tr = NULL;
 	sim_bf_phase_t *phase = NULL;
 	nodeox_conf_t *conf = NULL;
+	nodeox_speeds_t *speeds = NULL;
 	sim_runtime_t model = { 0 };
 	main_compare_t m = { 0 };
 	bool *tagged = NULL;
@@ -531,6 +536,24 @@ int main(int argc, char **argv)
 	if (o.policy || run_nodeox || g_file_test(ppath, G_FILE_TEST_EXISTS)) {
 		if (nodeox_conf_parse_file(ppath, &conf, err, sizeof(err)) < 0)
 			goto fail;
+	}
+	/* the policy's speed table, as the plugin reads it (per job: its class
+	 * is its workload) */
+	if (o.speed_table || (conf && conf->speed_table[0])) {
+		if (!conf) {
+			snprintf(err, sizeof(err), "--speed-table needs a policy (%s)", ppath);
+			goto fail;
+		}
+		if (o.sweep || array_run) {
+			snprintf(err, sizeof(err),
+				 "a speed table (--speed-table, SpeedTable=) is not yet "
+				 "supported with --sweep");
+			goto fail;
+		}
+		if (nodeox_speeds_parse_file(o.speed_table ? o.speed_table : conf->speed_table, &speeds, err,
+					     sizeof(err)) < 0)
+			goto fail;
+		conf->speeds = speeds;
 	}
 	sim_trace_opts_t topts = { .skip_bad = o.skip_bad,
 				   .conf = conf,
@@ -644,6 +667,7 @@ fail:
 	trace_free(tr);
 	if (conf)
 		nodeox_conf_free(conf);
+	nodeox_speeds_free(speeds);
 	cluster_free(cl);
 	bf_phase_free(phase);
 	g_free(ppath);

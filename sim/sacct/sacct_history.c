@@ -79,6 +79,23 @@ static void history_name_foreign(sacct_history_t *hist, const char *job_id)
 		 job_id);
 }
 
+/* The job's speed record (its Comment), counted; a bad one is named once. */
+static void history_speeds(sacct_history_t *hist, sacct_job_t *job)
+{
+	char err[SACCT_ERR_MAX];
+
+	switch (sacct_job_speeds(job, err, sizeof(err))) {
+	case 1: hist->n_speeds++; break;
+	case 2: hist->n_speeds_later++; break;
+	case -1:
+		if (!hist->n_speeds_bad++)
+			snprintf(hist->first_speeds_bad, sizeof(hist->first_speeds_bad), "job %s: %s",
+				 job->job_id, err);
+		break;
+	default: break;
+	}
+}
+
 static int history_keep(sacct_history_t *hist, size_t *cap, sacct_job_t *job)
 {
 	if (hist->njobs == *cap) {
@@ -259,6 +276,11 @@ static int history_read_trace(FILE *in, const char *name, char *header, const sa
 
 	header[strcspn(header, "\r\n")] = '\0';
 	n = tr_split(header, f, SACCT_MAX_COLS);
+	if (n < 0 || n > SACCT_MAX_COLS) {
+		fprintf(stderr, "%s: %s:1: trace header: %s\n", opts->prog, name,
+			n < 0 ? "a quote is left open" : "more columns than a trace has");
+		return 1;
+	}
 	for (int c = 0; c < TR_NCOLS; c++) {
 		col[c] = -1;
 		for (int i = 0; i < n; i++)
@@ -302,6 +324,7 @@ static int history_read_trace(FILE *in, const char *name, char *header, const sa
 			continue;
 		}
 		job.line = lineno;
+		history_speeds(hist, &job);
 		hist->n_recovered += job.recovered;
 		hist->n_commented += job.had_comment;
 		hist->n_requeued += job.requeues;
@@ -370,6 +393,7 @@ int sacct_history_read(FILE *in, const char *name, const sacct_history_opts_t *o
 		case SACCT_LINE_JOB: break;
 		}
 		job.line = lineno;
+		history_speeds(hist, &job);
 		hist->n_multi += job.multi_type;
 		hist->n_typed += job.typed_tres;
 		hist->n_commented += job.had_comment;

@@ -42,6 +42,8 @@ typedef struct {
 	char foreign_ids[SACCT_HISTORY_NAMED * 24]; /* the first of them, blank-separated */
 	char first_bad[SACCT_ERR_MAX + 64];         /* "FILE:LINE: what" of the first bad line */
 	int trace;                                  /* read from a trace, not from sacct */
+	long n_speeds, n_speeds_bad, n_speeds_later; /* speed records read, unreadable, of a later version */
+	char first_speeds_bad[SACCT_ERR_MAX + 64];   /* "job ID: what" of the first unreadable one */
 } sacct_history_t;
 
 /*

@@ -258,8 +258,26 @@ static char *dup_or_empty(const char *s)
 
 void sacct_job_clear(sacct_job_t *job)
 {
+	free(job->speeds);
 	nodeox_free_all(job->job_id, job->user, job->account, job->partition, job->comment, job->state);
 	memset(job, 0, sizeof(*job));
+}
+
+int sacct_job_speeds(sacct_job_t *job, char *err, size_t errlen)
+{
+	speedrec_t r;
+
+	free(job->speeds);
+	job->speeds = NULL;
+	job->speeds_rc = speedrec_find(job->comment, &r, err, errlen);
+	if (job->speeds_rc == 1) {
+		if (!(job->speeds = malloc(sizeof(*job->speeds)))) {
+			snprintf(err, errlen, "out of memory");
+			return job->speeds_rc = -1;
+		}
+		*job->speeds = r;
+	}
+	return job->speeds_rc;
 }
 
 /* Join pieces f[a..b] into buf (cap bytes) with the delimiter between them. */

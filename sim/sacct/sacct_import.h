@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "common/speed_record.h"
+
 #define SACCT_ERR_MAX 256
 #define SACCT_MAX_COLS 128
 #define SACCT_TYPE_MAX 64
@@ -100,6 +102,10 @@ typedef struct {
 	int requeues;          /* earlier runs (sacct -D rows, merged) */
 	int tagged;            /* nodeox:flex in its comment or record */
 	sacct_record_t record; /* what AdminComment holds */
+	/* the speed record the job's runtime left in its Comment (issue 46;
+	 * common/speed_record.h), read by sacct_job_speeds */
+	speedrec_t *speeds; /* NULL: none, unreadable or of a later version */
+	int speeds_rc;      /* speedrec_find's answer: 0 none, 1 read, 2 later, -1 bad */
 } sacct_job_t;
 
 /* What sacct_parse_line made of a line. */
@@ -157,6 +163,11 @@ sacct_line_t sacct_parse_line(const sacct_header_t *h, char *line, sacct_job_t *
 			      size_t errlen);
 
 void sacct_job_clear(sacct_job_t *job);
+
+/* Read the speed record of job->comment (the last nodeox-speeds:v word)
+ * into job->speeds (allocated, freed by sacct_job_clear); sets and returns
+ * job->speeds_rc, with err saying why a bad record (-1) is bad. */
+int sacct_job_speeds(sacct_job_t *job, char *err, size_t errlen);
 
 /* The trace's `record` column: "rewrite", "dryrun", "foreign" or "". */
 const char *sacct_record_name(sacct_record_t r);

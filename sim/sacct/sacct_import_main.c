@@ -178,6 +178,13 @@ int main(int argc, char **argv)
 				PROG
 				": %ld earlier runs of requeued jobs (sacct -D) merged into their jobs\n",
 				h.n_requeued);
+		if (h.n_speeds || h.n_speeds_bad || h.n_speeds_later)
+			fprintf(stderr,
+				PROG ": %ld jobs with a speed record in their Comment (kept in the comment "
+				     "column for nodeox speeds); %ld unreadable, %ld of a later version\n",
+				h.n_speeds, h.n_speeds_bad, h.n_speeds_later);
+		if (h.n_speeds_bad)
+			fprintf(stderr, PROG ": first unreadable speed record: %s\n", h.first_speeds_bad);
 	}
 	warn_missing(&h);
 done:

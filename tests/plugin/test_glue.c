@@ -36,9 +36,9 @@ static node_record_t *glue_table[3];
 static part_record_t glue_parts[2];
 static void *glue_pptr[3][2];
 
-static void glue_write_conf(const char *text)
+static void glue_write_file(const char *path, const char *text)
 {
-	FILE *f = fopen(conf_path, "w");
+	FILE *f = fopen(path, "w");
 
 	assert_non_null(f);
 	fputs(text, f);
@@ -49,12 +49,17 @@ static void glue_write_conf(const char *text)
 		struct stat st;
 		struct timespec ts[2];
 
-		assert_int_equal(stat(conf_path, &st), 0);
+		assert_int_equal(stat(path, &st), 0);
 		ts[0] = st.st_atim;
 		ts[1] = st.st_mtim;
 		ts[1].tv_sec += ++bump;
-		assert_int_equal(utimensat(AT_FDCWD, conf_path, ts, 0), 0);
+		assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
 	}
+}
+
+static void glue_write_conf(const char *text)
+{
+	glue_write_file(conf_path, text);
 }
 
 static const char *glue_conf = "GpuType=a100 Memory=80G Speed=1.0\n"
@@ -195,6 +200,61 @@ static void test_rewrite_and_live_edit(void **state)
 	assert_null(err);
 	assert_string_equal(j->tres_per_node, NODEOX_TRES_GPU ":a100:4");
 	glue_free(j);
+}
+
+/* One submission of an a100:4 job tagged tag for 60 min: its new limit. */
+static uint32_t glue_speed_limit(const char *tag, char **err)
+{
+	job_desc_msg_t *j = glue_job(tag, NODEOX_TRES_GPU ":a100:4");
+	uint32_t lim;
+
+	assert_int_equal(job_submit(j, 1000, err), SLURM_SUCCESS);
+	lim = j->time_limit;
+	glue_free(j);
+	return lim;
+}
+
+/* SpeedTable=: loaded with the conf and when its file changes; a bad file
+ * keeps the last good table, none Speed=; a job without an entry is as
+ * without a table. */
+static void test_speed_table(void **state)
+{
+	char tpath[300], text[1024], *err = NULL;
+
+	(void)state;
+	snprintf(tpath, sizeof(tpath), "test_glue-%d.speeds", (int)getpid());
+	glue_write_file(tpath, "nodeox-speeds v=1 made=2026-12-04T10:00:00Z from=test\n"
+			       "workload bert-ft a100 l40s 0.25 37 0.05\n");
+	snprintf(text, sizeof(text), "%sSpeedTable=%s\n", glue_conf, tpath);
+	glue_write_conf(text);
+	assert_int_equal(glue_speed_limit("nodeox:flex:workload=bert-ft", &err), 240);
+	assert_string_equal(err, "nodeox: GPU type a100 broadened to a100|l40s, time limit 60 -> 240 min "
+				 "(l40s at 0.25 for workload bert-ft, from 37 jobs)");
+	xfree(err);
+	assert_int_equal(glue_speed_limit("nodeox:flex:workload=other", &err), 120);
+	assert_string_equal(err, "nodeox: GPU type a100 broadened to a100|l40s, time limit 60 -> 120 min");
+	xfree(err);
+	/* a changed table is read again; a bad one keeps the last good */
+	glue_write_file(tpath, "nodeox-speeds v=1 made=x from=y\nworkload bert-ft a100 l40s 0.5 3 0\n");
+	assert_int_equal(glue_speed_limit("nodeox:flex:workload=bert-ft", &err), 120);
+	xfree(err);
+	glue_write_file(tpath, "nodeox-speeds v=1 made=x from=y\nworkload bert-ft a100 l40s -1 3 0\n");
+	assert_int_equal(glue_speed_limit("nodeox:flex:workload=bert-ft", &err), 120);
+	xfree(err);
+	/* a conf naming no table drops it; from the start a bad one: Speed= */
+	glue_write_file(tpath, "nodeox-speeds v=1 made=x from=y\nworkload bert-ft a100 l40s 0.2 3 0\n");
+	assert_int_equal(glue_speed_limit("nodeox:flex:workload=bert-ft", &err), 300);
+	xfree(err);
+	glue_write_conf(glue_conf);
+	assert_int_equal(glue_speed_limit("nodeox:flex:workload=bert-ft", &err), 120);
+	xfree(err);
+	glue_write_file(tpath, "bad\n");
+	glue_write_conf(text);
+	fini();
+	assert_int_equal(init(), SLURM_SUCCESS);
+	assert_int_equal(glue_speed_limit("nodeox:flex:workload=bert-ft", &err), 120);
+	xfree(err);
+	unlink(tpath);
 }
 
 static void test_untagged_untouched(void **state)
@@ -1232,4 +1292,4 @@ NODEOX_TEST_MAIN(glue_setup, glue_teardown, cmocka_unit_test(test_missing_conf_p
 		 cmocka_unit_test(test_external_node_not_capacity), cmocka_unit_test(test_when_faster_walk),
 		 cmocka_unit_test(test_state_cache_changes), cmocka_unit_test(test_state_cache_equals_walk),
 		 cmocka_unit_test(test_node_cap), cmocka_unit_test(test_state_groups_bound),
-		 cmocka_unit_test(test_partition_bound))
+		 cmocka_unit_test(test_partition_bound), cmocka_unit_test(test_speed_table))

@@ -12,7 +12,10 @@
  * sorting the 10,000 running holdings by end: with the radix sort's scratch
  * as the plugin sorts them, without (the merge sort in place a feeder falls
  * back to when it cannot allocate the scratch) and already in order (its walk of job_list's records is not
- * measured).
+ * measured); the speed table (SpeedTable=): a lookup, hit and miss, in a
+ * table of 100 and of 100,000 entries (a hash: the same cost), a tagged
+ * job decided with a table that has entries for it and one that has none,
+ * and parsing the 100,000-entry table (on change only).
  * Prints ns/call of this process's CPU time (CLOCK_PROCESS_CPUTIME_ID, so
  * that other work on a shared machine does not count); measures, asserts
  * nothing. The plugin's whole job_submit() on real Slurm records, job_list's
@@ -50,6 +53,73 @@ static void bench_decide(const char *what, const nodeox_conf_t *conf, const node
 	}
 	printf("%-46s %10.0f ns/call  (%s)\n", what, (bench_now() - t0) / (double)iters,
 	       nodeox_action_name(d.action));
+}
+
+/* A table of n user entries u0..u(n-1), a100 -> l40s, v100, h100; the
+ * workload "bert" a100 -> l40s and v100 on top. malloc'd text. */
+static char *bench_table_text(long n)
+{
+	static const char *const run[] = { "l40s", "v100", "h100" };
+	size_t cap = (size_t)n * 48 + 256, len;
+	char *text = malloc(cap);
+	long i;
+
+	len = (size_t)snprintf(text, cap,
+			       "nodeox-speeds v=1 made=bench from=bench\n"
+			       "workload bert a100 l40s 0.41 37 0.06\nworkload bert a100 v100 0.5 9 0.1\n");
+	for (i = 0; i < n - 2; i++)
+		len += (size_t)snprintf(text + len, cap - len, "user u%ld a100 %s 0.%02ld 5 0.1\n", i / 3,
+					run[i % 3], 10 + i % 90);
+	return text;
+}
+
+static void bench_speeds(const nodeox_conf_t *conf, const nodeox_job_t *tagged, const nodeox_cluster_t *big)
+{
+	static const long sizes[] = { 100, NODEOX_SPEEDS_MAX };
+	char err[NODEOX_ERR_MAX], what[64];
+	nodeox_speeds_t *t = NULL;
+	nodeox_conf_t with = *conf;
+	nodeox_job_t job = *tagged;
+	double t0;
+	long i, k, iters = 2000000;
+
+	for (k = 0; k < 2; k++) {
+		char *text = bench_table_text(sizes[k]);
+
+		t0 = bench_now();
+		if (nodeox_speeds_parse_string(text, "bench.speeds", &t, err, sizeof(err))) {
+			fprintf(stderr, "bench_policy: %s\n", err);
+			exit(1);
+		}
+		if (k == 1)
+			printf("%-46s %10.0f ns/call\n", "parse a 100000-entry speed table (on change only)",
+			       bench_now() - t0);
+		free(text);
+		snprintf(what, sizeof(what), "speed table lookup, hit, %ld entries", sizes[k]);
+		t0 = bench_now();
+		for (i = 0; i < iters; i++)
+			bench_sink += nodeox_speeds_find(t, NODEOX_SCOPE_USER, "u21", "a100", "l40s") != NULL;
+		printf("%-46s %10.0f ns/call\n", what, (bench_now() - t0) / (double)iters);
+		snprintf(what, sizeof(what), "speed table lookup, miss, %ld entries", sizes[k]);
+		t0 = bench_now();
+		for (i = 0; i < iters; i++)
+			bench_sink += nodeox_speeds_find(t, NODEOX_SCOPE_WORKLOAD, "nightly", "a100",
+							 "l40s") != NULL;
+		printf("%-46s %10.0f ns/call\n", what, (bench_now() - t0) / (double)iters);
+		if (k == 1) {
+			with.speeds = t;
+			job.name = "bert";
+			job.user = "u21";
+			bench_decide("tagged job, 1000 nodes, table: workload entries", &with, &job, big,
+				     20000);
+			job.name = "nightly";
+			job.user = "nobody";
+			job.account = "none";
+			bench_decide("tagged job, 1000 nodes, table: no entry (3 misses)", &with, &job, big,
+				     20000);
+		}
+		nodeox_speeds_free(t);
+	}
 }
 
 int main(int argc, char **argv)
@@ -202,6 +272,7 @@ int main(int argc, char **argv)
 	}
 	printf("%-46s %10.0f ns/call\n", "parse nodeox.conf (on change only)",
 	       (bench_now() - t0) / (double)n);
+	bench_speeds(conf, &tagged, &big);
 	nodeox_conf_free(conf);
 	return 0;
 }

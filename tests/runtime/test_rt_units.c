@@ -3,7 +3,9 @@
  * values: combine weights (mean, samples, FedNova with and without
  * momentum, dropped workers), FedNova's a_i, round planning, the LR
  * schedule, launcher environment, --emulate-speeds parsing, option
- * errors and the --eval-ema average. No MPI is started.
+ * errors, the --eval-ema average, and the speed record's pieces (the
+ * kept intervals, the medians, the types, the comment composed). No MPI is
+ * started.
  */
 #include "tests/common/test_main.h"
 #include "config.h"
@@ -18,6 +20,7 @@
 #include <cmocka.h>
 
 #include "runtime/rt_internal.h"
+#include "runtime/rt_speedrec.h"
 
 static rt_worker_info_t _w(double steps, double shard, int finite)
 {
@@ -374,6 +377,89 @@ static void test_ema(void **state)
 	rt_ema_free(&e);
 }
 
+/* The intervals kept: all up to RT_SPEEDREC_SAMPLES, then every other one,
+ * evenly (1000 intervals of i ms keep 0, 2, 4, ... 998). */
+static void test_speedrec_observe(void **state)
+{
+	(void)state;
+	static nodeox_rt_t rt;
+	memset(&rt, 0, sizeof rt);
+	for (int i = 0; i < 1000; i++)
+		rt_speedrec_observe(&rt, i + 1.0);
+	assert_int_equal(rt.speed_stride, 2);
+	assert_int_equal(rt.speed_n, 500);
+	for (int i = 0; i < rt.speed_n; i++)
+		assert_true(rt.speed_ms[i] == 2 * i + 1.0);
+	rt_speedrec_observe(&rt, 0); /* an interval without steps */
+	rt_speedrec_observe(&rt, -1);
+	assert_int_equal(rt.speed_n, 500);
+}
+
+/* The median after warm-up: the first tenth (at least one) left out. */
+static void test_speedrec_median(void **state)
+{
+	(void)state;
+	double one[] = { 7 }, two[] = { 100, 10 }, many[20];
+	assert_true(rt_speedrec_median(one, 1) == 7);
+	assert_true(rt_speedrec_median(two, 2) == 10); /* the 100 ms first round left out */
+	assert_true(rt_speedrec_median(one, 0) == 0);
+	for (int i = 0; i < 20; i++)
+		many[i] = i < 2 ? 1000 : 10 + (i % 2); /* 2 warm-up rounds of 20 */
+	assert_true(rt_speedrec_median(many, 20) == 10.5);
+	many[2] = 1000; /* a third slow one is not warm-up: the median holds */
+	assert_true(rt_speedrec_median(many, 20) == 11);
+}
+
+/* Ranks by type: median of medians, count, batch (0 when they differ);
+ * ranks without a type or a time left out. */
+static void test_speedrec_summarise(void **state)
+{
+	(void)state;
+	rt_speedrec_rank_t all[6] = {
+		{ "a100", 10, 64 }, { "l40s", 30, 64 }, { "a100", 12, 64 },
+		{ "", 5, 64 },      { "l40s", 0, 64 },  { "a100", 11, 32 },
+	};
+	speedrec_t rec;
+	assert_int_equal(rt_speedrec_summarise(all, 6, &rec), 2);
+	assert_string_equal(rec.t[0].type, "a100");
+	assert_true(rec.t[0].step_ms == 11);
+	assert_int_equal(rec.t[0].ranks, 3);
+	assert_int_equal(rec.t[0].batch, 0);
+	assert_string_equal(rec.t[1].type, "l40s");
+	assert_true(rec.t[1].step_ms == 30);
+	assert_int_equal(rec.t[1].ranks, 1);
+	assert_int_equal(rec.t[1].batch, 64);
+	assert_int_equal(rt_speedrec_summarise(all + 3, 2, &rec), 0);
+}
+
+/* The comment stored: the user's text and tag kept, the workload from the
+ * tag, else the job name; an older record replaced; too long refused. */
+static void test_speedrec_comment(void **state)
+{
+	(void)state;
+	char out[RT_SPEEDREC_COMMENT + 1], err[256], big[1100];
+	speedrec_t rec = { .ntypes = 1 };
+	snprintf(rec.t[0].type, sizeof rec.t[0].type, "l40s");
+	rec.t[0].step_ms = 25.5;
+	rec.t[0].ranks = 2;
+	rec.t[0].batch = 64;
+	assert_int_equal(rt_speedrec_comment("nodeox:flex:workload=bert-ft my run", "job1", &rec, out, sizeof out,
+					     err, sizeof err),
+			 0);
+	assert_string_equal(out, "nodeox:flex:workload=bert-ft my run nodeox-speeds:v1:w=bert-ft;g=l40s:25.5:2:64");
+	assert_int_equal(rt_speedrec_comment("(null)", "train.sh", &rec, out, sizeof out, err, sizeof err), 0);
+	assert_string_equal(out, "nodeox-speeds:v1:w=train.sh;g=l40s:25.5:2:64");
+	/* a job name the table cannot hold: no workload */
+	assert_int_equal(rt_speedrec_comment("x nodeox-speeds:v1:g=a:1:1:1", "my job", &rec, out, sizeof out, err,
+					     sizeof err),
+			 0);
+	assert_string_equal(out, "x nodeox-speeds:v1:g=l40s:25.5:2:64");
+	memset(big, 'c', 1000);
+	big[1000] = '\0';
+	assert_int_equal(rt_speedrec_comment(big, "j", &rec, out, sizeof out, err, sizeof err), -1);
+	assert_string_equal(err, "the job's comment (1000 bytes) and the record (37) exceed Slurm's 1024 bytes");
+}
+
 NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_combine_mean),
 		 cmocka_unit_test(test_combine_mean_drops_nonfinite), cmocka_unit_test(test_combine_samples),
 		 cmocka_unit_test(test_combine_fednova_plain_sgd),
@@ -381,4 +467,6 @@ NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_combine_mean),
 		 cmocka_unit_test(test_combine_all_dropped), cmocka_unit_test(test_h_ramp),
 		 cmocka_unit_test(test_plan), cmocka_unit_test(test_lr_schedule), cmocka_unit_test(test_env),
 		 cmocka_unit_test(test_emulate), cmocka_unit_test(test_options),
-		 cmocka_unit_test(test_options_gpt_recipe), cmocka_unit_test(test_ema))
+		 cmocka_unit_test(test_options_gpt_recipe), cmocka_unit_test(test_ema),
+		 cmocka_unit_test(test_speedrec_observe), cmocka_unit_test(test_speedrec_median),
+		 cmocka_unit_test(test_speedrec_summarise), cmocka_unit_test(test_speedrec_comment))

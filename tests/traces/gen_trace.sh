@@ -58,16 +58,21 @@ assert max(types - {""}, key=lambda t: sum(r["gpu_type"] == t for r in rows)) ==
 assert not any("nodeox:flex" in r["comment"] and not r["gpu_type"] for r in rows), "untyped job tagged"
 PY
 
-# class-speeds.csv speaks of classes the generator writes and types the cluster has
-python3 - "$src/traces/class-speeds.csv" "$src/traces/week.csv" "$src/traces/cluster/nodeox.conf" <<'PY' || fail "class-speeds.csv"
+# class-speeds (a speed table, nodeox.conf(5)) speaks of classes the
+# generator writes and types the cluster has
+python3 - "$src/traces/class-speeds" "$src/traces/week.csv" "$src/traces/cluster/nodeox.conf" <<'PY' || fail "class-speeds"
 import csv, re, sys
 classes = {r["class"] for r in csv.DictReader(open(sys.argv[2]))}
 types = set(re.findall(r"^GpuType=(\S+)", open(sys.argv[3]).read(), re.M))
-rows = [l.strip().split(",") for l in open(sys.argv[1]) if l.strip() and not l.startswith("#")]
+lines = [l.split("#")[0].split() for l in open(sys.argv[1])]
+lines = [w for w in lines if w]
+assert lines[0][:2] == ["nodeox-speeds", "v=1"], "no v=1 header"
+rows = lines[1:]
 assert rows, "no rows"
-for c, t, v in rows:
+for scope, c, asked, run, v, jobs, spread in rows:
+    assert scope == "workload", f"scope {scope}"
     assert c in classes, f"class {c} not in the week"
-    assert t in types, f"type {t} not in nodeox.conf"
+    assert asked in types and run in types, f"type {asked} or {run} not in nodeox.conf"
     assert float(v) > 0, f"speed {v}"
 PY
 
