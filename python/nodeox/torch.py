@@ -35,7 +35,9 @@ import os
 
 import torch
 
-from . import _engine
+from ._load import load_engine
+
+_engine = load_engine()
 
 __all__ = ["init", "Rounds", "Context", "finalize", "all_reduce"]
 
