@@ -34,7 +34,7 @@ from setuptools.command.build_ext import build_ext
 TOP = os.path.dirname(os.path.abspath(__file__))
 
 RUNTIME = """rt_env rt_comm rt_fault rt_emulate rt_combine rt_rounds rt_sync rt_loop rt_engine
-rt_checkpoint rt_model rt_eval rt_log rt_options rt_ema rt_batch rt_util rt_inner rt_alloc
+rt_checkpoint rt_model rt_eval rt_log rt_options rt_ema rt_batch rt_util rt_inner rt_alloc rt_agree
 workload_mlp data_idx workload_gpt data_text""".split()
 KERNELS = """optim_cpu combine_cpu matmul_cpu mlp_cpu loss_cpu embed_cpu layernorm_cpu
 attention_cpu pointwise_cpu backend_cpu backend""".split()
@@ -115,6 +115,9 @@ class BuildEngine(build_ext):
     """build_ext plus nvcc for the CUDA kernels of a CUDA build."""
 
     def build_extension(self, ext):
+        # pip builds in the source tree: compile everything every time, so a
+        # build/ left by an earlier install (other sources) is never reused
+        self.force = True
         cu = getattr(ext, "cuda_sources", [])
         if cu:
             tmp = os.path.join(self.build_temp, "cuda")

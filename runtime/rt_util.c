@@ -15,7 +15,8 @@
 
 void rt_util_die(const nodeox_rt_t *rt, int code, const char *msg)
 {
-	fprintf(stderr, "nodeox-run: rank %d: %s\n", rt ? rt->env.rank : -1, msg);
+	fprintf(stderr, "%s: rank %d: %s\n", rt && rt->cfg.api ? rt->cfg.api : "nodeox-run",
+		rt ? rt->env.rank : -1, msg);
 	fflush(stderr);
 	exit(code);
 }
