@@ -358,16 +358,25 @@ static PyObject *engine_share(PyObject *self, PyObject *args)
 	return Py_BuildValue("(KK)", (unsigned long long)first, (unsigned long long)count);
 }
 
+/* Parse (addr, n) of a host buffer for a collective; -1 with an exception. */
+static int _engine_host_buffer(PyObject *args, const char *what, unsigned long long *addr,
+			       unsigned long long *n)
+{
+	if (!PyArg_ParseTuple(args, "KK", addr, n) || _engine_need(0) != 0)
+		return -1;
+	if (*addr == 0 && *n > 0) {
+		PyErr_Format(PyExc_ValueError, "%s: null buffer", what);
+		return -1;
+	}
+	return 0;
+}
+
 /* allreduce_host(addr, n): in-place sum over ranks of n float64 at addr (host) */
 static PyObject *engine_allreduce_host(PyObject *self, PyObject *args)
 {
 	unsigned long long addr, n;
-	if (!PyArg_ParseTuple(args, "KK", &addr, &n))
+	if (_engine_host_buffer(args, "allreduce_host", &addr, &n) != 0)
 		return NULL;
-	if (_engine_need(0) != 0)
-		return NULL;
-	if (addr == 0 && n > 0)
-		return PyErr_Format(PyExc_ValueError, "allreduce_host: null buffer");
 	Py_BEGIN_ALLOW_THREADS nodeox_rt_allreduce_host(engine, (double *)(uintptr_t)addr, (size_t)n);
 	Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }
@@ -376,12 +385,8 @@ static PyObject *engine_allreduce_host(PyObject *self, PyObject *args)
 static PyObject *engine_bcast(PyObject *self, PyObject *args)
 {
 	unsigned long long addr, n;
-	if (!PyArg_ParseTuple(args, "KK", &addr, &n))
+	if (_engine_host_buffer(args, "bcast", &addr, &n) != 0)
 		return NULL;
-	if (_engine_need(0) != 0)
-		return NULL;
-	if (addr == 0 && n > 0)
-		return PyErr_Format(PyExc_ValueError, "bcast: null buffer");
 	Py_BEGIN_ALLOW_THREADS nodeox_rt_bcast_host(engine, (void *)(uintptr_t)addr, (size_t)n);
 	Py_END_ALLOW_THREADS Py_RETURN_NONE;
 }

@@ -511,27 +511,6 @@ class RoundsOptimizer(torch.optim.Optimizer):
     def __repr__(self):
         return "RoundsOptimizer(%r, mode=%r)" % (self.optimizer, self.rounds.mode)
 
-    # Rounds' progress
-    @property
-    def global_step(self):
-        return self.rounds.global_step
-
-    @property
-    def critical_s(self):
-        return self.rounds.critical_s
-
-    @property
-    def round_ended(self):
-        return self.rounds.round_ended
-
-    @property
-    def done(self):
-        return self.rounds.done
-
-    @property
-    def total_steps(self):
-        return self.rounds.total_steps
-
     def pause(self):
         return self.rounds.pause()
 
@@ -540,3 +519,11 @@ class RoundsOptimizer(torch.optim.Optimizer):
 
     def summary(self):
         return self.rounds.summary()
+
+
+# RoundsOptimizer's progress is Rounds': global_step, critical_s, round_ended,
+# done, total_steps (read-only)
+for _name in ("global_step", "critical_s", "round_ended", "done", "total_steps"):
+    setattr(RoundsOptimizer, _name, property(lambda self, _n=_name: getattr(self.rounds, _n),
+                                             doc="Rounds.%s" % _name))
+del _name
