@@ -47,12 +47,13 @@ static void _engine_check_world(nodeox_rt_t *rt, int rank, int world)
 		rt_util_die(rt, NODEOX_RT_EXIT_USAGE, err);
 	}
 	fprintf(stderr, "%s: rank %d: %s environment says rank %d of %d; using MPI's\n",
-		rt->cfg.api ? rt->cfg.api : "nodeox-run", rank, e->source, e->rank, e->world);
+		rt_util_name(), rank, e->source, e->rank, e->world);
 }
 
 nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *cfg)
 {
 	char err[512];
+	rt_util_set_name(cfg->api); /* every message of this process names it */
 	nodeox_rt_t *rt = calloc(1, sizeof *rt);
 	if (rt == NULL)
 		rt_util_die(NULL, NODEOX_RT_EXIT_RESOURCES, "out of memory");
@@ -166,7 +167,7 @@ int nodeox_rt_start(nodeox_rt_t *rt, nodeox_workload_t *w, int broadcast)
 	int resumed = c->resume && c->checkpoint_dir && rt_checkpoint_load(rt, w);
 	rt_fault_relax(0);
 	if (resumed && rt->env.rank == 0)
-		printf("nodeox-run: resumed from %s at round %ld, global step %ld\n", c->checkpoint_dir,
+		printf("%s: resumed from %s at round %ld, global step %ld\n", rt_util_name(), c->checkpoint_dir,
 		       rt->round, rt->global_step);
 	if (rt->global_step < c->total_steps)
 		rt_loop_open(rt); /* the first step's clock starts */

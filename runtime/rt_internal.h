@@ -14,6 +14,9 @@
 /* ------------------------------------------------------------ rt_util.c */
 /* Print "nodeox-run: rank R: msg" and exit with code. */
 void rt_util_die(const nodeox_rt_t *rt, int code, const char *msg);
+/* what messages start with: cfg.api (e.g. "nodeox.torch") or "nodeox-run" */
+void rt_util_set_name(const char *api);
+const char *rt_util_name(void);
 double rt_util_clock_s(void); /* CLOCK_MONOTONIC seconds */
 /* FNV-1a over bytes, continuing from h (0 starts a new hash). */
 uint64_t rt_util_fnv(uint64_t h, const void *p, size_t bytes);
