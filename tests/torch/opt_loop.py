@@ -7,7 +7,9 @@
               start different on every rank, no nxt.finalize() (it runs at
               exit). Checks: every rank stops at total_steps; the trainable
               weights, the frozen layer and the buffer are the same on every
-              rank (rank 0's for the last two); parameters keep --dtype; with
+              rank (rank 0's for the last two); the engine holds the
+              trainable values alone (the frozen layer is not sent at round
+              ends); parameters keep --dtype; with
               bfloat16/float16 the engine's master copy (opt.rounds.flat)
               holds float32 values the dtype cannot (a float32 master); the
               loss fell; zero_grad/param_groups/state_dict reach the inner
@@ -76,7 +78,7 @@ def main():
             loss = loss_fn(model(x).float() * model.scale.float(), y)
             loss.backward()
             return loss
-        losses.append(float(opt.step(closure)))
+        losses.append(float(opt.step(closure).detach()))
     if a.case == "rank0":
         if ctx.rank == 0:
             print(opt.summary(), flush=True)
@@ -96,6 +98,10 @@ def main():
         errs.append("trainable weights differ between ranks (%.3g)" % spread)
     if f_spread > 0 or (frozen - ref0).abs().max().item() > 0:
         errs.append("frozen layer not rank 0's on every rank (spread %.3g)" % f_spread)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    if opt.rounds.flat.numel() != trainable:  # the frozen layer would be sent at every round end
+        errs.append("the engine holds %d values, the trainable parameters %d"
+                    % (opt.rounds.flat.numel(), trainable))
     if model.scale.float().tolist() != [1.0] * 4:
         errs.append("buffer %r is not rank 0's [1.0, ...]" % model.scale.tolist())
     if any(p.dtype != dtype for p in model.parameters()):

@@ -29,6 +29,6 @@ export OMP_NUM_THREADS=1
 tr_mpi() {
     tr_np=$1; tr_script=$2; shift 2
     ${RT_TIMEOUT:+timeout "$RT_TIMEOUT"} "$RT_MPIRUN" --allow-run-as-root --oversubscribe --bind-to none \
-        --mca btl self,vader -x PYTHONPATH -x OMP_NUM_THREADS -np "$tr_np" \
+        --mca btl self,vader ${PYTHONPATH+-x PYTHONPATH} -x OMP_NUM_THREADS -np "$tr_np" \
         nice "$TR_PY" "$TR_DIR/$tr_script" "$@"
 }
