@@ -9,7 +9,9 @@ random token data set per rank, Trainer with nxt.RoundsOptimizer(AdamW,
 total_steps=60) and nodeox.torch.hf.RoundsCallback, at speeds 1, 0.5, ...
 Checks (rank 0 prints PASS): Trainer ends at global step 60 on every rank;
 every rank logged at the same global steps (logging_steps 10), each a
-multiple crossing; rank 0 alone saved, at the steps save_steps 30 gives
+multiple crossing, and evaluated at global steps 30 and 60 (eval_steps 30;
+its own 16 windows);
+rank 0 alone saved, at the steps save_steps 30 gives
 (DIR/checkpoint-30, checkpoint-60); the weights are equal on every rank;
 the loss fell; the launcher's variables are gone, so accelerate saw one
 process and did not start torch.distributed.
@@ -53,16 +55,20 @@ def main():
     opt = nxt.RoundsOptimizer(inner, local_steps=10, total_steps=a.steps, model=model, sync_warmup=10)
     args = TrainingArguments(output_dir=a.out, max_steps=a.steps, per_device_train_batch_size=8,
                              logging_steps=10, save_steps=30, save_strategy="steps",
+                             eval_strategy="steps", eval_steps=30, per_device_eval_batch_size=8,
                              lr_scheduler_type="constant", report_to=[], use_cpu=True,
                              disable_tqdm=True, seed=0, save_only_model=False)
-    logged = []
+    logged, evaluated = [], []
 
     class Record(TrainerCallback):
         def on_log(self, args, state, control, logs=None, **kw):
             if logs and "loss" in logs:
                 logged.append((state.global_step, logs["loss"]))
 
-    trainer = Trainer(model=model, args=args, train_dataset=data, optimizers=(opt, None),
+        def on_evaluate(self, args, state, control, metrics=None, **kw):
+            evaluated.append(state.global_step)
+
+    trainer = Trainer(model=model, args=args, train_dataset=data, eval_dataset=data[:16], optimizers=(opt, None),
                       callbacks=[RoundsCallback(), Record()])
     gone = [k for k in ("OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_RANK", "PMI_SIZE", "WORLD_SIZE",
                         "LOCAL_RANK") if k in os.environ]
@@ -80,6 +86,8 @@ def main():
         errs.append("ranks logged at different global steps (this rank: %r)" % steps)
     if steps != sorted(set(steps)) or not steps or steps[-1] != a.steps:
         errs.append("logged at global steps %r" % steps)
+    if evaluated != [30, 60]:  # eval_steps 30, in global steps, on every rank
+        errs.append("evaluated at global steps %r (want [30, 60])" % evaluated)
     flat = opt.rounds.flat.detach().double()
     if (nxt.all_reduce(flat.clone()) - ctx.world * flat).abs().max().item() > 1e-9:
         errs.append("weights differ between ranks")
