@@ -128,6 +128,9 @@ typedef struct nodeox_rt_config {
 	int speed_record; /* 1 (default): leave the speed record in the job's Comment
 			   * under Slurm (runtime/rt_speedrec.h); --no-speed-record: 0 */
 	uint64_t seed;
+	/* who drives the engine, for its messages: NULL for nodeox-run (they name
+	 * its options), else the API's name (e.g. "nodeox.torch") */
+	const char *api;
 	/* failure handling */
 	double fault_initial_s; /* deadline before any round time is known */
 	double fault_factor;    /* deadline = factor * longest round + min */
@@ -258,6 +261,9 @@ double nodeox_rt_speed(const nodeox_rt_t *rt, int rank);
 void nodeox_rt_share(const nodeox_rt_t *rt, size_t n, size_t *first, size_t *count);
 /* In-place sum over ranks of n doubles in host memory. */
 void nodeox_rt_allreduce_host(nodeox_rt_t *rt, double *buf, size_t n);
+/* Rank 0's bytes at buf (host memory) on every rank: a collective (e.g.
+ * nodeox.torch's frozen parameters and buffers at the start). */
+void nodeox_rt_bcast_host(nodeox_rt_t *rt, void *buf, size_t bytes);
 /* The run's figures so far (collective: bytes are summed over ranks);
  * wall_s is left 0. */
 void nodeox_rt_result(nodeox_rt_t *rt, nodeox_rt_result_t *res);

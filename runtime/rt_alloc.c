@@ -168,7 +168,7 @@ void rt_alloc_apply(nodeox_rt_t *rt, const rt_alloc_t *a)
 	int world = rt->env.world, any = 0;
 	rt_alloc_t *all = calloc((size_t)world, sizeof *all);
 	if (all == NULL) {
-		fprintf(stderr, "nodeox-run: rank %d: out of memory\n", rt->env.rank);
+		fprintf(stderr, "%s: rank %d: out of memory\n", rt_util_name(), rt->env.rank);
 		exit(NODEOX_RT_EXIT_USAGE);
 	}
 	mpiCheck(MPI_Allgather(a, (int)sizeof *a, MPI_BYTE, all, (int)sizeof *a, MPI_BYTE, MPI_COMM_WORLD));
@@ -191,7 +191,7 @@ void rt_alloc_apply(nodeox_rt_t *rt, const rt_alloc_t *a)
 	if (rt->env.rank == 0 && !rt->cfg.quiet) {
 		for (int i = 0; i < world; i++) {
 			const rt_alloc_t *r = &all[i];
-			printf("nodeox-run: rank %d on node %s (%s): gpu %s", i, r->node[0] ? r->node : "?",
+			printf("%s: rank %d on node %s (%s): gpu %s", rt_util_name(), i, r->node[0] ? r->node : "?",
 			       r->netns[0] ? r->netns : "?", r->gpu_type[0] ? r->gpu_type : "unknown");
 			if (r->speed > 0)
 				printf(", speed %.2f from %s:%d", r->speed, r->conf, r->conf_line);

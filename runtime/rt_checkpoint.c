@@ -43,7 +43,7 @@ typedef struct ckpt_header {
 
 static void _ckpt_die(const nodeox_rt_t *rt, const char *path, const char *what)
 {
-	fprintf(stderr, "nodeox-run: rank %d: checkpoint %s: %s%s%s\n", rt->env.rank, path, what,
+	fprintf(stderr, "%s: rank %d: checkpoint %s: %s%s%s\n", rt_util_name(), rt->env.rank, path, what,
 		errno ? ": " : "", errno ? strerror(errno) : "");
 	fflush(stderr);
 	exit(NODEOX_RT_EXIT_CHECKPOINT);
@@ -198,7 +198,8 @@ static int _ckpt_read(nodeox_rt_t *rt, nodeox_workload_t *w, long round)
 	else if (hd.nparams != rt->n)
 		bad = "written for a model with another number of parameters";
 	else if (hd.mode != (uint32_t)rt->cfg.mode)
-		bad = "written in the other --mode";
+		bad = rt->cfg.api ? "written in the other mode (mode=\"rounds\" or \"sync\")"
+				  : "written in the other --mode";
 	else if (hd.inner != (uint32_t)rt->cfg.inner)
 		bad = "written with the other --inner optimizer";
 	if (bad) {
@@ -255,8 +256,8 @@ int rt_checkpoint_load(nodeox_rt_t *rt, nodeox_workload_t *w)
 			}
 			fclose(f);
 		} else {
-			printf("nodeox-run: --resume: no checkpoint in %s yet; starting from scratch\n",
-			       rt->cfg.checkpoint_dir);
+			printf("%s: %s: no checkpoint in %s yet; starting from scratch\n", rt_util_name(),
+			       rt->cfg.api ? "resume=True" : "--resume", rt->cfg.checkpoint_dir);
 		}
 	}
 	rt_comm_bcast(rt->comm, &round, sizeof round, 0, __FILE__, __LINE__);

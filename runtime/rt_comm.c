@@ -50,7 +50,7 @@ void rt_comm_mpi_fail(int err, const char *expr, const char *file, int line)
 	MPI_Error_string(err, msg, &len);
 	int rank = -1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	fprintf(stderr, "nodeox-run: rank %d: %s failed at %s:%d: %s (exit %d)\n", rank, expr, file, line,
+	fprintf(stderr, "%s: rank %d: %s failed at %s:%d: %s (exit %d)\n", rt_util_name(), rank, expr, file, line,
 		msg, NODEOX_RT_EXIT_COMM);
 	fflush(stderr);
 	_exit(NODEOX_RT_EXIT_COMM);
@@ -76,7 +76,7 @@ static void _comm_wait(MPI_Request *req, const char *file, int line)
 #ifdef RT_COMM_NCCL
 static void _comm_nccl_fail(ncclResult_t r, const char *expr, const char *file, int line)
 {
-	fprintf(stderr, "nodeox-run: %s failed at %s:%d: %s (exit %d)\n", expr, file, line,
+	fprintf(stderr, "%s: %s failed at %s:%d: %s (exit %d)\n", rt_util_name(), expr, file, line,
 		ncclGetErrorString(r), NODEOX_RT_EXIT_COMM);
 	fflush(stderr);
 	_exit(NODEOX_RT_EXIT_COMM);
@@ -91,7 +91,7 @@ static void _comm_nccl_fail(ncclResult_t r, const char *expr, const char *file, 
 	do {                                                                                               \
 		cudaError_t cuda_rc_ = (expr);                                                             \
 		if (cuda_rc_ != cudaSuccess) {                                                             \
-			fprintf(stderr, "nodeox-run: %s failed at %s:%d: %s\n", #expr, __FILE__, __LINE__, \
+			fprintf(stderr, "%s: %s failed at %s:%d: %s\n", rt_util_name(), #expr, __FILE__, __LINE__, \
 				cudaGetErrorString(cuda_rc_));                                             \
 			_exit(NODEOX_RT_EXIT_COMM);                                                        \
 		}                                                                                          \
@@ -102,7 +102,7 @@ rt_comm_t *rt_comm_create(int rank, int world, const nodeox_backend_t *be)
 {
 	rt_comm_t *c = calloc(1, sizeof *c);
 	if (c == NULL) {
-		fprintf(stderr, "nodeox-run: out of memory at %s:%d\n", __FILE__, __LINE__);
+		fprintf(stderr, "%s: out of memory at %s:%d\n", rt_util_name(), __FILE__, __LINE__);
 		exit(NODEOX_RT_EXIT_COMM);
 	}
 	c->rank = rank;
@@ -158,7 +158,7 @@ void rt_comm_allreduce_sum(rt_comm_t *c, float *buf, size_t n, const char *file,
 			free(c->stage);
 			c->stage = malloc(n * sizeof(float));
 			if (c->stage == NULL) {
-				fprintf(stderr, "nodeox-run: out of memory at %s:%d\n", __FILE__, __LINE__);
+				fprintf(stderr, "%s: out of memory at %s:%d\n", rt_util_name(), __FILE__, __LINE__);
 				_exit(NODEOX_RT_EXIT_COMM);
 			}
 			c->stage_n = n;

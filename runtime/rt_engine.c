@@ -23,9 +23,37 @@ static const char *_engine_getenv(const char *name)
 	return getenv(name);
 }
 
+/* The launcher's environment against MPI's world. Several processes that
+ * each find themselves in a world of one (torchrun's RANK/WORLD_SIZE, srun
+ * without --mpi=pmix, an MPI other than the launcher's) would train alone,
+ * N times, and all exit 0: stop. (A batch script's SLURM_NTASKS with no
+ * step of its own is one process in a larger allocation: only a warning.) */
+static void _engine_check_world(nodeox_rt_t *rt, int rank, int world)
+{
+	const rt_env_t *e = &rt->env;
+	const char *step_tasks = getenv("SLURM_STEP_NUM_TASKS");
+	int slurm_step = step_tasks != NULL && atoi(step_tasks) > 1;
+	char err[700];
+	if (strcmp(e->source, "none") == 0 || (e->rank == rank && e->world == world))
+		return;
+	if (world == 1 && e->world > 1 && (strcmp(e->source, "slurm") != 0 || slurm_step)) {
+		snprintf(err, sizeof err,
+			 "the %s environment says rank %d of %d, but MPI sees a world of one: each of the %d "
+			 "processes would train alone. Start the job with mpirun or srun --mpi=pmix (for "
+			 "torchrun: run the script under mpirun -np %d instead)%s",
+			 e->source, e->rank, e->world, e->world, e->world,
+			 strcmp(e->source, "slurm") == 0 ? "; srun needs an MPI plugin (srun --mpi=list)"
+							 : "");
+		rt_util_die(rt, NODEOX_RT_EXIT_USAGE, err);
+	}
+	fprintf(stderr, "%s: rank %d: %s environment says rank %d of %d; using MPI's\n",
+		rt_util_name(), rank, e->source, e->rank, e->world);
+}
+
 nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *cfg)
 {
 	char err[512];
+	rt_util_set_name(cfg->api); /* every message of this process names it */
 	nodeox_rt_t *rt = calloc(1, sizeof *rt);
 	if (rt == NULL)
 		rt_util_die(NULL, NODEOX_RT_EXIT_RESOURCES, "out of memory");
@@ -37,9 +65,7 @@ nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *c
 	mpiCheck(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
 	mpiCheck(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
 	mpiCheck(MPI_Comm_size(MPI_COMM_WORLD, &world));
-	if (strcmp(rt->env.source, "none") != 0 && (rt->env.rank != rank || rt->env.world != world))
-		fprintf(stderr, "nodeox-run: rank %d: %s environment says rank %d of %d; using MPI's\n", rank,
-			rt->env.source, rt->env.rank, rt->env.world);
+	_engine_check_world(rt, rank, world);
 	if (strcmp(rt->env.source, "none") == 0) {
 		/* No launcher variables: ranks sharing this node decide the device. */
 		MPI_Comm node;
@@ -55,8 +81,9 @@ nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *c
 		rt_util_die(rt, NODEOX_RT_EXIT_USAGE, err);
 	}
 	if (cfg->n_emulate_speeds > 0 && cfg->n_emulate_speeds != world) {
-		snprintf(err, sizeof err, "--emulate-speeds gives %d speeds for %d ranks",
-			 cfg->n_emulate_speeds, world);
+		snprintf(err, sizeof err, "%s gives %d speeds for %d ranks",
+			 cfg->api ? "init(emulate_speeds=...)" : "--emulate-speeds", cfg->n_emulate_speeds,
+			 world);
 		rt_util_die(rt, NODEOX_RT_EXIT_USAGE, err);
 	}
 	if (rt_fault_start(rank, cfg->fault_initial_s, cfg->fault_factor, cfg->fault_min_s) != 0)
@@ -140,7 +167,7 @@ int nodeox_rt_start(nodeox_rt_t *rt, nodeox_workload_t *w, int broadcast)
 	int resumed = c->resume && c->checkpoint_dir && rt_checkpoint_load(rt, w);
 	rt_fault_relax(0);
 	if (resumed && rt->env.rank == 0)
-		printf("nodeox-run: resumed from %s at round %ld, global step %ld\n", c->checkpoint_dir,
+		printf("%s: resumed from %s at round %ld, global step %ld\n", rt_util_name(), c->checkpoint_dir,
 		       rt->round, rt->global_step);
 	if (rt->global_step < c->total_steps)
 		rt_loop_open(rt); /* the first step's clock starts */
@@ -234,11 +261,23 @@ void nodeox_rt_share(const nodeox_rt_t *rt, size_t n, size_t *first, size_t *cou
 
 void nodeox_rt_allreduce_host(nodeox_rt_t *rt, double *buf, size_t n)
 {
+	rt_agree(rt, RT_OP_ALLREDUCE);
 	rt_comm_allreduce_host_double(rt->comm, buf, n, __FILE__, __LINE__);
+}
+
+void nodeox_rt_bcast_host(nodeox_rt_t *rt, void *buf, size_t bytes)
+{
+	rt_agree(rt, RT_OP_BCAST);
+	/* MPI counts are int: in chunks */
+	const size_t chunk = (size_t)1 << 30;
+	for (size_t off = 0; off < bytes; off += chunk)
+		rt_comm_bcast(rt->comm, (char *)buf + off, bytes - off < chunk ? bytes - off : chunk, 0,
+			      __FILE__, __LINE__);
 }
 
 void nodeox_rt_result(nodeox_rt_t *rt, nodeox_rt_result_t *res)
 {
+	rt_agree(rt, RT_OP_RESULT);
 	double bytes = rt_comm_bytes(rt->comm), total = 0;
 	double *all = calloc((size_t)rt->env.world, sizeof *all);
 	if (all == NULL)
@@ -296,7 +335,7 @@ void nodeox_rt_finalize(nodeox_rt_t *rt)
 {
 	if (rt == NULL)
 		return;
-	rt_comm_barrier(rt->comm, __FILE__, __LINE__);
+	rt_agree(rt, RT_OP_FINALIZE); /* also the barrier: every rank is here */
 	rt_fault_stop();
 	if (rt->be) {
 		rt->be->free(rt->global);

@@ -2,7 +2,7 @@
  * rt_env.c: where this process sits in the job. Rank, world size and local
  * rank come from the launcher's environment (Open MPI's mpirun sets
  * OMPI_COMM_WORLD_*; srun sets SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID;
- * other PMI launchers PMI_RANK/PMI_SIZE). MPI's own rank is authoritative
+ * other PMI launchers PMI_RANK/PMI_SIZE; torchrun RANK/WORLD_SIZE/LOCAL_RANK). MPI's own rank is authoritative
  * once MPI is up; the engine checks the two agree. The local rank picks the GPU, so
  * one process per GPU needs no per-node configuration.
  */
@@ -43,6 +43,8 @@ int rt_env_read(rt_env_t *env, const char *(*getenv_fn)(const char *), char *err
 		{ "openmpi", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK" },
 		{ "slurm", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_LOCALID" },
 		{ "pmi", "PMI_RANK", "PMI_SIZE", "MPI_LOCALRANKID" },
+		/* torchrun and other env:// launchers (no MPI of their own) */
+		{ "torchrun", "RANK", "WORLD_SIZE", "LOCAL_RANK" },
 	};
 	env->rank = 0;
 	env->world = 1;

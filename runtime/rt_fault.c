@@ -68,9 +68,9 @@ static void *_fault_watch(void *arg)
 		double waited = fault.armed ? rt_util_clock_s() - fault.armed_at : 0;
 		if (fault.armed && waited > deadline) {
 			fprintf(stderr,
-				"nodeox-run: rank %d: %s at %s:%d waited %.1f s, past the deadline of "
+				"%s: rank %d: %s at %s:%d waited %.1f s, past the deadline of "
 				"%.1f s (%s); a peer has died or hangs, exiting with code %d\n",
-				fault.rank, fault.what, fault.file, fault.line, waited, deadline,
+				rt_util_name(), fault.rank, fault.what, fault.file, fault.line, waited, deadline,
 				fault.longest_round_s > 0 ? "factor x longest round + minimum"
 							  : "initial deadline, no round observed yet",
 				NODEOX_RT_EXIT_PEER_LOST);

@@ -14,6 +14,9 @@
 /* ------------------------------------------------------------ rt_util.c */
 /* Print "nodeox-run: rank R: msg" and exit with code. */
 void rt_util_die(const nodeox_rt_t *rt, int code, const char *msg);
+/* what messages start with: cfg.api (e.g. "nodeox.torch") or "nodeox-run" */
+void rt_util_set_name(const char *api);
+const char *rt_util_name(void);
 double rt_util_clock_s(void); /* CLOCK_MONOTONIC seconds */
 /* FNV-1a over bytes, continuing from h (0 starts a new hash). */
 uint64_t rt_util_fnv(uint64_t h, const void *p, size_t bytes);
@@ -21,7 +24,7 @@ uint64_t rt_util_fnv(uint64_t h, const void *p, size_t bytes);
 /* ------------------------------------------------------------ rt_env.c */
 typedef struct rt_env {
 	int rank, world, local_rank;
-	const char *source; /* "slurm", "openmpi", "pmi" or "none" */
+	const char *source; /* "openmpi", "slurm", "pmi", "torchrun" or "none" */
 } rt_env_t;
 
 /* Read rank/size/local rank from OMPI_COMM_WORLD_{RANK,SIZE,LOCAL_RANK},
@@ -100,6 +103,7 @@ typedef struct rt_worker_info {
 	double finite;  /* 1 when every entry of Delta_i is finite */
 	double loss;    /* mean training loss over the round */
 	double step_ms; /* mean step duration over the round */
+	double op;      /* the collective this rank is in (rt_agree.c's RT_OP_*) */
 } rt_worker_info_t;
 
 /* Weights w_i such that Delta = sum_i w_i Delta_i under the rule; workers
@@ -110,6 +114,16 @@ int rt_combine_weights(nodeox_combine_t rule, int n, const rt_worker_info_t *inf
 /* FedNova's a_i = sum_{k=1..tau} (1 - rho^k) / (1 - rho); tau when rho == 0. */
 double rt_combine_fednova_a(double tau, double rho);
 const char *rt_combine_name(nodeox_combine_t rule);
+
+/* ------------------------------------------------------------ rt_agree.c */
+/* The engine collectives a caller could reach out of step with its peers. */
+enum { RT_OP_ROUND_END = 1, RT_OP_RESULT, RT_OP_ALLREDUCE, RT_OP_FINALIZE, RT_OP_BCAST };
+/* After the round end's all-gather of worker records: stop every rank with
+ * a message naming both calls when a rank is in another collective. */
+void rt_agree_check(const nodeox_rt_t *rt, const rt_worker_info_t *all, int op);
+/* Before the collective op: all-gather a worker record carrying op (the
+ * size of the round end's, so the two always pair up) and check it. */
+void rt_agree(nodeox_rt_t *rt, int op);
 
 /* ------------------------------------------------------------ rt_ema.c */
 /* The moving average of --eval-ema (backend memory, n floats). */

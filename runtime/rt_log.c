@@ -41,7 +41,7 @@ void rt_log_warn(const nodeox_rt_t *rt, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "nodeox-run: rank %d: warning: ", rt->env.rank);
+	fprintf(stderr, "%s: rank %d: warning: ", rt_util_name(), rt->env.rank);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 	fflush(stderr);

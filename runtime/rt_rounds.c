@@ -120,7 +120,9 @@ void rt_rounds_combine(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *
 		be->copy_h2d(rt->delta, &nan, sizeof nan);
 	}
 	mine->finite = be->count_nonfinite(rt->delta, rt->n) == 0;
+	mine->op = RT_OP_ROUND_END;
 	rt_comm_allgather(rt->comm, mine, all, sizeof *mine, __FILE__, __LINE__);
+	rt_agree_check(rt, all, RT_OP_ROUND_END);
 
 	double wts[NODEOX_RT_MAX_WORKERS];
 	/* FedNova's momentum-corrected a_i assumes the momentum buffer starts

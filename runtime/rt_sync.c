@@ -23,6 +23,8 @@ void rt_sync_reduce_grads(nodeox_rt_t *rt, nodeox_workload_t *w)
 void rt_sync_finish(nodeox_rt_t *rt, nodeox_workload_t *w, rt_worker_info_t *mine, rt_worker_info_t *all)
 {
 	mine->finite = rt->be->count_nonfinite(w->params, rt->n) == 0;
+	mine->op = RT_OP_ROUND_END;
 	rt_comm_allgather(rt->comm, mine, all, sizeof *mine, __FILE__, __LINE__);
+	rt_agree_check(rt, all, RT_OP_ROUND_END);
 	rt->be->copy_d2d(rt->global, w->params, rt->n * sizeof(float));
 }

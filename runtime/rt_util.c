@@ -1,7 +1,9 @@
 /*
  * rt_util.c: the few helpers every runtime file may call and that call
- * nothing of the runtime: dying with a message naming the rank, the
- * monotonic clock, and the FNV-1a checksum of checkpoints and model files.
+ * nothing of the runtime: the name messages start with (nodeox-run, or the
+ * API that drives the engine: "nodeox.torch"), dying with a message naming
+ * the rank, the monotonic clock, and the FNV-1a checksum of checkpoints and
+ * model files.
  * Calls run one way (rt_engine.c, then rt_loop.c, then rt_rounds.c or
  * rt_sync.c, then the layers below); these sit at the bottom.
  */
@@ -13,9 +15,22 @@
 
 #include "runtime/rt_internal.h"
 
+/* One engine per process: its messages say who speaks, set once at init. */
+static const char *util_name = "nodeox-run";
+
+void rt_util_set_name(const char *api)
+{
+	util_name = api ? api : "nodeox-run";
+}
+
+const char *rt_util_name(void)
+{
+	return util_name;
+}
+
 void rt_util_die(const nodeox_rt_t *rt, int code, const char *msg)
 {
-	fprintf(stderr, "nodeox-run: rank %d: %s\n", rt ? rt->env.rank : -1, msg);
+	fprintf(stderr, "%s: rank %d: %s\n", util_name, rt ? rt->env.rank : -1, msg);
 	fflush(stderr);
 	exit(code);
 }

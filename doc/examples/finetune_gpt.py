@@ -19,7 +19,8 @@ file (.gz/.dz read through gzip) or a directory of them (fortune's .dat and
 .u8 index files are skipped); every 10th 64-byte window is validation.
 Under Slurm each rank's speed comes from the GPU type it was allocated
 (nodeox.conf's Speed=); --speeds 1,1,0.5,0.5 emulates mixed GPUs on one
-machine. Rank 0 prints one JSON line per evaluation. Run it with the
+machine. --dtype bfloat16 trains bfloat16 parameters (the engine keeps a
+float32 master copy; make bench-torch compares it with float32). Rank 0 prints one JSON line per evaluation. Run it with the
 python3 that has torch: Debian's /usr/bin/python3 (python3-torch).
 tests/torch/test_torch_gpt.sh runs this very script.
 """
@@ -114,7 +115,7 @@ def evaluate(ctx, model, data, val, context, check=False):
         for i in range(mine.start, mine.stop, 16):
             j = min(i + 16, mine.stop)
             x, y = batch(data, val[i:j], context, ctx.device)
-            loss = F.cross_entropy(model(x).reshape(-1, 256), y.reshape(-1), reduction="none")
+            loss = F.cross_entropy(model(x).float().reshape(-1, 256), y.reshape(-1), reduction="none")
             sums[i:j] = loss.view(j - i, context).sum(1).double().cpu()
     nxt.all_reduce(sums)
     counts = torch.zeros(ctx.world, dtype=torch.float64)
@@ -127,7 +128,7 @@ def evaluate(ctx, model, data, val, context, check=False):
         with torch.no_grad():
             for i in range(0, n, 16):
                 x, y = batch(data, val[i:i + 16], context, ctx.device)
-                total += F.cross_entropy(model(x).reshape(-1, 256), y.reshape(-1), reduction="sum").item()
+                total += F.cross_entropy(model(x).float().reshape(-1, 256), y.reshape(-1), reduction="sum").item()
         out["one_rank_loss"] = total / (n * context)
     return out
 
@@ -142,7 +143,7 @@ def train(ctx, tr, opt, model, data, train_starts, context, batch_size, steps, s
         idx = mine[torch.randint(len(mine), (batch_size,), generator=g)]
         x, y = batch(data, idx, context, ctx.device)
         opt.zero_grad()
-        loss = F.cross_entropy(model(x).reshape(-1, 256), y.reshape(-1))
+        loss = F.cross_entropy(model(x).float().reshape(-1, 256), y.reshape(-1))
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         tr.step(loss.item())
@@ -163,6 +164,8 @@ def main():
     ap.add_argument("--eval-windows", type=int, default=128)
     ap.add_argument("--checkpoint-dir", default=None)
     ap.add_argument("--resume", action="store_true")
+    ap.add_argument("--dtype", default="float32", choices=["float32", "bfloat16", "float16"],
+                    help="the parameters' dtype (the engine keeps a float32 master copy)")
     ap.add_argument("--check-eval", action="store_true",
                     help="rank 0 also evaluates every window alone (tests the split)")
     a = ap.parse_args()
@@ -184,6 +187,7 @@ def main():
 
     if a.init:
         model.load_state_dict(torch.load(a.init, map_location=ctx.device))
+    model = model.to(getattr(torch, a.dtype))  # logits go to float32 for the loss
     report("before", evaluate(ctx, model, data, val, context, check=a.check_eval))
     opt = torch.optim.AdamW(model.parameters(), lr=a.lr, betas=(0.9, 0.95), weight_decay=0.1)
     tr = nxt.Rounds(model, opt, mode=a.mode, total_steps=a.steps, warmup_steps=20, lr_min_ratio=0.1,
@@ -192,7 +196,7 @@ def main():
     s = tr.summary()
     r = evaluate(ctx, model, data, val, context, check=a.check_eval)
     r.update(local_steps=s["local_steps"], rounds=s["rounds"], critical_s=s["critical_s"],
-             nparams=sum(p.numel() for p in model.parameters()))
+             nparams=sum(p.numel() for p in model.parameters()), dtype=a.dtype)
     report("after", r)
     if a.save and ctx.rank == 0:
         torch.save(model.state_dict(), a.save)

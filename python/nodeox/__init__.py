@@ -6,8 +6,9 @@ samples combine, the outer Nesterov step on the parameters' own memory, MPI
 or NCCL collectives, the lost-peer watchdog, checkpoints). See
 doc/runtime.md, "PyTorch models (nodeox.torch)".
 
-Debian's python3-torch installs into /usr/bin/python3; run the scripts with
-that interpreter (a python3 earlier on PATH, e.g. pyenv's, has no torch).
+Install it with pip into the environment that has torch (pip install
+/path/to/nodeox builds the extension for that interpreter); Debian's
+python3-nodeox serves /usr/bin/python3 and its python3-torch.
 """
 
 __all__ = ["torch"]

@@ -114,6 +114,7 @@ static PyObject *engine_init(PyObject *self, PyObject *args, PyObject *kw)
 	static nodeox_rt_config_t cfg;
 	nodeox_rt_config_defaults(&cfg);
 	cfg.backend = _engine_keep(0, backend);
+	cfg.api = "nodeox.torch"; /* the engine's messages name the Python API */
 	cfg.emulate_base_ms = base_ms;
 	cfg.fault_initial_s = f_init;
 	cfg.fault_factor = f_factor;
@@ -360,18 +361,52 @@ static PyObject *engine_share(PyObject *self, PyObject *args)
 	return Py_BuildValue("(KK)", (unsigned long long)first, (unsigned long long)count);
 }
 
+/* Parse (addr, n) of a host buffer for a collective; -1 with an exception. */
+static int _engine_host_buffer(PyObject *args, const char *what, unsigned long long *addr,
+			       unsigned long long *n)
+{
+	if (!PyArg_ParseTuple(args, "KK", addr, n) || _engine_need(0) != 0)
+		return -1;
+	if (*addr == 0 && *n > 0) {
+		PyErr_Format(PyExc_ValueError, "%s: null buffer", what);
+		return -1;
+	}
+	return 0;
+}
+
 /* allreduce_host(addr, n): in-place sum over ranks of n float64 at addr (host) */
 static PyObject *engine_allreduce_host(PyObject *self, PyObject *args)
 {
 	unsigned long long addr, n;
-	if (!PyArg_ParseTuple(args, "KK", &addr, &n))
+	if (_engine_host_buffer(args, "allreduce_host", &addr, &n) != 0)
 		return NULL;
-	if (_engine_need(0) != 0)
-		return NULL;
-	if (addr == 0 && n > 0)
-		return PyErr_Format(PyExc_ValueError, "allreduce_host: null buffer");
 	Py_BEGIN_ALLOW_THREADS nodeox_rt_allreduce_host(engine, (double *)(uintptr_t)addr, (size_t)n);
 	Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
+/* bcast(addr, nbytes): rank 0's nbytes at addr (host memory) on every rank */
+static PyObject *engine_bcast(PyObject *self, PyObject *args)
+{
+	unsigned long long addr, n;
+	if (_engine_host_buffer(args, "bcast", &addr, &n) != 0)
+		return NULL;
+	Py_BEGIN_ALLOW_THREADS nodeox_rt_bcast_host(engine, (void *)(uintptr_t)addr, (size_t)n);
+	Py_END_ALLOW_THREADS Py_RETURN_NONE;
+}
+
+/* abort(code): end every rank of the job now (an exception on one rank:
+ * the others would wait in their next collective until the deadline). */
+static PyObject *engine_abort(PyObject *self, PyObject *args)
+{
+	int code = 1;
+	if (!PyArg_ParseTuple(args, "|i", &code))
+		return NULL;
+	if (engine != NULL) {
+		fflush(stdout);
+		fflush(stderr);
+		MPI_Abort(MPI_COMM_WORLD, code);
+	}
+	Py_RETURN_NONE;
 }
 
 static PyObject *engine_finalize(PyObject *self, PyObject *noargs)
@@ -411,6 +446,8 @@ static PyMethodDef engine_methods[] = {
 	{ "share", engine_share, METH_VARARGS, "(first, count) of n items for this rank, by speed." },
 	{ "allreduce_host", engine_allreduce_host, METH_VARARGS, "In-place sum of float64 host memory." },
 	{ "finalize", engine_finalize, METH_NOARGS, "Stop the engine and MPI." },
+	{ "bcast", engine_bcast, METH_VARARGS, "bcast(addr, nbytes): rank 0's host bytes everywhere." },
+	{ "abort", engine_abort, METH_VARARGS, "abort(code): MPI_Abort, ending every rank." },
 	{ NULL, NULL, 0, NULL },
 };
 

@@ -13,7 +13,8 @@
 # final accuracies and their difference. The recipe was fixed on the tuning
 # seeds (BENCH_TUNING, default 1 2) before the held-out ones (BENCH_SEEDS,
 # default 3 4 5) were run; every seed is reported. BENCH_ROUNDS_OPTS adds
-# train_mlp.py options to the rounds runs (tuning other settings).
+# train_mlp.py options to the rounds runs (tuning other settings). Then a
+# transformer in bfloat16 beside its float32 twin (at the end, said there).
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 . "$top_srcdir/tests/torch/torch-env.sh"
 steps=${BENCH_STEPS:-1500}
@@ -54,3 +55,33 @@ PY
 }
 for seed in ${BENCH_TUNING-1 2}; do row "$seed" tuning; done
 for seed in ${BENCH_SEEDS-3 4 5}; do row "$seed" held-out; done
+# The transformer in bfloat16 beside its float32 twin (issue 44): the
+# byte-level GPT of doc/examples/finetune_gpt.py (137k parameters) trained
+# from the same initial weights on dict-gcide's text, 4 ranks at speeds
+# 1,1,0.5,0.5, rounds with the bridge's defaults, BENCH_GPT_STEPS global
+# steps (default 300); bfloat16 parameters train through the engine's
+# float32 master copy. Validation loss (nats per byte, 128 windows) before
+# and after, and the critical path. BENCH_GPT_STEPS=0 leaves it out.
+gsteps=${BENCH_GPT_STEPS:-300}
+if [ "$gsteps" -gt 0 ] && [ -f /usr/share/dictd/gcide.dict.dz ]; then
+    echo
+    echo "bench-torch: transformer (doc/examples/finetune_gpt.py), $gsteps global steps, rounds, speeds 1,1,0.5,0.5, base 40 ms"
+    echo "| dtype | val loss before | val loss after | critical s | local steps |"
+    echo "| --- | --- | --- | --- | --- |"
+    for dt in float32 bfloat16; do
+        TR_DIR=$top_srcdir/doc/examples tr_mpi 4 finetune_gpt.py --data /usr/share/dictd/gcide.dict.dz \
+            --steps "$gsteps" --speeds 1,1,0.5,0.5 --dtype "$dt" >"$RT_WORK/gpt-$dt.out" 2>&1 ||
+            { cat "$RT_WORK/gpt-$dt.out"; echo "bench-torch: transformer $dt failed"; continue; }
+        "$TR_PY" - "$RT_WORK/gpt-$dt.out" "$dt" <<'PY'
+import json, sys
+r = {}
+for line in open(sys.argv[1]):
+    if line.startswith("finetune_gpt: "):
+        j = json.loads(line[len("finetune_gpt: "):])
+        r[j["what"]] = j
+b, a = r["before"], r["after"]
+print("| %s | %.4f | %.4f | %.2f | %s |" % (sys.argv[2], b["loss"], a["loss"], a["critical_s"],
+                                          ",".join(str(s) for s in a["local_steps"])))
+PY
+    done
+fi

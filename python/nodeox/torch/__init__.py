@@ -19,25 +19,48 @@ intervals, combines the pseudo-gradients (mean, samples, FedNova; a
 non-finite one is dropped), runs the outer Nesterov step, checkpoints the
 outer state and ends every rank within a deadline when a peer is lost.
 
-The parameters become views of one flat float32 tensor (and their .grad of
-another) when Rounds is created, so the engine works on the tensors' own
-memory: no copy per step. CPU tensors use MPI, CUDA tensors the CUDA
-backend and NCCL (a build with CUDA and NCCL). All parameters must be
-float32 and on one device.
+The float32 parameters become views of one flat float32 tensor (and their
+.grad of another) when Rounds is created, so the engine works on the
+tensors' own memory: no copy per step. bfloat16/float16 parameters keep
+their own memory; the flat tensor is their float32 master copy, through
+which the engine combines and takes the outer step in float32 (copies once
+per round, and per step for the gradients of synchronous steps). Frozen
+parameters and buffers are broadcast from rank 0 at the start and never
+sent again. CPU tensors use MPI, CUDA tensors the CUDA backend and NCCL (a
+build with CUDA and NCCL). All trainable parameters must be on one device.
+
+Any training loop that calls optimizer.step() itself (HF Trainer,
+Accelerate, Lightning) takes RoundsOptimizer(inner_optimizer, ...) instead
+of Rounds; nodeox.torch.hf.RoundsCallback keeps HF Trainer's steps global.
 
 Run under mpirun or srun --mpi=pmix, one process per worker, with the
-interpreter that has torch: on Debian /usr/bin/python3 (python3-torch).
+interpreter nodeox was pip-installed into (or Debian's /usr/bin/python3
+with python3-nodeox).
 """
 
+import atexit
 import collections
 import contextlib
 import os
+import sys
 
 import torch
 
-from . import _engine
+from .._load import load_engine
 
-__all__ = ["init", "Rounds", "Context", "finalize", "all_reduce"]
+_engine = load_engine()
+
+__all__ = ["init", "Rounds", "RoundsOptimizer", "Context", "finalize", "all_reduce"]
+
+# The launchers' rank variables, removed by init() once MPI has read them:
+# transformers/accelerate would otherwise see a multi-process job and try
+# to start torch.distributed ("MASTER_ADDR expected, but not set").
+_LAUNCHER_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "PMI_RANK", "PMI_SIZE",
+                  "MPI_LOCALRANKID", "MPI_LOCALNRANKS", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE",
+                  "OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_NODE_RANK",
+                  "MV2_COMM_WORLD_RANK", "MV2_COMM_WORLD_SIZE", "MV2_COMM_WORLD_LOCAL_RANK",
+                  "MV2_COMM_WORLD_LOCAL_SIZE")
+_failed = False  # an uncaught exception: end the job at exit instead of waiting in finalize
 
 _ctx = None
 
@@ -49,7 +72,8 @@ class Context:
     the allocation, "" when unknown), backend ("cpu" or "cuda") and device
     (the torch.device the model belongs on)."""
 
-    def __init__(self, info, device):
+    def __init__(self, info, device, launcher_env):
+        self.launcher_env = launcher_env  # the variables init() removed
         self.rank = info["rank"]
         self.world = info["world"]
         self.local_rank = info["local_rank"]
@@ -95,15 +119,48 @@ def init(emulate_speeds=None, emulate_base_ms=20.0, device=None, peer_timeout_s=
         dev = torch.device("cuda", index)
     else:
         dev = torch.device("cpu")
-    _ctx = Context(info, dev)
+    removed = {k: os.environ.pop(k) for k in _LAUNCHER_VARS if k in os.environ}
+    _ctx = Context(info, dev, removed)
+    atexit.register(_at_exit)
+    hook = sys.excepthook
+
+    def _excepthook(kind, value, tb):
+        global _failed
+        _failed = True
+        hook(kind, value, tb)
+    sys.excepthook = _excepthook
     return _ctx
 
 
+def _at_exit():
+    """finalize() at the interpreter's exit; after an uncaught exception,
+    MPI_Abort (the other ranks would otherwise wait for this one)."""
+    if _ctx is None:
+        return
+    if _failed:
+        sys.stderr.write("nodeox.torch: rank %d: ending the job after an uncaught exception\n" % _ctx.rank)
+        _engine.abort(1)
+    finalize()
+
+
 def finalize():
-    """Wait for every rank, stop the watchdog and MPI."""
+    """Wait for every rank, stop the watchdog and MPI. A collective: every
+    rank calls it (it also runs by itself at the interpreter's exit)."""
     global _ctx
     _engine.finalize()
     _ctx = None
+
+
+def broadcast(tensors):
+    """Rank 0's values of tensors (any dtype, any device) on every rank, in
+    place: a collective."""
+    for t in tensors:
+        if t.numel() == 0:
+            continue
+        host = t.detach().to("cpu", copy=True).contiguous()
+        _engine.bcast(host.data_ptr(), host.numel() * host.element_size())
+        with torch.no_grad():
+            t.copy_(host.to(t.device))
 
 
 def all_reduce(values):
@@ -146,17 +203,20 @@ class Rounds:
         self.model, self.optimizer, self.mode = model, optimizer, mode
         self.checkpoint_dir = checkpoint_dir
         self._schedule = total_steps is not None
+        self.total_steps = total_steps
         params, seen = [], set()
-        for p in model.parameters():
+        source = (model.parameters() if model is not None
+                  else (p for g in optimizer.param_groups for p in g["params"]))
+        for p in source:
             if p.requires_grad and id(p) not in seen:
                 seen.add(id(p))
                 params.append(p)
         if not params:
             raise ValueError("nodeox.torch.Rounds: the model has no trainable parameters")
         for p in params:
-            if p.dtype != torch.float32:
-                raise ValueError("nodeox.torch.Rounds: parameter of dtype %s; the engine works on float32"
-                                 % p.dtype)
+            if p.dtype not in (torch.float32, torch.bfloat16, torch.float16):
+                raise ValueError("nodeox.torch.Rounds: parameter of dtype %s (float32, bfloat16 or "
+                                 "float16)" % p.dtype)
             if p.device.type != _ctx.device.type:
                 raise ValueError("nodeox.torch.Rounds: parameter on %s but the engine runs on %s "
                                  "(move the model to ctx.device)" % (p.device, _ctx.device))
@@ -165,20 +225,27 @@ class Rounds:
         if missing:
             raise ValueError("nodeox.torch.Rounds: %d trainable parameters are not in the optimizer"
                              % len(missing))
+        if model is not None:  # frozen parameters and buffers: rank 0's, once
+            broadcast([p for p in model.parameters() if not p.requires_grad] + list(model.buffers()))
         n = sum(p.numel() for p in params)
         dev = params[0].device
         self.flat = torch.empty(n, dtype=torch.float32, device=dev)
         self.flat_grad = torch.zeros(n, dtype=torch.float32, device=dev)
-        self._views = []
+        self._views = []   # float32: (param, grad view) -- the param is a view of flat
+        self._shadow = []  # bf16/fp16: (param, flat slice, flat_grad slice, round-start copy)
         off = 0
         with torch.no_grad():
             for p in params:
                 k = p.numel()
                 self.flat[off:off + k].copy_(p.detach().reshape(-1))
-                p.data = self.flat[off:off + k].view_as(p)
-                g = self.flat_grad[off:off + k].view_as(p)
-                p.grad = g
-                self._views.append((p, g))
+                if p.dtype == torch.float32:
+                    p.data = self.flat[off:off + k].view_as(p)
+                    g = self.flat_grad[off:off + k].view_as(p)
+                    p.grad = g
+                    self._views.append((p, g))
+                else:
+                    self._shadow.append((p, self.flat[off:off + k].view_as(p),
+                                         self.flat_grad[off:off + k].view_as(p), None))
                 off += k
         self._base_lr = [g["lr"] for g in optimizer.param_groups]
         self._saved = []
@@ -193,8 +260,27 @@ class Rounds:
             resume=bool(resume), verbose=bool(verbose), name="torch-%d" % n)
         self.resumed = bool(resumed)
         self.round_ended = False
+        self._shadow_from_flat()  # rank 0's (or the checkpoint's) weights
         if self.resumed:
             self._load_inner()
+
+    def _shadow_from_flat(self):
+        """bf16/fp16 parameters := the float32 weights the engine left in
+        flat (global weights at a round end), rounded; remember them as the
+        round's start."""
+        with torch.no_grad():
+            for i, (p, f, g, _) in enumerate(self._shadow):
+                p.copy_(f)
+                self._shadow[i] = (p, f, g, p.detach().clone())
+
+    def _shadow_to_flat(self):
+        """Before the engine closes an interval: flat := global + (this
+        worker's bf16/fp16 weights - their round start), in float32, so the
+        pseudo-gradient is the worker's own update and not also the rounding
+        of the global weights to its dtype."""
+        with torch.no_grad():
+            for p, f, g, start in self._shadow:
+                f.add_(p.detach().float() - start.float())
 
     # ------------------------------------------------------------ the step
     def step(self, loss=None):
@@ -212,20 +298,48 @@ class Rounds:
                 else:
                     g.copy_(p.grad)
                 p.grad = g
-        synced = _engine.progress()["allreduce"]  # of the interval this step is in
+        prog = _engine.progress()
+        if not prog["in_round"]:
+            raise RuntimeError("nodeox.torch: step() after training ended (global step %d reached "
+                               "total_steps): loop while not opt.done" % prog["global_step"])
+        synced = prog["allreduce"]  # of the interval this step is in
+        closes = prog["step_in_round"] + 1 >= prog["round_steps"]
+        if synced and self._shadow:  # bf16/fp16 gradients through the float32 all-reduce
+            with torch.no_grad():
+                for p, f, g, _ in self._shadow:
+                    g.copy_(p.grad if p.grad is not None else torch.zeros_like(g))
         factor = _engine.grads()  # synchronous intervals: all-reduced in place
+        if synced and self._shadow:
+            with torch.no_grad():
+                for p, f, g, _ in self._shadow:
+                    if p.grad is None:
+                        p.grad = g.to(p.dtype)
+                    else:
+                        p.grad.copy_(g)
         if self._schedule:
             for group, base in zip(self.optimizer.param_groups, self._base_lr):
                 group["lr"] = base * factor
         self.optimizer.step()
-        if self.checkpoint_dir and _engine.progress()["checkpoint_at_round_end"]:
+        if self.checkpoint_dir and prog["checkpoint_at_round_end"]:
             self._save_inner()
+        if closes and self._shadow:
+            self._shadow_to_flat()
+        if torch.is_tensor(loss):
+            loss = loss.detach()
         r = _engine.end(float(loss) if loss is not None else 0.0)
+        if r >= 1 and self._shadow:
+            self._shadow_from_flat()
         if r >= 1 and not _engine.progress()["last_finite"]:
             # the state that produced a non-finite update would produce it again
             self.optimizer.state = collections.defaultdict(dict)
         self.round_ended = r >= 1
         return self.round_ended or bool(synced)
+
+    @property
+    def done(self):
+        """True once total_steps global steps are reached (every rank at the
+        same round end); never without total_steps."""
+        return self.total_steps is not None and not _engine.progress()["in_round"]
 
     @contextlib.contextmanager
     def pause(self):
@@ -314,3 +428,102 @@ class Rounds:
         for group, lr in zip(self.optimizer.param_groups, lrs):  # the saved lr was scaled
             group["lr"] = lr
         self._saved.append(path)
+
+
+class RoundsOptimizer(torch.optim.Optimizer):
+    """Rounds as a torch.optim.Optimizer, for training loops that call
+    optimizer.step() themselves (HF Trainer, Accelerate, Lightning, a plain
+    epoch loop):
+
+        opt = nxt.RoundsOptimizer(torch.optim.AdamW(model.parameters(), lr=3e-4),
+                                  mode="rounds", local_steps=10, total_steps=1000,
+                                  model=model)
+        while not opt.done:
+            opt.zero_grad(); loss_fn(model(x), y).backward(); opt.step()
+
+    Takes Rounds' options. The trainable parameters are those of the inner
+    optimizer (model=: also broadcast its frozen parameters and buffers from
+    rank 0). step(closure=None) does what Rounds.step() does (with a
+    closure, its loss is the one the engine logs); zero_grad, param_groups,
+    state, state_dict and load_state_dict are the inner optimizer's.
+    global_step, critical_s, round_ended, done (total_steps global steps
+    reached, on every rank at the same round end), pause() and summary()
+    are Rounds'. With total_steps the engine's schedule (warm-up, cosine
+    over the global step counter) sets each param group's lr at every step,
+    over any scheduler's."""
+
+    def __init__(self, optimizer, mode="rounds", local_steps=10, total_steps=None, model=None,
+                 **options):
+        if isinstance(optimizer, RoundsOptimizer):
+            raise ValueError("nodeox.torch.RoundsOptimizer: the inner optimizer is already one")
+        self.optimizer = optimizer
+        self.defaults = optimizer.defaults
+        # torch.optim.Optimizer's bookkeeping, without a second copy of the
+        # parameter groups (param_groups and state are the inner optimizer's)
+        for name in ("_optimizer_step_pre_hooks", "_optimizer_step_post_hooks",
+                     "_optimizer_state_dict_pre_hooks", "_optimizer_state_dict_post_hooks",
+                     "_optimizer_load_state_dict_pre_hooks", "_optimizer_load_state_dict_post_hooks"):
+            setattr(self, name, collections.OrderedDict())
+        self.rounds = Rounds(model, optimizer, mode=mode, local_steps=local_steps,
+                             total_steps=total_steps, **options)
+
+    # the inner optimizer's state, seen through this one
+    @property
+    def param_groups(self):
+        return self.optimizer.param_groups
+
+    @param_groups.setter
+    def param_groups(self, value):
+        self.optimizer.param_groups = value
+
+    @property
+    def state(self):
+        return self.optimizer.state
+
+    @state.setter
+    def state(self, value):
+        self.optimizer.state = value
+
+    def zero_grad(self, set_to_none=True):
+        self.optimizer.zero_grad(set_to_none=set_to_none)
+
+    def state_dict(self):
+        return self.optimizer.state_dict()
+
+    def load_state_dict(self, state_dict):
+        self.optimizer.load_state_dict(state_dict)
+
+    def add_param_group(self, param_group):
+        raise RuntimeError("nodeox.torch.RoundsOptimizer: the engine's parameters are fixed when it "
+                           "starts; add the group to the inner optimizer before wrapping it")
+
+    def step(self, closure=None):
+        loss = None
+        if closure is not None:
+            with torch.enable_grad():
+                loss = closure()
+        self.rounds.step(loss)
+        return loss
+
+    def __getstate__(self):
+        raise TypeError("nodeox.torch.RoundsOptimizer cannot be pickled (it holds the engine)")
+
+    def __repr__(self):
+        return "RoundsOptimizer(%r, mode=%r)" % (self.optimizer, self.rounds.mode)
+
+    def pause(self):
+        return self.rounds.pause()
+
+    def progress(self):
+        return self.rounds.progress()
+
+    def summary(self):
+        return self.rounds.summary()
+
+
+# RoundsOptimizer's progress is Rounds': global_step, critical_s, round_ended,
+# done, total_steps (read-only)
+for _name in ("global_step", "critical_s", "round_ended", "done", "total_steps"):
+    setattr(RoundsOptimizer, _name, property(lambda self, _n=_name: getattr(self.rounds, _n),
+                                             doc="Rounds.%s" % _name))
+del _name
