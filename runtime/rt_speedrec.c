@@ -124,6 +124,10 @@ int rt_speedrec_gather(nodeox_rt_t *rt, const rt_alloc_t *a, long batch, speedre
 		rt_log_warn(rt, "speed record not made: out of memory");
 		return 0;
 	}
+	/* finalize's own agreement first (rt_agree.c): a rank still in another
+	 * collective (summary() on rank 0 only) is named, not paired with this
+	 * all-gather (MPI_ERR_TRUNCATE) */
+	rt_agree(rt, RT_OP_FINALIZE);
 	rt_comm_allgather(rt->comm, &mine, all, sizeof mine, __FILE__, __LINE__);
 	if (rt->env.rank == 0 && rt->cfg.speed_record && a->active)
 		n = rt_speedrec_summarise(all, world, rec);
