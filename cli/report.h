@@ -96,7 +96,14 @@ typedef struct {
 
 /* The counterfactual (report_cf.c): nodeox-sim's replay of the same jobs. */
 #define REPORT_CF_NKEYS 4 /* wait mean, wait median, turnaround mean, turnaround median */
-typedef enum { REPORT_CF_TAGGED = 0, REPORT_CF_ALL, REPORT_CF_NGROUPS } report_cf_group_id_t;
+/* The counterfactual's groups: tagged (nodeox-sim's "flex": broadened, kept
+ * and record_lost together), untagged (its "untagged"), all (its "all"). */
+typedef enum {
+	REPORT_CF_TAGGED = 0,
+	REPORT_CF_UNTAGGED,
+	REPORT_CF_ALL,
+	REPORT_CF_NGROUPS
+} report_cf_group_id_t;
 typedef enum { REPORT_CF_NOISE = 0, REPORT_CF_SOONER, REPORT_CF_LATER } report_cf_effect_t;
 
 typedef struct {
@@ -194,6 +201,8 @@ void report_write_prom(FILE *out, const report_t *r);
 int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf_t *cf, char *err,
 		  size_t errlen);
 const char *report_cf_key_name(int k);
+/* "tagged", "untagged" or "all": a counterfactual group's name in every output. */
+const char *report_cf_group_name(int g);
 /* A new directory under $TMPDIR (or /tmp) in dir; 0, or -1 with err. */
 int report_tmpdir(char *dir, size_t len, char *err, size_t errlen);
 /* Run argv (argv[0] a path, or a name looked up in PATH), stdout to

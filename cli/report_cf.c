@@ -6,11 +6,13 @@
  * admins run it, with its own defaults) under DIR's slurm.conf and gres.conf
  * and the policy, plugin off and on, with --replicas; its --json read back
  * (medians and ranges) beside what happened, for the tagged jobs (nodeox-sim's
- * "flex": broadened, kept and record_lost together) and all jobs: whether the
- * plugin made them finish sooner, later or within noise (the on and off
- * ranges apart or not), and whether the model's plugin-on prediction holds
- * what happened (inside its range or not). nodeox-sim's JSON has no
- * untagged group, so untagged jobs are not separated here.
+ * "flex": broadened, kept and record_lost together), the untagged jobs
+ * (nodeox-sim's "untagged": did they pay for the tagged ones?) and all jobs:
+ * whether the plugin made them finish sooner, later or within noise (the on
+ * and off ranges apart or not), and whether the model's plugin-on prediction
+ * holds what happened (inside its range or not). Broadened and kept are not
+ * apart here: with the plugin off nothing is broadened, so the model's runs
+ * have no such split to set beside them.
  */
 #include "cli/report.h"
 
@@ -27,6 +29,15 @@ static const char *const cf_keys[REPORT_CF_NKEYS] = { "wait_mean_s", "wait_p50_s
 const char *report_cf_key_name(int k)
 {
 	return k >= 0 && k < REPORT_CF_NKEYS ? cf_keys[k] : "?";
+}
+
+static const char *const cf_groups[REPORT_CF_NGROUPS] = { "tagged", "untagged", "all" };
+/* nodeox-sim's name of each group in its --json */
+static const char *const cf_sim_groups[REPORT_CF_NGROUPS] = { "flex", "untagged", "all" };
+
+const char *report_cf_group_name(int g)
+{
+	return g >= 0 && g < REPORT_CF_NGROUPS ? cf_groups[g] : "?";
 }
 
 /* The number after "key": inside [from, to), or -1. */
@@ -61,7 +72,7 @@ static int cf_object(const char *from, const char *to, const char *name, const c
 }
 
 /* nodeox-sim's figures of one run ("baseline", "nodeox") and group ("all",
- * "flex"). The run's object holds its groups, so it ends at the document's
+ * "flex", "untagged"). The run's object holds its groups, so it ends at the document's
  * end or the next run. */
 static int cf_read_group(const char *doc, const char *run, const char *group, report_cf_side_t *side)
 {
@@ -89,8 +100,8 @@ static int cf_read_group(const char *doc, const char *run, const char *group, re
 	return 0;
 }
 
-/* What happened to the jobs of one counterfactual group. */
-static void cf_actual(const sacct_history_t *h, int tagged_only, report_cf_group_t *g)
+/* What happened to the jobs of one counterfactual group (REPORT_CF_*). */
+static void cf_actual(const sacct_history_t *h, int group, report_cf_group_t *g)
 {
 	double *w = calloc(h->njobs ? h->njobs : 1, sizeof(double));
 	double *t = calloc(h->njobs ? h->njobs : 1, sizeof(double));
@@ -104,7 +115,9 @@ static void cf_actual(const sacct_history_t *h, int tagged_only, report_cf_group
 	for (size_t i = 0; i < h->njobs; i++) {
 		const sacct_job_t *j = &h->jobs[i];
 
-		if (tagged_only && report_group_of(j) == REPORT_UNTAGGED)
+		int untagged = report_group_of(j) == REPORT_UNTAGGED;
+
+		if ((group == REPORT_CF_TAGGED && untagged) || (group == REPORT_CF_UNTAGGED && !untagged))
 			continue;
 		w[n] = (double)j->wait;
 		t[n++] = (double)(j->end - j->submit);
@@ -322,14 +335,14 @@ int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf
 		goto out;
 	}
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
-		const char *sim_group = g == REPORT_CF_TAGGED ? "flex" : "all";
+		const char *sim_group = cf_sim_groups[g];
 
 		if (cf_read_group(doc, "nodeox", sim_group, &cf->group[g].on) < 0 ||
 		    cf_read_group(doc, "baseline", sim_group, &cf->group[g].off) < 0) {
 			snprintf(err, errlen, "%s: no %s figures in nodeox-sim's JSON", jpath, sim_group);
 			goto out;
 		}
-		cf_actual(h, g == REPORT_CF_TAGGED, &cf->group[g]);
+		cf_actual(h, g, &cf->group[g]);
 		cf_judge(&cf->group[g]);
 	}
 	cf->replicas = o->replicas;

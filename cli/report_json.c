@@ -80,12 +80,10 @@ static void put_range(FILE *out, const char *name, const report_range_t *v)
 	fputs("}", out);
 }
 
-/* "counterfactual": {"replicas", "groups": {"tagged"|"all": {"jobs",
+/* "counterfactual": {"replicas", "groups": {"tagged"|"untagged"|"all": {"jobs",
  * "replayed_jobs", KEY: {"actual", "on", "off", "plugin", "model_off"}}}} */
 static void put_cf(FILE *out, const report_cf_t *cf)
 {
-	static const char *const names[REPORT_CF_NGROUPS] = { "tagged", "all" };
-
 	if (!cf->made) {
 		fputs("null", out);
 		return;
@@ -94,8 +92,8 @@ static void put_cf(FILE *out, const report_cf_t *cf)
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
 		const report_cf_group_t *c = &cf->group[g];
 
-		fprintf(out, "%s\"%s\": {\"jobs\": %ld, \"replayed_jobs\": %ld", g ? ", " : "", names[g],
-			c->actual_jobs, c->on.jobs);
+		fprintf(out, "%s\"%s\": {\"jobs\": %ld, \"replayed_jobs\": %ld", g ? ", " : "",
+			report_cf_group_name(g), c->actual_jobs, c->on.jobs);
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 			fprintf(out, ", \"%s\": {\"actual\": ", report_cf_key_name(k));
 			json_write_number(out, "%.3f", c->actual[k]);

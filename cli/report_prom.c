@@ -73,18 +73,17 @@ static void put_use(FILE *out, const char *name, const report_use_t *u)
  * and the model's miss as 0/1 gauges. */
 static void put_cf(FILE *out, const report_cf_t *cf)
 {
-	static const char *const groups[REPORT_CF_NGROUPS] = { "tagged", "all" };
 	static const char *const stats[3] = { "median", "lo", "hi" };
 
 	put_head(out, "nodeox_report_cf_seconds",
-		 "Wait and turnaround of tagged and all jobs: as happened (run=happened) and as nodeox-sim "
-		 "predicts them with the plugin on and off (median, lo, hi over its replicas)");
+		 "Wait and turnaround of tagged, untagged and all jobs: as happened (run=happened) and as "
+		 "nodeox-sim predicts them with the plugin on and off (median, lo, hi over its replicas)");
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 			const report_cf_group_t *c = &cf->group[g];
 
 			fputs("nodeox_report_cf_seconds{", out);
-			put_label(out, "group", groups[g], 0);
+			put_label(out, "group", report_cf_group_name(g), 0);
 			put_label(out, "figure", report_cf_key_name(k), 1);
 			put_label(out, "run", "happened", 1);
 			put_label(out, "stat", "value", 1);
@@ -94,7 +93,7 @@ static void put_cf(FILE *out, const report_cf_t *cf)
 					const report_range_t *v = on ? &c->on.v[k] : &c->off.v[k];
 
 					fputs("nodeox_report_cf_seconds{", out);
-					put_label(out, "group", groups[g], 0);
+					put_label(out, "group", report_cf_group_name(g), 0);
 					put_label(out, "figure", report_cf_key_name(k), 1);
 					put_label(out, "run", on ? "on" : "off", 1);
 					put_label(out, "stat", stats[st], 1);
@@ -107,7 +106,7 @@ static void put_cf(FILE *out, const report_cf_t *cf)
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 			fputs("nodeox_report_cf_effect{", out);
-			put_label(out, "group", groups[g], 0);
+			put_label(out, "group", report_cf_group_name(g), 0);
 			put_label(out, "figure", report_cf_key_name(k), 1);
 			put_label(out, "effect", report_cf_effect_name(cf->group[g].effect[k]), 1);
 			put_value(out, 1);
@@ -117,7 +116,7 @@ static void put_cf(FILE *out, const report_cf_t *cf)
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 			fputs("nodeox_report_cf_model_off{", out);
-			put_label(out, "group", groups[g], 0);
+			put_label(out, "group", report_cf_group_name(g), 0);
 			put_label(out, "figure", report_cf_key_name(k), 1);
 			put_value(out, cf->group[g].model_off[k]);
 		}

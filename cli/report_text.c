@@ -117,8 +117,6 @@ static void put_use_by(FILE *out, const report_t *r, int key, const char *title)
 	}
 }
 
-static const char *const cf_group_names[REPORT_CF_NGROUPS] = { "tagged", "all" };
-
 static void put_range(FILE *out, const report_range_t *v)
 {
 	char buf[64];
@@ -138,19 +136,19 @@ static void put_cf(FILE *out, const report_t *r)
 		"\nCounterfactual: nodeox-sim on the same jobs as submitted, %d replicas (median "
 		"(lowest..highest))\n",
 		cf->replicas);
-	fprintf(out, "%-7s %-18s %9s %28s %28s  %s\n", "group", "figure", "happened", "model, plugin on",
+	fprintf(out, "%-8s %-18s %9s %28s %28s  %s\n", "group", "figure", "happened", "model, plugin on",
 		"model, plugin off", "plugin made it");
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
 		const report_cf_group_t *c = &cf->group[g];
 
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
-			fprintf(out, "%-7s %-18s", k ? "" : cf_group_names[g], report_cf_key_name(k));
+			fprintf(out, "%-8s %-18s", k ? "" : report_cf_group_name(g), report_cf_key_name(k));
 			fprintf(out, " %9.1f", c->actual[k]);
 			put_range(out, &c->on.v[k]);
 			put_range(out, &c->off.v[k]);
 			fprintf(out, "  %s\n", report_cf_effect_name(c->effect[k]));
 		}
-		fprintf(out, "%-7s jobs: %ld happened, %ld replayed\n", "", c->actual_jobs, c->on.jobs);
+		fprintf(out, "%-8s jobs: %ld happened, %ld replayed\n", "", c->actual_jobs, c->on.jobs);
 	}
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
@@ -162,7 +160,7 @@ static void put_cf(FILE *out, const report_t *r)
 			fprintf(out,
 				"MODEL OFF: %s %s: %.1f s happened, the model's plugin-on prediction %.1f s "
 				"(%.1f..%.1f)\n",
-				cf_group_names[g], report_cf_key_name(k), c->actual[k], c->on.v[k].med,
+				report_cf_group_name(g), report_cf_key_name(k), c->actual[k], c->on.v[k].med,
 				c->on.v[k].lo, c->on.v[k].hi);
 		}
 	if (!any)

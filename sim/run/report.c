@@ -84,8 +84,7 @@ static void report_summary(double *v, size_t n, double *mean, double *p50, doubl
 	*p95 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.95);
 }
 
-void report_stats(const sim_run_t *run, const sim_run_t *base, bool flex_only, int ntypes,
-		  report_stats_t *out)
+void report_stats(const sim_run_t *run, const sim_run_t *base, int group, int ntypes, report_stats_t *out)
 {
 	memset(out, 0, sizeof(*out));
 	double *wait = g_new(double, run->njobs + 1);
@@ -95,7 +94,8 @@ void report_stats(const sim_run_t *run, const sim_run_t *base, bool flex_only, i
 	out->ended_later = base ? 0 : -1;
 	for (size_t j = 0; j < run->njobs; j++) {
 		const sim_result_t *r = &run->jobs[j];
-		if (!report_ran(r) || (flex_only && !r->tagged))
+		if (!report_ran(r) || (group == REPORT_GROUP_FLEX && !r->tagged) ||
+		    (group == REPORT_GROUP_UNTAGGED && r->tagged))
 			continue;
 		wait[n] = (double)(r->start - r->submit);
 		rt[n] = (double)(r->end - r->start);
@@ -109,7 +109,10 @@ void report_stats(const sim_run_t *run, const sim_run_t *base, bool flex_only, i
 	report_summary(rt, n, &out->run_mean_s, &out->run_p50_s, &out->run_p95_s);
 	report_summary(ta, n, &out->turnaround_mean_s, &out->turnaround_p50_s, &out->turnaround_p95_s);
 	for (int t = 0; t < ntypes; t++) {
-		out->gpu_hours_type[t] = run->gpu_seconds[flex_only ? 1 : 0][t] / 3600.0;
+		/* untagged: all less flex, exact (sums of whole GPU-seconds) */
+		double s = group == REPORT_GROUP_UNTAGGED ? run->gpu_seconds[0][t] - run->gpu_seconds[1][t]
+							  : run->gpu_seconds[group == REPORT_GROUP_FLEX][t];
+		out->gpu_hours_type[t] = s / 3600.0;
 		out->gpu_hours += out->gpu_hours_type[t];
 	}
 	g_free(wait);
@@ -142,11 +145,14 @@ void report_figures(const sim_cluster_t *c, const sim_run_t *run, const sim_run_
 		    report_figures_t *out)
 {
 	memset(out, 0, sizeof(*out));
-	report_stats(run, base, false, c->ntypes, &out->all);
-	report_stats(run, base, true, c->ntypes, &out->flex);
+	report_stats(run, base, REPORT_GROUP_ALL, c->ntypes, &out->all);
+	report_stats(run, base, REPORT_GROUP_FLEX, c->ntypes, &out->flex);
+	report_stats(run, base, REPORT_GROUP_UNTAGGED, c->ntypes, &out->untagged);
 	if (price) {
 		out->all.cost = price_cost(price, out->all.gpu_hours_type, c->ntypes, out->all.cost_type);
 		out->flex.cost = price_cost(price, out->flex.gpu_hours_type, c->ntypes, out->flex.cost_type);
+		out->untagged.cost =
+			price_cost(price, out->untagged.gpu_hours_type, c->ntypes, out->untagged.cost_type);
 	}
 	out->utilization = report_utilization(c, run);
 	out->makespan_s = report_makespan(run);
@@ -217,11 +223,20 @@ static void report_row(FILE *out, const char *label, const report_fig_run_t *run
 
 #define REPORT_OFF(section, field) (offsetof(report_figures_t, section) + offsetof(report_stats_t, field))
 
-static void report_section(FILE *out, const sim_cluster_t *c, const report_fig_run_t *runs, int nruns,
-			   bool flex, const double *price)
+/* The offset of a group's statistics in report_figures_t. */
+static size_t report_group_off(int group)
 {
-	size_t base = flex ? offsetof(report_figures_t, flex) : offsetof(report_figures_t, all);
-	fprintf(out, "%s\n", flex ? "tagged jobs (nodeox:flex)" : "all jobs");
+	return group == REPORT_GROUP_FLEX       ? offsetof(report_figures_t, flex)
+	       : group == REPORT_GROUP_UNTAGGED ? offsetof(report_figures_t, untagged)
+						: offsetof(report_figures_t, all);
+}
+
+static void report_section(FILE *out, const sim_cluster_t *c, const report_fig_run_t *runs, int nruns,
+			   int group, const double *price)
+{
+	static const char *const title[] = { "all jobs", "tagged jobs (nodeox:flex)", "untagged jobs" };
+	size_t base = report_group_off(group);
+	fprintf(out, "%s\n", title[group]);
 #define ROW(label, field, prec) \
 	report_row(out, label, runs, nruns, base + offsetof(report_stats_t, field), 1, prec)
 	ROW("jobs run", jobs, 0);
@@ -347,8 +362,9 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_
 	if (nruns == 2)
 		fprintf(out, " %10s", "change");
 	fputc('\n', out);
-	report_section(out, c, runs, nruns, false, price);
-	report_section(out, c, runs, nruns, true, price);
+	report_section(out, c, runs, nruns, REPORT_GROUP_ALL, price);
+	report_section(out, c, runs, nruns, REPORT_GROUP_FLEX, price);
+	report_section(out, c, runs, nruns, REPORT_GROUP_UNTAGGED, price);
 	fprintf(out, "cluster\n");
 #define ROW(label, field, scale, prec) \
 	report_row(out, label, runs, nruns, offsetof(report_figures_t, field), scale, prec)
@@ -545,10 +561,10 @@ static void report_json_costs(FILE *f, const sim_cluster_t *c, const char *key, 
 	fputc('}', f);
 }
 
-static void report_json_stats(FILE *f, const sim_cluster_t *c, const report_fig_run_t *r, bool flex,
+static void report_json_stats(FILE *f, const sim_cluster_t *c, const report_fig_run_t *r, int group,
 			      const double *price)
 {
-	size_t base = flex ? offsetof(report_figures_t, flex) : offsetof(report_figures_t, all);
+	size_t base = report_group_off(group);
 	static const struct {
 		const char *key, *fmt;
 		size_t off;
@@ -601,9 +617,11 @@ void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *ru
 		     int indent)
 {
 	fprintf(f, "{\n%*s\"all\": ", indent + 2, "");
-	report_json_stats(f, c, run, false, price);
+	report_json_stats(f, c, run, REPORT_GROUP_ALL, price);
 	fprintf(f, ",\n%*s\"flex\": ", indent + 2, "");
-	report_json_stats(f, c, run, true, price);
+	report_json_stats(f, c, run, REPORT_GROUP_FLEX, price);
+	fprintf(f, ",\n%*s\"untagged\": ", indent + 2, "");
+	report_json_stats(f, c, run, REPORT_GROUP_UNTAGGED, price);
 	fprintf(f, ",\n%*s", indent + 2, "");
 	report_json_num(f, "utilization", "%.6f", run, offsetof(report_figures_t, utilization));
 	fprintf(f, ",\n%*s", indent + 2, "");

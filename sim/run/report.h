@@ -32,10 +32,11 @@ typedef struct {
 	double ended_later; /* vs base run; -1 without one */
 } report_stats_t;
 
-/* What the table and --json print of one run: all jobs, the tagged ones,
- * and the cluster's counters. Doubles only, as report_stats_t. */
+/* What the table and --json print of one run: all jobs, the tagged ones
+ * (flex), the untagged ones (the rest: flex + untagged = all) and the
+ * cluster's counters. Doubles only, as report_stats_t. */
 typedef struct {
-	report_stats_t all, flex;
+	report_stats_t all, flex, untagged;
 	double utilization, makespan_s;
 	double rejected, never, bf_passes, reservations, releases_scanned;
 	double untagged_turnaround_mean_s; /* over the jobs that ran untagged */
@@ -52,10 +53,14 @@ typedef struct {
 	const report_figures_t *med, *lo, *hi;
 } report_fig_run_t;
 
-/* Statistics over the jobs of run that ran (only tagged ones with flex_only);
- * base (may be NULL) is the run to count "ended later" against. */
-void report_stats(const sim_run_t *run, const sim_run_t *base, bool flex_only, int ntypes,
-		  report_stats_t *out);
+/* The jobs a group of the figures counts: every job, the tagged ones
+ * (nodeox:flex), the untagged ones. */
+typedef enum { REPORT_GROUP_ALL = 0, REPORT_GROUP_FLEX = 1, REPORT_GROUP_UNTAGGED = 2 } report_group_t;
+
+/* Statistics over the jobs of run that ran, of one group (REPORT_GROUP_*;
+ * false and true read as all and flex); base (may be NULL) is the run to
+ * count "ended later" against. */
+void report_stats(const sim_run_t *run, const sim_run_t *base, int group, int ntypes, report_stats_t *out);
 double report_utilization(const sim_cluster_t *c, const sim_run_t *run);
 double report_makespan(const sim_run_t *run);
 /* Everything the table and --json print of run; base (may be NULL) is the
@@ -71,7 +76,7 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_
 		  const report_fig_run_t *runs, int nruns, const double *price, int replicas);
 int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t *runs, int nruns,
 		const double *price, int replicas, char *err, size_t errlen);
-/* One run's --json object ({"all": ..., "flex": ..., ...}) at indent
+/* One run's --json object ({"all": ..., "flex": ..., "untagged": ..., ...}) at indent
  * spaces, for the sweep's JSON (sweep.c) as for report_json. */
 void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *run, const double *price,
 		     int indent);

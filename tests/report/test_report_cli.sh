@@ -6,7 +6,8 @@
 # Prometheus file passes `promtool check metrics`; bad input is named by line
 # and column and the rest reported; a period with no tagged job says so;
 # another release's columns (an unknown one, Comment missing) still read;
-# the counterfactual carries nodeox-sim's own figures; a trace the importer
+# the counterfactual carries nodeox-sim's own figures (tagged, untagged and
+# all jobs, the untagged ones checked by hand too); a trace the importer
 # wrote reads as the sacct output it came from.
 set -u
 src=${top_srcdir:?run from make check}
@@ -85,12 +86,22 @@ fi
 	fail "a metric's samples split in two groups"
 grep -q '^nodeox_report_cf_seconds{group="tagged",figure="turnaround_mean_s",run="happened",stat="value"} 3140$' \
 	"$tmp/cf.prom" || fail "Prometheus: the tagged jobs' mean turnaround as happened"
+# the untagged jobs (104, 105, 106 requeued, 108): (2400 + 1260 + 2420 + 660) / 4
+grep -q '^nodeox_report_cf_seconds{group="untagged",figure="turnaround_mean_s",run="happened",stat="value"} 1685$' \
+	"$tmp/cf.prom" || fail "Prometheus: the untagged jobs' mean turnaround as happened"
+for g in tagged untagged all; do
+	grep -q "^nodeox_report_cf_effect{group=\"$g\",figure=\"wait_mean_s\"," "$tmp/cf.prom" ||
+		fail "Prometheus: no plugin effect for the $g group"
+done
 # --plot: each of the 4 groups' wait and turnaround, happened against the model on and off
 for t in "happened" "model, plugin on" "model, plugin off"; do
 	[ "$(grep -c "<text>$t</text>" "$tmp/cf.svg")" = 8 ] || fail "--plot: 8 curves '$t'"
 done
 grep -q "broadened: turnaround" "$tmp/cf.svg" || fail "--plot: group titles"
 grep -q "^Counterfactual: nodeox-sim on the same jobs as submitted, 4 replicas" "$tmp/out.txt" || fail "cf table"
+sed -n '/^Counterfactual:/,$p' "$tmp/out.txt" | sed -n '/^untagged /,/ jobs: /p' > "$tmp/cf-untagged.txt"
+grep -q "^ *turnaround_mean_s  *1685.0 " "$tmp/cf-untagged.txt" || fail "cf table: the untagged jobs' turnaround"
+grep -q "^ *jobs: 4 happened, [0-9]* replayed$" "$tmp/cf-untagged.txt" || fail "cf table: the untagged jobs' count"
 "$bld/sim/nodeox-sacct-import" -q -k -o "$tmp/cf-trace.csv" "$hist" 2> /dev/null || fail "import for the cf"
 "$cf_sim" -q --cluster "$src/tests/sim/data/article" --replicas 4 --json "$tmp/sim.json" "$tmp/cf-trace.csv" ||
 	fail "nodeox-sim on the imported trace"
@@ -101,7 +112,15 @@ cf = r["counterfactual"]; assert cf["replicas"] == 4, cf
 g = r["groups"]
 assert cf["groups"]["tagged"]["jobs"] == g["broadened"]["jobs"] + g["kept"]["jobs"] + g["record_lost"]["jobs"]
 assert cf["groups"]["all"]["jobs"] == r["jobs"]
-for name, sg in (("tagged", "flex"), ("all", "all")):
+# the untagged group: the history's untagged jobs, nodeox-sim's "untagged"
+u = cf["groups"]["untagged"]
+assert u["jobs"] == g["untagged"]["jobs"] == 4, u["jobs"]
+assert u["jobs"] + cf["groups"]["tagged"]["jobs"] == cf["groups"]["all"]["jobs"]
+assert u["replayed_jobs"] + cf["groups"]["tagged"]["replayed_jobs"] == cf["groups"]["all"]["replayed_jobs"]
+assert abs(u["turnaround_mean_s"]["actual"] - g["untagged"]["turnaround"]["mean"]) < 1e-3
+assert abs(u["turnaround_mean_s"]["actual"] - (2400 + 1260 + 2420 + 660) / 4) < 1e-3
+assert abs(u["wait_mean_s"]["actual"] - g["untagged"]["wait"]["mean"]) < 1e-3
+for name, sg in (("tagged", "flex"), ("untagged", "untagged"), ("all", "all")):
     c = cf["groups"][name]
     assert c["replayed_jobs"] == s["nodeox"][sg]["jobs"], (name, c["replayed_jobs"])
     for key, v in c.items():

@@ -14,7 +14,8 @@
 # Then `sacct -D` with the importer's columns, `nodeox report`, and every
 # figure of its JSON compared with sacct_figures.awk's reading of the same
 # rows; the outcomes checked by name; the Prometheus file by promtool; the
-# counterfactual (nodeox-sim on this cluster's configuration) made for every job.
+# counterfactual (nodeox-sim on this cluster's configuration) made for every job,
+# tagged, untagged and all.
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 . "$top_srcdir/tests/integration/lib/accounting.sh"
@@ -91,7 +92,10 @@ check_match "$(cat "$CLUSTER_DIR/report.err")" "1 jobs have an AdminComment that
 # the counterfactual: every job replayed by nodeox-sim under this cluster's
 # slurm.conf, gres.conf and nodeox.conf, 4 replicas, beside what happened
 check_eq "$(fig "d['counterfactual']['replicas'], [(g['jobs'], g['replayed_jobs']) for g in d['counterfactual']['groups'].values()]")" \
-	"4 [(5, 5), (10, 10)]" "counterfactual: tagged and all jobs, each replayed"
+	"4 [(5, 5), (5, 5), (10, 10)]" "counterfactual: tagged, untagged and all jobs, each replayed"
+check_eq "$(fig "list(d['counterfactual']['groups'])")" "['tagged', 'untagged', 'all']" "counterfactual: its groups"
+# what happened to the untagged jobs: the report's untagged group (checked against sacct's rows above)
+check_true "counterfactual: the untagged jobs as happened" test "$(fig "int(abs(d['counterfactual']['groups']['untagged']['turnaround_mean_s']['actual'] - d['groups']['untagged']['turnaround']['mean']) < 1e-3 and abs(d['counterfactual']['groups']['untagged']['wait_mean_s']['actual'] - d['groups']['untagged']['wait']['mean']) < 1e-3)")" = 1
 check_true "counterfactual: each figure judged" test "$(fig "all(v['plugin'] in ('sooner','later','within noise') and isinstance(v['model_off'], bool) for g in d['counterfactual']['groups'].values() for v in g.values() if isinstance(v, dict))")" = True
 check_match "$(cat "$CLUSTER_DIR/report.txt")" "Counterfactual: nodeox-sim on the same jobs as submitted, 4 replicas" \
 	"counterfactual table"

@@ -11,9 +11,12 @@
 # first submit); with PRICES (TYPE=PRICE,...), each run's cost is the sum of
 # its types' costs, each type's cost over its price summing to the run's
 # GPU-hours, and the baseline's at least what the jobs asking for that type
-# cost. The golden files (tests/sim/data/replicas1/) are nodeox-sim's own
-# output; this keeps them honest whatever they say. Exit 1 with each
-# mismatch.
+# cost; the untagged group and the tagged one (flex) together make all
+# jobs: their jobs, GPU-hours, turnaround summed over jobs (and with PRICES
+# cost) add up to all's (which jobs are tagged is nodeox-sim's draw with
+# --flex-fraction, so not counted from the trace here). The golden files
+# (tests/sim/data/replicas1/) are nodeox-sim's own output; this keeps them
+# honest whatever they say. Exit 1 with each mismatch.
 import csv
 import json
 import re
@@ -52,9 +55,9 @@ j = json.load(open(js))
 bad = []
 
 
-def near(what, got, want, tol):
+def near(what, got, want, tol, src="from the trace and cluster"):
     if abs(got - want) > tol * max(1.0, abs(want)):
-        bad.append(f"{what}: {got} in the JSON, {want} from the trace and cluster")
+        bad.append(f"{what}: {got} in the JSON, {want} {src}")
 
 
 hours = sum(int(r["gpus"]) * float(r["run_time"]) for r in rows) / 3600
@@ -71,7 +74,15 @@ for run in ("baseline", "nodeox"):
     near(f"{run} jobs", a["jobs"], len(rows), 0)
     if not 0 <= j[run]["flex"]["jobs"] <= a["jobs"]:
         bad.append(f"{run}: {j[run]['flex']['jobs']} tagged of {a['jobs']} jobs")
-    for g in ("all", "flex"):
+    fl, un = j[run]["flex"], j[run].get("untagged")
+    if un is None:
+        bad.append(f"{run}: no untagged group")
+        continue
+    near(f"{run} untagged + flex jobs", un["jobs"] + fl["jobs"], a["jobs"], 0, "in all")
+    near(f"{run} untagged + flex GPU-hours", un["gpu_hours"] + fl["gpu_hours"], a["gpu_hours"], 1e-6, "in all")
+    near(f"{run} untagged + flex turnaround sum", un["turnaround_mean_s"] * un["jobs"]
+         + fl["turnaround_mean_s"] * fl["jobs"], a["turnaround_mean_s"] * a["jobs"], 1e-5, "in all")
+    for g in ("all", "flex", "untagged"):
         m = j[run][g]
         near(f"{run} {g} turnaround - wait", m["turnaround_mean_s"] - m["wait_mean_s"], m["run_mean_s"], 1e-5)
         if not 0 <= m["wait_p50_s"] <= m["wait_p95_s"]:
@@ -81,6 +92,7 @@ for run in ("baseline", "nodeox"):
     if j[run]["makespan_s"] < span:
         bad.append(f"{run}: makespan {j[run]['makespan_s']} s, shorter than the trace's {span} s")
     if prices:
+        near(f"{run} untagged + flex cost", un["cost"] + fl["cost"], a["cost"], 1e-6, "in all")
         cbt = a["cost_by_type"]
         near(f"{run} cost", a["cost"], sum(cbt.values()), 1e-6)
         near(f"{run} cost over price", sum(c / prices[t] for t, c in cbt.items()), a["gpu_hours"], 1e-5)

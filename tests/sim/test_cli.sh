@@ -51,12 +51,13 @@ if grep -q '"nodeox"' "$out/b.json"; then fail "baseline JSON has a nodeox run";
 
 "$sim" --replicas 1 --cluster "$data" -q --json "$out/r.json" "$data/trace.csv" > "$out/q.txt"
 [ ! -s "$out/q.txt" ] || fail "--quiet printed a table"
-for k in baseline nodeox all flex jobs wait_mean_s wait_p50_s wait_p95_s run_mean_s \
+for k in baseline nodeox all flex untagged jobs wait_mean_s wait_p50_s wait_p95_s run_mean_s \
 	turnaround_mean_s turnaround_p50_s turnaround_p95_s gpu_hours utilization makespan_s; do
 	grep -q "\"$k\":" "$out/r.json" || fail "--json lacks \"$k\""
 done
 n=$(grep -o '"[a-z0-9_]*":' "$out/r.json" | wc -l)
-[ "$n" = 46 ] || fail "--json has $n keys, want 46 (2 runs x (run + all + flex + 2 x 9 + utilization + makespan_s))"
+[ "$n" = 66 ] ||
+	fail "--json has $n keys, want 66 (2 runs x (run + all + flex + untagged + 3 x 9 + utilization + makespan_s))"
 if grep -q cost "$out/r.json" "$out/q.txt"; then fail "cost reported without --price"; fi
 
 # --price errors: exit 1, naming the option and the bad part
@@ -72,24 +73,28 @@ expect 1 "--price: no price for GPU type 'l40s'" --cluster "$data" --price a100=
 # 2 x 1 h + 4 x 1 h + 2 jobs x 4 x 600 s = 7.333, l40s 4 x 1 h. With the
 # policy, tagged job 5 (4 a100 x 600 s) runs on l40s at half speed, 4 x 1200 s.
 # At a100=3, l40s=1.2: baseline 22 + 4.8 = 26.8, nodeox 20 + 6.4 = 26.4; job 5
-# alone (flex) 2.0 on a100 against 1.6 on l40s.
+# alone (flex) 2.0 on a100 against 1.6 on l40s; the untagged jobs (the rest)
+# 20 + 4.8 = 24.8 in both.
 art="$top_srcdir/tests/sim/data/article"
 "$sim" --replicas 1 --cluster "$art" --price a100=3,l40s=1.2 --json "$out/art.json" "$art/trace.csv" > "$out/art.txt"
 got=$(grep -o '"cost": [0-9.]*, "cost_by_type": {[^}]*}' "$out/art.json" | tr '\n' ';')
 want='"cost": 26.800000, "cost_by_type": {"a100": 22.000000, "l40s": 4.800000};'
 want="$want"'"cost": 2.000000, "cost_by_type": {"a100": 2.000000, "l40s": 0.000000};'
+want="$want"'"cost": 24.800000, "cost_by_type": {"a100": 20.000000, "l40s": 4.800000};'
 want="$want"'"cost": 26.400000, "cost_by_type": {"a100": 20.000000, "l40s": 6.400000};'
 want="$want"'"cost": 1.600000, "cost_by_type": {"a100": 0.000000, "l40s": 1.600000};'
+want="$want"'"cost": 24.800000, "cost_by_type": {"a100": 20.000000, "l40s": 4.800000};'
 [ "$got" = "$want" ] || fail "article costs: got $got, want $want"
 grep -Eq '^  cost +26\.80 +26\.40 +-1\.5%$' "$out/art.txt" || fail "table lacks the cost row: $(cat "$out/art.txt")"
 grep -Eq '^  cost l40s +0\.00 +1\.60 ' "$out/art.txt" || fail "table lacks the flex l40s cost row"
 
 # The small trace (mixed-type jobs among them): cost in --json = the sum over
-# the --jobs rows of GPUs x run time / 3600 x price, for all and tagged jobs.
+# the --jobs rows of GPUs x run time / 3600 x price, for all, tagged and
+# untagged jobs.
 "$sim" --replicas 1 --cluster "$data" --price a100=2.9,v100=1.4 --price l40s=1.1 -q --json "$out/p.json" \
 	--jobs "$out/p.csv" "$data/trace.csv"
 n=$(grep -o '"[a-z0-9_]*":' "$out/p.json" | wc -l)
-[ "$n" = 66 ] || fail "--json --price has $n keys, want 66 (46 + 2 runs x 2 x (cost + cost_by_type + 3 types))"
+[ "$n" = 96 ] || fail "--json --price has $n keys, want 96 (66 + 2 runs x 3 x (cost + cost_by_type + 3 types))"
 grep -o '"cost": [0-9.]*' "$out/p.json" | cut -d' ' -f2 > "$out/p.cost"
 # columns 1-12 of --jobs hold no commas: policy, ..., run_time (7), tagged (9), gpu_types (12)
 awk -F, 'BEGIN { p["a100"] = 2.9; p["v100"] = 1.4; p["l40s"] = 1.1 }
@@ -100,12 +105,13 @@ awk -F, 'BEGIN { p["a100"] = 2.9; p["v100"] = 1.4; p["l40s"] = 1.1 }
 			c = tc[2] * $7 / 3600 * p[tc[1]]
 			all[$1] += c
 			if ($9 == 1) flex[$1] += c
+			else untagged[$1] += c
 		}
 	}
-	END { printf "%.6f\n%.6f\n%.6f\n%.6f\n", all["baseline"], flex["baseline"],
-		all["nodeox"], flex["nodeox"] }' "$out/p.csv" > "$out/p.sum"
+	END { printf "%.6f\n%.6f\n%.6f\n%.6f\n%.6f\n%.6f\n", all["baseline"], flex["baseline"],
+		untagged["baseline"], all["nodeox"], flex["nodeox"], untagged["nodeox"] }' "$out/p.csv" > "$out/p.sum"
 paste "$out/p.cost" "$out/p.sum" | awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > 1e-5 || $1 <= 0) bad = 1 }
-	END { exit bad || NR != 4 }' ||
+	END { exit bad || NR != 6 }' ||
 	fail "cost in --json (left) is not the sum over jobs (right): $(paste "$out/p.cost" "$out/p.sum")"
 # A cluster written the Slurm 24.11 way: read, keys new since 22.05 noted once
 # each on stderr, not an error.

@@ -73,6 +73,15 @@ static void test_stats(void **state)
 	assert_true(s.wait_mean_s == 20);
 	assert_true(s.wait_p50_s == 20); /* between 10 and 30 */
 	assert_true(s.gpu_hours == 2);
+	/* the untagged jobs: 0, 2 and 4 (waits 0, 20, 40); their GPU-hours all
+	 * less the tagged ones' */
+	report_stats(r, NULL, REPORT_GROUP_UNTAGGED, 2, &s);
+	assert_int_equal(s.jobs, 3);
+	assert_true(s.wait_mean_s == 20);
+	assert_true(s.wait_p50_s == 20);
+	assert_true(s.turnaround_mean_s == 120);
+	assert_true(s.gpu_hours == 6);
+	assert_true(s.gpu_hours_type[0] == 6 && s.gpu_hours_type[1] == 0);
 	assert_true(report_makespan(r) == 140);
 	sim_cluster_t c = { .ntypes = 2, .total_gpus = 10 };
 	assert_true(fabs(report_utilization(&c, r) - 8.0 * 3600 / (140.0 * 10)) < 1e-12);
@@ -85,6 +94,8 @@ static void test_stats(void **state)
 	assert_true(s.ended_later == 2);
 	report_stats(r, base, true, 2, &s);
 	assert_true(s.ended_later == 1);
+	report_stats(r, base, REPORT_GROUP_UNTAGGED, 2, &s);
+	assert_true(s.ended_later == 1); /* job 4 */
 	sched_run_free(r);
 	sched_run_free(base);
 }

@@ -57,6 +57,9 @@ for i, r in enumerate(rows):
     # the tagged change from the medians in the JSON (rounded there)
     t = ch(r["baseline"]["flex"]["turnaround_mean_s"], r["nodeox"]["flex"]["turnaround_mean_s"])
     assert abs(t - r["tagged_turnaround_change_pct"]) < 0.01, (t, r["tagged_turnaround_change_pct"])
+    # and the untagged change from the untagged group's medians
+    u = ch(r["baseline"]["untagged"]["turnaround_mean_s"], r["nodeox"]["untagged"]["turnaround_mean_s"])
+    assert abs(u - r["untagged_turnaround_change_pct"]) < 0.01, (u, r["untagged_turnaround_change_pct"])
 # the front from the two changes
 for i, r in enumerate(rows):
     g, c = -r["tagged_turnaround_change_pct"], r["untagged_turnaround_change_pct"]
