@@ -66,6 +66,7 @@ static void *bench_pptr[1] = { &bench_part };
 static job_record_t *bench_jobs; /* BENCH_RUNNING + bench_pending */
 static nodeox_job_details_t *bench_det;
 static char bench_conf[256];
+static char bench_speeds[256]; /* SpeedTable= of bench_write_conf when set */
 
 /* slurmctld's, over this program's one partition */
 part_record_t *find_part_record(char *name)
@@ -89,6 +90,8 @@ static void bench_write_conf(const char *broaden)
 		"GpuType=v100 Memory=32G Speed=0.45\n"
 		"Group=datacenter Types=h100,a100,l40s,v100\n",
 		broaden);
+	if (bench_speeds[0])
+		fprintf(f, "MinSpeed=0.3\nScaleTimeLimit=yes\nSpeedTable=%s\n", bench_speeds);
 	fclose(f);
 	slurm_mutex_lock(&nx.lock);
 	_conf_refresh(true);
@@ -287,6 +290,7 @@ static void bench_line(const char *what, bench_stat_t r, const char *note, const
 int main(void)
 {
 	char note[NODEOX_ERR_MAX * 2];
+	char what_t[96];
 	time_t now = time(NULL);
 
 	const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
@@ -331,6 +335,32 @@ int main(void)
 		   bench_submit("nodeox:flex:mem=40G", bench_env("BENCH_ALWAYS_ITERS", 20000), BENCH_SAME, 0,
 				note, sizeof(note)),
 		   note, "broadened to");
+	{
+		/* a speed table of BENCH_SPEED_ENTRIES workload entries (default
+		 * 20,000, the table's bound is NODEOX_SPEEDS_MAX): the job's entry
+		 * decides MinSpeed and ScaleTimeLimit (issue 46, item 3's cost) */
+		long n = bench_env("BENCH_SPEED_ENTRIES", 20000);
+		FILE *t;
+
+		snprintf(bench_speeds, sizeof(bench_speeds), "%s/bench_plugin-%d.speeds", tmp, (int)getpid());
+		if (!(t = fopen(bench_speeds, "w"))) {
+			perror(bench_speeds);
+			exit(1);
+		}
+		fprintf(t, "nodeox-speeds v=1 made=2026-12-05T00:00:00Z from=bench_plugin\n");
+		for (long i = 0; i < n / 2; i++)
+			fprintf(t, "workload w%ld a100 l40s 0.%02ld 10 0.1\nworkload w%ld a100 v100 0.35 10 0.1\n", i,
+				40 + i % 50, i);
+		fclose(t);
+		bench_write_conf("always");
+		snprintf(what_t, sizeof(what_t), "tagged, always, SpeedTable= of %ld entries", n);
+		bench_line(what_t,
+			   bench_submit("nodeox:flex:mem=40G:workload=w4711", bench_env("BENCH_ALWAYS_ITERS", 20000),
+					BENCH_SAME, 0, note, sizeof(note)),
+			   note, "broadened to");
+		unlink(bench_speeds);
+		bench_speeds[0] = '\0';
+	}
 	bench_write_conf("when-faster");
 	bench_line("tagged, when-faster, every call walks job_list",
 		   bench_submit("nodeox:flex:mem=40G", bench_faster_iters, BENCH_WALK, 0, note, sizeof(note)),
