@@ -49,8 +49,14 @@ scontrol update jobid="$b_lost" AdminComment="moved by the operator" ||
 check_eq "$(job_field "$b_lost" AdminComment)" "moved by the operator" "record replaced"
 check_true "the job to requeue runs" wait_for_state "$u_requeue" RUNNING 30
 scontrol requeue "$u_requeue" || check_true "scontrol requeue" false
-# slurmctld holds a requeued job back (BeginTime) for a while: let it go now
+# slurmctld holds a requeued job back (BeginTime) for a while: let it go,
+# two seconds after the requeue. The requeue revokes the job's credential on
+# its node, and slurmd refuses a credential made in the same second as that
+# revocation ("Killing non-startable batch JobId=N: Job credential revoked":
+# the rerun FAILED at once on 24.11, seen in CI); a start in a later second
+# gets a newer one.
 check_true "the requeued job is pending again" wait_for_state "$u_requeue" PENDING 20
+sleep 2
 scontrol update jobid="$u_requeue" StartTime=now || check_true "scontrol update StartTime" false
 check_true "the job to cancel runs" wait_for_state "$u_cancel" RUNNING 30
 scancel "$u_cancel"
