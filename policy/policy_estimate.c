@@ -506,6 +506,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	size_t nn = cl ? cl->nnodes : 0;
 	uint64_t idle_fit = 0, idle_sum = 0; /* the requested type's idle GPUs, demand ahead unpaid */
 	size_t i, k_at = SIZE_MAX, b_at = SIZE_MAX; /* the holdings at which each side fitted */
+	uint64_t k_idle = 0, k_held = 0, b_idle = 0, b_held = 0; /* for est's, in locals as below */
 
 	memset(est, 0, sizeof(*est));
 	est->kept_start = est->kept_finish = est->broad_start = est->broad_finish = -1;
@@ -543,11 +544,11 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			uint32_t idle = nd->gpus_idle < nd->gpus_total ? nd->gpus_idle : nd->gpus_total;
 
 			if (t == req) {
-				est->kept_idle += idle;
-				est->kept_held += nd->gpus_total - idle;
+				k_idle += idle;
+				k_held += nd->gpus_total - idle;
 			}
-			est->broad_idle += idle;
-			est->broad_held += nd->gpus_total - idle;
+			b_idle += idle;
+			b_held += nd->gpus_total - idle;
 		}
 		if (nd->gpus_total >= shape->per_node) {
 			k.can_hold += t == req;
@@ -562,6 +563,10 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			est_give(&b, shape, i, t, nd->gpus_idle, nd->gpus_total);
 		}
 	}
+	est->kept_idle = k_idle;
+	est->kept_held = k_held;
+	est->broad_idle = b_idle;
+	est->broad_held = b_held;
 	if (est_fits(&k, shape))
 		k.start = 0;
 	else if (idle_sum && idle_fit >= shape->nodes && (!shape->total || idle_sum >= shape->total)) {
