@@ -281,10 +281,10 @@ typedef struct {
 	int64_t end; /* seconds from now */
 } why_by_t;
 typedef struct {
-	char type[NODEOX_NAME_MAX]; /* "" = untyped */
-	uint64_t gpus;              /* all the pending jobs' of that type */
+	char type[NODEOX_NAME_MAX];    /* "" = untyped */
+	uint64_t gpus;                 /* all the pending jobs' of that type */
 	uint32_t first_id, first_prio; /* the first of them in priority order */
-	bool kept, broad;           /* charged to the side as asked, broadened */
+	bool kept, broad;              /* charged to the side as asked, broadened */
 } why_ahead_t;
 typedef struct {
 	char type[NODEOX_NAME_MAX]; /* the type asked for */

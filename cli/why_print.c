@@ -236,7 +236,8 @@ static void _text_side_by(FILE *out, const why_plan_t *p, const why_by_t *by, in
 			continue;
 		fprintf(out, "%s %llu %s GPU%s (first: job %u, priority %u)",
 			any ? ";" : "      pending jobs ahead want", (unsigned long long)a->gpus,
-			a->type[0] ? a->type : "untyped", a->gpus == 1 ? "" : "s", a->first_id, a->first_prio);
+			a->type[0] ? a->type : "untyped", a->gpus == 1 ? "" : "s", a->first_id,
+			a->first_prio);
 		any = true;
 	}
 	if (any)
@@ -250,7 +251,8 @@ static void _text_estimate(FILE *out, const why_flex_t *fx)
 	const nodeox_estimate_t *e = &fx->decision.estimate;
 	const why_plan_t *p = &fx->plan;
 
-	fputs("  when-faster estimate now (Broaden=when-faster, as job_submit/nodeox would decide it):\n", out);
+	fputs("  when-faster estimate now (Broaden=when-faster, as job_submit/nodeox would decide it):\n",
+	      out);
 	fprintf(out, "    as asked (%s): ", p->type[0] ? p->type : "?");
 	_text_secs(out, "", e->kept_start, e->kept_finish);
 	if (e->kept_backfill)

@@ -504,7 +504,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	int64_t horizon = 0;
 	bool k_given = false, b_given = false, k_open, b_open;
 	size_t nn = cl ? cl->nnodes : 0;
-	uint64_t idle_fit = 0, idle_sum = 0; /* the requested type's idle GPUs, demand ahead unpaid */
+	uint64_t idle_fit = 0, idle_sum = 0;        /* the requested type's idle GPUs, demand ahead unpaid */
 	size_t i, k_at = SIZE_MAX, b_at = SIZE_MAX; /* the holdings at which each side fitted */
 	uint64_t k_idle = 0, k_held = 0, b_idle = 0, b_held = 0; /* for est's, in locals as below */
 

@@ -1216,6 +1216,5 @@ NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_untagged_and_off), cmocka_uni
 		 cmocka_unit_test(test_admin_comment_record), cmocka_unit_test(test_admin_comment_hostile),
 		 cmocka_unit_test(test_feature_filtering), cmocka_unit_test(test_when_blocked),
 		 cmocka_unit_test(test_when_faster), cmocka_unit_test(test_when_faster_bounds),
-		 cmocka_unit_test(test_when_faster_deciders),
-		 cmocka_unit_test(test_partition_bound), cmocka_unit_test(test_running_sort),
-		 cmocka_unit_test(test_action_names))
+		 cmocka_unit_test(test_when_faster_deciders), cmocka_unit_test(test_partition_bound),
+		 cmocka_unit_test(test_running_sort), cmocka_unit_test(test_action_names))
