@@ -273,6 +273,27 @@ typedef struct {
 	char shortfall[256]; /* what is missing, "" if could_start */
 } why_fit_t;
 
+/* Broaden=when-faster's estimate as `nodeox why` names what decides it
+ * (why_state_deciders): a running job whose GPUs coming back made a side
+ * fit, and the demand of the pending jobs ahead, per type. */
+typedef struct {
+	uint32_t job_id;
+	int64_t end; /* seconds from now */
+} why_by_t;
+typedef struct {
+	char type[NODEOX_NAME_MAX];    /* "" = untyped */
+	uint64_t gpus;                 /* all the pending jobs' of that type */
+	uint32_t first_id, first_prio; /* the first of them in priority order */
+	bool kept, broad;              /* charged to the side as asked, broadened */
+} why_ahead_t;
+typedef struct {
+	char type[NODEOX_NAME_MAX]; /* the type asked for */
+	why_by_t kept_by[NODEOX_ESTIMATE_BY], broad_by[NODEOX_ESTIMATE_BY];
+	int nkept_by, nbroad_by;
+	why_ahead_t ahead[NODEOX_MAX_TYPES + 1];
+	size_t nahead;
+} why_plan_t;
+
 /* The nodeox.conf view. */
 typedef struct {
 	bool conf_loaded;
@@ -282,6 +303,7 @@ typedef struct {
 	char tag_error[NODEOX_ERR_MAX];
 	bool applied;               /* the plugin already broadened this job */
 	nodeox_decision_t decision; /* for the job as tagged (or as if tagged) */
+	why_plan_t plan;            /* what decides decision.estimate, when made */
 	char eligible_types[NODEOX_MAX_TYPES][NODEOX_NAME_MAX];
 	int neligible;
 	double run_time_factor; /* 0 = not known */
@@ -373,6 +395,7 @@ int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes, co
  * GPU type, _flex_cluster). Returns 0, or -1 out of memory. */
 typedef struct {
 	nodeox_running_t *running;
+	uint32_t *running_id; /* the job of each running entry */
 	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
 	uint32_t *scratch;
@@ -380,6 +403,10 @@ typedef struct {
 int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes, size_t nnodes,
 		   why_state_t *st, nodeox_cluster_t *out);
 void why_state_free(why_state_t *st);
+/* Name what decides the estimate e made from st and cl (why_state_fill's):
+ * the running jobs of e's kept_by/broad_by and the demand ahead, into plan. */
+void why_state_deciders(const why_state_t *st, const nodeox_cluster_t *cl, const nodeox_estimate_t *e,
+			why_plan_t *plan);
 void why_fit_free(why_fit_t *fit);
 void why_result_free(why_result_t *res);
 /* "node_down", "gpu_type", ... (the JSON words) and a phrase for people. */

@@ -205,25 +205,74 @@ static void _text_fit(FILE *out, const why_fit_t *f, const char *indent)
 static void _text_secs(FILE *out, const char *what, int64_t start, int64_t finish)
 {
 	if (start < 0) {
-		fprintf(out, "%s: not within the running jobs' limits", what);
+		fprintf(out, "%snot within the running jobs' limits", what);
 		return;
 	}
-	fprintf(out, "%s: start in %lld s, finish in %lld s", what, (long long)start, (long long)finish);
+	fprintf(out, "%sstart in %lld s, finish in %lld s", what, (long long)start, (long long)finish);
 }
 
-/* Broaden=when-faster: the two finishes the decision compared. */
-static void _text_estimate(FILE *out, const nodeox_estimate_t *e)
+/* What the estimate does not model (nodeox.conf(5), WhenFasterMargin), said
+ * where the estimate is shown. */
+static const char _not_modelled[] =
+	"backfill beyond the hole for the job as asked, the reservations of all but the first "
+	"job ahead of a type, CPUs and memory, priorities other than FIFO (every pending job "
+	"counts as ahead), running jobs ending before their limits; here a running job's GPUs "
+	"are spread evenly over its nodes";
+
+/* One side's deciders: running jobs ending at its start, demand ahead. */
+static void _text_side_by(FILE *out, const why_plan_t *p, const why_by_t *by, int nby, bool kept)
 {
-	fputs("  estimate (Broaden=when-faster): ", out);
-	_text_secs(out, "as asked", e->kept_start, e->kept_finish);
+	bool any = false;
+
+	for (int i = 0; i < nby; i++)
+		fprintf(out, "%s job %u (ends in %lld s)", i ? "," : "      decided by running", by[i].job_id,
+			(long long)by[i].end);
+	if (nby)
+		fputc('\n', out);
+	for (size_t i = 0; i < p->nahead; i++) {
+		const why_ahead_t *a = &p->ahead[i];
+
+		if (kept ? !a->kept : !a->broad)
+			continue;
+		fprintf(out, "%s %llu %s GPU%s (first: job %u, priority %u)",
+			any ? ";" : "      pending jobs ahead want", (unsigned long long)a->gpus,
+			a->type[0] ? a->type : "untyped", a->gpus == 1 ? "" : "s", a->first_id,
+			a->first_prio);
+		any = true;
+	}
+	if (any)
+		fputc('\n', out);
+}
+
+/* Broaden=when-faster: the estimate the decision acts on now, and what
+ * decides each side. */
+static void _text_estimate(FILE *out, const why_flex_t *fx)
+{
+	const nodeox_estimate_t *e = &fx->decision.estimate;
+	const why_plan_t *p = &fx->plan;
+
+	fputs("  when-faster estimate now (Broaden=when-faster, as job_submit/nodeox would decide it):\n",
+	      out);
+	fprintf(out, "    as asked (%s): ", p->type[0] ? p->type : "?");
+	_text_secs(out, "", e->kept_start, e->kept_finish);
 	if (e->kept_backfill)
 		fputs(" (backfill: fits now, ends before the jobs ahead can start)", out);
-	fputs("; ", out);
-	_text_secs(out, "broadened", e->broad_start, e->broad_finish);
+	fprintf(out, "; GPUs %llu idle, %llu held\n", (unsigned long long)e->kept_idle,
+		(unsigned long long)e->kept_held);
+	_text_side_by(out, p, p->kept_by, p->nkept_by, true);
+	fputs("    broadened (", out);
+	for (int i = 0; i < fx->neligible; i++)
+		fprintf(out, "%s%s", i ? "," : "", fx->eligible_types[i]);
+	fputs("): ", out);
+	_text_secs(out, "", e->broad_start, e->broad_finish);
 	if (e->broad_start >= 0)
 		fprintf(out, " (limit x%.2f)", e->broad_factor);
-	fprintf(out, "%s -> %s\n", e->extrapolated ? " (extrapolated past the running jobs)" : "",
+	fprintf(out, "; GPUs %llu idle, %llu held\n", (unsigned long long)e->broad_idle,
+		(unsigned long long)e->broad_held);
+	_text_side_by(out, p, p->broad_by, p->nbroad_by, false);
+	fprintf(out, "    %s-> %s\n", e->extrapolated ? "(extrapolated past the running jobs) " : "",
 		e->broaden ? "broaden" : "keep");
+	fprintf(out, "    not modelled: %s\n", _not_modelled);
 }
 
 static void _text_flex(FILE *out, const why_result_t *res)
@@ -263,7 +312,7 @@ static void _text_flex(FILE *out, const why_result_t *res)
 		fx->tagged ? "says" : "would say", nodeox_action_name(d->action),
 		d->dryrun ? " (Mode=dryrun: reported, not applied)" : "", d->reason);
 	if (d->estimate.made)
-		_text_estimate(out, &d->estimate);
+		_text_estimate(out, fx);
 	if (d->action != NODEOX_REWRITE || !fx->analysed)
 		return;
 	fprintf(out, "  eligible types:");
@@ -393,6 +442,39 @@ static void _json_verdicts(FILE *out, const why_fit_t *f)
 	fputc(']', out);
 }
 
+/* One side of the when-faster estimate: its GPUs and what decides it. */
+static void _json_side(FILE *out, const char *key, const why_flex_t *fx, bool kept)
+{
+	const nodeox_estimate_t *e = &fx->decision.estimate;
+	const why_plan_t *p = &fx->plan;
+	const why_by_t *by = kept ? p->kept_by : p->broad_by;
+	int nby = kept ? p->nkept_by : p->nbroad_by;
+	bool first = true;
+
+	_json_key(out, key);
+	fprintf(out, "{\"idle_gpus\": %llu, \"held_gpus\": %llu, \"ahead_gpus\": %llu, \"running\": [",
+		(unsigned long long)(kept ? e->kept_idle : e->broad_idle),
+		(unsigned long long)(kept ? e->kept_held : e->broad_held),
+		(unsigned long long)(kept ? e->kept_ahead : e->broad_ahead));
+	for (int i = 0; i < nby; i++)
+		fprintf(out, "%s{\"job_id\": %u, \"end_s\": %lld}", i ? ", " : "", by[i].job_id,
+			(long long)by[i].end);
+	fputs("], \"ahead\": [", out);
+	for (size_t i = 0; i < p->nahead; i++) {
+		const why_ahead_t *a = &p->ahead[i];
+
+		if (kept ? !a->kept : !a->broad)
+			continue;
+		fputs(first ? "{" : ", {", out);
+		first = false;
+		fputs("\"type\": ", out);
+		json_write_string(out, a->type);
+		fprintf(out, ", \"gpus\": %llu, \"first_job_id\": %u, \"first_priority\": %u}",
+			(unsigned long long)a->gpus, a->first_id, a->first_prio);
+	}
+	fputs("]}", out);
+}
+
 static void _json_flex(FILE *out, const why_result_t *res)
 {
 	const why_flex_t *fx = &res->flex;
@@ -423,13 +505,20 @@ static void _json_flex(FILE *out, const why_result_t *res)
 			", \"estimate\": {\"kept_start_s\": %lld, \"kept_finish_s\": %lld, "
 			"\"broadened_start_s\": %lld, \"broadened_finish_s\": %lld, "
 			"\"broadened_factor\": %.4g, \"extrapolated\": %s, \"kept_backfill\": %s, "
-			"\"broaden\": %s}",
+			"\"broaden\": %s",
 			(long long)d->estimate.kept_start, (long long)d->estimate.kept_finish,
 			(long long)d->estimate.broad_start, (long long)d->estimate.broad_finish,
 			d->estimate.broad_factor, d->estimate.extrapolated ? "true" : "false",
 			d->estimate.kept_backfill ? "true" : "false", d->estimate.broaden ? "true" : "false");
-	else
+	if (d->estimate.made) {
+		_json_kv(out, "type", fx->plan.type);
+		_json_side(out, "as_asked", fx, true);
+		_json_side(out, "broadened", fx, false);
+		_json_kv(out, "not_modelled", _not_modelled);
+		fputc('}', out);
+	} else {
 		fputs(", \"estimate\": null", out);
+	}
 	_json_kv(out, "constraint", d->features_set ? d->features : res->job->features);
 	fputs(", \"excluded\": ", out);
 	if (fx->analysed)

@@ -9,6 +9,7 @@
  * GPUs its request), so they are spread evenly over its nodes here, where
  * slurmctld knows them per node.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,6 +21,23 @@ typedef struct {
 	const char *name;
 	size_t idx;
 } state_name_t;
+
+/* A running entry with its job, sorted as nodeox_running_sort sorts
+ * (stable by end: ties in the order given), so that ids follow entries. */
+typedef struct {
+	nodeox_running_t r;
+	uint32_t id;
+	size_t pos;
+} state_run_t;
+
+static int state_run_cmp(const void *a, const void *b)
+{
+	const state_run_t *x = a, *y = b;
+
+	if (x->r.end != y->r.end)
+		return x->r.end < y->r.end ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
 
 static int state_name_cmp(const void *a, const void *b)
 {
@@ -95,7 +113,8 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 		if (cl->jobs[i].phase == WHY_PHASE_ACTIVE && cl->jobs[i].nodes)
 			cap += cl->jobs[i].num_nodes ? cl->jobs[i].num_nodes : 1;
 	st->running = calloc(cap ? cap : 1, sizeof(*st->running));
-	if (!st->scratch || !idx || !st->running) {
+	st->running_id = calloc(cap ? cap : 1, sizeof(*st->running_id));
+	if (!st->scratch || !idx || !st->running || !st->running_id) {
 		free(idx);
 		why_state_free(st);
 		return -1;
@@ -127,11 +146,13 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 			while (gpus && nr < cap && nodeox_util_list_next(&p, &it, &n)) {
 				long at = state_node(idx, nnodes, nodes, it, n, type);
 
-				if (at >= 0)
+				if (at >= 0) {
+					st->running_id[nr] = q->job_id;
 					st->running[nr++] =
 						(nodeox_running_t){ (uint32_t)at,
 								    (uint32_t)((gpus + nn - 1) / nn),
 								    (int64_t)(q->end_time - cl->now) };
+				}
 			}
 		} else if (q->phase == WHY_PHASE_PENDING && q->priority && q->job_id != job->job_id &&
 			   (!q->partition || !job->partition ||
@@ -159,11 +180,24 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 	}
 	free(idx);
 	{
-		/* the radix sort's scratch; without it, a stable merge sort in place */
-		nodeox_running_t *tmp = nr > 1 ? malloc(nr * sizeof(*tmp)) : NULL;
+		/* sorted with their job ids, in the order nodeox_running_sort
+		 * gives (stable by end), which then finds them sorted; without
+		 * the memory, its own sort, and the ids are not named */
+		state_run_t *tmp = nr > 1 ? malloc(nr * sizeof(*tmp)) : NULL;
 
-		nodeox_running_sort(st->running, nr, tmp);
+		if (tmp) {
+			for (i = 0; i < nr; i++)
+				tmp[i] = (state_run_t){ st->running[i], st->running_id[i], i };
+			qsort(tmp, nr, sizeof(*tmp), state_run_cmp);
+			for (i = 0; i < nr; i++) {
+				st->running[i] = tmp[i].r;
+				st->running_id[i] = tmp[i].id;
+			}
+		} else if (nr > 1) {
+			memset(st->running_id, 0, nr * sizeof(*st->running_id));
+		}
 		free(tmp);
+		nodeox_running_sort(st->running, nr, NULL);
 	}
 	out->running = st->running;
 	out->nrunning = nr;
@@ -172,8 +206,51 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 	return 0;
 }
 
+/* The running jobs of a side (indexes into cl->running, as the estimate
+ * names them) with their ends. */
+static int state_by(const why_state_t *st, const nodeox_cluster_t *cl, const uint32_t *idx, int n,
+		    why_by_t *by)
+{
+	int k, m = 0;
+
+	for (k = 0; k < n && k < NODEOX_ESTIMATE_BY; k++)
+		if (idx[k] < cl->nrunning)
+			by[m++] = (why_by_t){ st->running_id[idx[k]], cl->running[idx[k]].end };
+	return m;
+}
+
+void why_state_deciders(const why_state_t *st, const nodeox_cluster_t *cl, const nodeox_estimate_t *e,
+			why_plan_t *plan)
+{
+	size_t i;
+
+	plan->nkept_by = plan->nbroad_by = 0;
+	plan->nahead = 0;
+	if (!e->made || !st->running_id)
+		return;
+	plan->nkept_by = state_by(st, cl, e->kept_by, e->nkept_by, plan->kept_by);
+	plan->nbroad_by = state_by(st, cl, e->broad_by, e->nbroad_by, plan->broad_by);
+	for (i = 0; i < cl->nahead && i < 64 && plan->nahead < NODEOX_MAX_TYPES + 1; i++) {
+		const nodeox_demand_t *d = &cl->ahead[i];
+		bool k = e->kept_ahead_mask >> i & 1, b = e->broad_ahead_mask >> i & 1;
+		why_ahead_t *a;
+
+		if (!k && !b)
+			continue;
+		a = &plan->ahead[plan->nahead++];
+		snprintf(a->type, sizeof(a->type), "%s", d->type ? d->type : "");
+		a->gpus = d->gpus;
+		a->first_id = d->first_id;
+		a->first_prio = d->first_prio;
+		a->kept = k;
+		a->broad = b;
+	}
+}
+
 void why_state_free(why_state_t *st)
 {
+	free(st->running_id);
+	st->running_id = NULL;
 	free(st->running);
 	free(st->scratch);
 	st->running = NULL;

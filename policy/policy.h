@@ -226,6 +226,12 @@ typedef struct {
 	bool state_cut;
 } nodeox_cluster_t;
 
+/* Running jobs an estimate names per side as deciding its start. */
+#define NODEOX_ESTIMATE_BY 4
+/* How far back from the holding that made a side fit the estimate looks
+ * for others ending at the same time (bounds that look-up). */
+#define NODEOX_ESTIMATE_BY_SCAN 64
+
 /* The two finishes Broaden=when-faster compares, in seconds from now. */
 typedef struct {
 	bool made;            /* an estimate was made (else the fields are 0) */
@@ -247,6 +253,17 @@ typedef struct {
 					 * now on idle GPUs of its type and ends before
 					 * the jobs ahead could take them */
 	bool broaden;         /* the broadened finish is earlier by the margin */
+	/* What decides each side, for `nodeox why` (the decision reads none
+	 * of it): GPUs on the side's usable nodes of the job's partitions,
+	 * idle and held by running jobs now; what the pending jobs ahead want
+	 * of it, and which cl->ahead entries that is (bit i: entry i, i < 64);
+	 * and the running jobs whose GPUs coming back at its start made it fit
+	 * (cl->running indexes, the last NODEOX_ESTIMATE_BY of those ending
+	 * then; none when it fits now or its start is extrapolated). */
+	uint64_t kept_idle, kept_held, kept_ahead, kept_ahead_mask;
+	uint64_t broad_idle, broad_held, broad_ahead, broad_ahead_mask;
+	uint32_t kept_by[NODEOX_ESTIMATE_BY], broad_by[NODEOX_ESTIMATE_BY];
+	int nkept_by, nbroad_by;
 } nodeox_estimate_t;
 
 typedef enum {

@@ -25,7 +25,9 @@
  * as the comparison is decided. Work in all: two passes over the nodes (the
  * set-up, and est_slowest once the broadened side fits) and at most two over
  * the running jobs (that walk, and est_hole's when the job as asked fits
- * idle GPUs now); the per-node state lives in cl->scratch.
+ * idle GPUs now); the per-node state lives in cl->scratch. For `nodeox why`
+ * it also says what decided each side (est_by: at most NODEOX_ESTIMATE_BY_SCAN
+ * holdings looked at again per side).
  */
 #include <math.h>
 #include <string.h>
@@ -286,7 +288,7 @@ static int est_node_type(const nodeox_conf_t *conf, const nodeox_node_t *nd, con
 /* The GPUs the jobs ahead want, per type of the side (types[0..ntypes)) and
  * untyped; demand for other types is not this side's. */
 static void est_demand(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const int *types, int ntypes,
-		       est_side_t *sd)
+		       est_side_t *sd, uint64_t *mask, uint64_t *want)
 {
 	size_t i;
 	int k;
@@ -300,9 +302,42 @@ static void est_demand(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, co
 		for (k = 0; k < ntypes && !to; k++)
 			if (nodeox_util_eq(d->type, strlen(d->type), conf->types[types[k]].name))
 				to = &sd->debt[types[k]];
-		if (to)
-			*to = d->gpus > UINT64_MAX - *to ? UINT64_MAX : *to + d->gpus;
+		if (!to)
+			continue;
+		*to = d->gpus > UINT64_MAX - *to ? UINT64_MAX : *to + d->gpus;
+		*want = d->gpus > UINT64_MAX - *want ? UINT64_MAX : *want + d->gpus;
+		if (i < 64)
+			*mask |= (uint64_t)1 << i;
 	}
+}
+
+/*
+ * The running jobs that decided a side starting at `start` (> 0 only: a side
+ * that fits now waits for none): from the holding at which it fitted, back
+ * over those ending at the same time, the ones on the side's nodes (kept:
+ * class req; broadened: any eligible class), at most NODEOX_ESTIMATE_BY of
+ * them within NODEOX_ESTIMATE_BY_SCAN holdings.
+ */
+static int est_by(const nodeox_cluster_t *cl, const uint32_t *cls, size_t at, int64_t start, int req,
+		  uint32_t *by)
+{
+	size_t j, seen = 0;
+	int n = 0;
+
+	if (start <= 0 || at >= cl->nrunning)
+		return 0;
+	for (j = at + 1; j-- > 0 && seen < NODEOX_ESTIMATE_BY_SCAN && n < NODEOX_ESTIMATE_BY; seen++) {
+		const nodeox_running_t *r = &cl->running[j];
+		uint32_t c;
+
+		if ((r->end > 0 ? r->end : 0) != start)
+			break;
+		if (r->node >= cl->nnodes || !r->gpus || (c = EST_AT(cls, r->node)) == EST_NONE ||
+		    (req >= 0 && c != (uint32_t)req))
+			continue;
+		by[n++] = (uint32_t)j;
+	}
+	return n;
 }
 
 /* The slowest type among the broadened side's nodes that could take the job
@@ -469,8 +504,9 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	int64_t horizon = 0;
 	bool k_given = false, b_given = false, k_open, b_open;
 	size_t nn = cl ? cl->nnodes : 0;
-	uint64_t idle_fit = 0, idle_sum = 0; /* the requested type's idle GPUs, demand ahead unpaid */
-	size_t i;
+	uint64_t idle_fit = 0, idle_sum = 0;        /* the requested type's idle GPUs, demand ahead unpaid */
+	size_t i, k_at = SIZE_MAX, b_at = SIZE_MAX; /* the holdings at which each side fitted */
+	uint64_t k_idle = 0, k_held = 0, b_idle = 0, b_held = 0; /* for est's, in locals as below */
 
 	memset(est, 0, sizeof(*est));
 	est->kept_start = est->kept_finish = est->broad_start = est->broad_finish = -1;
@@ -483,8 +519,8 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	b.free = cl->scratch + EST_BROAD;
 	cls = cl->scratch + EST_CLASS;
 	tot = cl->scratch + EST_TOTAL;
-	est_demand(conf, cl, &req, 1, &k);
-	est_demand(conf, cl, elig, nelig, &b);
+	est_demand(conf, cl, &req, 1, &k, &est->kept_ahead_mask, &est->kept_ahead);
+	est_demand(conf, cl, elig, nelig, &b, &est->broad_ahead_mask, &est->broad_ahead);
 	for (i = 0; i < cl->nnodes; i++) {
 		const nodeox_node_t *nd = &cl->nodes[i];
 		int t = -1;
@@ -504,6 +540,16 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		if (!last_in || (t = est_node_type(conf, nd, elig, nelig, &memo)) < 0)
 			continue;
 		EST_AT(cls, i) = (uint32_t)t;
+		{
+			uint32_t idle = nd->gpus_idle < nd->gpus_total ? nd->gpus_idle : nd->gpus_total;
+
+			if (t == req) {
+				k_idle += idle;
+				k_held += nd->gpus_total - idle;
+			}
+			b_idle += idle;
+			b_held += nd->gpus_total - idle;
+		}
 		if (nd->gpus_total >= shape->per_node) {
 			k.can_hold += t == req;
 			b.can_hold++;
@@ -517,6 +563,10 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			est_give(&b, shape, i, t, nd->gpus_idle, nd->gpus_total);
 		}
 	}
+	est->kept_idle = k_idle;
+	est->kept_held = k_held;
+	est->broad_idle = b_idle;
+	est->broad_held = b_held;
 	if (est_fits(&k, shape))
 		k.start = 0;
 	else if (idle_sum && idle_fit >= shape->nodes && (!shape->total || idle_sum >= shape->total)) {
@@ -562,11 +612,13 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			continue;
 		if (k_given && est_fits(&k, shape)) {
 			k.start = t;
+			k_at = i;
 			k_open = false;
 			stop = est_stop(&k, &b, est, m, limit_s);
 		}
 		if (b_given && est_fits(&b, shape)) {
 			b.start = t;
+			b_at = i;
 			b_open = false;
 			est_broad_found(conf, cl, cls, &b, shape, req, t, limit_s, est);
 			stop = est_stop(&k, &b, est, m, limit_s);
@@ -590,6 +642,8 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		}
 		est->extrapolated = true;
 	}
+	est->nkept_by = est_by(cl, cls, k_at, k.start, req, est->kept_by);
+	est->nbroad_by = est_by(cl, cls, b_at, b.start, -1, est->broad_by);
 	est->kept_start = k.start;
 	est->kept_finish = k.start >= 0 ? est_finish(k.start, limit_s, 1.0) : -1;
 	est->broad_start = b.start;

@@ -979,6 +979,122 @@ static void test_when_faster_bounds(void **state)
 }
 
 /*
+ * What decides each side (the estimate's out-fields for `nodeox why`): the
+ * running jobs whose GPUs coming back at its start made it fit, the GPUs
+ * idle and held on its nodes, and the demand ahead charged to it. Cluster
+ * and job as in test_when_faster.
+ */
+static void test_when_faster_deciders(void **state)
+{
+	static const nodeox_node_t nodes[] = {
+		{ "a1", "a100", "gpu", "a100", 4, 0, true },
+		{ "a2", "a100", "gpu", "a100", 4, 0, true },
+		{ "l1", "gpu_l40s", "gpu", "l40s", 4, 0, true },
+		{ "l2", "gpu_l40s", "gpu", "l40s", 4, 0, true },
+	};
+	nodeox_node_t idle[4];
+	nodeox_running_t run[5] = {
+		{ 2, 4, 60 }, { 0, 2, 240 }, { 0, 2, 240 }, { 1, 4, 7200 }, { 3, 4, 7200 },
+	};
+	nodeox_running_t many[NODEOX_ESTIMATE_BY + 2];
+	nodeox_demand_t ahead[3] = {
+		{ .type = "l40s", .gpus = 4, .first = 4, .first_prio = 9, .first_id = 77 },
+		{ .type = "h100", .gpus = 64, .first = 8, .first_prio = 8, .first_id = 78 },
+		{ .type = "", .gpus = 0 },
+	};
+	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(4)];
+	nodeox_cluster_t cl = { nodes, 4, run, 5, NULL, 0, scratch, false };
+	nodeox_job_t job = { .comment = "nodeox:flex:types=a100+l40s",
+			     .partition = "gpu",
+			     .tres_per_node = "gres:gpu:a100:4",
+			     .time_limit = 60 };
+	nodeox_conf_t *c = conf_with("Broaden=when-faster\n");
+	size_t i;
+
+	(void)state;
+	/* a1's two holdings ending at 240 decide kept (named last first), l1's
+	 * at 60 broadened; all 8 a100 and 16 GPUs in all are held */
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_int_equal(d.estimate.kept_start, 240);
+	assert_int_equal(d.estimate.broad_start, 60);
+	assert_int_equal(d.estimate.nkept_by, 2);
+	assert_int_equal(d.estimate.kept_by[0], 2);
+	assert_int_equal(d.estimate.kept_by[1], 1);
+	assert_int_equal(d.estimate.nbroad_by, 1);
+	assert_int_equal(d.estimate.broad_by[0], 0);
+	assert_int_equal(d.estimate.kept_idle, 0);
+	assert_int_equal(d.estimate.kept_held, 8);
+	assert_int_equal(d.estimate.broad_idle, 0);
+	assert_int_equal(d.estimate.broad_held, 16);
+	assert_int_equal(d.estimate.kept_ahead, 0);
+	assert_int_equal(d.estimate.broad_ahead, 0);
+
+	/* the l40s job ahead takes l1's GPUs: broadened waits for a1 too; the
+	 * h100 demand is neither side's; an untyped one is both sides' */
+	cl.ahead = ahead;
+	cl.nahead = 2;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_int_equal(d.estimate.broad_start, 240);
+	assert_int_equal(d.estimate.broad_ahead, 4);
+	assert_int_equal(d.estimate.broad_ahead_mask, 1);
+	assert_int_equal(d.estimate.kept_ahead, 0);
+	assert_int_equal(d.estimate.kept_ahead_mask, 0);
+	assert_int_equal(d.estimate.nbroad_by, 2);
+	assert_int_equal(d.estimate.broad_by[0], 2);
+	ahead[2] = (nodeox_demand_t){ .type = "", .gpus = 2, .first = 2, .first_prio = 7, .first_id = 79 };
+	cl.nahead = 3;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_int_equal(d.estimate.kept_ahead, 2);
+	assert_int_equal(d.estimate.kept_ahead_mask, 4);
+	assert_int_equal(d.estimate.broad_ahead, 6);
+	assert_int_equal(d.estimate.broad_ahead_mask, 5);
+	/* a1's 4 back at 240 pay the 2 untyped first: kept waits for a2 */
+	assert_int_equal(d.estimate.kept_start, 7200);
+	assert_int_equal(d.estimate.nkept_by, 1);
+	assert_int_equal(d.estimate.kept_by[0], 3);
+
+	/* fits now: no running job decides it; a1's 4 idle GPUs counted */
+	cl.nahead = 0;
+	memcpy(idle, nodes, sizeof(idle));
+	idle[0].gpus_idle = 4;
+	cl.nodes = idle;
+	cl.running = run + 3;
+	cl.nrunning = 2;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_int_equal(d.estimate.kept_start, 0);
+	assert_int_equal(d.estimate.nkept_by, 0);
+	assert_int_equal(d.estimate.nbroad_by, 0);
+	assert_int_equal(d.estimate.kept_idle, 4);
+	assert_int_equal(d.estimate.kept_held, 4);
+	assert_int_equal(d.estimate.broad_idle, 4);
+	assert_int_equal(d.estimate.broad_held, 12);
+
+	/* more jobs ending at the start than named: the last NODEOX_ESTIMATE_BY */
+	cl.nodes = nodes;
+	for (i = 0; i < NODEOX_ESTIMATE_BY + 2; i++)
+		many[i] = (nodeox_running_t){ 0, 1, 300 }; /* a1 */
+	cl.running = many;
+	cl.nrunning = NODEOX_ESTIMATE_BY + 2;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_int_equal(d.estimate.kept_start, 300);
+	assert_int_equal(d.estimate.nkept_by, NODEOX_ESTIMATE_BY);
+	assert_int_equal(d.estimate.kept_by[0], NODEOX_ESTIMATE_BY + 1);
+	assert_int_equal(d.estimate.kept_by[NODEOX_ESTIMATE_BY - 1], 2);
+
+	/* extrapolated (the jobs ahead want more than all give back): none */
+	ahead[0] = (nodeox_demand_t){ .type = "", .gpus = 100, .first = 4 };
+	cl.ahead = ahead;
+	cl.nahead = 1;
+	cl.running = run;
+	cl.nrunning = 5;
+	nodeox_policy_decide(c, &job, &cl, &d);
+	assert_true(d.estimate.extrapolated);
+	assert_int_equal(d.estimate.nkept_by, 0);
+	assert_int_equal(d.estimate.nbroad_by, 0);
+	nodeox_conf_free(c);
+}
+
+/*
  * A qsort that is not stable (a heap sort), in place of the C library's for
  * this program: glibc's qsort keeps equal elements in order only while it
  * can allocate its merge buffer (2.37 and 2.38 use introsort), and the
@@ -1100,5 +1216,5 @@ NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_untagged_and_off), cmocka_uni
 		 cmocka_unit_test(test_admin_comment_record), cmocka_unit_test(test_admin_comment_hostile),
 		 cmocka_unit_test(test_feature_filtering), cmocka_unit_test(test_when_blocked),
 		 cmocka_unit_test(test_when_faster), cmocka_unit_test(test_when_faster_bounds),
-		 cmocka_unit_test(test_partition_bound), cmocka_unit_test(test_running_sort),
-		 cmocka_unit_test(test_action_names))
+		 cmocka_unit_test(test_when_faster_deciders), cmocka_unit_test(test_partition_bound),
+		 cmocka_unit_test(test_running_sort), cmocka_unit_test(test_action_names))

@@ -269,9 +269,20 @@ static void test_when_faster_state(void **state)
 	f = fmemopen(text, sizeof(text), "w");
 	why_print_text(f, &res);
 	fclose(f);
-	if (!strstr(text, "estimate (Broaden=when-faster): as asked: start in 180 s, finish in "
-			  "1980 s; broadened: start in 0 s, finish in 3000 s (limit x1.67) -> keep"))
+	if (!strstr(text, "  when-faster estimate now (Broaden=when-faster, as job_submit/nodeox would "
+			  "decide it):\n"
+			  "    as asked (a100): start in 180 s, finish in 1980 s; GPUs 0 idle, 4 held\n"
+			  "      decided by running job 7 (ends in 180 s)\n"
+			  "    broadened (a100,l40s): start in 0 s, finish in 3000 s (limit x1.67); "
+			  "GPUs 4 idle, 4 held\n"
+			  "    -> keep\n"
+			  "    not modelled: backfill beyond the hole"))
 		fail_msg("text: %s", text);
+	assert_int_equal(res.flex.plan.nkept_by, 1);
+	assert_int_equal(res.flex.plan.kept_by[0].job_id, 7);
+	assert_int_equal(res.flex.plan.kept_by[0].end, 180);
+	assert_int_equal(res.flex.plan.nbroad_by, 0); /* fits now */
+	assert_int_equal(res.flex.plan.nahead, 0);
 	why_result_free(&res);
 
 	q[0].end_time = 1000 + 3600;
@@ -285,6 +296,21 @@ static void test_when_faster_state(void **state)
 	assert_int_equal(res.flex.decision.action, NODEOX_REWRITE);
 	assert_true(res.flex.decision.estimate.broaden);
 	assert_int_equal(res.flex.decision.estimate.broad_start, 0);
+	/* job 8 ahead wants a1's a100 when job 7 ends: both sides pay it */
+	assert_int_equal(res.flex.plan.nahead, 1);
+	assert_string_equal(res.flex.plan.ahead[0].type, "a100");
+	assert_int_equal(res.flex.plan.ahead[0].gpus, 4);
+	assert_int_equal(res.flex.plan.ahead[0].first_id, 8);
+	assert_int_equal(res.flex.plan.ahead[0].first_prio, 10);
+	assert_true(res.flex.plan.ahead[0].kept);
+	assert_true(res.flex.plan.ahead[0].broad);
+	f = fmemopen(text, sizeof(text), "w");
+	why_print_json(f, &res);
+	fclose(f);
+	if (!strstr(text, "\"as_asked\": {\"idle_gpus\": 0, \"held_gpus\": 4, \"ahead_gpus\": 4, "
+			  "\"running\": [], \"ahead\": [{\"type\": \"a100\", \"gpus\": 4, "
+			  "\"first_job_id\": 8, \"first_priority\": 10}]}"))
+		fail_msg("json: %s", text);
 	why_result_free(&res);
 	nodeox_conf_free(conf);
 }
