@@ -35,10 +35,11 @@ TOP = os.path.dirname(os.path.abspath(__file__))
 
 RUNTIME = """rt_env rt_comm rt_fault rt_emulate rt_combine rt_rounds rt_sync rt_loop rt_engine
 rt_checkpoint rt_model rt_eval rt_log rt_options rt_ema rt_batch rt_util rt_inner rt_alloc rt_agree
+rt_speedrec
 workload_mlp data_idx workload_gpt data_text""".split()
 KERNELS = """optim_cpu combine_cpu matmul_cpu mlp_cpu loss_cpu embed_cpu layernorm_cpu
 attention_cpu pointwise_cpu backend_cpu backend""".split()
-POLICY = "policy_conf policy_decide policy_estimate policy_record policy_tag policy_tres policy_util".split()
+POLICY = "policy_conf policy_decide policy_estimate policy_record policy_tag policy_tres policy_util policy_speeds".split()
 CUDA_KERNELS = """optim_cuda combine_cuda matmul_cuda mlp_cuda loss_cuda embed_cuda layernorm_cuda
 attention_cuda pointwise_cuda backend_cuda""".split()
 NVCC_ARCH = ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",
@@ -182,7 +183,7 @@ def engine_extension():
     sources += [os.path.join(root, "runtime", s + ".c") for s in RUNTIME]
     sources += [os.path.join(root, "kernels", s + ".c") for s in KERNELS]
     sources += [os.path.join(root, "policy", s + ".c") for s in POLICY]
-    sources += [os.path.join(root, "common", s + ".c") for s in ("util", "json_write")]
+    sources += [os.path.join(root, "common", s + ".c") for s in ("util", "json_write", "speed_record")]
     ext = Extension(
         "nodeox._engine", sources=sources, include_dirs=[build, TOP] + inc,
         extra_compile_args=["-std=gnu11", "-O3", "-fno-math-errno", "-fvisibility=hidden"] + mpi_c,
