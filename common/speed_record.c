@@ -6,6 +6,7 @@
  * written, so every length is checked and every refusal says why.
  */
 #include "common/speed_record.h"
+#include "common/util.h"
 
 #include <errno.h>
 #include <math.h>
@@ -152,17 +153,6 @@ static const char *rec_quote(char *q, const char *s, size_t n)
 	return q;
 }
 
-static int rec_hex(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 /* Decode a percent-encoded name of len bytes into dst (SPEEDREC_NAME_MAX). */
 static int rec_get_name(const char *s, size_t len, char *dst, const char *what, char *err, size_t errlen)
 {
@@ -174,7 +164,7 @@ static int rec_get_name(const char *s, size_t len, char *dst, const char *what, 
 		unsigned char c = (unsigned char)s[i];
 
 		if (c == '%') {
-			int hi = i + 2 < len ? rec_hex(s[i + 1]) : -1, lo = hi >= 0 ? rec_hex(s[i + 2]) : -1;
+			int hi = i + 2 < len ? nodeox_util_hex_digit(s[i + 1]) : -1, lo = hi >= 0 ? nodeox_util_hex_digit(s[i + 2]) : -1;
 
 			if (hi < 0 || lo < 0)
 				return rec_fail(err, errlen, "%s: '%%' not followed by two hex digits", what);

@@ -14,6 +14,17 @@
 
 #include "common/util.h"
 
+int nodeox_util_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
 int nodeox_util_parse_size_mb(const char *s, uint64_t *mb)
 {
 	char *end;

@@ -11,6 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The value of one hex digit (0-9, A-F, a-f), or -1: percent-encoded text
+ * (the job record, the speed record). */
+int nodeox_util_hex_digit(char c);
 /* Parse "80G", "40960M", "1T", "512" (MB). Returns 0, or -1 on a bad size. */
 int nodeox_util_parse_size_mb(const char *s, uint64_t *mb);
 /* Is name (len bytes) an item of the comma list `list`? Case-sensitive. */

@@ -30,17 +30,6 @@ const char *nodeox_form_name(nodeox_form_t f)
 	return f >= 0 && f < NODEOX_NFORMS ? form_names[f] : "?";
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
-
 int nodeox_record_decode(const char *src, size_t n, char *dst, size_t cap)
 {
 	size_t i, o = 0;
@@ -53,8 +42,8 @@ int nodeox_record_decode(const char *src, size_t n, char *dst, size_t cap)
 
 			if (i + 2 >= n)
 				return -1;
-			hi = hexval(src[i + 1]);
-			lo = hexval(src[i + 2]);
+			hi = nodeox_util_hex_digit(src[i + 1]);
+			lo = nodeox_util_hex_digit(src[i + 2]);
 			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
 				return -1;
 			c = (char)(hi * 16 + lo);
@@ -78,7 +67,7 @@ static int record_escapes_ok(const char *v, size_t n)
 	for (i = 0; i < n; i++) {
 		if (v[i] != '%')
 			continue;
-		if (i + 2 >= n || hexval(v[i + 1]) < 0 || hexval(v[i + 2]) < 0 ||
+		if (i + 2 >= n || nodeox_util_hex_digit(v[i + 1]) < 0 || nodeox_util_hex_digit(v[i + 2]) < 0 ||
 		    (v[i + 1] == '0' && v[i + 2] == '0'))
 			return 0;
 		i += 2;

@@ -15,6 +15,20 @@
 #include "tests/common/test_main.h"
 #include "common/util.h"
 
+/* Every byte: the digits and both cases of A-F have their value, nothing else does. */
+static void test_hex_digit(void **state)
+{
+	int c;
+
+	(void)state;
+	for (c = 0; c < 256; c++) {
+		int want = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 :
+			   c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+
+		assert_int_equal(nodeox_util_hex_digit((char)c), want);
+	}
+}
+
 static void test_top_span(void **state)
 {
 	(void)state;
@@ -84,5 +98,5 @@ static void test_fail_cut(void **state)
 	assert_string_equal(err, "t.csv:2");
 }
 
-NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_top_span), cmocka_unit_test(test_list_next),
+NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_hex_digit), cmocka_unit_test(test_top_span), cmocka_unit_test(test_list_next),
 		 cmocka_unit_test(test_fail_form), cmocka_unit_test(test_fail_cut))
