@@ -149,6 +149,11 @@ static void put_cf(FILE *out, const report_t *r)
 
 		if (g == REPORT_LOST && !c->actual_jobs)
 			continue;
+		if (!c->actual_jobs && !c->on.jobs && !c->off.jobs) {
+			fprintf(out, "%-11s no jobs in this period, none in the model\n",
+				report_cf_group_name(g));
+			continue;
+		}
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 			fprintf(out, "%-11s %-18s", k ? "" : report_cf_group_name(g), report_cf_key_name(k));
 			if (isnan(c->actual[k]))

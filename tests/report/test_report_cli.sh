@@ -198,6 +198,15 @@ for name, ids in (("broadened", {"100", "101", "102"}), ("kept", {"103"})):
         assert abs(got["wait_mean_s"][side]["median"] - w) < 1e-3, (name, side, got["wait_mean_s"], w)
         print(f"{name} {side}: turnaround mean {ta:.1f} s, wait mean {w:.1f} s over {len(mine)} jobs")
 PY
+# a period with no tagged job: broadened and kept have no jobs, said so, no verdict
+NODEOX_SIM=$cf_sim "$nodeox" report --cluster "$src/tests/sim/data/article" --replicas 2 --json "$tmp/cfu.json" \
+	"$tmp/untagged.txt" > "$tmp/out.txt" 2> /dev/null || fail "counterfactual of an untagged period"
+grep -q "^broadened   no jobs in this period, none in the model$" "$tmp/out.txt" || fail "cf: no broadened jobs"
+grep -q "^kept        no jobs in this period, none in the model$" "$tmp/out.txt" || fail "cf: no kept jobs"
+python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["counterfactual"]["groups"]
+assert g["broadened"]["jobs"] == 0 and g["broadened"]["verdict"] == "no jobs", g["broadened"]
+assert g["broadened"]["turnaround_mean_s"]["on"]["median"] is None and g["untagged"]["jobs"] == 4' "$tmp/cfu.json" ||
+	fail "cf JSON of an untagged period"
 # a nodeox-sim that cannot run: said, and the rest of the report still made
 NODEOX_SIM=/nonexistent/nodeox-sim "$nodeox" report --cluster "$src/tests/sim/data/article" --json "$tmp/x.json" \
 	"$hist" > "$tmp/out.txt" 2> "$tmp/err"
