@@ -95,16 +95,20 @@ typedef struct {
 } report_price_t;
 
 /* The counterfactual (report_cf.c): nodeox-sim's replay of the same jobs. */
-#define REPORT_CF_NKEYS 4 /* wait mean, wait median, turnaround mean, turnaround median */
-/* The counterfactual's groups: tagged (nodeox-sim's "flex": broadened, kept
- * and record_lost together), untagged (its "untagged"), all (its "all"). */
+#define REPORT_CF_NKEYS 6           /* wait mean, median, p95; turnaround mean, median, p95 */
+#define REPORT_CF_TURNAROUND_MEAN 3 /* the key a group's verdict is (report_cf_t) */
+/* The counterfactual's groups: a report_group_t's jobs (g < REPORT_NGROUPS:
+ * the group accounting gives each job, report_group_of, passed to nodeox-sim
+ * as its --labels, so that the plugin-off run, where nothing is broadened,
+ * still counts the broadened jobs apart), then all jobs. */
+#define REPORT_CF_ALL REPORT_NGROUPS
+#define REPORT_CF_NGROUPS (REPORT_NGROUPS + 1)
 typedef enum {
-	REPORT_CF_TAGGED = 0,
-	REPORT_CF_UNTAGGED,
-	REPORT_CF_ALL,
-	REPORT_CF_NGROUPS
-} report_cf_group_id_t;
-typedef enum { REPORT_CF_NOISE = 0, REPORT_CF_SOONER, REPORT_CF_LATER } report_cf_effect_t;
+	REPORT_CF_NOISE = 0,
+	REPORT_CF_SOONER,
+	REPORT_CF_LATER,
+	REPORT_CF_EMPTY /* no job of the group ran in one of the model's runs */
+} report_cf_effect_t;
 
 typedef struct {
 	double med, lo, hi; /* over the replicas */
@@ -121,6 +125,8 @@ typedef struct {
 	report_cf_side_t on, off;       /* the model, plugin on and off */
 	report_cf_effect_t effect[REPORT_CF_NKEYS];
 	int model_off[REPORT_CF_NKEYS]; /* what happened is outside the on range */
+	report_cf_effect_t verdict;     /* did the plugin make them finish sooner: the
+					 * effect on the mean turnaround */
 } report_cf_group_t;
 
 /* One job of nodeox-sim's replica 0 (its --jobs), for --plot. */
@@ -201,7 +207,7 @@ void report_write_prom(FILE *out, const report_t *r);
 int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf_t *cf, char *err,
 		  size_t errlen);
 const char *report_cf_key_name(int k);
-/* "tagged", "untagged" or "all": a counterfactual group's name in every output. */
+/* A counterfactual group's name in every output: report_group_name's, or "all". */
 const char *report_cf_group_name(int g);
 /* A new directory under $TMPDIR (or /tmp) in dir; 0, or -1 with err. */
 int report_tmpdir(char *dir, size_t len, char *err, size_t errlen);

@@ -5,14 +5,14 @@
  * writes), replayed by nodeox-sim itself (a child process: the simulator as
  * admins run it, with its own defaults) under DIR's slurm.conf and gres.conf
  * and the policy, plugin off and on, with --replicas; its --json read back
- * (medians and ranges) beside what happened, for the tagged jobs (nodeox-sim's
- * "flex": broadened, kept and record_lost together), the untagged jobs
- * (nodeox-sim's "untagged": did they pay for the tagged ones?) and all jobs:
- * whether the plugin made them finish sooner, later or within noise (the on
- * and off ranges apart or not), and whether the model's plugin-on prediction
- * holds what happened (inside its range or not). Broadened and kept are not
- * apart here: with the plugin off nothing is broadened, so the model's runs
- * have no such split to set beside them.
+ * (medians and ranges) beside what happened, per group: broadened, kept,
+ * record_lost and untagged (what accounting says happened to each job,
+ * report_group_of, handed to nodeox-sim as its --labels: with the plugin off
+ * nothing is broadened, so the model's own tags cannot tell the broadened jobs
+ * from the kept ones; the simulator only counts by the label it is given),
+ * and all jobs: whether the plugin made them finish sooner, later or within
+ * noise (the on and off ranges apart or not), and whether the model's
+ * plugin-on prediction holds what happened (inside its range or not).
  */
 #include "cli/report.h"
 
@@ -23,21 +23,18 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static const char *const cf_keys[REPORT_CF_NKEYS] = { "wait_mean_s", "wait_p50_s", "turnaround_mean_s",
-						      "turnaround_p50_s" };
+static const char *const cf_keys[REPORT_CF_NKEYS] = { "wait_mean_s",      "wait_p50_s",
+						      "wait_p95_s",       "turnaround_mean_s",
+						      "turnaround_p50_s", "turnaround_p95_s" };
 
 const char *report_cf_key_name(int k)
 {
 	return k >= 0 && k < REPORT_CF_NKEYS ? cf_keys[k] : "?";
 }
 
-static const char *const cf_groups[REPORT_CF_NGROUPS] = { "tagged", "untagged", "all" };
-/* nodeox-sim's name of each group in its --json */
-static const char *const cf_sim_groups[REPORT_CF_NGROUPS] = { "flex", "untagged", "all" };
-
 const char *report_cf_group_name(int g)
 {
-	return g >= 0 && g < REPORT_CF_NGROUPS ? cf_groups[g] : "?";
+	return g == REPORT_CF_ALL ? "all" : report_group_name((report_group_t)g);
 }
 
 /* The number after "key": inside [from, to), or -1. */
@@ -71,20 +68,49 @@ static int cf_object(const char *from, const char *to, const char *name, const c
 	return *end && *end <= to ? 0 : -1;
 }
 
-/* nodeox-sim's figures of one run ("baseline", "nodeox") and group ("all",
- * "flex", "untagged"). The run's object holds its groups, so it ends at the document's
- * end or the next run. */
-static int cf_read_group(const char *doc, const char *run, const char *group, report_cf_side_t *side)
+/* The end of the object whose '{' is at open (nodeox-sim writes no brace
+ * inside a string of its groups), or NULL. */
+static const char *cf_close(const char *open)
 {
-	const char *rs, *re, *gs, *ge, *end = doc + strlen(doc);
+	int depth = 0;
+
+	for (const char *p = open; *p; p++)
+		if (*p == '{')
+			depth++;
+		else if (*p == '}' && --depth == 0)
+			return p;
+	return NULL;
+}
+
+/* nodeox-sim's figures of one run ("baseline", "nodeox") and counterfactual
+ * group: its "all", or its --labels label of that name (absent when no job
+ * had it: the side has no job). -1 when the JSON lacks what must be there. */
+static int cf_read_group(const char *doc, const char *run, int group, report_cf_side_t *side)
+{
+	const char *rs, *re, *gs, *ge;
 	char key[64];
 	double v;
 
+	memset(side, 0, sizeof(*side));
 	rs = strstr(doc, run[0] == 'b' ? "\"baseline\": {" : "\"nodeox\": {");
-	if (!rs)
+	if (!rs || !(re = cf_close(strchr(rs, '{'))))
 		return -1;
-	re = end;
-	if (cf_object(rs, re, group, &gs, &ge) < 0 || cf_number(gs, ge, "jobs", &v) < 0)
+	if (group != REPORT_CF_ALL) {
+		const char *ls = strstr(rs, "\"labels\": {"), *le;
+
+		if (!ls || ls > re || !(le = cf_close(strchr(ls, '{'))))
+			return -1;
+		rs = ls;
+		re = le;
+	}
+	if (cf_object(rs, re, report_cf_group_name(group), &gs, &ge) < 0) {
+		if (group == REPORT_CF_ALL)
+			return -1;
+		for (int k = 0; k < REPORT_CF_NKEYS; k++)
+			side->v[k].med = side->v[k].lo = side->v[k].hi = NAN;
+		return 0;
+	}
+	if (cf_number(gs, ge, "jobs", &v) < 0)
 		return -1;
 	side->jobs = (long)v;
 	for (int k = 0; k < REPORT_CF_NKEYS; k++) {
@@ -96,8 +122,25 @@ static int cf_read_group(const char *doc, const char *run, const char *group, re
 		snprintf(key, sizeof(key), "%s_hi", cf_keys[k]);
 		if (cf_number(gs, ge, key, &side->v[k].hi) < 0)
 			side->v[k].hi = side->v[k].med;
+		if (!side->jobs) /* nodeox-sim writes 0 for a group with no job */
+			side->v[k].med = side->v[k].lo = side->v[k].hi = NAN;
 	}
 	return 0;
+}
+
+/* The q-quantile of n sorted values as nodeox-sim computes it (GSL's:
+ * linear between order statistics), so that what happened and the model
+ * are measured alike; NaN with none. */
+static double cf_quantile(const double *v, size_t n, double q)
+{
+	double at;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	at = q * (double)(n - 1);
+	i = (size_t)at;
+	return i + 1 < n ? v[i] + (at - (double)i) * (v[i + 1] - v[i]) : v[i];
 }
 
 /* What happened to the jobs of one counterfactual group (REPORT_CF_*). */
@@ -115,19 +158,19 @@ static void cf_actual(const sacct_history_t *h, int group, report_cf_group_t *g)
 	for (size_t i = 0; i < h->njobs; i++) {
 		const sacct_job_t *j = &h->jobs[i];
 
-		int untagged = report_group_of(j) == REPORT_UNTAGGED;
-
-		if ((group == REPORT_CF_TAGGED && untagged) || (group == REPORT_CF_UNTAGGED && !untagged))
+		if (group != REPORT_CF_ALL && report_group_of(j) != (report_group_t)group)
 			continue;
 		w[n] = (double)j->wait;
 		t[n++] = (double)(j->end - j->submit);
 	}
-	report_dist_t dw = report_dist_of(w, n), dt = report_dist_of(t, n);
+	report_dist_t dw = report_dist_of(w, n), dt = report_dist_of(t, n); /* sorts w and t */
 	g->actual_jobs = (long)n;
 	g->actual[0] = dw.mean;
 	g->actual[1] = dw.median;
-	g->actual[2] = dt.mean;
-	g->actual[3] = dt.median;
+	g->actual[2] = cf_quantile(w, n, 0.95);
+	g->actual[3] = dt.mean;
+	g->actual[4] = dt.median;
+	g->actual[5] = cf_quantile(t, n, 0.95);
 	free(w);
 	free(t);
 }
@@ -138,11 +181,14 @@ static void cf_judge(report_cf_group_t *g)
 	for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 		const report_range_t *on = &g->on.v[k], *off = &g->off.v[k];
 
-		g->effect[k] = on->hi < off->lo   ? REPORT_CF_SOONER
-			       : on->lo > off->hi ? REPORT_CF_LATER
-						  : REPORT_CF_NOISE;
-		g->model_off[k] = !isnan(g->actual[k]) && (g->actual[k] < on->lo || g->actual[k] > on->hi);
+		g->effect[k] = !g->on.jobs || !g->off.jobs ? REPORT_CF_EMPTY
+			       : on->hi < off->lo          ? REPORT_CF_SOONER
+			       : on->lo > off->hi          ? REPORT_CF_LATER
+							   : REPORT_CF_NOISE;
+		g->model_off[k] = !isnan(g->actual[k]) && g->on.jobs &&
+				  (g->actual[k] < on->lo || g->actual[k] > on->hi);
 	}
+	g->verdict = g->effect[REPORT_CF_TURNAROUND_MEAN];
 }
 
 const char *report_cf_effect_name(report_cf_effect_t e)
@@ -150,13 +196,16 @@ const char *report_cf_effect_name(report_cf_effect_t e)
 	switch (e) {
 	case REPORT_CF_SOONER: return "sooner";
 	case REPORT_CF_LATER: return "later";
+	case REPORT_CF_EMPTY: return "no jobs";
 	case REPORT_CF_NOISE: break;
 	}
 	return "within noise";
 }
 
-/* The jobs as their users submitted them: the importer's trace rows. */
-static int cf_write_trace(const sacct_history_t *h, const char *path, char *err, size_t errlen)
+/* The jobs as their users submitted them: the importer's trace rows; or
+ * (labels) nodeox-sim's --labels file: each job's group, as accounting
+ * tells it (report_group_of: the one rule, here as in the report's table). */
+static int cf_write_jobs(const sacct_history_t *h, int labels, const char *path, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "w");
 
@@ -164,9 +213,16 @@ static int cf_write_trace(const sacct_history_t *h, const char *path, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	sacct_write_header(f);
+	if (labels)
+		fputs("job_id,label\n", f);
+	else
+		sacct_write_header(f);
 	for (size_t i = 0; i < h->njobs; i++)
-		sacct_write_job(f, &h->jobs[i], h->jobs[0].submit);
+		if (labels)
+			fprintf(f, "%s,%s\n", h->jobs[i].job_id,
+				report_group_name(report_group_of(&h->jobs[i])));
+		else
+			sacct_write_job(f, &h->jobs[i], h->jobs[0].submit);
 	if (fclose(f) != 0) {
 		snprintf(err, errlen, "%s: write error", path);
 		return -1;
@@ -287,7 +343,7 @@ static int cf_read_jobs(const char *path, report_cf_t *cf)
 int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf_t *cf, char *err,
 		  size_t errlen)
 {
-	char dirbuf[4096], tpath[4200], jpath[4200], rpath[4200], reps[32];
+	char dirbuf[4096], tpath[4200], jpath[4200], rpath[4200], lpath[4200], reps[32];
 	char *doc = NULL;
 	int rc = -1, st;
 
@@ -301,9 +357,12 @@ int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf
 	snprintf(tpath, sizeof(tpath), "%s/trace.csv", dirbuf);
 	snprintf(jpath, sizeof(jpath), "%s/sim.json", dirbuf);
 	snprintf(rpath, sizeof(rpath), "%s/jobs.csv", dirbuf);
+	snprintf(lpath, sizeof(lpath), "%s/labels.csv", dirbuf);
 	if (o->trace) /* every column the importer wrote, time limits and CPUs too */
 		snprintf(tpath, sizeof(tpath), "%s", o->trace);
-	else if (cf_write_trace(h, tpath, err, errlen) < 0)
+	else if (cf_write_jobs(h, 0, tpath, err, errlen) < 0)
+		goto out;
+	if (cf_write_jobs(h, 1, lpath, err, errlen) < 0)
 		goto out;
 	snprintf(reps, sizeof(reps), "--replicas=%d", o->replicas);
 	char *argv[] = { (char *)o->sim,
@@ -313,6 +372,8 @@ int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf
 			 "--policy",
 			 (char *)o->policy,
 			 reps,
+			 "--labels",
+			 lpath,
 			 "--json",
 			 jpath,
 			 o->jobs ? "--jobs" : tpath,
@@ -335,11 +396,10 @@ int report_cf_run(const sacct_history_t *h, const report_cf_opts_t *o, report_cf
 		goto out;
 	}
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
-		const char *sim_group = cf_sim_groups[g];
-
-		if (cf_read_group(doc, "nodeox", sim_group, &cf->group[g].on) < 0 ||
-		    cf_read_group(doc, "baseline", sim_group, &cf->group[g].off) < 0) {
-			snprintf(err, errlen, "%s: no %s figures in nodeox-sim's JSON", jpath, sim_group);
+		if (cf_read_group(doc, "nodeox", g, &cf->group[g].on) < 0 ||
+		    cf_read_group(doc, "baseline", g, &cf->group[g].off) < 0) {
+			snprintf(err, errlen, "%s: no %s figures in nodeox-sim's JSON", jpath,
+				 report_cf_group_name(g));
 			goto out;
 		}
 		cf_actual(h, g, &cf->group[g]);
@@ -354,6 +414,7 @@ out:
 		unlink(tpath);
 	unlink(jpath);
 	unlink(rpath);
+	unlink(lpath);
 	rmdir(dirbuf);
 	return rc;
 }

@@ -6,7 +6,7 @@
  * "job_ids")}, "states": [{"asked", "ran", "state", "jobs", "of", "p",
  * "flagged", "base_jobs", "base_of"}], "use": [{"group", "asked", "ran",
  * "account", "partition", "jobs", "gpu_hours", "cost"}], "idle_gpu_hours",
- * "counterfactual"}. Seconds and hours as numbers, null where undefined.
+ * "counterfactual" (put_cf)}. Seconds and hours as numbers, null where undefined.
  */
 #include "cli/report.h"
 #include "common/json_write.h"
@@ -80,8 +80,9 @@ static void put_range(FILE *out, const char *name, const report_range_t *v)
 	fputs("}", out);
 }
 
-/* "counterfactual": {"replicas", "groups": {"tagged"|"untagged"|"all": {"jobs",
- * "replayed_jobs", KEY: {"actual", "on", "off", "plugin", "model_off"}}}} */
+/* "counterfactual": {"replicas", "groups": {"broadened"|"kept"|"record_lost"|
+ * "untagged"|"all": {"jobs", "replayed_jobs", "replayed_jobs_off", "verdict",
+ * KEY: {"actual", "on", "off", "plugin", "model_off"}}}} */
 static void put_cf(FILE *out, const report_cf_t *cf)
 {
 	if (!cf->made) {
@@ -92,8 +93,11 @@ static void put_cf(FILE *out, const report_cf_t *cf)
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
 		const report_cf_group_t *c = &cf->group[g];
 
-		fprintf(out, "%s\"%s\": {\"jobs\": %ld, \"replayed_jobs\": %ld", g ? ", " : "",
-			report_cf_group_name(g), c->actual_jobs, c->on.jobs);
+		fprintf(out,
+			"%s\"%s\": {\"jobs\": %ld, \"replayed_jobs\": %ld, \"replayed_jobs_off\": %ld, "
+			"\"verdict\": \"%s\"",
+			g ? ",\n  " : "\n  ", report_cf_group_name(g), c->actual_jobs, c->on.jobs,
+			c->off.jobs, report_cf_effect_name(c->verdict));
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 			fprintf(out, ", \"%s\": {\"actual\": ", report_cf_key_name(k));
 			json_write_number(out, "%.3f", c->actual[k]);

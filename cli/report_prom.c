@@ -76,8 +76,9 @@ static void put_cf(FILE *out, const report_cf_t *cf)
 	static const char *const stats[3] = { "median", "lo", "hi" };
 
 	put_head(out, "nodeox_report_cf_seconds",
-		 "Wait and turnaround of tagged, untagged and all jobs: as happened (run=happened) and as "
-		 "nodeox-sim predicts them with the plugin on and off (median, lo, hi over its replicas)");
+		 "Wait and turnaround of broadened, kept, record_lost, untagged and all jobs (groups as "
+		 "accounting tells them): as happened (run=happened) and as nodeox-sim predicts them with "
+		 "the plugin on and off (median, lo, hi over its replicas)");
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 			const report_cf_group_t *c = &cf->group[g];
@@ -111,6 +112,15 @@ static void put_cf(FILE *out, const report_cf_t *cf)
 			put_label(out, "effect", report_cf_effect_name(cf->group[g].effect[k]), 1);
 			put_value(out, 1);
 		}
+	put_head(out, "nodeox_report_cf_verdict",
+		 "1 for whether the plugin made the group's jobs finish sooner, later or within noise (its "
+		 "effect on the mean turnaround), or no jobs");
+	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
+		fputs("nodeox_report_cf_verdict{", out);
+		put_label(out, "group", report_cf_group_name(g), 0);
+		put_label(out, "verdict", report_cf_effect_name(cf->group[g].verdict), 1);
+		put_value(out, 1);
+	}
 	put_head(out, "nodeox_report_cf_model_off",
 		 "1 where what happened is outside the model's plugin-on range");
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++)

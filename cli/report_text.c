@@ -121,12 +121,17 @@ static void put_range(FILE *out, const report_range_t *v)
 {
 	char buf[64];
 
-	snprintf(buf, sizeof(buf), "%.1f (%.1f..%.1f)", v->med, v->lo, v->hi);
+	if (isnan(v->med))
+		snprintf(buf, sizeof(buf), "-");
+	else
+		snprintf(buf, sizeof(buf), "%.1f (%.1f..%.1f)", v->med, v->lo, v->hi);
 	fprintf(out, " %28s", buf);
 }
 
-/* Happened, the model's plugin-on and plugin-off figures, the plugin's effect;
- * then each figure the model's on range misses, plainly. */
+/* Per group (broadened, kept, record_lost where it has jobs, untagged, all):
+ * each figure as happened, the model's plugin-on and plugin-off figures and
+ * the plugin's effect on it, then the group's verdict; then each figure the
+ * model's plugin-on range misses, plainly. */
 static void put_cf(FILE *out, const report_t *r)
 {
 	const report_cf_t *cf = &r->cf;
@@ -134,34 +139,60 @@ static void put_cf(FILE *out, const report_t *r)
 
 	fprintf(out,
 		"\nCounterfactual: nodeox-sim on the same jobs as submitted, %d replicas (median "
-		"(lowest..highest))\n",
+		"(lowest..highest));\ngroups as accounting tells them (passed to nodeox-sim by job: "
+		"with the plugin off nothing is broadened)\n",
 		cf->replicas);
-	fprintf(out, "%-8s %-18s %9s %28s %28s  %s\n", "group", "figure", "happened", "model, plugin on",
+	fprintf(out, "%-11s %-18s %9s %28s %28s  %s\n", "group", "figure", "happened", "model, plugin on",
 		"model, plugin off", "plugin made it");
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++) {
 		const report_cf_group_t *c = &cf->group[g];
 
+		if (g == REPORT_LOST && !c->actual_jobs)
+			continue;
+		if (!c->actual_jobs && !c->on.jobs && !c->off.jobs) {
+			fprintf(out, "%-11s no jobs in this period, none in the model\n",
+				report_cf_group_name(g));
+			continue;
+		}
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
-			fprintf(out, "%-8s %-18s", k ? "" : report_cf_group_name(g), report_cf_key_name(k));
-			fprintf(out, " %9.1f", c->actual[k]);
+			fprintf(out, "%-11s %-18s", k ? "" : report_cf_group_name(g), report_cf_key_name(k));
+			if (isnan(c->actual[k]))
+				fprintf(out, " %9s", "-");
+			else
+				fprintf(out, " %9.1f", c->actual[k]);
 			put_range(out, &c->on.v[k]);
 			put_range(out, &c->off.v[k]);
 			fprintf(out, "  %s\n", report_cf_effect_name(c->effect[k]));
 		}
-		fprintf(out, "%-8s jobs: %ld happened, %ld replayed\n", "", c->actual_jobs, c->on.jobs);
+		fprintf(out, "%-11s jobs: %ld happened, %ld replayed (plugin on), %ld (off)\n", "",
+			c->actual_jobs, c->on.jobs, c->off.jobs);
+		if (c->verdict == REPORT_CF_EMPTY)
+			fprintf(out,
+				"%-11s verdict: no %s job ran in one of the model's runs: nothing to "
+				"compare\n",
+				"", report_cf_group_name(g));
+		else
+			fprintf(out,
+				"%-11s verdict: with the plugin, %s jobs finished %s (mean turnaround, the "
+				"model "
+				"on against off)\n",
+				"", report_cf_group_name(g), report_cf_effect_name(c->verdict));
 	}
 	for (int g = 0; g < REPORT_CF_NGROUPS; g++)
 		for (int k = 0; k < REPORT_CF_NKEYS; k++) {
 			const report_cf_group_t *c = &cf->group[g];
+			const report_range_t *on = &c->on.v[k];
 
 			if (!c->model_off[k])
 				continue;
 			any = 1;
 			fprintf(out,
-				"MODEL OFF: %s %s: %.1f s happened, the model's plugin-on prediction %.1f s "
-				"(%.1f..%.1f)\n",
-				report_cf_group_name(g), report_cf_key_name(k), c->actual[k], c->on.v[k].med,
-				c->on.v[k].lo, c->on.v[k].hi);
+				"MODEL OFF: %s %s: %.1f s happened; the model's plugin-on prediction is %.1f "
+				"s "
+				"(%.1f..%.1f): off by %.1f s more than its range\n",
+				report_cf_group_name(g), report_cf_key_name(k), c->actual[k], on->med, on->lo,
+				on->hi,
+				c->actual[k] < on->lo ? on->lo - c->actual[k] : c->actual[k] - on->hi);
 		}
 	if (!any)
 		fprintf(out, "What happened is inside the model's plugin-on range for every figure.\n");

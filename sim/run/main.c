@@ -27,6 +27,7 @@
 #include "policy/policy.h"
 #include "sim/model/bf_phase.h"
 #include "sim/model/cluster.h"
+#include "sim/run/labels.h"
 #include "sim/run/price.h"
 #include "sim/run/replica.h"
 #include "sim/run/report.h"
@@ -46,6 +47,7 @@
 
 typedef struct {
 	char *cluster, *policy, *json, *jobs, *plot, *mode, *class_speeds, *speed_table;
+	char *labels; /* --labels FILE */
 	double flex_fraction, round_sync;
 	gint64 seed;
 	gboolean skip_bad, quiet;
@@ -200,7 +202,7 @@ static void main_store_args(const main_opts_t *o, GPtrArray *a)
 static void main_opts_free(main_opts_t *o)
 {
 	nodeox_g_free_all(o->cluster, o->policy, o->json, o->jobs, o->plot, o->mode, o->class_speeds,
-			  o->max_age, o->speed_table);
+			  o->max_age, o->speed_table, o->labels);
 	g_strfreev(o->price);
 	nodeox_g_free_all(o->bf_phase, o->sweep, o->sweep_array, o->merge, o->mem_per_gpu, o->slurm_version);
 }
@@ -265,6 +267,10 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		{ "class-speeds", 0, 0, G_OPTION_ARG_FILENAME, &o->class_speeds,
 		  "Per-class speeds overriding nodeox.conf: a speed table (nodeox.conf(5)) or CSV "
 		  "class,gpu_type,speed",
+		  "FILE" },
+		{ "labels", 0, 0, G_OPTION_ARG_FILENAME, &o->labels,
+		  "CSV job_id,label: the table and --json also count the jobs of each label apart "
+		  "(at most 4 labels; not with --sweep)",
 		  "FILE" },
 		{ "speed-table", 0, 0, G_OPTION_ARG_FILENAME, &o->speed_table,
 		  "Speed table the policy decides with (default: SpeedTable= of nodeox.conf)", "FILE" },
@@ -378,6 +384,8 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		return main_usage(ctx, "%s", "--sweep compares: no --mode");
 	if ((o->sweep || array_run) && o->jobs)
 		return main_usage(ctx, "%s", "--jobs is for one run, not a sweep");
+	if ((o->sweep || array_run) && o->labels)
+		return main_usage(ctx, "%s", "--labels is for one run, not a sweep");
 	if (o->cpus_per_gpu != -1 && !(o->cpus_per_gpu >= 1 && o->cpus_per_gpu <= 65536))
 		return main_usage(ctx, "%s", "--cpus-per-gpu must be 1 to 65536");
 	if (o->mem_per_gpu &&
@@ -512,6 +520,7 @@ int main(int argc, char **argv)
 	sim_runtime_t model = { 0 };
 	main_compare_t m = { 0 };
 	bool *tagged = NULL;
+	sim_labels_t labels = { 0 };
 	double price[SIM_MAX_TYPES];
 	char *ppath = o.policy ? g_strdup(o.policy) : g_build_filename(cdir, "nodeox.conf", NULL);
 
@@ -572,8 +581,11 @@ int main(int argc, char **argv)
 		}
 		tagged = whatif_flex_fraction(tr, cl, conf, o.flex_fraction, (unsigned long)o.seed, &n);
 	}
+	if (o.labels && labels_read(o.labels, tr, &labels, err, sizeof(err)) < 0)
+		goto fail;
 	m.s = (replica_setting_t){ .c = cl,
 				   .t = tr,
+				   .labels = o.labels ? &labels : NULL,
 				   .model = &model,
 				   .conf = conf,
 				   .tagged = tagged,
@@ -643,9 +655,9 @@ int main(int argc, char **argv)
 		}
 		if (!o.quiet)
 			report_table(stdout, cl, tr, report_tagged(rr[0].run), fr, nr, o.price ? price : NULL,
-				     m.n);
-		if (o.json &&
-		    report_json(o.json, cl, fr, nr, o.price ? price : NULL, m.n, err, sizeof(err)) < 0)
+				     m.n, m.s.labels);
+		if (o.json && report_json(o.json, cl, fr, nr, o.price ? price : NULL, m.n, m.s.labels, err,
+					  sizeof(err)) < 0)
 			goto fail;
 		if (o.jobs && report_jobs_csv(o.jobs, tr, rr, nr, err, sizeof(err)) < 0)
 			goto fail;
@@ -663,6 +675,7 @@ fail:
 	sched_run_free(m.runs[0]);
 	sched_run_free(m.runs[1]);
 	nodeox_g_free_all(m.figs, tagged, beside);
+	labels_free(&labels);
 	runtime_model_free(&model);
 	trace_free(tr);
 	if (conf)

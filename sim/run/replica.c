@@ -194,7 +194,7 @@ int replica_run(const replica_setting_t *s, int k, int n, report_figures_t figs[
 		r[mode[i]] = got[i];
 	for (int i = 0; i < 2 && rc == 0; i++)
 		if (r[i])
-			report_figures(s->c, r[i], i == 1 ? r[0] : NULL, s->price, &figs[i]);
+			report_figures(s->c, r[i], i == 1 ? r[0] : NULL, s->price, s->labels, &figs[i]);
 	if (runs && rc == 0) {
 		runs[0] = r[0];
 		runs[1] = r[1];

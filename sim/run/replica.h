@@ -24,10 +24,11 @@ typedef struct {
 	const sim_cluster_t *c;
 	const sim_trace_t *t;
 	const sim_runtime_t *model;
-	const nodeox_conf_t *conf; /* the policy of the nodeox run */
-	const bool *tagged;        /* per job; NULL: the trace's tags */
-	const double *price;       /* NULL: no cost */
-	sim_sched_params_t params; /* replica 0's: the command line's */
+	const nodeox_conf_t *conf;  /* the policy of the nodeox run */
+	const bool *tagged;         /* per job; NULL: the trace's tags */
+	const double *price;        /* NULL: no cost */
+	const sim_labels_t *labels; /* --labels; NULL: none */
+	sim_sched_params_t params;  /* replica 0's: the command line's */
 	bool run_base, run_nodeox;
 	bool record_nodes;  /* --jobs: keep each job's nodes */
 	bool modes_at_once; /* run the two modes on two threads (a lone */

@@ -84,18 +84,41 @@ static void report_summary(double *v, size_t n, double *mean, double *p50, doubl
 	*p95 = gsl_stats_quantile_from_sorted_data(v, 1, n, 0.95);
 }
 
-void report_stats(const sim_run_t *run, const sim_run_t *base, int group, int ntypes, report_stats_t *out)
+/* GPU-seconds by type of one job that ran, from the types it used
+ * ("a100:2+l40s:2", sched.c) and its run time, added to sec[type]: the same
+ * sums sched.c keeps per run, for a group it does not know (a label). */
+static void report_job_gpu_seconds(const sim_cluster_t *c, const sim_result_t *r, double *sec)
+{
+	char buf[256];
+	g_strlcpy(buf, r->types ? r->types : "", sizeof(buf));
+	for (char *save = NULL, *tok = strtok_r(buf, "+", &save); tok; tok = strtok_r(NULL, "+", &save)) {
+		char *colon = strrchr(tok, ':');
+		if (!colon)
+			continue;
+		*colon = '\0';
+		int t = cluster_find_type(c, tok);
+		if (t >= 0)
+			sec[t] += strtod(colon + 1, NULL) * (double)(r->end - r->start);
+	}
+}
+
+/* report_stats, or with labels the jobs whose label is `label` (GPU-hours
+ * then from each job's types, as the run's own sums have no such group). */
+static void report_stats_of(const sim_cluster_t *c, const sim_run_t *run, const sim_run_t *base, int group,
+			    const sim_labels_t *labels, int label, int ntypes, report_stats_t *out)
 {
 	memset(out, 0, sizeof(*out));
 	double *wait = g_new(double, run->njobs + 1);
 	double *rt = g_new(double, run->njobs + 1);
 	double *ta = g_new(double, run->njobs + 1);
+	double sec[SIM_MAX_TYPES] = { 0 };
 	size_t n = 0;
 	out->ended_later = base ? 0 : -1;
 	for (size_t j = 0; j < run->njobs; j++) {
 		const sim_result_t *r = &run->jobs[j];
-		if (!report_ran(r) || (group == REPORT_GROUP_FLEX && !r->tagged) ||
-		    (group == REPORT_GROUP_UNTAGGED && r->tagged))
+		if (!report_ran(r) || (labels && labels->of[j] != label) ||
+		    (!labels && group == REPORT_GROUP_FLEX && !r->tagged) ||
+		    (!labels && group == REPORT_GROUP_UNTAGGED && r->tagged))
 			continue;
 		wait[n] = (double)(r->start - r->submit);
 		rt[n] = (double)(r->end - r->start);
@@ -103,6 +126,8 @@ void report_stats(const sim_run_t *run, const sim_run_t *base, int group, int nt
 		n++;
 		if (base && report_ran(&base->jobs[j]) && r->end > base->jobs[j].end)
 			out->ended_later++;
+		if (labels)
+			report_job_gpu_seconds(c, r, sec);
 	}
 	out->jobs = (double)n;
 	report_summary(wait, n, &out->wait_mean_s, &out->wait_p50_s, &out->wait_p95_s);
@@ -110,14 +135,20 @@ void report_stats(const sim_run_t *run, const sim_run_t *base, int group, int nt
 	report_summary(ta, n, &out->turnaround_mean_s, &out->turnaround_p50_s, &out->turnaround_p95_s);
 	for (int t = 0; t < ntypes; t++) {
 		/* untagged: all less flex, exact (sums of whole GPU-seconds) */
-		double s = group == REPORT_GROUP_UNTAGGED ? run->gpu_seconds[0][t] - run->gpu_seconds[1][t]
-							  : run->gpu_seconds[group == REPORT_GROUP_FLEX][t];
+		double s = labels                           ? sec[t]
+			   : group == REPORT_GROUP_UNTAGGED ? run->gpu_seconds[0][t] - run->gpu_seconds[1][t]
+							    : run->gpu_seconds[group == REPORT_GROUP_FLEX][t];
 		out->gpu_hours_type[t] = s / 3600.0;
 		out->gpu_hours += out->gpu_hours_type[t];
 	}
 	g_free(wait);
 	g_free(rt);
 	g_free(ta);
+}
+
+void report_stats(const sim_run_t *run, const sim_run_t *base, int group, int ntypes, report_stats_t *out)
+{
+	report_stats_of(NULL, run, base, group, NULL, -1, ntypes, out);
 }
 
 double report_makespan(const sim_run_t *run)
@@ -142,17 +173,22 @@ size_t report_tagged(const sim_run_t *run)
 }
 
 void report_figures(const sim_cluster_t *c, const sim_run_t *run, const sim_run_t *base, const double *price,
-		    report_figures_t *out)
+		    const sim_labels_t *labels, report_figures_t *out)
 {
 	memset(out, 0, sizeof(*out));
 	report_stats(run, base, REPORT_GROUP_ALL, c->ntypes, &out->all);
 	report_stats(run, base, REPORT_GROUP_FLEX, c->ntypes, &out->flex);
 	report_stats(run, base, REPORT_GROUP_UNTAGGED, c->ntypes, &out->untagged);
+	for (int l = 0; labels && l < labels->n; l++)
+		report_stats_of(c, run, base, REPORT_GROUP_ALL, labels, l, c->ntypes, &out->label[l]);
 	if (price) {
 		out->all.cost = price_cost(price, out->all.gpu_hours_type, c->ntypes, out->all.cost_type);
 		out->flex.cost = price_cost(price, out->flex.gpu_hours_type, c->ntypes, out->flex.cost_type);
 		out->untagged.cost =
 			price_cost(price, out->untagged.gpu_hours_type, c->ntypes, out->untagged.cost_type);
+		for (int l = 0; labels && l < labels->n; l++)
+			out->label[l].cost = price_cost(price, out->label[l].gpu_hours_type, c->ntypes,
+							out->label[l].cost_type);
 	}
 	out->utilization = report_utilization(c, run);
 	out->makespan_s = report_makespan(run);
@@ -223,20 +259,30 @@ static void report_row(FILE *out, const char *label, const report_fig_run_t *run
 
 #define REPORT_OFF(section, field) (offsetof(report_figures_t, section) + offsetof(report_stats_t, field))
 
+/* The table's and --json's group REPORT_GROUP_LABEL + i: the jobs of
+ * --labels label i. */
+#define REPORT_GROUP_LABEL 3
+
 /* The offset of a group's statistics in report_figures_t. */
 static size_t report_group_off(int group)
 {
-	return group == REPORT_GROUP_FLEX       ? offsetof(report_figures_t, flex)
+	return group >= REPORT_GROUP_LABEL
+		       ? offsetof(report_figures_t, label) +
+				 (size_t)(group - REPORT_GROUP_LABEL) * sizeof(report_stats_t)
+	       : group == REPORT_GROUP_FLEX     ? offsetof(report_figures_t, flex)
 	       : group == REPORT_GROUP_UNTAGGED ? offsetof(report_figures_t, untagged)
 						: offsetof(report_figures_t, all);
 }
 
 static void report_section(FILE *out, const sim_cluster_t *c, const report_fig_run_t *runs, int nruns,
-			   int group, const double *price)
+			   int group, const double *price, const sim_labels_t *labels)
 {
 	static const char *const title[] = { "all jobs", "tagged jobs (nodeox:flex)", "untagged jobs" };
 	size_t base = report_group_off(group);
-	fprintf(out, "%s\n", title[group]);
+	if (group >= REPORT_GROUP_LABEL)
+		fprintf(out, "jobs labelled %s (--labels)\n", labels->name[group - REPORT_GROUP_LABEL]);
+	else
+		fprintf(out, "%s\n", title[group]);
 #define ROW(label, field, prec) \
 	report_row(out, label, runs, nruns, base + offsetof(report_stats_t, field), 1, prec)
 	ROW("jobs run", jobs, 0);
@@ -345,7 +391,8 @@ void report_cluster_summary(FILE *out, const sim_cluster_t *c)
 }
 
 void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_t tagged,
-		  const report_fig_run_t *runs, int nruns, const double *price, int replicas)
+		  const report_fig_run_t *runs, int nruns, const double *price, int replicas,
+		  const sim_labels_t *labels)
 {
 	bool ranges = replicas > 1;
 	fprintf(out, "nodeox-sim: %s: %zu jobs (%zu tagged", t->path, t->njobs, tagged);
@@ -366,9 +413,11 @@ void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_
 	if (nruns == 2)
 		fprintf(out, " %10s", "change");
 	fputc('\n', out);
-	report_section(out, c, runs, nruns, REPORT_GROUP_ALL, price);
-	report_section(out, c, runs, nruns, REPORT_GROUP_FLEX, price);
-	report_section(out, c, runs, nruns, REPORT_GROUP_UNTAGGED, price);
+	report_section(out, c, runs, nruns, REPORT_GROUP_ALL, price, labels);
+	report_section(out, c, runs, nruns, REPORT_GROUP_FLEX, price, labels);
+	report_section(out, c, runs, nruns, REPORT_GROUP_UNTAGGED, price, labels);
+	for (int l = 0; labels && l < labels->n; l++)
+		report_section(out, c, runs, nruns, REPORT_GROUP_LABEL + l, price, labels);
 	fprintf(out, "cluster\n");
 #define ROW(label, field, scale, prec) \
 	report_row(out, label, runs, nruns, offsetof(report_figures_t, field), scale, prec)
@@ -618,7 +667,7 @@ int report_close(FILE *f, const char *path, char *err, size_t errlen)
 }
 
 void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *run, const double *price,
-		     int indent)
+		     const sim_labels_t *labels, int indent)
 {
 	fprintf(f, "{\n%*s\"all\": ", indent + 2, "");
 	report_json_stats(f, c, run, REPORT_GROUP_ALL, price);
@@ -626,6 +675,14 @@ void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *ru
 	report_json_stats(f, c, run, REPORT_GROUP_FLEX, price);
 	fprintf(f, ",\n%*s\"untagged\": ", indent + 2, "");
 	report_json_stats(f, c, run, REPORT_GROUP_UNTAGGED, price);
+	if (labels && labels->n) {
+		fprintf(f, ",\n%*s\"labels\": {", indent + 2, "");
+		for (int l = 0; l < labels->n; l++) {
+			fprintf(f, "%s\n%*s\"%s\": ", l ? "," : "", indent + 4, "", labels->name[l]);
+			report_json_stats(f, c, run, REPORT_GROUP_LABEL + l, price);
+		}
+		fprintf(f, "\n%*s}", indent + 2, "");
+	}
 	fprintf(f, ",\n%*s", indent + 2, "");
 	report_json_num(f, "utilization", "%.6f", run, offsetof(report_figures_t, utilization));
 	fprintf(f, ",\n%*s", indent + 2, "");
@@ -634,7 +691,7 @@ void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *ru
 }
 
 int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t *runs, int nruns,
-		const double *price, int replicas, char *err, size_t errlen)
+		const double *price, int replicas, const sim_labels_t *labels, char *err, size_t errlen)
 {
 	FILE *f = report_open(path, err, errlen);
 	if (!f)
@@ -644,7 +701,7 @@ int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t
 		fprintf(f, "\n  \"replicas\": %d,", replicas);
 	for (int i = 0; i < nruns; i++) {
 		fprintf(f, "%s\n  \"%s\": ", i ? "," : "", runs[i].name);
-		report_json_run(f, c, &runs[i], price, 2);
+		report_json_run(f, c, &runs[i], price, labels, 2);
 	}
 	fputs("\n}\n", f);
 	return report_close(f, path, err, errlen);

@@ -12,6 +12,7 @@
 #include "sim/model/cluster.h"
 #include "sim/model/sched.h"
 #include "sim/model/trace.h"
+#include "sim/run/labels.h"
 
 typedef struct {
 	const char *name; /* "baseline" or "nodeox" */
@@ -33,10 +34,12 @@ typedef struct {
 } report_stats_t;
 
 /* What the table and --json print of one run: all jobs, the tagged ones
- * (flex), the untagged ones (the rest: flex + untagged = all) and the
- * cluster's counters. Doubles only, as report_stats_t. */
+ * (flex), the untagged ones (the rest: flex + untagged = all), the jobs of
+ * each --labels label (label[i] for labels.h's name[i]; zero without) and
+ * the cluster's counters. Doubles only, as report_stats_t. */
 typedef struct {
 	report_stats_t all, flex, untagged;
+	report_stats_t label[LABELS_MAX];
 	double utilization, makespan_s;
 	double rejected, never, bf_passes, reservations, releases_scanned;
 	double untagged_turnaround_mean_s; /* over the jobs that ran untagged */
@@ -64,22 +67,26 @@ void report_stats(const sim_run_t *run, const sim_run_t *base, int group, int nt
 double report_utilization(const sim_cluster_t *c, const sim_run_t *run);
 double report_makespan(const sim_run_t *run);
 /* Everything the table and --json print of run; base (may be NULL) is the
- * run "ended later" counts against; price (may be NULL) adds cost. */
+ * run "ended later" counts against; price (may be NULL) adds cost; labels
+ * (may be NULL) the jobs' --labels. */
 void report_figures(const sim_cluster_t *c, const sim_run_t *run, const sim_run_t *base, const double *price,
-		    report_figures_t *out);
+		    const sim_labels_t *labels, report_figures_t *out);
 /* Jobs the run tagged (the table's header). */
 size_t report_tagged(const sim_run_t *run);
 
 /* The table of one or two runs; replicas > 1 prints each figure as the
- * median with its range and marks changes within noise. */
+ * median with its range and marks changes within noise; labels (may be
+ * NULL) adds a section per --labels label. */
 void report_table(FILE *out, const sim_cluster_t *c, const sim_trace_t *t, size_t tagged,
-		  const report_fig_run_t *runs, int nruns, const double *price, int replicas);
+		  const report_fig_run_t *runs, int nruns, const double *price, int replicas,
+		  const sim_labels_t *labels);
 int report_json(const char *path, const sim_cluster_t *c, const report_fig_run_t *runs, int nruns,
-		const double *price, int replicas, char *err, size_t errlen);
-/* One run's --json object ({"all": ..., "flex": ..., "untagged": ..., ...}) at indent
- * spaces, for the sweep's JSON (sweep.c) as for report_json. */
+		const double *price, int replicas, const sim_labels_t *labels, char *err, size_t errlen);
+/* One run's --json object ({"all": ..., "flex": ..., "untagged": ..., ["labels":
+ * {LABEL: ...},] ...}) at indent spaces, for the sweep's JSON (sweep.c, labels
+ * NULL) as for report_json. */
 void report_json_run(FILE *f, const sim_cluster_t *c, const report_fig_run_t *run, const double *price,
-		     int indent);
+		     const sim_labels_t *labels, int indent);
 /* Whether two runs' ranges [lo0, hi0] and [lo1, hi1] overlap: a change
  * between them is within noise. */
 bool report_within_noise(double lo0, double hi0, double lo1, double hi1);

@@ -157,7 +157,7 @@ static int sweep_json(const char *path, const sweep_inputs_t *in, const sweep_pl
 			report_fig_run_t run = { i ? "nodeox" : "baseline", &w->med[i],
 						 ranges ? &w->lo[i] : NULL, ranges ? &w->hi[i] : NULL };
 			fprintf(f, "\n     \"%s\": ", run.name);
-			report_json_run(f, in->setting.c, &run, in->setting.price, 5);
+			report_json_run(f, in->setting.c, &run, in->setting.price, NULL, 5);
 			fputs(i ? "}" : ",", f);
 		}
 	}

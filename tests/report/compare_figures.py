@@ -2,7 +2,8 @@
 """compare_figures.py FIGURES JSON: every line of sacct_figures.awk's output
 must be the same figure in `nodeox report --json` (within 0.001 for
 seconds and hours), and the JSON must have no state or GPU-hours the awk
-reading has not. Prints each difference; exit 1 if any."""
+reading has not. The counterfactual's "cf" lines (what happened, per group)
+are checked where the report made one. Prints each difference; exit 1 if any."""
 import json, sys
 
 figs = [l.split() for l in open(sys.argv[1]) if l.strip()]
@@ -34,6 +35,12 @@ for f in figs:
                                           "NODE_FAIL", "REQUEUED") else "OTHER")
         seen_states.add(key)
         check(" ".join(f[:4]), states.get(key), f[4])
+    elif f[0] == "cf":
+        cf = d["counterfactual"]
+        if cf is None:
+            continue
+        g = cf["groups"][f[1]]
+        check(" ".join(f[:3]), g["jobs"] if f[2] == "jobs" else g[f[2]]["actual"], f[3])
     elif f[0] == "idle_gpu_hours":
         check("idle_gpu_hours", d["idle_gpu_hours"], f[1])
 for k in states:

@@ -8,6 +8,9 @@
 #   hours GROUP RAN H
 #   state ASKED RAN STATE N         (REQUEUED: jobs with earlier runs)
 #   idle_gpu_hours H
+#   cf GROUP jobs N                 (the counterfactual's groups and "all")
+#   cf GROUP wait|turnaround_mean_s|p50_s|p95_s SECONDS   (what happened; p95
+#                                   linear between order statistics, as nodeox-sim)
 # Rows skipped as the report skips them: steps, no GPUs, never started or
 # still running, a field count other than the header's, a bad time.
 BEGIN { FS = "|" }
@@ -69,6 +72,14 @@ function put(g, name, arr, n,   i, sum, med, r) {
 	r = int(0.95 * n); if (r < 0.95 * n) r++
 	printf "group %s %s mean %.3f\ngroup %s %s median %.3f\ngroup %s %s p95 %.3f\n", g, name, sum / n, g, name, med, g, name, arr[r]
 }
+function cfput(g, name, arr, nn,   i, sum, med, at, lo, p) {
+	sortn(arr, nn); sum = 0
+	for (i = 1; i <= nn; i++) sum += arr[i]
+	med = nn % 2 ? arr[(nn + 1) / 2] : (arr[nn / 2] + arr[nn / 2 + 1]) / 2
+	at = 0.95 * (nn - 1); lo = int(at)
+	p = lo + 1 < nn ? arr[lo + 1] + (at - lo) * (arr[lo + 2] - arr[lo + 1]) : arr[lo + 1]
+	printf "cf %s %s_mean_s %.3f\ncf %s %s_p50_s %.3f\ncf %s %s_p95_s %.3f\n", g, name, sum / nn, g, name, med, g, name, p
+}
 END {
 	for (id in G) {
 		g = G[id]; n[g]++
@@ -89,4 +100,11 @@ END {
 	for (k in hr) { split(k, p, "|"); printf "hours %s %s %.6f\n", p[1], p[2], hr[k] }
 	for (k in cell) { split(k, p, "|"); printf "state %s %s %s %d\n", p[1], p[2], p[3], cell[k] }
 	printf "idle_gpu_hours %.6f\n", idle
+	for (k = 1; k <= 5; k++) {
+		g = k <= 4 ? gs[k] : "all"; nn = 0
+		for (id in G)
+			if (g == "all" || G[id] == g) { nn++; w[nn] = first_b[id] - first_s[id]; t[nn] = last_e[id] - first_s[id] }
+		printf "cf %s jobs %d\n", g, nn
+		if (nn) { cfput(g, "wait", w, nn); cfput(g, "turnaround", t, nn) }
+	}
 }

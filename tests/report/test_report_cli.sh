@@ -6,9 +6,14 @@
 # Prometheus file passes `promtool check metrics`; bad input is named by line
 # and column and the rest reported; a period with no tagged job says so;
 # another release's columns (an unknown one, Comment missing) still read;
-# the counterfactual carries nodeox-sim's own figures (tagged, untagged and
-# all jobs, the untagged ones checked by hand too); a trace the importer
-# wrote reads as the sacct output it came from.
+# the counterfactual carries nodeox-sim's own figures per group as
+# accounting tells it (broadened, kept, record_lost, untagged: handed to
+# nodeox-sim by job, checked against a run with a labels file written by
+# hand, so a label ignored or swapped fails) and all jobs, what happened
+# checked by hand for broadened, kept and untagged, and with one replica the
+# model's figures of broadened and kept computed again from nodeox-sim's own
+# per-job rows; a trace the importer wrote reads as the sacct output it came
+# from.
 set -u
 src=${top_srcdir:?run from make check}
 bld=${top_builddir:?run from make check}
@@ -81,62 +86,127 @@ NODEOX_SIM=$cf_sim "$nodeox" report --cluster "$src/tests/sim/data/article" --re
 if command -v promtool > /dev/null; then
 	promtool check metrics < "$tmp/cf.prom" > "$tmp/err" 2>&1 || fail "promtool on the counterfactual's metrics"
 fi
+# what happened, per counterfactual group, against the awk reading of sacct's rows
+figs "$hist" "$tmp/cf.json" || fail "the counterfactual's figures as happened differ from sacct's rows"
 # each metric's lines in one group (the exposition format asks it; promtool does not check it)
 [ -z "$(awk '!/^#/ {sub(/[{ ].*/, ""); print}' "$tmp/cf.prom" | uniq | sort | uniq -d)" ] ||
 	fail "a metric's samples split in two groups"
-grep -q '^nodeox_report_cf_seconds{group="tagged",figure="turnaround_mean_s",run="happened",stat="value"} 3140$' \
-	"$tmp/cf.prom" || fail "Prometheus: the tagged jobs' mean turnaround as happened"
+# broadened: 100, 101, 102: (3610 + 7230 + 1860) / 3; kept: 103 alone
+grep -q '^nodeox_report_cf_seconds{group="broadened",figure="turnaround_mean_s",run="happened",stat="value"} 4233.33$' \
+	"$tmp/cf.prom" || fail "Prometheus: the broadened jobs' mean turnaround as happened"
+grep -q '^nodeox_report_cf_seconds{group="kept",figure="turnaround_mean_s",run="happened",stat="value"} 1200$' \
+	"$tmp/cf.prom" || fail "Prometheus: the kept jobs' mean turnaround as happened"
 # the untagged jobs (104, 105, 106 requeued, 108): (2400 + 1260 + 2420 + 660) / 4
 grep -q '^nodeox_report_cf_seconds{group="untagged",figure="turnaround_mean_s",run="happened",stat="value"} 1685$' \
 	"$tmp/cf.prom" || fail "Prometheus: the untagged jobs' mean turnaround as happened"
-for g in tagged untagged all; do
+for g in broadened kept record_lost untagged all; do
 	grep -q "^nodeox_report_cf_effect{group=\"$g\",figure=\"wait_mean_s\"," "$tmp/cf.prom" ||
 		fail "Prometheus: no plugin effect for the $g group"
+	grep -q "^nodeox_report_cf_verdict{group=\"$g\",verdict=\"[a-z ]*\"} 1$" "$tmp/cf.prom" ||
+		fail "Prometheus: no verdict for the $g group"
 done
+grep -q 'group="tagged"' "$tmp/cf.prom" && fail "Prometheus: a tagged group beside broadened and kept"
 # --plot: each of the 4 groups' wait and turnaround, happened against the model on and off
 for t in "happened" "model, plugin on" "model, plugin off"; do
 	[ "$(grep -c "<text>$t</text>" "$tmp/cf.svg")" = 8 ] || fail "--plot: 8 curves '$t'"
 done
 grep -q "broadened: turnaround" "$tmp/cf.svg" || fail "--plot: group titles"
 grep -q "^Counterfactual: nodeox-sim on the same jobs as submitted, 4 replicas" "$tmp/out.txt" || fail "cf table"
-sed -n '/^Counterfactual:/,$p' "$tmp/out.txt" | sed -n '/^untagged /,/ jobs: /p' > "$tmp/cf-untagged.txt"
+cf_rows() {   # cf_rows GROUP: the cf table's rows of GROUP, to its verdict
+	sed -n '/^Counterfactual:/,$p' "$tmp/out.txt" | sed -n "/^$1 /,/ verdict: /p" > "$tmp/cf-$1.txt"
+}
+cf_rows untagged
 grep -q "^ *turnaround_mean_s  *1685.0 " "$tmp/cf-untagged.txt" || fail "cf table: the untagged jobs' turnaround"
-grep -q "^ *jobs: 4 happened, [0-9]* replayed$" "$tmp/cf-untagged.txt" || fail "cf table: the untagged jobs' count"
+grep -q "^ *jobs: 4 happened, [0-9]* replayed (plugin on), [0-9]* (off)$" "$tmp/cf-untagged.txt" ||
+	fail "cf table: the untagged jobs' count"
+cf_rows broadened
+cf_rows kept
+# GROUP;a line of its rows;what it is (broadened wait p95 as nodeox-sim computes it: 30 + 0.9 x (60 - 30))
+while IFS=';' read -r grp pat what; do
+	grep -q "$pat" "$tmp/cf-$grp.txt" || fail "cf table: $grp: $what"
+done << 'ROWS'
+broadened;^broadened  *wait_mean_s  *33.3 ;wait (10 + 30 + 60) / 3
+broadened;^ *wait_p95_s  *57.0 ;wait p95
+broadened;^ *turnaround_mean_s  *4233.3 ;turnaround
+broadened;^ *jobs: 3 happened, 3 replayed (plugin on), 3 (off)$;count
+broadened;verdict: with the plugin, broadened jobs finished \(sooner\|later\|within noise\) ;verdict
+kept;^kept  *wait_mean_s  *600.0 ;wait
+kept;^ *turnaround_mean_s  *1200.0 ;turnaround
+kept;^ *jobs: 1 happened, 1 replayed (plugin on), 1 (off)$;count
+ROWS
+grep -q "^MODEL OFF: kept turnaround_mean_s: 1200.0 s happened; the model's plugin-on prediction is .*: off by .* s more than its range$" \
+	"$tmp/out.txt" || fail "cf table: the model's miss said plainly"
 "$bld/sim/nodeox-sacct-import" -q -k -o "$tmp/cf-trace.csv" "$hist" 2> /dev/null || fail "import for the cf"
-"$cf_sim" -q --cluster "$src/tests/sim/data/article" --replicas 4 --json "$tmp/sim.json" "$tmp/cf-trace.csv" ||
-	fail "nodeox-sim on the imported trace"
+# the groups by hand (history.txt's AdminComments), not by the report's rule
+printf 'job_id,label\n100,broadened\n101,broadened\n102,broadened\n103,kept\n104,untagged\n105,untagged\n106,untagged\n107,record_lost\n108,untagged\n' \
+	> "$tmp/labels.csv"
+"$cf_sim" -q --cluster "$src/tests/sim/data/article" --replicas 4 --labels "$tmp/labels.csv" --json "$tmp/sim.json" \
+	"$tmp/cf-trace.csv" || fail "nodeox-sim on the imported trace"
 python3 - "$tmp/cf.json" "$tmp/sim.json" << 'PY' || fail "counterfactual figures"
 import json, sys
 r = json.load(open(sys.argv[1])); s = json.load(open(sys.argv[2]))
 cf = r["counterfactual"]; assert cf["replicas"] == 4, cf
 g = r["groups"]
-assert cf["groups"]["tagged"]["jobs"] == g["broadened"]["jobs"] + g["kept"]["jobs"] + g["record_lost"]["jobs"]
-assert cf["groups"]["all"]["jobs"] == r["jobs"]
-# the untagged group: the history's untagged jobs, nodeox-sim's "untagged"
+names = ("broadened", "kept", "record_lost", "untagged")
+assert set(cf["groups"]) == set(names) | {"all"}, cf["groups"].keys()
+for n in names:
+    assert cf["groups"][n]["jobs"] == g[n]["jobs"], n
+assert sum(cf["groups"][n]["jobs"] for n in names) == cf["groups"]["all"]["jobs"] == r["jobs"]
+assert sum(cf["groups"][n]["replayed_jobs"] for n in names) == cf["groups"]["all"]["replayed_jobs"]
 u = cf["groups"]["untagged"]
-assert u["jobs"] == g["untagged"]["jobs"] == 4, u["jobs"]
-assert u["jobs"] + cf["groups"]["tagged"]["jobs"] == cf["groups"]["all"]["jobs"]
-assert u["replayed_jobs"] + cf["groups"]["tagged"]["replayed_jobs"] == cf["groups"]["all"]["replayed_jobs"]
-assert abs(u["turnaround_mean_s"]["actual"] - g["untagged"]["turnaround"]["mean"]) < 1e-3
-assert abs(u["turnaround_mean_s"]["actual"] - (2400 + 1260 + 2420 + 660) / 4) < 1e-3
-assert abs(u["wait_mean_s"]["actual"] - g["untagged"]["wait"]["mean"]) < 1e-3
-for name, sg in (("tagged", "flex"), ("untagged", "untagged"), ("all", "all")):
+assert u["jobs"] == 4 and abs(u["turnaround_mean_s"]["actual"] - (2400 + 1260 + 2420 + 660) / 4) < 1e-3
+b = cf["groups"]["broadened"]
+assert b["jobs"] == 3 and abs(b["turnaround_mean_s"]["actual"] - (3610 + 7230 + 1860) / 3) < 1e-3, b
+assert abs(b["wait_mean_s"]["actual"] - (10 + 30 + 60) / 3) < 1e-3 and b["wait_p50_s"]["actual"] == 30
+assert abs(b["wait_p95_s"]["actual"] - 57) < 1e-3 and abs(b["turnaround_p95_s"]["actual"] - (3610 + 0.9 * 3620)) < 1e-3
+k = cf["groups"]["kept"]
+assert k["jobs"] == 1 and k["wait_mean_s"]["actual"] == 600 and k["turnaround_mean_s"]["actual"] == 1200, k
+for name in names + ("all",):
     c = cf["groups"][name]
-    assert c["replayed_jobs"] == s["nodeox"][sg]["jobs"], (name, c["replayed_jobs"])
+    sg = lambda run: s[run]["all"] if name == "all" else s[run]["labels"][name]
+    assert c["replayed_jobs"] == sg("nodeox")["jobs"] and c["replayed_jobs_off"] == sg("baseline")["jobs"], name
     for key, v in c.items():
         if not isinstance(v, dict):
             continue
         for side, run in (("on", "nodeox"), ("off", "baseline")):
-            for k, suffix in (("median", ""), ("lo", "_lo"), ("hi", "_hi")):
-                assert abs(v[side][k] - s[run][sg][key + suffix]) < 1e-3, (name, key, side, k)
+            for st, suffix in (("median", ""), ("lo", "_lo"), ("hi", "_hi")):
+                assert abs(v[side][st] - sg(run)[key + suffix]) < 1e-3, (name, key, side, st)
         on, off = v["on"], v["off"]
         want = "sooner" if on["hi"] < off["lo"] else "later" if on["lo"] > off["hi"] else "within noise"
         assert v["plugin"] == want, (name, key, v)
         assert v["model_off"] == (v["actual"] < on["lo"] or v["actual"] > on["hi"]), (name, key, v)
-t = cf["groups"]["tagged"]["turnaround_mean_s"]["actual"]
-assert abs(t - (3610 + 7230 + 1860 + 1200 + 1800) / 5) < 1e-3, t
-print("counterfactual: figures are nodeox-sim's, verdicts follow the ranges")
+    assert c["verdict"] == c["turnaround_mean_s"]["plugin"], name
+print("counterfactual: figures are nodeox-sim's per group, verdicts follow the ranges")
 PY
+# one replica: the model's figures of broadened and kept are the means of
+# nodeox-sim's own per-job rows (--jobs) of those jobs, plugin on and off
+NODEOX_SIM=$cf_sim "$nodeox" report --cluster "$src/tests/sim/data/article" --replicas 1 --json "$tmp/cf1.json" \
+	"$hist" > /dev/null 2>&1 || fail "counterfactual with one replica"
+"$cf_sim" -q --cluster "$src/tests/sim/data/article" --replicas 1 --jobs "$tmp/jobs1.csv" "$tmp/cf-trace.csv" ||
+	fail "nodeox-sim --jobs"
+python3 - "$tmp/cf1.json" "$tmp/jobs1.csv" << 'PY' || fail "broadened and kept against nodeox-sim's per-job rows"
+import csv, json, sys
+cf = json.load(open(sys.argv[1]))["counterfactual"]["groups"]
+rows = [r for r in csv.DictReader(open(sys.argv[2])) if r["status"] in ("done", "timeout")]
+for name, ids in (("broadened", {"100", "101", "102"}), ("kept", {"103"})):
+    for side, policy in (("on", "nodeox"), ("off", "baseline")):
+        mine = [r for r in rows if r["policy"] == policy and r["job_id"] in ids]
+        ta = sum(int(r["end"]) - int(r["submit"]) for r in mine) / len(mine)
+        w = sum(int(r["wait"]) for r in mine) / len(mine)
+        got = cf[name]
+        assert abs(got["turnaround_mean_s"][side]["median"] - ta) < 1e-3, (name, side, got["turnaround_mean_s"], ta)
+        assert abs(got["wait_mean_s"][side]["median"] - w) < 1e-3, (name, side, got["wait_mean_s"], w)
+        print(f"{name} {side}: turnaround mean {ta:.1f} s, wait mean {w:.1f} s over {len(mine)} jobs")
+PY
+# a period with no tagged job: broadened and kept have no jobs, said so, no verdict
+NODEOX_SIM=$cf_sim "$nodeox" report --cluster "$src/tests/sim/data/article" --replicas 2 --json "$tmp/cfu.json" \
+	"$tmp/untagged.txt" > "$tmp/out.txt" 2> /dev/null || fail "counterfactual of an untagged period"
+grep -q "^broadened   no jobs in this period, none in the model$" "$tmp/out.txt" || fail "cf: no broadened jobs"
+grep -q "^kept        no jobs in this period, none in the model$" "$tmp/out.txt" || fail "cf: no kept jobs"
+python3 -c 'import json,sys; g=json.load(open(sys.argv[1]))["counterfactual"]["groups"]
+assert g["broadened"]["jobs"] == 0 and g["broadened"]["verdict"] == "no jobs", g["broadened"]
+assert g["broadened"]["turnaround_mean_s"]["on"]["median"] is None and g["untagged"]["jobs"] == 4' "$tmp/cfu.json" ||
+	fail "cf JSON of an untagged period"
 # a nodeox-sim that cannot run: said, and the rest of the report still made
 NODEOX_SIM=/nonexistent/nodeox-sim "$nodeox" report --cluster "$src/tests/sim/data/article" --json "$tmp/x.json" \
 	"$hist" > "$tmp/out.txt" 2> "$tmp/err"

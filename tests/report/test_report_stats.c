@@ -2,7 +2,8 @@
  * test_report_stats.c: cmocka unit tests of `nodeox report`'s figures
  * (cli/report_stats.c) on real files and histories: the history reader
  * (sim/sacct/sacct_history.c: bad lines named and skipped, sacct -D runs of a
- * requeued job merged, foreign AdminComments counted), the groups, the
+ * requeued job merged, foreign AdminComments counted, among them one that
+ * Slurm 25.11's `scancel --admin-comment` replaced), the groups, the
  * distributions, the end-state cells and their flags (Fisher's exact test,
  * values checked against Python's math.comb), the reasons of kept jobs from
  * the policy library, and --price.
@@ -285,7 +286,62 @@ static void test_price(void **state)
 	free(p);
 }
 
+/* Slurm 25.11's `scancel --admin-comment=TEXT` sets the job's AdminComment
+ * to TEXT, replacing what was there (src/slurmctld/job_mgr.c of 25.11.7:
+ * xfree(job_ptr->admin_comment) then xstrdup of the kill message's), so a
+ * broadened job cancelled so loses the plugin's record. The host cluster is
+ * 22.05 (no such option), so these are sacct rows as 25.11 writes them: 201
+ * broadened, then cancelled with an admin comment while running (its
+ * request in accounting untyped, as the plugin rewrote it): record lost,
+ * counted and named; 202 tagged, cancelled so while pending: never started,
+ * not a GPU job of the report, not counted; 203 untagged, cancelled so:
+ * counted by the reader (an AdminComment that is not nodeox's) but untagged
+ * in the report; 204 broadened and cancelled without one: broadened. */
+static void test_admin_comment_replaced(void **state)
+{
+	static const char text[] = HDR
+		"201|ann|nlp|gpu|2026-11-02T08:00:00|2026-11-02T08:00:05|2026-11-02T08:10:05|01:00:00|"
+		"billing=1,cpu=1,gres/gpu=1,mem=500M,node=1|billing=1,cpu=1,gres/gpu:l40s=1,gres/"
+		"gpu=1,mem=500M,"
+		"node=1|1|CANCELLED by 0|nodeox:flex|drained for maintenance\n"
+		"202|ann|nlp|gpu|2026-11-02T08:01:00|Unknown|2026-11-02T08:05:00|01:00:00|"
+		"billing=1,cpu=1,gres/gpu:a100=1,gres/gpu=1,mem=500M,node=1||0|CANCELLED by 0|nodeox:flex|"
+		"drained for maintenance\n"
+		"203|bea|vision|gpu|2026-11-02T08:02:00|2026-11-02T08:02:01|2026-11-02T08:10:05|01:00:00|"
+		"billing=1,cpu=1,gres/gpu:a100=1,gres/gpu=1,mem=500M,node=1|billing=1,cpu=1,gres/gpu:a100=1,"
+		"gres/gpu=1,mem=500M,node=1|1|CANCELLED by 0||drained for maintenance\n"
+		"204|ann|nlp|gpu|2026-11-02T08:03:00|2026-11-02T08:03:02|2026-11-02T08:10:05|01:00:00|"
+		"billing=1,cpu=1,gres/gpu=1,mem=500M,node=1|billing=1,cpu=1,gres/gpu:l40s=1,gres/"
+		"gpu=1,mem=500M,"
+		"node=1|1|CANCELLED by 1000|nodeox:flex|nodeox: changed v=1 type=a100 gpus=node:1 "
+		"tag=nodeox:flex\n";
+	sacct_history_t h;
+	report_t r;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	assert_int_equal(read_text(text, &h), 0);
+	assert_int_equal(h.njobs, 3);
+	assert_int_equal(h.n_unstarted, 1); /* 202 */
+	assert_int_equal(h.n_foreign, 2);
+	assert_string_equal(h.foreign_ids, "201 203");
+	assert_int_equal(job_by_id(&h, "201")->record, SACCT_RECORD_FOREIGN);
+	assert_int_equal(report_group_of(job_by_id(&h, "201")), REPORT_LOST);
+	assert_int_equal(report_group_of(job_by_id(&h, "203")), REPORT_UNTAGGED);
+	assert_int_equal(report_group_of(job_by_id(&h, "204")), REPORT_BROADENED);
+	memset(&r, 0, sizeof(r));
+	assert_int_equal(report_build(&h, NULL, &r), 0);
+	assert_int_equal(r.group[REPORT_LOST].jobs, 1);
+	assert_int_equal(r.nlost, 1);
+	assert_string_equal(r.lost_ids[0], "201");
+	assert_int_equal(r.group[REPORT_BROADENED].jobs, 1);
+	assert_int_equal(r.group[REPORT_UNTAGGED].jobs, 1);
+	assert_int_equal(report_state_of(job_by_id(&h, "201")->state), REPORT_ST_CANCELLED);
+	report_free(&r);
+	sacct_history_free(&h);
+}
+
 NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_history_file), cmocka_unit_test(test_groups),
 		 cmocka_unit_test(test_fisher), cmocka_unit_test(test_flag),
 		 cmocka_unit_test(test_kept_reasons), cmocka_unit_test(test_percentiles),
-		 cmocka_unit_test(test_price))
+		 cmocka_unit_test(test_price), cmocka_unit_test(test_admin_comment_replaced))
