@@ -12,6 +12,9 @@
 #include "runtime/nodeox_rt.h"
 
 /* ------------------------------------------------------------ rt_util.c */
+/* "NAME: rank R: " (rank < 0: "NAME: "), the formatted message and a
+ * newline to stderr in one write(2), so ranks' lines do not interleave. */
+void rt_util_say(int rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print "nodeox-run: rank R: msg" and exit with code. */
 void rt_util_die(const nodeox_rt_t *rt, int code, const char *msg);
 /* what messages start with: cfg.api (e.g. "nodeox.torch") or "nodeox-run" */
