@@ -56,6 +56,20 @@ void rt_fault_stop(void);
 /* ------------------------------------------------------------ rt_comm.c */
 typedef struct rt_comm rt_comm_t;
 
+/* MPI_Init_thread, this process's rank and MPI's world size. */
+void rt_comm_mpi_start(int *argc, char ***argv, int *rank, int *world);
+/* The rank among MPI's ranks sharing this node. */
+int rt_comm_mpi_node_rank(int rank);
+/* From now on every collective goes to ops (started here: *rank, *world are
+ * the group's). -1 with err when ops->start fails. */
+int rt_comm_use_ops(const nodeox_comm_ops_t *ops, int on_device, int *rank, int *world, char *err,
+		    size_t errlen);
+/* "MPI" or the caller's collectives' name. */
+const char *rt_comm_name(void);
+/* End the job now: MPI_Abort, or _exit(code) under the caller's collectives. */
+void rt_comm_abort(int code) __attribute__((noreturn));
+void rt_comm_finish(void); /* MPI_Finalize */
+
 rt_comm_t *rt_comm_create(int rank, int world, const nodeox_backend_t *be);
 void rt_comm_destroy(rt_comm_t *c);
 /* In-place sum over ranks of n floats in backend memory (device buffers go
