@@ -4,9 +4,9 @@
 # torch.distributed (Gloo on the CPU; python/nodeox/torch/_dist.py). The
 # torchrun beside the interpreter (the pip lane's venv) starts the ranks;
 # without a working one (Debian's python3-torch 1.13: its torchrun fails
-# under Python 3.11 in its own argument handling) the same env://
-# variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR, MASTER_PORT) are set
-# from here, as any env:// launcher would. The same run (train_mlp.py, the
+# under Python 3.11 in its own argument handling) a small launcher here
+# sets the same env:// variables (RANK, WORLD_SIZE, LOCAL_RANK, MASTER_ADDR,
+# MASTER_PORT) and, as torchrun's agent, ends the others when one fails. The same run (train_mlp.py, the
 # same seeds, emulated speeds, so the same rounds) under mpirun is the
 # reference:
 #   - 2 ranks at speeds 1, 0.5 (20 synchronous steps, then rounds of 10 and
@@ -18,7 +18,8 @@
 #     different orders: about one float32 rounding, 1.2e-7, per sum; the
 #     runs measured 1.2e-7 apart; with _dist.py's all-reduce made a no-op,
 #     as tried, the 2-rank runs were 0.33 apart and the test failed);
-#   - a rank killed in round 3: the job ends non-zero before the timeout.
+#   - a rank killed in round 3: the job ends non-zero before the timeout;
+#   - a rank hanging in round 3: rank 0's watchdog line, the job ends.
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 . "$top_srcdir/tests/torch/torch-env.sh"
 RT_TIMEOUT=300
@@ -35,16 +36,26 @@ tr_env() {
             --master_port "$te_port" "$TR_DIR/$te_script" "$@"
         return
     fi
-    te_r=0; te_pids=""
-    while [ "$te_r" -lt "$te_np" ]; do
-        MASTER_ADDR=127.0.0.1 MASTER_PORT=$te_port RANK=$te_r LOCAL_RANK=$te_r WORLD_SIZE=$te_np \
-            LOCAL_WORLD_SIZE=$te_np timeout "$RT_TIMEOUT" nice "$TR_PY" "$TR_DIR/$te_script" "$@" &
-        te_pids="$te_pids $!"
-        te_r=$((te_r + 1))
-    done
-    te_rc=0
-    for te_pid in $te_pids; do wait "$te_pid" || te_rc=$?; done
-    return "$te_rc"
+    # as torchrun's agent does: one rank per process, and when one fails
+    # the others are ended; past $RT_TIMEOUT all are, with exit 124
+    "$TR_PY" - "$te_np" "$te_port" "$RT_TIMEOUT" "$TR_DIR/$te_script" "$@" <<'PY'
+import os, subprocess, sys, time
+np, port, limit, cmd = int(sys.argv[1]), sys.argv[2], float(sys.argv[3]), sys.argv[4:]
+procs = [subprocess.Popen(["nice", sys.executable] + cmd, env=dict(
+    os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=port, RANK=str(r), LOCAL_RANK=str(r),
+    WORLD_SIZE=str(np), LOCAL_WORLD_SIZE=str(np))) for r in range(np)]
+rc, t0 = 0, time.time()
+while any(p.poll() is None for p in procs):
+    failed = [p.returncode for p in procs if p.returncode not in (None, 0)]
+    if (failed or time.time() - t0 > limit) and rc == 0:
+        rc = failed[0] if failed else 124
+        for p in procs:
+            if p.poll() is None:
+                p.terminate()
+    time.sleep(0.2)
+rc = rc or next((p.returncode for p in procs if p.returncode != 0), 0)
+sys.exit(rc if rc >= 0 else 128 - rc)  # a signal: 128 + its number
+PY
 }
 # torchrun must start a trivial job (Debian's does not: its last line says why)
 if [ -x "$TR_RUN" ] && ! probe=$(timeout 120 "$TR_RUN" --nproc_per_node 1 --master_addr 127.0.0.1 \
@@ -99,4 +110,14 @@ took=$(($(date +%s) - start))
 tail -5 "$RT_WORK/kill.out"
 echo "rank 1 killed in round 3: exit $rc after ${took}s"
 [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$took" -lt 120 ] || fail "the torchrun job with a killed rank did not end by itself (exit $rc, ${took}s)"
+# a rank hanging: torch.distributed waits (Gloo's own timeout is 30 min), the
+# engine's watchdog ends rank 0 at its deadline
+start=$(date +%s)
+tr_env 2 train_mlp.py $common --steps 1000 --speeds 1,0.5 --hang-at 1:3 --fault-initial 10 >"$RT_WORK/hang.out" 2>&1
+rc=$?
+took=$(($(date +%s) - start))
+echo "rank 1 hanging in round 3: exit $rc after ${took}s"
+grep "^nodeox.torch: rank 0: all-gather at .* past the deadline" "$RT_WORK/hang.out" ||
+    { tail -20 "$RT_WORK/hang.out"; fail "no watchdog line from rank 0"; }
+[ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$took" -lt 150 ] || fail "the torchrun job with a hung rank did not end by itself (exit $rc, ${took}s)"
 echo PASS
