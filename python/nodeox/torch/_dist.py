@@ -47,6 +47,7 @@ class TorchComm:
     def __init__(self):
         self.backend = None
         self.host_group = None  # None: the default group carries host buffers too
+        self.created = False    # the default group is ours (stop() destroys it)
         self._tensors = {}      # (addr, size, dtype, device) -> tensor over that memory
 
     def start(self, on_device):
@@ -55,6 +56,7 @@ class TorchComm:
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
         if not dist.is_initialized():
             dist.init_process_group(backend=self.backend, init_method="env://")
+            self.created = True
         elif dist.get_backend() != self.backend:
             raise RuntimeError("torch.distributed is already up with backend %s; the engine needs %s"
                                % (dist.get_backend(), self.backend))
@@ -63,8 +65,10 @@ class TorchComm:
         return dist.get_rank(), dist.get_world_size()
 
     def stop(self):
-        if dist.is_initialized():
+        if self.created and dist.is_initialized():
             dist.destroy_process_group()
+        elif self.host_group is not None:
+            dist.destroy_process_group(self.host_group)
         self._tensors.clear()
 
     def _host(self, addr, nbytes, dtype, keep=False):
