@@ -24,14 +24,13 @@
 . "$top_srcdir/tests/torch/torch-env.sh"
 RT_TIMEOUT=300
 fail() { echo "FAIL: $*"; exit 1; }
-TR_RUN="$(dirname "$TR_PY")/torchrun"
-tr_port() { "$TR_PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+tr_find_torchrun
 
 # tr_env NP SCRIPT ARGS...: SCRIPT on NP ranks of an env:// launch
 tr_env() {
     te_np=$1; te_script=$2; shift 2
     te_port=$(tr_port)
-    if [ -x "$TR_RUN" ]; then
+    if [ -n "$TR_RUN" ]; then
         timeout "$RT_TIMEOUT" nice "$TR_RUN" --nproc_per_node "$te_np" --master_addr 127.0.0.1 \
             --master_port "$te_port" "$TR_DIR/$te_script" "$@"
         return
@@ -57,13 +56,7 @@ rc = rc or next((p.returncode for p in procs if p.returncode != 0), 0)
 sys.exit(rc if rc >= 0 else 128 - rc)  # a signal: 128 + its number
 PY
 }
-# torchrun must start a trivial job (Debian's does not: its last line says why)
-if [ -x "$TR_RUN" ] && ! probe=$(timeout 120 "$TR_RUN" --nproc_per_node 1 --master_addr 127.0.0.1 \
-    --master_port "$(tr_port)" --no_python true 2>&1); then
-    echo "$TR_RUN does not start a job: $(echo "$probe" | tail -1)"
-    TR_RUN=/nonexistent
-fi
-if [ -x "$TR_RUN" ]; then echo "launcher: $TR_RUN"; else echo "launcher: env:// variables set here"; fi
+if [ -n "$TR_RUN" ]; then echo "launcher: $TR_RUN"; else echo "launcher: env:// variables set here"; fi
 
 common="--max-train 4000 --steps 80 --seed 3 --hidden 32 -H 10 --sync-warmup 20 --schedule --warmup-steps 50 --base-ms 8"
 for np in 2 4; do
