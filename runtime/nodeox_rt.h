@@ -76,6 +76,27 @@ typedef enum {
 	NODEOX_PLAN_FIXED = 2  /* H_i = H for everyone (plain local SGD) */
 } nodeox_plan_t;
 
+/* Collectives supplied by the caller instead of MPI: nodeox.torch under
+ * torchrun hands the engine torch.distributed's (Gloo, or NCCL for device
+ * buffers). The engine uses them only when MPI sees a world of one and the
+ * launcher's environment (RANK, WORLD_SIZE) says more; start() then sets the
+ * group up. Buffers are host memory unless on_device; every function
+ * returns 0, or -1 with a message in err (the engine names the call's
+ * file:line and exits NODEOX_RT_EXIT_COMM). */
+enum { NODEOX_COMM_F32 = 0, NODEOX_COMM_F64 = 1 };
+typedef struct nodeox_comm_ops {
+	const char *name; /* for messages, e.g. "torch.distributed" */
+	/* join the group (on_device: device buffers will be reduced); *rank and
+	 * *world: what the group says */
+	int (*start)(int on_device, int *rank, int *world, char *err, size_t errlen);
+	/* in-place sum of n items of dtype (NODEOX_COMM_F32 or _F64) */
+	int (*allreduce_sum)(void *buf, size_t n, int dtype, int on_device, char *err, size_t errlen);
+	/* recv holds world * bytes: rank i's bytes from send at i * bytes */
+	int (*allgather)(const void *send, void *recv, size_t bytes, char *err, size_t errlen);
+	int (*bcast)(void *buf, size_t bytes, int root, char *err, size_t errlen);
+	int (*barrier)(char *err, size_t errlen);
+} nodeox_comm_ops_t;
+
 typedef struct nodeox_rt_config {
 	nodeox_rt_mode_t mode;
 	nodeox_combine_t combine;
@@ -131,6 +152,9 @@ typedef struct nodeox_rt_config {
 	/* who drives the engine, for its messages: NULL for nodeox-run (they name
 	 * its options), else the API's name (e.g. "nodeox.torch") */
 	const char *api;
+	/* collectives to use when MPI did not launch the job (NULL: MPI only;
+	 * then a world of one with a launcher saying more is an error) */
+	const nodeox_comm_ops_t *comm_ops;
 	/* failure handling */
 	double fault_initial_s; /* deadline before any round time is known */
 	double fault_factor;    /* deadline = factor * longest round + min */
@@ -171,8 +195,8 @@ void nodeox_rt_config_defaults(nodeox_rt_config_t *cfg);
  * (text printed), or -1 with a message naming the option in err. */
 int nodeox_rt_config_parse(nodeox_rt_config_t *cfg, int argc, char **argv, char *err, size_t errlen);
 
-/* Start MPI, read rank/size/local rank, pick the device, start the fault
- * watchdog. Exits the process on failure (there is no one to report to). */
+/* Start MPI (or cfg->comm_ops: see nodeox_comm_ops_t), read rank/size/local
+ * rank, pick the device, start the fault watchdog. Exits the process on failure (there is no one to report to). */
 nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *cfg);
 
 int nodeox_rt_rank(const nodeox_rt_t *rt);
@@ -268,6 +292,11 @@ void nodeox_rt_bcast_host(nodeox_rt_t *rt, void *buf, size_t bytes);
  * wall_s is left 0. */
 void nodeox_rt_result(nodeox_rt_t *rt, nodeox_rt_result_t *res);
 
+/* What the engine communicates through: "MPI" or cfg->comm_ops->name. */
+const char *nodeox_rt_comm_name(const nodeox_rt_t *rt);
+/* End every rank of the job now (MPI_Abort; under comm_ops this process
+ * only, and the launcher ends the others). */
+void nodeox_rt_abort(int code);
 /* Stop the watchdog, free buffers, MPI_Finalize. */
 void nodeox_rt_finalize(nodeox_rt_t *rt);
 

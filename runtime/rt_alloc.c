@@ -18,7 +18,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,10 +167,10 @@ void rt_alloc_apply(nodeox_rt_t *rt, const rt_alloc_t *a)
 	int world = rt->env.world, any = 0;
 	rt_alloc_t *all = calloc((size_t)world, sizeof *all);
 	if (all == NULL) {
-		fprintf(stderr, "%s: rank %d: out of memory\n", rt_util_name(), rt->env.rank);
+		rt_util_say(rt->env.rank, "out of memory");
 		exit(NODEOX_RT_EXIT_USAGE);
 	}
-	mpiCheck(MPI_Allgather(a, (int)sizeof *a, MPI_BYTE, all, (int)sizeof *a, MPI_BYTE, MPI_COMM_WORLD));
+	rt_comm_allgather(rt->comm, a, all, sizeof *a, __FILE__, __LINE__);
 	for (int i = 0; i < world; i++)
 		any |= all[i].active;
 	if (!any) {

@@ -43,9 +43,8 @@ typedef struct ckpt_header {
 
 static void _ckpt_die(const nodeox_rt_t *rt, const char *path, const char *what)
 {
-	fprintf(stderr, "%s: rank %d: checkpoint %s: %s%s%s\n", rt_util_name(), rt->env.rank, path, what,
-		errno ? ": " : "", errno ? strerror(errno) : "");
-	fflush(stderr);
+	int e = errno;
+	rt_util_say(rt->env.rank, "checkpoint %s: %s%s%s", path, what, e ? ": " : "", e ? strerror(e) : "");
 	exit(NODEOX_RT_EXIT_CHECKPOINT);
 }
 

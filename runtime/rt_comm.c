@@ -7,6 +7,13 @@
  * the check instead of aborting somewhere inside the library. Each call is
  * armed with the fault watchdog (rt_fault.c) so a dead peer cannot hang us.
  *
+ * Or over collectives the caller supplies (nodeox_comm_ops_t: nodeox.torch
+ * under torchrun hands in torch.distributed's, Gloo or NCCL): once
+ * rt_comm_use_ops has been called, every operation below goes to them and
+ * MPI only stands by (a world of one, initialised and finalised). This file
+ * is the one place the runtime talks to MPI or to the caller's collectives:
+ * start, the node-local rank, abort and finish are here too.
+ *
  * MPI collectives are started non-blocking and completed by polling with
  * short sleeps: a fast worker waiting for a slow one (the normal case with
  * mixed speeds) then leaves the CPU to the others instead of spinning in
@@ -30,6 +37,10 @@
 
 #include "runtime/rt_internal.h"
 
+/* The caller's collectives (one engine per process), NULL for MPI. */
+static const nodeox_comm_ops_t *comm_ops;
+static int comm_rank = -1;
+
 struct rt_comm {
 	int rank, world;
 	const nodeox_backend_t *be;
@@ -50,10 +61,71 @@ void rt_comm_mpi_fail(int err, const char *expr, const char *file, int line)
 	MPI_Error_string(err, msg, &len);
 	int rank = -1;
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-	fprintf(stderr, "%s: rank %d: %s failed at %s:%d: %s (exit %d)\n", rt_util_name(), rank, expr, file, line,
-		msg, NODEOX_RT_EXIT_COMM);
-	fflush(stderr);
+	rt_util_say(rank, "%s failed at %s:%d: %s (exit %d)", expr, file, line, msg, NODEOX_RT_EXIT_COMM);
 	_exit(NODEOX_RT_EXIT_COMM);
+}
+
+/* A call of the caller's collectives returned -1 with err. */
+static void _comm_ops_fail(const char *what, const char *err, const char *file, int line)
+{
+	fflush(stdout);
+	rt_util_say(comm_rank, "%s %s failed at %s:%d: %s (exit %d)", comm_ops->name, what, file, line, err,
+		    NODEOX_RT_EXIT_COMM);
+	_exit(NODEOX_RT_EXIT_COMM);
+}
+#define opsCheck(what, call)                                        \
+	do {                                                        \
+		char ops_err_[512] = "";                            \
+		if ((call) != 0)                                    \
+			_comm_ops_fail(what, ops_err_, file, line); \
+	} while (0)
+
+void rt_comm_mpi_start(int *argc, char ***argv, int *rank, int *world)
+{
+	int provided = 0;
+	mpiCheck(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
+	mpiCheck(MPI_Comm_rank(MPI_COMM_WORLD, rank));
+	mpiCheck(MPI_Comm_size(MPI_COMM_WORLD, world));
+	comm_rank = *rank;
+}
+
+int rt_comm_mpi_node_rank(int rank)
+{
+	MPI_Comm node;
+	int local = 0;
+	mpiCheck(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node));
+	mpiCheck(MPI_Comm_rank(node, &local));
+	mpiCheck(MPI_Comm_free(&node));
+	return local;
+}
+
+int rt_comm_use_ops(const nodeox_comm_ops_t *ops, int on_device, int *rank, int *world, char *err,
+		    size_t errlen)
+{
+	if (ops->start(on_device, rank, world, err, errlen) != 0)
+		return -1;
+	comm_ops = ops;
+	comm_rank = *rank;
+	return 0;
+}
+
+const char *rt_comm_name(void)
+{
+	return comm_ops ? comm_ops->name : "MPI";
+}
+
+void rt_comm_abort(int code)
+{
+	fflush(stdout);
+	fflush(stderr);
+	if (comm_ops == NULL)
+		MPI_Abort(MPI_COMM_WORLD, code);
+	_exit(code); /* this process: the launcher (torchrun) ends the others */
+}
+
+void rt_comm_finish(void)
+{
+	MPI_Finalize();
 }
 
 /* Complete req: spin briefly (cheap when peers are already there), then
@@ -76,9 +148,8 @@ static void _comm_wait(MPI_Request *req, const char *file, int line)
 #ifdef RT_COMM_NCCL
 static void _comm_nccl_fail(ncclResult_t r, const char *expr, const char *file, int line)
 {
-	fprintf(stderr, "%s: %s failed at %s:%d: %s (exit %d)\n", rt_util_name(), expr, file, line,
-		ncclGetErrorString(r), NODEOX_RT_EXIT_COMM);
-	fflush(stderr);
+	rt_util_say(comm_rank, "%s failed at %s:%d: %s (exit %d)", expr, file, line, ncclGetErrorString(r),
+		    NODEOX_RT_EXIT_COMM);
 	_exit(NODEOX_RT_EXIT_COMM);
 }
 #define ncclCheck(expr)                                                       \
@@ -87,14 +158,14 @@ static void _comm_nccl_fail(ncclResult_t r, const char *expr, const char *file, 
 		if (nccl_rc_ != ncclSuccess)                                  \
 			_comm_nccl_fail(nccl_rc_, #expr, __FILE__, __LINE__); \
 	} while (0)
-#define cudaCheck(expr)                                                                                    \
-	do {                                                                                               \
-		cudaError_t cuda_rc_ = (expr);                                                             \
-		if (cuda_rc_ != cudaSuccess) {                                                             \
-			fprintf(stderr, "%s: %s failed at %s:%d: %s\n", rt_util_name(), #expr, __FILE__, __LINE__, \
-				cudaGetErrorString(cuda_rc_));                                             \
-			_exit(NODEOX_RT_EXIT_COMM);                                                        \
-		}                                                                                          \
+#define cudaCheck(expr)                                                                             \
+	do {                                                                                        \
+		cudaError_t cuda_rc_ = (expr);                                                      \
+		if (cuda_rc_ != cudaSuccess) {                                                      \
+			rt_util_say(comm_rank, "%s failed at %s:%d: %s", #expr, __FILE__, __LINE__, \
+				    cudaGetErrorString(cuda_rc_));                                  \
+			_exit(NODEOX_RT_EXIT_COMM);                                                 \
+		}                                                                                   \
 	} while (0)
 #endif
 
@@ -102,7 +173,7 @@ rt_comm_t *rt_comm_create(int rank, int world, const nodeox_backend_t *be)
 {
 	rt_comm_t *c = calloc(1, sizeof *c);
 	if (c == NULL) {
-		fprintf(stderr, "%s: out of memory at %s:%d\n", rt_util_name(), __FILE__, __LINE__);
+		rt_util_say(rank, "out of memory at %s:%d", __FILE__, __LINE__);
 		exit(NODEOX_RT_EXIT_COMM);
 	}
 	c->rank = rank;
@@ -110,7 +181,7 @@ rt_comm_t *rt_comm_create(int rank, int world, const nodeox_backend_t *be)
 	c->be = be;
 	mpiCheck(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 #ifdef RT_COMM_NCCL
-	if (be->on_device) {
+	if (be->on_device && comm_ops == NULL) { /* the caller's collectives bring their own NCCL */
 		ncclUniqueId id;
 		if (rank == 0)
 			ncclCheck(ncclGetUniqueId(&id));
@@ -143,6 +214,13 @@ void rt_comm_allreduce_sum(rt_comm_t *c, float *buf, size_t n, const char *file,
 {
 	c->bytes += (double)n * sizeof(float);
 	rt_fault_arm("all-reduce", file, line);
+	if (comm_ops) {
+		c->be->sync(); /* the backend's kernels have written buf */
+		opsCheck("all-reduce", comm_ops->allreduce_sum(buf, n, NODEOX_COMM_F32, c->be->on_device,
+							       ops_err_, sizeof ops_err_));
+		rt_fault_disarm();
+		return;
+	}
 #ifdef RT_COMM_NCCL
 	if (c->use_nccl) {
 		ncclCheck(ncclAllReduce(buf, buf, n, ncclFloat, ncclSum, c->nccl, c->stream));
@@ -158,7 +236,7 @@ void rt_comm_allreduce_sum(rt_comm_t *c, float *buf, size_t n, const char *file,
 			free(c->stage);
 			c->stage = malloc(n * sizeof(float));
 			if (c->stage == NULL) {
-				fprintf(stderr, "%s: out of memory at %s:%d\n", rt_util_name(), __FILE__, __LINE__);
+				rt_util_say(c->rank, "out of memory at %s:%d", __FILE__, __LINE__);
 				_exit(NODEOX_RT_EXIT_COMM);
 			}
 			c->stage_n = n;
@@ -184,6 +262,11 @@ void rt_comm_allgather(rt_comm_t *c, const void *send, void *recv, size_t bytes,
 {
 	c->bytes += (double)bytes;
 	rt_fault_arm("all-gather", file, line);
+	if (comm_ops) {
+		opsCheck("all-gather", comm_ops->allgather(send, recv, bytes, ops_err_, sizeof ops_err_));
+		rt_fault_disarm();
+		return;
+	}
 	MPI_Request req;
 	mpiCheck(
 		MPI_Iallgather(send, (int)bytes, MPI_BYTE, recv, (int)bytes, MPI_BYTE, MPI_COMM_WORLD, &req));
@@ -195,6 +278,12 @@ void rt_comm_allreduce_host_double(rt_comm_t *c, double *buf, size_t n, const ch
 {
 	c->bytes += (double)(n * sizeof(double));
 	rt_fault_arm("all-reduce (host doubles)", file, line);
+	if (comm_ops) {
+		opsCheck("all-reduce",
+			 comm_ops->allreduce_sum(buf, n, NODEOX_COMM_F64, 0, ops_err_, sizeof ops_err_));
+		rt_fault_disarm();
+		return;
+	}
 	MPI_Request req;
 	mpiCheck(MPI_Iallreduce(MPI_IN_PLACE, buf, (int)n, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD, &req));
 	_comm_wait(&req, file, line);
@@ -206,6 +295,11 @@ void rt_comm_bcast(rt_comm_t *c, void *buf, size_t bytes, int root, const char *
 	if (c->rank == root)
 		c->bytes += (double)bytes;
 	rt_fault_arm("broadcast", file, line);
+	if (comm_ops) {
+		opsCheck("broadcast", comm_ops->bcast(buf, bytes, root, ops_err_, sizeof ops_err_));
+		rt_fault_disarm();
+		return;
+	}
 	MPI_Request req;
 	mpiCheck(MPI_Ibcast(buf, (int)bytes, MPI_BYTE, root, MPI_COMM_WORLD, &req));
 	_comm_wait(&req, file, line);
@@ -216,6 +310,11 @@ void rt_comm_barrier(rt_comm_t *c, const char *file, int line)
 {
 	(void)c;
 	rt_fault_arm("barrier", file, line);
+	if (comm_ops) {
+		opsCheck("barrier", comm_ops->barrier(ops_err_, sizeof ops_err_));
+		rt_fault_disarm();
+		return;
+	}
 	MPI_Request req;
 	mpiCheck(MPI_Ibarrier(MPI_COMM_WORLD, &req));
 	_comm_wait(&req, file, line);

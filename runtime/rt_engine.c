@@ -11,7 +11,6 @@
 #include "config.h"
 
 #include <math.h>
-#include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,17 +36,43 @@ static void _engine_check_world(nodeox_rt_t *rt, int rank, int world)
 	if (strcmp(e->source, "none") == 0 || (e->rank == rank && e->world == world))
 		return;
 	if (world == 1 && e->world > 1 && (strcmp(e->source, "slurm") != 0 || slurm_step)) {
+		char how[200];
+		/* nodeox.torch takes torch.distributed when torchrun's variables are all set */
+		if (rt->cfg.api != NULL)
+			snprintf(how, sizeof how, "torchrun, which also sets MASTER_ADDR and MASTER_PORT");
+		else
+			snprintf(how, sizeof how, "torchrun: run the script under mpirun -np %d instead",
+				 e->world);
 		snprintf(err, sizeof err,
 			 "the %s environment says rank %d of %d, but MPI sees a world of one: each of the %d "
 			 "processes would train alone. Start the job with mpirun or srun --mpi=pmix (for "
-			 "torchrun: run the script under mpirun -np %d instead)%s",
-			 e->source, e->rank, e->world, e->world, e->world,
+			 "%s)%s",
+			 e->source, e->rank, e->world, e->world, how,
 			 strcmp(e->source, "slurm") == 0 ? "; srun needs an MPI plugin (srun --mpi=list)"
 							 : "");
 		rt_util_die(rt, NODEOX_RT_EXIT_USAGE, err);
 	}
-	fprintf(stderr, "%s: rank %d: %s environment says rank %d of %d; using MPI's\n",
-		rt_util_name(), rank, e->source, e->rank, e->world);
+	rt_util_say(rank, "%s environment says rank %d of %d; using MPI's", e->source, e->rank, e->world);
+}
+
+/* MPI sees a world of one while torchrun's RANK/WORLD_SIZE say more, and
+ * the caller brought collectives (nodeox.torch: torch.distributed): join
+ * their group instead of stopping. */
+static void _engine_start_ops(nodeox_rt_t *rt, int *rank, int *world)
+{
+	const nodeox_rt_config_t *cfg = &rt->cfg;
+	char err[700], msg[900];
+	if (rt_comm_use_ops(cfg->comm_ops, strcmp(cfg->backend, "cuda") == 0, rank, world, err, sizeof err) !=
+	    0) {
+		snprintf(msg, sizeof msg, "%s did not start (torchrun's rank %d of %d): %s",
+			 cfg->comm_ops->name, rt->env.rank, rt->env.world, err);
+		rt_util_die(rt, NODEOX_RT_EXIT_COMM, msg);
+	}
+	if (*rank != rt->env.rank || *world != rt->env.world) {
+		snprintf(msg, sizeof msg, "%s says rank %d of %d, torchrun's RANK/WORLD_SIZE %d of %d",
+			 cfg->comm_ops->name, *rank, *world, rt->env.rank, rt->env.world);
+		rt_util_die(rt, NODEOX_RT_EXIT_COMM, msg);
+	}
 }
 
 nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *cfg)
@@ -61,19 +86,16 @@ nodeox_rt_t *nodeox_rt_init(int *argc, char ***argv, const nodeox_rt_config_t *c
 	if (rt_env_read(&rt->env, _engine_getenv, err, sizeof err) != 0)
 		rt_util_die(rt, NODEOX_RT_EXIT_USAGE, err);
 
-	int provided = 0, rank = 0, world = 1;
-	mpiCheck(MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided));
-	mpiCheck(MPI_Comm_rank(MPI_COMM_WORLD, &rank));
-	mpiCheck(MPI_Comm_size(MPI_COMM_WORLD, &world));
-	_engine_check_world(rt, rank, world);
-	if (strcmp(rt->env.source, "none") == 0) {
-		/* No launcher variables: ranks sharing this node decide the device. */
-		MPI_Comm node;
-		mpiCheck(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL,
-					     &node));
-		mpiCheck(MPI_Comm_rank(node, &rt->env.local_rank));
-		mpiCheck(MPI_Comm_free(&node));
-	}
+	int rank = 0, world = 1;
+	rt_comm_mpi_start(argc, argv, &rank, &world);
+	if (cfg->comm_ops != NULL && world == 1 && rt->env.world > 1 &&
+	    strcmp(rt->env.source, "torchrun") == 0)
+		_engine_start_ops(rt, &rank, &world);
+	else
+		_engine_check_world(rt, rank, world);
+	/* no launcher variables: ranks sharing this node decide the device */
+	if (strcmp(rt->env.source, "none") == 0)
+		rt->env.local_rank = rt_comm_mpi_node_rank(rank);
 	rt->env.rank = rank;
 	rt->env.world = world;
 	if (world > NODEOX_RT_MAX_WORKERS) {
@@ -114,6 +136,15 @@ int nodeox_rt_world(const nodeox_rt_t *rt)
 int nodeox_rt_local_rank(const nodeox_rt_t *rt)
 {
 	return rt->env.local_rank;
+}
+const char *nodeox_rt_comm_name(const nodeox_rt_t *rt)
+{
+	(void)rt;
+	return rt_comm_name();
+}
+void nodeox_rt_abort(int code)
+{
+	rt_comm_abort(code);
 }
 const nodeox_backend_t *nodeox_rt_backend(const nodeox_rt_t *rt)
 {
@@ -321,8 +352,8 @@ int nodeox_rt_run(nodeox_rt_t *rt, nodeox_workload_t *w, nodeox_rt_result_t *res
 	nodeox_rt_result(rt, res);
 	res->wall_s = rt_util_clock_s() - t0;
 	if (rt->emu.overruns > 0)
-		fprintf(stderr, "nodeox-run: rank %d: %d steps took longer than the emulated %.1f ms\n",
-			rt->env.rank, rt->emu.overruns, rt->emu.step_ms);
+		rt_util_say(rt->env.rank, "%d steps took longer than the emulated %.1f ms", rt->emu.overruns,
+			    rt->emu.step_ms);
 	if (rt->env.rank == 0 && c->json_path && rt_log_json(rt, res, c->json_path) != 0) {
 		char msg[4200];
 		snprintf(msg, sizeof msg, "cannot write the --json file %s", c->json_path);
@@ -346,6 +377,6 @@ void nodeox_rt_finalize(nodeox_rt_t *rt)
 		rt_ema_free(&rt->ema);
 	}
 	rt_comm_destroy(rt->comm);
-	MPI_Finalize();
+	rt_comm_finish();
 	free(rt);
 }

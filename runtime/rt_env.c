@@ -3,7 +3,8 @@
  * rank come from the launcher's environment (Open MPI's mpirun sets
  * OMPI_COMM_WORLD_*; srun sets SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID;
  * other PMI launchers PMI_RANK/PMI_SIZE; torchrun RANK/WORLD_SIZE/LOCAL_RANK). MPI's own rank is authoritative
- * once MPI is up; the engine checks the two agree. The local rank picks the GPU, so
+ * once MPI is up; the engine checks the two agree (under torchrun, where MPI
+ * sees a world of one, the caller's collectives' group is: rt_engine.c). The local rank picks the GPU, so
  * one process per GPU needs no per-node configuration.
  */
 #include "config.h"

@@ -67,15 +67,14 @@ static void *_fault_watch(void *arg)
 		}
 		double waited = fault.armed ? rt_util_clock_s() - fault.armed_at : 0;
 		if (fault.armed && waited > deadline) {
-			fprintf(stderr,
-				"%s: rank %d: %s at %s:%d waited %.1f s, past the deadline of "
-				"%.1f s (%s); a peer has died or hangs, exiting with code %d\n",
-				rt_util_name(), fault.rank, fault.what, fault.file, fault.line, waited, deadline,
-				fault.longest_round_s > 0 ? "factor x longest round + minimum"
-							  : "initial deadline, no round observed yet",
-				NODEOX_RT_EXIT_PEER_LOST);
-			fflush(stderr);
 			fflush(stdout);
+			rt_util_say(fault.rank,
+				    "%s at %s:%d waited %.1f s, past the deadline of "
+				    "%.1f s (%s); a peer has died or hangs, exiting with code %d",
+				    fault.what, fault.file, fault.line, waited, deadline,
+				    fault.longest_round_s > 0 ? "factor x longest round + minimum"
+							      : "initial deadline, no round observed yet",
+				    NODEOX_RT_EXIT_PEER_LOST);
 			_exit(NODEOX_RT_EXIT_PEER_LOST);
 		}
 		pthread_mutex_unlock(&fault.lock);

@@ -12,6 +12,9 @@
 #include "runtime/nodeox_rt.h"
 
 /* ------------------------------------------------------------ rt_util.c */
+/* "NAME: rank R: " (rank < 0: "NAME: "), the formatted message and a
+ * newline to stderr in one write(2), so ranks' lines do not interleave. */
+void rt_util_say(int rank, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print "nodeox-run: rank R: msg" and exit with code. */
 void rt_util_die(const nodeox_rt_t *rt, int code, const char *msg);
 /* what messages start with: cfg.api (e.g. "nodeox.torch") or "nodeox-run" */
@@ -52,6 +55,20 @@ void rt_fault_stop(void);
 
 /* ------------------------------------------------------------ rt_comm.c */
 typedef struct rt_comm rt_comm_t;
+
+/* MPI_Init_thread, this process's rank and MPI's world size. */
+void rt_comm_mpi_start(int *argc, char ***argv, int *rank, int *world);
+/* The rank among MPI's ranks sharing this node. */
+int rt_comm_mpi_node_rank(int rank);
+/* From now on every collective goes to ops (started here: *rank, *world are
+ * the group's). -1 with err when ops->start fails. */
+int rt_comm_use_ops(const nodeox_comm_ops_t *ops, int on_device, int *rank, int *world, char *err,
+		    size_t errlen);
+/* "MPI" or the caller's collectives' name. */
+const char *rt_comm_name(void);
+/* End the job now: MPI_Abort, or _exit(code) under the caller's collectives. */
+void rt_comm_abort(int code) __attribute__((noreturn));
+void rt_comm_finish(void); /* MPI_Finalize */
 
 rt_comm_t *rt_comm_create(int rank, int world, const nodeox_backend_t *be);
 void rt_comm_destroy(rt_comm_t *c);

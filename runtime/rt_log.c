@@ -4,7 +4,7 @@
  * (steps per worker this round, mean training loss weighted by samples,
  * test accuracy when evaluated -- "val_loss X" for a workload whose
  * metric is a loss --, training time and critical path so far), warnings go to
- * stderr prefixed with the rank, and --json FILE gets the summary (strings
+ * stderr prefixed with the rank (one write(2) per line), and --json FILE gets the summary (strings
  * and numbers through common/json_write.h: escaped, and null where a loss or
  * time is NaN, infinite or not reached).
  */
@@ -39,13 +39,12 @@ void rt_log_round(const nodeox_rt_t *rt, const rt_worker_info_t *all, double acc
 
 void rt_log_warn(const nodeox_rt_t *rt, const char *fmt, ...)
 {
+	char msg[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "%s: rank %d: warning: ", rt_util_name(), rt->env.rank);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	fflush(stderr);
+	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
+	rt_util_say(rt->env.rank, "warning: %s", msg); /* one write: lines of ranks do not mix */
 }
 
 /* One line of a --json summary: "  "KEY": " then a string or a number in

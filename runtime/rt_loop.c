@@ -71,16 +71,12 @@ static void _loop_inject(nodeox_rt_t *rt, long r)
 {
 	const nodeox_rt_config_t *c = &rt->cfg;
 	if (rt->env.rank == c->inject_exit_rank && r == c->inject_exit_round) {
-		fprintf(stderr, "nodeox-run: rank %d: --inject-exit: killing myself (SIGKILL) at round %ld\n",
-			rt->env.rank, r);
-		fflush(stderr);
+		rt_util_say(rt->env.rank, "--inject-exit: killing myself (SIGKILL) at round %ld", r);
 		raise(SIGKILL);
 		_exit(NODEOX_RT_EXIT_INJECTED);
 	}
 	if (rt->env.rank == c->inject_hang_rank && r == c->inject_hang_round) {
-		fprintf(stderr, "nodeox-run: rank %d: --inject-hang: stopping at round %ld\n", rt->env.rank,
-			r);
-		fflush(stderr);
+		rt_util_say(rt->env.rank, "--inject-hang: stopping at round %ld", r);
 		for (;;)
 			pause();
 	}

@@ -12,7 +12,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <mpi.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>

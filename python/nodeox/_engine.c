@@ -10,12 +10,19 @@
  *
  * One engine per process (MPI starts once). Calls that wait on peers or
  * sleep (emulated speeds) release the GIL.
+ *
+ * Under torchrun, init(comm=...) hands the engine Python's collectives
+ * (nodeox/torch/_dist.py: torch.distributed, Gloo or NCCL) as a
+ * nodeox_comm_ops_t: the functions below take the GIL, call the object's
+ * method with the buffers' addresses and sizes (it wraps them as tensors,
+ * without copies) and turn an exception into the engine's error text.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 
 #include <dlfcn.h>
 #include <mpi.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,6 +37,103 @@ static nodeox_workload_t model; /* the caller's buffers, described */
 static uint64_t model_pos;      /* samples consumed (checkpointed) */
 static char model_name[64];
 static char config_text[5][4096]; /* strings handed to the config */
+static PyObject *engine_comm;     /* init(comm=...): the collectives' Python object, or NULL */
+
+/* The pending exception as "Type: message" in err (cleared). */
+static void _engine_comm_error(const char *method, char *err, size_t errlen)
+{
+	PyObject *type, *value, *tb;
+	PyErr_Fetch(&type, &value, &tb);
+	PyErr_NormalizeException(&type, &value, &tb);
+	PyObject *text = value ? PyObject_Str(value) : NULL;
+	const char *msg = text ? PyUnicode_AsUTF8(text) : NULL;
+	snprintf(err, errlen, "%s(): %s: %s", method, type ? ((PyTypeObject *)type)->tp_name : "error",
+		 msg ? msg : "(no message)");
+	Py_XDECREF(text);
+	Py_XDECREF(type);
+	Py_XDECREF(value);
+	Py_XDECREF(tb);
+	PyErr_Clear();
+}
+
+/* engine_comm.method(*args built from fmt), with the GIL; its result
+ * (new reference) or NULL with err. */
+static PyObject *_engine_comm_call(const char *method, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	PyObject *args = Py_VaBuildValue(fmt, ap);
+	va_end(ap);
+	PyObject *fn = args ? PyObject_GetAttrString(engine_comm, method) : NULL;
+	PyObject *r = fn ? PyObject_CallObject(fn, args) : NULL;
+	Py_XDECREF(fn);
+	Py_XDECREF(args);
+	if (r == NULL)
+		_engine_comm_error(method, err, errlen);
+	return r;
+}
+
+static int _comm_start(int on_device, int *rank, int *world, char *err, size_t errlen)
+{
+	PyGILState_STATE g = PyGILState_Ensure();
+	PyObject *r = _engine_comm_call("start", err, errlen, "(i)", on_device);
+	int rc = r && PyArg_ParseTuple(r, "ii", rank, world) ? 0 : -1;
+	if (r && rc != 0)
+		_engine_comm_error("start", err, errlen);
+	Py_XDECREF(r);
+	PyGILState_Release(g);
+	return rc;
+}
+
+static int _comm_allreduce(void *buf, size_t n, int dtype, int on_device, char *err, size_t errlen)
+{
+	PyGILState_STATE g = PyGILState_Ensure();
+	PyObject *r =
+		_engine_comm_call("allreduce", err, errlen, "(KKii)", (unsigned long long)(uintptr_t)buf,
+				  (unsigned long long)n, dtype, on_device);
+	Py_XDECREF(r);
+	PyGILState_Release(g);
+	return r ? 0 : -1;
+}
+
+static int _comm_allgather(const void *send, void *recv, size_t bytes, char *err, size_t errlen)
+{
+	PyGILState_STATE g = PyGILState_Ensure();
+	PyObject *r =
+		_engine_comm_call("allgather", err, errlen, "(KKK)", (unsigned long long)(uintptr_t)send,
+				  (unsigned long long)(uintptr_t)recv, (unsigned long long)bytes);
+	Py_XDECREF(r);
+	PyGILState_Release(g);
+	return r ? 0 : -1;
+}
+
+static int _comm_bcast(void *buf, size_t bytes, int root, char *err, size_t errlen)
+{
+	PyGILState_STATE g = PyGILState_Ensure();
+	PyObject *r = _engine_comm_call("bcast", err, errlen, "(KKi)", (unsigned long long)(uintptr_t)buf,
+					(unsigned long long)bytes, root);
+	Py_XDECREF(r);
+	PyGILState_Release(g);
+	return r ? 0 : -1;
+}
+
+static int _comm_barrier(char *err, size_t errlen)
+{
+	PyGILState_STATE g = PyGILState_Ensure();
+	PyObject *r = _engine_comm_call("barrier", err, errlen, "()");
+	Py_XDECREF(r);
+	PyGILState_Release(g);
+	return r ? 0 : -1;
+}
+
+static const nodeox_comm_ops_t engine_comm_ops = {
+	.name = "torch.distributed",
+	.start = _comm_start,
+	.allreduce_sum = _comm_allreduce,
+	.allgather = _comm_allgather,
+	.bcast = _comm_bcast,
+	.barrier = _comm_barrier,
+};
 
 static uint64_t _engine_data_pos(nodeox_workload_t *w)
 {
@@ -91,16 +195,16 @@ static const char *_engine_keep(int slot, const char *s)
 	return config_text[slot];
 }
 
-/* init(backend, speeds or None, base_ms, fault_initial_s, fault_factor, fault_min_s) */
+/* init(backend, speeds or None, base_ms, fault_initial_s, fault_factor, fault_min_s, comm) */
 static PyObject *engine_init(PyObject *self, PyObject *args, PyObject *kw)
 {
 	static char *names[] = { "backend",      "speeds",      "base_ms", "fault_initial_s",
-				 "fault_factor", "fault_min_s", NULL };
+				 "fault_factor", "fault_min_s", "comm",    NULL };
 	const char *backend = "cpu";
-	PyObject *speeds = Py_None;
+	PyObject *speeds = Py_None, *comm = Py_None;
 	double base_ms = 20, f_init = 120, f_factor = 4, f_min = 15;
-	if (!PyArg_ParseTupleAndKeywords(args, kw, "|sOdddd", names, &backend, &speeds, &base_ms, &f_init,
-					 &f_factor, &f_min))
+	if (!PyArg_ParseTupleAndKeywords(args, kw, "|sOddddO", names, &backend, &speeds, &base_ms, &f_init,
+					 &f_factor, &f_min, &comm))
 		return NULL;
 	if (engine != NULL) {
 		PyErr_SetString(PyExc_RuntimeError, "nodeox.torch: init() called twice");
@@ -149,6 +253,12 @@ static PyObject *engine_init(PyObject *self, PyObject *args, PyObject *kw)
 		cfg.n_emulate_speeds = (int)n;
 		Py_DECREF(seq);
 	}
+	if (comm != Py_None) { /* kept for the engine's life: the collectives call it */
+		Py_INCREF(comm);
+		Py_XDECREF(engine_comm);
+		engine_comm = comm;
+		cfg.comm_ops = &engine_comm_ops;
+	}
 	_engine_promote_mpi();
 	rt_alloc_t alloc; /* GPU type and speed of the Slurm allocation, before MPI starts */
 	rt_alloc_probe(&alloc, &cfg);
@@ -157,9 +267,10 @@ static PyObject *engine_init(PyObject *self, PyObject *args, PyObject *kw)
 	engine_alloc = alloc;
 	int rank = nodeox_rt_rank(engine);
 	double speed = nodeox_rt_speed(engine, rank);
-	return Py_BuildValue("{s:i,s:i,s:i,s:d,s:s,s:s}", "rank", rank, "world", nodeox_rt_world(engine),
+	return Py_BuildValue("{s:i,s:i,s:i,s:d,s:s,s:s,s:s}", "rank", rank, "world", nodeox_rt_world(engine),
 			     "local_rank", nodeox_rt_local_rank(engine), "speed", speed, "backend",
-			     nodeox_rt_backend(engine)->name, "gpu_type", alloc.gpu_type);
+			     nodeox_rt_backend(engine)->name, "gpu_type", alloc.gpu_type, "comm",
+			     nodeox_rt_comm_name(engine));
 }
 
 /* attach(params, grads, n, **settings): describe the flat buffers (addresses
@@ -395,17 +506,15 @@ static PyObject *engine_bcast(PyObject *self, PyObject *args)
 }
 
 /* abort(code): end every rank of the job now (an exception on one rank:
- * the others would wait in their next collective until the deadline). */
+ * the others would wait in their next collective until the deadline; under
+ * torchrun this process ends and torchrun ends the others). */
 static PyObject *engine_abort(PyObject *self, PyObject *args)
 {
 	int code = 1;
 	if (!PyArg_ParseTuple(args, "|i", &code))
 		return NULL;
-	if (engine != NULL) {
-		fflush(stdout);
-		fflush(stderr);
-		MPI_Abort(MPI_COMM_WORLD, code);
-	}
+	if (engine != NULL)
+		nodeox_rt_abort(code);
 	Py_RETURN_NONE;
 }
 
@@ -424,6 +533,7 @@ static PyObject *engine_finalize(PyObject *self, PyObject *noargs)
 	if (record)
 		rc = rt_speedrec_store(&rec, err, sizeof err);
 	Py_END_ALLOW_THREADS engine = NULL;
+	Py_CLEAR(engine_comm); /* no collective after finalize */
 	if (record && rc != 0)
 		fprintf(stderr, "nodeox.torch: warning: speed record not stored in job %s's Comment: %s\n",
 			getenv("SLURM_JOB_ID"), err);
@@ -433,7 +543,8 @@ static PyObject *engine_finalize(PyObject *self, PyObject *noargs)
 
 static PyMethodDef engine_methods[] = {
 	{ "init", (PyCFunction)(void (*)(void))engine_init, METH_VARARGS | METH_KEYWORDS,
-	  "Start MPI and the engine; returns rank, world, local_rank, speed, backend, gpu_type." },
+	  "Start MPI (or comm's collectives) and the engine; returns rank, world, local_rank, speed, "
+	  "backend, gpu_type, comm." },
 	{ "attach", (PyCFunction)(void (*)(void))engine_attach, METH_VARARGS | METH_KEYWORDS,
 	  "Describe the flat parameter/gradient buffers and start training on them." },
 	{ "grads", engine_grads, METH_NOARGS,
@@ -447,7 +558,7 @@ static PyMethodDef engine_methods[] = {
 	{ "allreduce_host", engine_allreduce_host, METH_VARARGS, "In-place sum of float64 host memory." },
 	{ "finalize", engine_finalize, METH_NOARGS, "Stop the engine and MPI." },
 	{ "bcast", engine_bcast, METH_VARARGS, "bcast(addr, nbytes): rank 0's host bytes everywhere." },
-	{ "abort", engine_abort, METH_VARARGS, "abort(code): MPI_Abort, ending every rank." },
+	{ "abort", engine_abort, METH_VARARGS, "abort(code): end every rank (MPI_Abort)." },
 	{ NULL, NULL, 0, NULL },
 };
 

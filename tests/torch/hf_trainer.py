@@ -3,6 +3,7 @@ PEFT LoRA fine-tune of the same model (only the adapters are trained and
 sent; the frozen base, made different on every rank first, is rank 0's).
 
     mpirun -np 3 python hf_trainer.py --out DIR
+    torchrun --nproc-per-node 3 hf_trainer.py --out DIR
 
 A GPT-2 built from a config (2 layers, 32 wide, vocab 64: no download), a
 random token data set per rank, Trainer with nxt.RoundsOptimizer(AdamW,
@@ -14,7 +15,9 @@ its own 16 windows);
 rank 0 alone saved, at the steps save_steps 30 gives
 (DIR/checkpoint-30, checkpoint-60); the weights are equal on every rank;
 the loss fell; the launcher's variables are gone, so accelerate saw one
-process and did not start torch.distributed.
+process and did not start torch.distributed (under torchrun the engine's
+torch.distributed group is up, and Trainer must still see one process and
+not wrap the model in DistributedDataParallel).
 """
 import argparse
 import os
@@ -32,7 +35,7 @@ def main():
     ap.add_argument("--steps", type=int, default=60)
     ap.add_argument("--lora", action="store_true", help="a PEFT LoRA fine-tune (frozen base)")
     a = ap.parse_args()
-    world = int(os.environ.get("OMPI_COMM_WORLD_SIZE", "1"))
+    world = int(os.environ.get("OMPI_COMM_WORLD_SIZE", os.environ.get("WORLD_SIZE", "1")))  # mpirun, torchrun
     ctx = nxt.init(emulate_speeds=[1.0] + [0.5] * (world - 1), emulate_base_ms=5.0, device="cpu")
     from transformers import GPT2Config, GPT2LMHeadModel, Trainer, TrainerCallback, TrainingArguments
 
@@ -76,8 +79,11 @@ def main():
     errs = []
     if gone:
         errs.append("launcher variables still set: %s" % gone)
-    if trainer.args.world_size != 1 or torch.distributed.is_initialized():
+    # under torchrun torch.distributed is the engine's (ctx.comm): Trainer must still see one process
+    if trainer.args.world_size != 1 or (torch.distributed.is_initialized() and ctx.comm == "MPI"):
         errs.append("accelerate started torch.distributed (world_size %d)" % trainer.args.world_size)
+    if isinstance(trainer.model_wrapped, torch.nn.parallel.DistributedDataParallel):
+        errs.append("Trainer wrapped the model in DistributedDataParallel")
     if trainer.state.global_step != a.steps or opt.global_step != a.steps or not opt.done:
         errs.append("Trainer ended at global step %d, engine %d" % (trainer.state.global_step, opt.global_step))
     steps = [s for s, _ in logged]

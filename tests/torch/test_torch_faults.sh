@@ -21,10 +21,12 @@ RT_TIMEOUT=600
 tr_mpi 4 train_mlp.py $common --steps 150 --nan-at 2:3 --json "$RT_WORK/nan.json" >"$RT_WORK/nan.out" 2>&1 ||
     { cat "$RT_WORK/nan.out"; echo "FAIL: exit status with a NaN update"; exit 1; }
 cat "$RT_WORK/nan.out"
-# not anchored at the line start: the ranks share stderr, and another rank's
-# warning prefix can land in front of this line (seen in CI's pip lane:
-# "nodeox.torch: rank 2: warning: nodeox.torch: rank 0: warning: round 3: ...")
-grep -q "nodeox.torch: rank 0: warning: round 3: worker 2's pseudo-gradient is not finite; dropped" "$RT_WORK/nan.out" ||
+# anchored at the line start, as the watchdog's line below: the ranks share
+# stderr, and the runtime writes each line in one write(2) (rt_util_say), so
+# no other rank's prefix lands in front of it (as CI's pip lane saw when a
+# warning took three writes: "nodeox.torch: rank 2: warning: nodeox.torch:
+# rank 0: warning: round 3: ...")
+grep -q "^nodeox.torch: rank 0: warning: round 3: worker 2's pseudo-gradient is not finite; dropped" "$RT_WORK/nan.out" ||
     { echo "FAIL: no drop warning"; exit 1; }
 "$TR_PY" - "$RT_WORK/nan.json" <<'PY' || exit 1
 import json, sys

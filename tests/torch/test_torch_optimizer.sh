@@ -9,7 +9,9 @@
 #     every rank stops with "ranks out of step", naming the calls, never
 #     MPI_ERR_TRUNCATE;
 #   - two processes started with torchrun's RANK/WORLD_SIZE but no MPI
-#     launcher: each stops ("MPI sees a world of one"), none trains alone.
+#     launcher and no MASTER_ADDR/MASTER_PORT (so not torch.distributed
+#     either: tests/torch/test_torch_torchrun.sh): each stops ("MPI sees a
+#     world of one"), none trains alone.
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 . "$top_srcdir/tests/torch/torch-env.sh"
 RT_TIMEOUT=300

@@ -12,7 +12,9 @@ run it in different ways:
                               every 10 K; the summary records the critical
                               path when A was first reached
   --json F                    rank 0 writes the summary
-Run it with /usr/bin/python3 (Debian's python3-torch lives there).
+  --save-ranks P              every rank writes its global weights to P.rankR
+Run it with /usr/bin/python3 (Debian's python3-torch lives there), or the
+pip lane's venv; under mpirun, srun or torchrun.
 """
 
 import argparse
@@ -67,6 +69,7 @@ def main():
     ap.add_argument("--target", type=float, default=0.85)
     ap.add_argument("--fault-initial", type=float, default=120.0)
     ap.add_argument("--json", default=None)
+    ap.add_argument("--save-ranks", default=None)
     a = ap.parse_args()
 
     torch.set_num_threads(1)
@@ -134,13 +137,15 @@ def main():
     if ctx.rank == 0:
         s.update(updates_rank0=updates, round_ends_rank0=round_ends)
         s.update(test_accuracy=final, critical_to_target_s=reached, target=a.target,
-                 wall_s=time.time() - t0, evals=evals, world=ctx.world)
+                 wall_s=time.time() - t0, evals=evals, world=ctx.world, comm=ctx.comm)
         print("train_mlp: %s" % json.dumps({k: v for k, v in s.items() if k != "evals"}), flush=True)
         if a.json:
             with open(a.json, "w") as f:
                 json.dump(s, f, indent=1)
         if a.save:
             fmnist.write_model(a.save, fmnist.model_name(hidden), tr.flat.cpu())
+    if a.save_ranks:
+        fmnist.write_model("%s.rank%d" % (a.save_ranks, ctx.rank), fmnist.model_name(hidden), tr.flat.cpu())
     nxt.finalize()
 
 

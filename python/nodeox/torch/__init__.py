@@ -35,7 +35,10 @@ of Rounds; nodeox.torch.hf.RoundsCallback keeps HF Trainer's steps global.
 
 Run under mpirun or srun --mpi=pmix, one process per worker, with the
 interpreter nodeox was pip-installed into (or Debian's /usr/bin/python3
-with python3-nodeox).
+with python3-nodeox). Under torchrun (or any env:// launcher: RANK,
+WORLD_SIZE, MASTER_ADDR, MASTER_PORT), where MPI sees a world of one, the
+engine communicates through torch.distributed instead (Gloo on CPU, NCCL
+on CUDA; nodeox/torch/_dist.py).
 """
 
 import atexit
@@ -47,6 +50,7 @@ import sys
 import torch
 
 from .._load import load_engine
+from . import _dist
 
 _engine = load_engine()
 
@@ -63,6 +67,7 @@ _LAUNCHER_VARS = ("RANK", "WORLD_SIZE", "LOCAL_RANK", "LOCAL_WORLD_SIZE", "PMI_R
 _failed = False  # an uncaught exception: end the job at exit instead of waiting in finalize
 
 _ctx = None
+_comm = None  # the torch.distributed collectives the engine uses (torchrun), else None
 
 
 class Context:
@@ -79,6 +84,7 @@ class Context:
         self.local_rank = info["local_rank"]
         self.speed = info["speed"] if info["speed"] > 0 else None
         self.backend = info["backend"]
+        self.comm = info["comm"]  # "MPI" or "torch.distributed" (torchrun)
         self.gpu_type = info["gpu_type"]
         self.device = device
 
@@ -89,12 +95,16 @@ class Context:
         return range(first, first + count)
 
     def __repr__(self):
-        return ("Context(rank=%d, world=%d, local_rank=%d, speed=%r, backend=%r)"
-                % (self.rank, self.world, self.local_rank, self.speed, self.backend))
+        return ("Context(rank=%d, world=%d, local_rank=%d, speed=%r, backend=%r, comm=%r)"
+                % (self.rank, self.world, self.local_rank, self.speed, self.backend, self.comm))
 
 
 def init(emulate_speeds=None, emulate_base_ms=20.0, device=None, peer_timeout_s=120.0):
-    """Start MPI and the engine; returns the Context.
+    """Start MPI and the engine; returns the Context. Under torchrun (its
+    RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set, and MPI a world of
+    one) the engine starts torch.distributed's default group (env://, Gloo
+    for device "cpu", NCCL for "cuda") and communicates through it;
+    finalize() destroys the group.
 
     emulate_speeds: one factor per rank (e.g. [1, 1, 0.5, 0.5]): every step
     of rank i then lasts emulate_base_ms / speed_i (as nodeox-run
@@ -112,7 +122,10 @@ def init(emulate_speeds=None, emulate_base_ms=20.0, device=None, peer_timeout_s=
     if device not in ("cpu", "cuda"):
         raise ValueError("nodeox.torch.init: device %r (cpu or cuda)" % device)
     speeds = None if emulate_speeds is None else [float(s) for s in emulate_speeds]
-    info = _engine.init(device, speeds, float(emulate_base_ms), float(peer_timeout_s))
+    comm = _dist.TorchComm() if _dist.env_launch() else None  # used if MPI sees a world of one
+    info = _engine.init(device, speeds, float(emulate_base_ms), float(peer_timeout_s), comm=comm)
+    global _comm
+    _comm = comm if comm is not None and info["comm"] == comm.name else None
     if device == "cuda":
         index = info["local_rank"] % max(1, torch.cuda.device_count())
         torch.cuda.set_device(index)
@@ -144,11 +157,16 @@ def _at_exit():
 
 
 def finalize():
-    """Wait for every rank, stop the watchdog and MPI. A collective: every
+    """Wait for every rank, stop the watchdog and MPI (and torch.distributed's
+    group under torchrun). A collective: every
     rank calls it (it also runs by itself at the interpreter's exit)."""
-    global _ctx
+    global _ctx, _comm
     _engine.finalize()
+    if _comm is not None:  # torchrun: the group the engine started
+        _comm.stop()
+        _comm = None
     _ctx = None
+_comm = None  # the torch.distributed collectives the engine uses (torchrun), else None
 
 
 def broadcast(tensors):
