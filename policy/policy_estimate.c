@@ -340,6 +340,23 @@ static int est_by(const nodeox_cluster_t *cl, const uint32_t *cls, size_t at, in
 	return n;
 }
 
+/* The last running job ending at start (> 0), for est_by; SIZE_MAX if none
+ * does (the map's start after a reservation, or at a rounded end). */
+static size_t est_last_at(const nodeox_cluster_t *cl, int64_t start)
+{
+	size_t lo = 0, hi = cl->nrunning;
+
+	while (lo < hi) { /* first ending after start */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cl->running[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && cl->running[lo - 1].end == start ? lo - 1 : SIZE_MAX;
+}
+
 /* The slowest type among the broadened side's nodes that could take the job
  * now (its speed as the factor's denominator). */
 static int est_slowest(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const uint32_t *cls,
@@ -488,6 +505,9 @@ static int64_t est_stop(const est_side_t *k, const est_side_t *b, const nodeox_e
 	return s >= 9e18 ? INT64_MAX : (int64_t)s;
 }
 
+static void est_choose(nodeox_estimate_t *est, const nodeox_shape_t *shape, int req, const int *elig, int nelig,
+		       double m);
+
 void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
 			  int req, const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
 			  nodeox_estimate_t *est)
@@ -495,7 +515,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	est_side_t k = { .start = -1 }, b = { .start = -1 };
 	est_memo_t memo = { .n = 0 };
 	const char *last_parts = NULL;
-	bool last_in = false, slower = false;
+	bool last_in = false;
 	int64_t stop = INT64_MAX;
 	double m = conf->when_faster_margin;
 	uint32_t *cls, *tot;
@@ -515,6 +535,22 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	if (!cl || !cl->scratch || cl->state_cut || !shape->per_node || !shape->nodes)
 		return;
 	est->made = true;
+	if (cl->map) {
+		nodeox_map_make(conf, job, cl, req, elig, nelig, shape, limit_s, est);
+		if (est->map_cut) {
+			est->made = false;
+			return;
+		}
+		k.start = est->kept_start;
+		b.start = est->broad_start;
+		cls = cl->scratch + EST_CLASS;
+		if (k.start > 0)
+			k_at = est_last_at(cl, k.start);
+		if (b.start > 0)
+			b_at = est_last_at(cl, b.start);
+		est->broad_finish = b.start >= 0 ? est_finish(b.start, limit_s, est->broad_factor) : -1;
+		goto done;
+	}
 	k.free = cl->scratch + EST_KEPT;
 	b.free = cl->scratch + EST_BROAD;
 	cls = cl->scratch + EST_CLASS;
@@ -642,6 +678,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		}
 		est->extrapolated = true;
 	}
+done:
 	est->nkept_by = est_by(cl, cls, k_at, k.start, req, est->kept_by);
 	est->nbroad_by = est_by(cl, cls, b_at, b.start, -1, est->broad_by);
 	est->kept_start = k.start;
@@ -649,21 +686,32 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	est->broad_start = b.start;
 	if (b.start < 0)
 		est->broad_finish = -1;
-	/* broaden when only the broadened side fits, or it finishes sooner by the
-	 * margin; when no eligible type is slower than the one asked for (no run
-	 * time to lose, no limit scaled), as soon is enough: a tie broadens, for
-	 * the job then starts on whichever type frees first, and running jobs
-	 * mostly end before the limits the estimate counts (keeping ties was
-	 * tried on real replays and did worse for tagged jobs on all three
-	 * traces: admin guide, Broaden=when-faster); neither side fitting:
-	 * kept, nothing says broadening is sooner */
-	for (i = 0; i < (size_t)nelig; i++)
+	est_choose(est, shape, req, elig, nelig, m);
+}
+
+/* The choice, whichever estimate made the starts (this file's or the
+ * backfill map's): broaden when only the broadened side fits, or it
+ * finishes sooner by the margin; when no eligible type is slower than the one asked for (no run
+ * time to lose, no limit scaled), as soon is enough: a tie broadens, for
+ * the job then starts on whichever type frees first, and running jobs
+ * mostly end before the limits the estimate counts (keeping ties was
+ * tried on real replays and did worse for tagged jobs on all three
+ * traces: admin guide, Broaden=when-faster); neither side fitting:
+ * kept, nothing says broadening is sooner */
+static void est_choose(nodeox_estimate_t *est, const nodeox_shape_t *shape, int req, const int *elig, int nelig,
+		       double m)
+{
+	bool slower = false;
+	int i;
+
+	for (i = 0; i < nelig; i++)
 		slower = slower || shape->speed[elig[i]] < shape->speed[req];
 	if (!slower) /* no slower type to lose time on: as soon is enough */
-		est->broaden = b.start >= 0 && (k.start < 0 || est->broad_finish <= est->kept_finish);
+		est->broaden = est->broad_start >= 0 &&
+			       (est->kept_start < 0 || est->broad_finish <= est->kept_finish);
 	else
 		est->broaden =
-			b.start >= 0 &&
-			(k.start < 0 || (est->broad_finish < est->kept_finish &&
+			est->broad_start >= 0 &&
+			(est->kept_start < 0 || (est->broad_finish < est->kept_finish &&
 					 (double)est->broad_finish <= (1.0 - m) * (double)est->kept_finish));
 }

@@ -102,4 +102,14 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			  int req, const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
 			  nodeox_estimate_t *est);
 
+/* The same two starts as backfill would plan them (policy_map.c), from
+ * cl->pending (cl->map set): fills est's starts, broad_slowest,
+ * broad_factor, broad_limit, kept_backfill, the map_* fields and what
+ * decides each side; nodeox_estimate_make, which calls it, adds the
+ * finishes and the choice. est zeroed by the caller, starts -1. Bounded by
+ * NODEOX_MAP_*; allocates nothing (cl->scratch for per-node state). */
+void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl, int req,
+		     const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
+		     nodeox_estimate_t *est);
+
 #endif
