@@ -234,7 +234,9 @@ bool nodeox_pending_types(const nodeox_conf_t *conf, const char *type, const cha
 
 /* Bounds on the map's work per decision. Past any, the decision makes no
  * estimate: it decides as Broaden=when-blocked and says so. */
-#define NODEOX_MAP_PENDING 128   /* pending jobs ahead reserved for */
+#define NODEOX_MAP_PENDING 128   /* pending jobs ahead reserved for (those
+				  * with a type on the job's nodes) */
+#define NODEOX_MAP_LIST (8 * NODEOX_MAP_PENDING) /* pending jobs a feeder gives */
 #define NODEOX_MAP_RUN_STEPS 128 /* profile steps from running jobs' ends */
 #define NODEOX_MAP_STEPS (NODEOX_MAP_RUN_STEPS + 2 * NODEOX_MAP_PENDING + 8)
 #define NODEOX_MAP_WORK 2000000  /* (step, type) looks over all placements */

@@ -250,41 +250,6 @@ static bool est_fits(const est_side_t *sd, const nodeox_shape_t *shape)
 	return sd->fit >= shape->nodes && sd->sum > 0 && (!shape->total || sd->sum >= shape->total);
 }
 
-/* The last few node strings classified (a gres type, or the features of an
- * untyped node) and their answers: a cluster has few distinct ones, so the
- * string tests run once per distinct string, not once per node. */
-#define EST_MEMO 8
-typedef struct {
-	const char *key[EST_MEMO];
-	bool typed[EST_MEMO];
-	int type[EST_MEMO];
-	int n, next;
-} est_memo_t;
-
-/* Which of the eligible types the node holds (conf index), or -1. */
-static int est_node_type(const nodeox_conf_t *conf, const nodeox_node_t *nd, const int *elig, int nelig,
-			 est_memo_t *mo)
-{
-	bool typed = nd->gpu_type && *nd->gpu_type;
-	const char *key = typed ? nd->gpu_type : nd->features ? nd->features : "";
-	int k, t = -1;
-
-	for (k = 0; k < mo->n; k++)
-		if (mo->key[k] == key && mo->typed[k] == typed)
-			return mo->type[k];
-	for (k = 0; k < mo->n; k++)
-		if (mo->typed[k] == typed && !strcmp(mo->key[k], key))
-			return mo->type[k];
-	for (k = 0; k < nelig && t < 0; k++)
-		if (nodeox_node_is_type(nd, &conf->types[elig[k]]))
-			t = elig[k];
-	k = mo->n < EST_MEMO ? mo->n++ : mo->next++ % EST_MEMO;
-	mo->key[k] = key;
-	mo->typed[k] = typed;
-	mo->type[k] = t;
-	return t;
-}
-
 /* The GPUs the jobs ahead want, per type of the side (types[0..ntypes)) and
  * untyped; demand for other types is not this side's. */
 static void est_demand(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const int *types, int ntypes,
@@ -513,7 +478,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			  nodeox_estimate_t *est)
 {
 	est_side_t k = { .start = -1 }, b = { .start = -1 };
-	est_memo_t memo = { .n = 0 };
+	nodeox_type_memo_t memo = { .n = 0 };
 	const char *last_parts = NULL;
 	bool last_in = false;
 	int64_t stop = INT64_MAX;
@@ -573,7 +538,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			last_parts = nd->partitions ? nd->partitions : "";
 			last_in = nodeox_node_in_parts(nd, job->partition);
 		}
-		if (!last_in || (t = est_node_type(conf, nd, elig, nelig, &memo)) < 0)
+		if (!last_in || (t = nodeox_node_type(conf, nd, elig, nelig, &memo)) < 0)
 			continue;
 		EST_AT(cls, i) = (uint32_t)t;
 		{

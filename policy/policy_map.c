@@ -51,6 +51,9 @@
 
 #define MAP_FOREVER (INT64_MAX / 4) /* no end: a limit of none, or too far */
 #define MAP_NONE 0xffffffffu        /* scratch: a node the map does not hold */
+#define MAP_FREE(m, i, d) ((m)->fr[(size_t)(i) * (size_t)(m)->nt + (size_t)(d)])
+#define MAP_ROW(m, i) (&(m)->fr[(size_t)(i) * (size_t)(m)->nt])
+#define MAP_ROWSZ(m) (sizeof((m)->fr[0]) * (size_t)(m)->nt)
 
 typedef struct {
 	int nt;                          /* types on the job's usable nodes */
@@ -60,7 +63,7 @@ typedef struct {
 	uint64_t hold[NODEOX_MAX_TYPES]; /* nodes of each type with >= per_node GPUs */
 	int n;                           /* steps */
 	int64_t t[NODEOX_MAP_STEPS];     /* step i: [t[i], t[i+1]); the last: on for good */
-	uint32_t free[NODEOX_MAP_STEPS][NODEOX_MAX_TYPES];
+	uint32_t fr[NODEOX_MAP_STEPS * NODEOX_MAX_TYPES]; /* free GPUs: row i of nt */
 	int64_t work;
 	const char *cut; /* a bound reached: which (no estimate) */
 } map_t;
@@ -111,9 +114,9 @@ static int map_split(map_t *m, int64_t x)
 		return -1;
 	}
 	memmove(&m->t[lo + 1], &m->t[lo], sizeof(m->t[0]) * (size_t)(m->n - lo));
-	memmove(&m->free[lo + 1], &m->free[lo], sizeof(m->free[0]) * (size_t)(m->n - lo));
+	memmove(MAP_ROW(m, lo + 1), MAP_ROW(m, lo), MAP_ROWSZ(m) * (size_t)(m->n - lo));
 	m->t[lo] = x;
-	memcpy(m->free[lo], m->free[lo - 1], sizeof(m->free[0])); /* lo > 0: t[0] = 0 <= x */
+	memcpy(MAP_ROW(m, lo), MAP_ROW(m, lo - 1), MAP_ROWSZ(m)); /* lo > 0: t[0] = 0 <= x */
 	m->n++;
 	m->work += m->n - lo;
 	return lo;
@@ -132,8 +135,12 @@ static int map_place(map_t *m, uint32_t mask, const int *order, int norder, uint
 		     uint32_t *take)
 {
 	uint32_t low[NODEOX_MAX_TYPES];
-	int s, e, d, k;
+	int s, e, d, k, in[NODEOX_MAX_TYPES], nin = 0;
+	int64_t work = 0;
 
+	for (d = 0; d < m->nt; d++)
+		if (mask >> d & 1)
+			in[nin++] = d;
 	for (s = 0; s < m->n; s++) {
 		int64_t end = len >= MAP_FOREVER - m->t[s] ? MAP_FOREVER : m->t[s] + len;
 		uint64_t sum = 0;
@@ -141,24 +148,26 @@ static int map_place(map_t *m, uint32_t mask, const int *order, int norder, uint
 		for (d = 0; d < m->nt; d++)
 			low[d] = UINT32_MAX;
 		for (e = s; e < m->n && m->t[e] < end; e++) {
+			const uint32_t *row = MAP_ROW(m, e);
 			uint64_t here = 0;
 
 			sum = 0;
-			for (d = 0; d < m->nt; d++) {
-				if (!(mask >> d & 1))
-					continue;
-				if (m->free[e][d] < low[d])
-					low[d] = m->free[e][d];
+			for (k = 0; k < nin; k++) {
+				d = in[k];
+				if (row[d] < low[d])
+					low[d] = row[d];
 				sum += low[d];
-				here += m->free[e][d];
+				here += row[d];
 			}
-			m->work += m->nt;
+			work += nin;
 			if (sum < g) {
 				if (here < g)
 					s = e; /* then s + 1 */
 				break;
 			}
 		}
+		m->work += work;
+		work = 0;
 		if (m->work > NODEOX_MAP_WORK) {
 			m->cut = "when-faster, as when-blocked: more work than the backfill map may do (NODEOX_MAP_WORK)";
 			return -1;
@@ -202,7 +211,7 @@ static bool map_reserve(map_t *m, int s, int64_t len, const uint32_t *take)
 		return false;
 	for (i = s; i < e; i++)
 		for (d = 0; d < m->nt; d++)
-			m->free[i][d] -= take[d];
+			MAP_FREE(m, i, d) -= take[d];
 	m->work += (int64_t)(e - s) * m->nt;
 	return true;
 }
@@ -215,6 +224,7 @@ static void map_running(map_t *m, const nodeox_cluster_t *cl, const uint32_t *de
 	int64_t res = 1;
 	size_t i;
 
+	m->work += (int64_t)cl->nrunning;
 	for (i = 0; i < cl->nrunning; i++) {
 		const nodeox_running_t *r = &cl->running[i];
 		int64_t t = r->end > 0 ? r->end : 0;
@@ -223,12 +233,14 @@ static void map_running(map_t *m, const nodeox_cluster_t *cl, const uint32_t *de
 
 		if (r->node >= cl->nnodes || !r->gpus || (d = dense_node[4 * (size_t)r->node]) == MAP_NONE)
 			continue;
-		if (t > 0 && res > 1)
+		/* (sorted: an end not after the last step's start goes into it,
+		 * as late as or later than it is; only a later one is rounded) */
+		if (t > m->t[m->n - 1] && res > 1)
 			t = t >= MAP_FOREVER - res ? MAP_FOREVER : (t + res - 1) / res * res;
 		if (t > m->t[m->n - 1]) {
 			if (m->n < NODEOX_MAP_RUN_STEPS) {
 				m->t[m->n] = t;
-				memcpy(m->free[m->n], m->free[m->n - 1], sizeof(m->free[0]));
+				memcpy(MAP_ROW(m, m->n), MAP_ROW(m, m->n - 1), MAP_ROWSZ(m));
 				m->n++;
 				if (m->n >= NODEOX_MAP_RUN_STEPS / 2 && (m->n - NODEOX_MAP_RUN_STEPS / 2) % 8 == 0)
 					res = res < 60 ? 60 : res < MAP_FOREVER / 2 ? 2 * res : res;
@@ -236,9 +248,8 @@ static void map_running(map_t *m, const nodeox_cluster_t *cl, const uint32_t *de
 				m->t[m->n - 1] = t; /* the last step moves later: all come back then */
 			}
 		}
-		f = (uint64_t)m->free[m->n - 1][d] + r->gpus;
-		m->free[m->n - 1][d] = (uint32_t)(f < m->cap[d] ? f : m->cap[d]);
-		m->work++;
+		f = (uint64_t)MAP_FREE(m, m->n - 1, d) + r->gpus;
+		MAP_FREE(m, m->n - 1, d) = (uint32_t)(f < m->cap[d] ? f : m->cap[d]);
 	}
 }
 
@@ -295,7 +306,8 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 		     nodeox_estimate_t *est)
 {
 	map_t m;
-	uint32_t *sc = cl->scratch, kmask, bmask, take[NODEOX_MAX_TYPES];
+	uint32_t *sc = cl->scratch, kmask, bmask, take[NODEOX_MAX_TYPES], idle0[NODEOX_MAX_TYPES];
+	nodeox_type_memo_t memo = { .n = 0 };
 	int order[NODEOX_MAX_TYPES], norder = 0, nr = 0, i, s, d;
 	int64_t rend[NODEOX_MAP_PENDING];
 	uint32_t rmask[NODEOX_MAP_PENDING];
@@ -312,7 +324,6 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 	m.t[0] = 0;
 	m.work = 0;
 	m.cut = NULL;
-	memset(m.free[0], 0, sizeof(m.free[0]));
 	for (i = 0; i < NODEOX_MAX_TYPES; i++) {
 		m.dense_of[i] = -1;
 		m.cap[i] = m.hold[i] = 0;
@@ -337,22 +348,19 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 		}
 		if (!last_in)
 			continue;
-		for (j = 0; j < conf->ntypes && t < 0; j++)
-			if (nodeox_node_is_type(nd, &conf->types[j]))
-				t = j;
-		if (t < 0)
+		if ((t = nodeox_node_type(conf, nd, NULL, conf->ntypes, &memo)) < 0)
 			continue;
 		if (m.dense_of[t] < 0) {
 			m.dense_of[t] = m.nt;
 			m.conf_of[m.nt] = t;
-			m.free[0][m.nt] = 0;
+			idle0[m.nt] = 0;
 			m.nt++;
 		}
 		d = m.dense_of[t];
 		sc[4 * k] = (uint32_t)d;
 		idle = nd->gpus_idle < nd->gpus_total ? nd->gpus_idle : nd->gpus_total;
 		m.cap[d] += nd->gpus_total;
-		m.free[0][d] += idle;
+		idle0[d] += idle;
 		m.hold[d] += nd->gpus_total >= shape->per_node;
 		for (j = 0; j < nelig; j++)
 			if (elig[j] == t) {
@@ -365,6 +373,8 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 				}
 			}
 	}
+	for (d = 0; d < m.nt; d++)
+		MAP_FREE(&m, 0, d) = idle0[d];
 	map_running(&m, cl, sc);
 	kmask = req >= 0 && m.dense_of[req] >= 0 ? (uint32_t)1 << m.dense_of[req] : 0;
 	bmask = 0;
@@ -376,8 +386,8 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 		}
 	if (cl->pending_more)
 		m.cut = "when-faster, as when-blocked: more pending jobs ahead than the state keeps for the backfill map";
-	else if (cl->npending > NODEOX_MAP_PENDING)
-		m.cut = "when-faster, as when-blocked: more pending jobs ahead than the backfill map walks (NODEOX_MAP_PENDING)";
+	else if (cl->npending > NODEOX_MAP_LIST)
+		m.cut = "when-faster, as when-blocked: more pending jobs ahead than the backfill map walks (NODEOX_MAP_LIST)";
 	/* the reservations of the jobs ahead, in priority order */
 	for (k = 0; k < cl->npending && !m.cut; k++) {
 		const nodeox_pending_t *p = &cl->pending[k];
@@ -392,6 +402,11 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 			room += (mask >> d & 1) ? m.cap[d] : 0;
 		if (!mask || !p->gpus || p->gpus > room)
 			continue; /* never on these nodes: backfill reserves nothing here */
+		if (nr >= NODEOX_MAP_PENDING) {
+			m.cut = "when-faster, as when-blocked: more pending jobs ahead than the backfill map walks "
+				"(NODEOX_MAP_PENDING)";
+			break;
+		}
 		if ((s = map_place(&m, mask, NULL, 0, p->gpus, len, take)) < 0)
 			continue; /* never fits for good (or m.cut, seen by the loop) */
 		if (!map_reserve(&m, s, len, take))
