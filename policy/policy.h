@@ -240,6 +240,8 @@ bool nodeox_pending_types(const nodeox_conf_t *conf, const char *type, const cha
 #define NODEOX_MAP_RUN_STEPS 128 /* profile steps from running jobs' ends */
 #define NODEOX_MAP_STEPS (NODEOX_MAP_RUN_STEPS + 2 * NODEOX_MAP_PENDING + 8)
 #define NODEOX_MAP_WORK 2000000  /* (step, type) looks over all placements */
+#define NODEOX_MAP_RESOLUTION 60 /* s: a reservation holds from its start less
+				  * this (Slurm's bf_resolution default) */
 
 /* Scratch the estimate needs per node (uint32_t entries), given by the caller
  * so that the decision allocates nothing. */

@@ -202,17 +202,29 @@ static int map_place(map_t *m, uint32_t mask, const int *order, int norder, uint
 }
 
 /* Hold take[] from step s for len seconds: split the map where it ends.
- * Returns false when it has no room for that (m->cut). */
+ * A reservation that starts later than now holds its nodes from its start
+ * rounded down to bf_resolution (backfill.c: the slot's start), here taken
+ * as NODEOX_MAP_RESOLUTION earlier (the wall clock's phase is not known),
+ * of what is free then. Returns false when the map has no room (m->cut). */
 static bool map_reserve(map_t *m, int s, int64_t len, const uint32_t *take)
 {
-	int e = m->n, i, d;
+	int64_t start = m->t[s], end = len < MAP_FOREVER - start ? start + len : MAP_FOREVER;
+	int64_t from = start > NODEOX_MAP_RESOLUTION ? start - NODEOX_MAP_RESOLUTION : 0;
+	int e = m->n, s0, i, d;
 
-	if (len < MAP_FOREVER - m->t[s] && (e = map_split(m, m->t[s] + len)) < 0)
+	if (end < MAP_FOREVER && (e = map_split(m, end)) < 0)
 		return false;
-	for (i = s; i < e; i++)
-		for (d = 0; d < m->nt; d++)
-			MAP_FREE(m, i, d) -= take[d];
-	m->work += (int64_t)(e - s) * m->nt;
+	if ((s0 = map_split(m, from)) < 0)
+		return false;
+	s = map_split(m, start); /* (exists: found, not made) */
+	e = end < MAP_FOREVER ? map_split(m, end) : m->n;
+	for (i = s0; i < e; i++)
+		for (d = 0; d < m->nt; d++) {
+			uint32_t *f = &MAP_FREE(m, i, d);
+
+			*f -= i >= s ? take[d] : take[d] < *f ? take[d] : *f;
+		}
+	m->work += (int64_t)(e - s0) * m->nt;
 	return true;
 }
 
@@ -409,9 +421,9 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 		}
 		if ((s = map_place(&m, mask, NULL, 0, p->gpus, len, take)) < 0)
 			continue; /* never fits for good (or m.cut, seen by the loop) */
-		if (!map_reserve(&m, s, len, take))
-			break;
 		rend[nr] = len < MAP_FOREVER - m.t[s] ? m.t[s] + len : MAP_FOREVER;
+		if (!map_reserve(&m, s, len, take)) /* (moves the steps: s is stale after) */
+			break;
 		rmask[nr] = mask;
 		rwho[nr++] = (int)k;
 		est->map_reserved++;
