@@ -498,6 +498,9 @@ static struct {
 				       * order on top), then sorted, first first */
 	size_t npend, pcap;
 	uint32_t counted; /* submissions counted since the walk (their order) */
+	nodeox_map_base_t base; /* the backfill map's running part for the view
+				 * (policy_map.c fills it; invalid when the view
+				 * is made again) */
 	unsigned long walks; /* walks done (tests, bench) */
 	long age_factor;     /* see above; tests: 0 (walk at every change) */
 	long age_max_ms;
@@ -742,6 +745,7 @@ static void _state_clear(bool free_all)
 	nxs.nrunning = 0;
 	nxs.npend = 0;
 	nxs.counted = 0;
+	nxs.base.valid = false;
 	nxs.valid = false;
 	nxs.cut = false;
 	if (!free_all)
@@ -996,6 +1000,7 @@ static void _state_pending(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 	cl->map = true;
 	cl->pending = st->pending;
 	cl->npending = n;
+	cl->map_base = &nxs.base;
 }
 
 /*
@@ -1020,6 +1025,7 @@ static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const node
 		goto demand;
 	}
 	nxs.view_map_n = 0;
+	nxs.base.valid = false;
 	if (nxs.nrunning > nxs.view_cap) {
 		if (!try_xrealloc(nxs.view, nxs.nrunning * sizeof(*nxs.view)))
 			return false;

@@ -243,6 +243,20 @@ bool nodeox_pending_types(const nodeox_conf_t *conf, const char *type, const cha
 #define NODEOX_MAP_RESOLUTION 60 /* s: a reservation holds from its start less
 				  * this (Slurm's bf_resolution default) */
 
+/* The running jobs' part of the backfill map (the GPUs they give back by
+ * type over time), which a feeder may keep between decisions for the same
+ * cl->running array and nodes (the plugin: per state view, made again
+ * with it): the map then does not read the running jobs again. Zero it,
+ * and set valid false whenever running, its ends or the nodes change. */
+typedef struct {
+	bool valid;
+	const nodeox_running_t *running; /* what it was made from */
+	size_t nrunning, nnodes;
+	int nt, n;
+	int64_t t[NODEOX_MAP_RUN_STEPS];
+	uint32_t back[NODEOX_MAP_RUN_STEPS * NODEOX_MAX_TYPES];
+} nodeox_map_base_t;
+
 /* Scratch the estimate needs per node (uint32_t entries), given by the caller
  * so that the decision allocates nothing. */
 #define NODEOX_ESTIMATE_SCRATCH(nnodes) (4 * (size_t)(nnodes))
@@ -274,6 +288,7 @@ typedef struct {
 	const nodeox_pending_t *pending;
 	size_t npending;
 	bool pending_more;
+	nodeox_map_base_t *map_base; /* NULL: the map reads the running jobs */
 } nodeox_cluster_t;
 
 /* Running jobs an estimate names per side as deciding its start. */

@@ -228,9 +228,10 @@ static bool map_reserve(map_t *m, int s, int64_t len, const uint32_t *take)
 	return true;
 }
 
-/* The profile of the running jobs: step 0 the idle GPUs (set by the caller),
- * then each distinct end (rounded as the top of this file says) a step
- * with the GPUs given back so far. */
+/* The profile of the running jobs: step 0 none (the caller adds the idle
+ * GPUs and caps each type at its GPUs: map_profile), then each distinct
+ * end (rounded as the top of this file says) a step with the GPUs given
+ * back so far. */
 static void map_running(map_t *m, const nodeox_cluster_t *cl, const uint32_t *dense_node)
 {
 	int64_t res = 1;
@@ -261,8 +262,45 @@ static void map_running(map_t *m, const nodeox_cluster_t *cl, const uint32_t *de
 			}
 		}
 		f = (uint64_t)MAP_FREE(m, m->n - 1, d) + r->gpus;
-		MAP_FREE(m, m->n - 1, d) = (uint32_t)(f < m->cap[d] ? f : m->cap[d]);
+		MAP_FREE(m, m->n - 1, d) = (uint32_t)(f < UINT32_MAX ? f : UINT32_MAX);
 	}
+}
+
+/* The map from the running jobs (map_running), or from the copy a feeder
+ * keeps of it (cl->map_base) while it is for the same running jobs and
+ * nodes; then each step's GPUs plus the idle ones, at most the type's. */
+static void map_profile(map_t *m, const nodeox_cluster_t *cl, const uint32_t *sc, const uint32_t *idle0)
+{
+	nodeox_map_base_t *b = cl->map_base;
+	int i, d;
+
+	if (b && b->valid && b->running == cl->running && b->nrunning == cl->nrunning &&
+	    b->nnodes == cl->nnodes && b->nt == m->nt) {
+		m->n = b->n;
+		memcpy(m->t, b->t, sizeof(m->t[0]) * (size_t)b->n);
+		memcpy(m->fr, b->back, MAP_ROWSZ(m) * (size_t)b->n);
+	} else {
+		for (d = 0; d < m->nt; d++)
+			MAP_FREE(m, 0, d) = 0;
+		map_running(m, cl, sc);
+		if (b) {
+			b->valid = true;
+			b->running = cl->running;
+			b->nrunning = cl->nrunning;
+			b->nnodes = cl->nnodes;
+			b->nt = m->nt;
+			b->n = m->n;
+			memcpy(b->t, m->t, sizeof(m->t[0]) * (size_t)m->n);
+			memcpy(b->back, m->fr, MAP_ROWSZ(m) * (size_t)m->n);
+		}
+	}
+	for (i = 0; i < m->n; i++)
+		for (d = 0; d < m->nt; d++) {
+			uint64_t f = (uint64_t)MAP_FREE(m, i, d) + idle0[d];
+
+			MAP_FREE(m, i, d) = (uint32_t)(f < m->cap[d] ? f : m->cap[d]);
+		}
+	m->work += (int64_t)m->n * m->nt;
 }
 
 /* The map types of a conf types mask (0: all). */
@@ -331,14 +369,17 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 
 	if (shape->total > g)
 		g = shape->total;
-	m.nt = 0;
+	/* a map type per conf type (one without nodes here has no GPUs) */
+	m.nt = conf->ntypes;
 	m.n = 1;
 	m.t[0] = 0;
 	m.work = 0;
 	m.cut = NULL;
 	for (i = 0; i < NODEOX_MAX_TYPES; i++) {
-		m.dense_of[i] = -1;
+		m.dense_of[i] = i < m.nt ? i : -1;
+		m.conf_of[i] = i;
 		m.cap[i] = m.hold[i] = 0;
+		idle0[i] = 0;
 	}
 	est->map = true;
 	est->kept_after = est->broad_after = -1;
@@ -362,13 +403,7 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 			continue;
 		if ((t = nodeox_node_type(conf, nd, NULL, conf->ntypes, &memo)) < 0)
 			continue;
-		if (m.dense_of[t] < 0) {
-			m.dense_of[t] = m.nt;
-			m.conf_of[m.nt] = t;
-			idle0[m.nt] = 0;
-			m.nt++;
-		}
-		d = m.dense_of[t];
+		d = t;
 		sc[4 * k] = (uint32_t)d;
 		idle = nd->gpus_idle < nd->gpus_total ? nd->gpus_idle : nd->gpus_total;
 		m.cap[d] += nd->gpus_total;
@@ -385,9 +420,7 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 				}
 			}
 	}
-	for (d = 0; d < m.nt; d++)
-		MAP_FREE(&m, 0, d) = idle0[d];
-	map_running(&m, cl, sc);
+	map_profile(&m, cl, sc, idle0);
 	kmask = req >= 0 && m.dense_of[req] >= 0 ? (uint32_t)1 << m.dense_of[req] : 0;
 	bmask = 0;
 	for (i = 0; i < nelig; i++)

@@ -229,6 +229,17 @@ int main(int argc, char **argv)
 					pend[i].limit = 0;
 				bench_decide("  the same, pending jobs without limits", wb, &tagged, &mapped, 5000);
 				bench_decide("  the same, 30 nodes of 10", wb, &wide, &mapped, 2000);
+				{
+					/* the running part kept between decisions, as the
+					 * plugin keeps it per state view */
+					static nodeox_map_base_t base;
+
+					for (i = 0; i < 75; i++)
+						pend[i].limit = 3600;
+					mapped.map_base = &base;
+					bench_decide("  the same, 4 GPUs, running part kept (map_base)", wb, &tagged,
+						     &mapped, 5000);
+				}
 			}
 			nodeox_conf_free(wb);
 		}
