@@ -844,7 +844,13 @@ static int _state_job(void *x, void *arg)
 		else
 			return 0;
 		/* for the map: a type nodeox.conf does not name runs on nodes
-		 * the map does not hold */
+		 * the map does not hold; one that comes after all the heap
+		 * keeps (when full) is only counted, its types not read */
+		e.p.id = job_ptr->job_id;
+		if (nxs.npend >= NODEOX_STATE_PENDING && !_pend_after(&nxs.pend[0], &e)) {
+			nxs.groups[gi].dropped++;
+			return 0;
+		}
 		if (nx.conf && nodeox_pending_types(nx.conf, type,
 						    job_ptr->details ? job_ptr->details->features : NULL,
 						    &e.p.types)) {
