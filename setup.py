@@ -39,7 +39,7 @@ rt_speedrec
 workload_mlp data_idx workload_gpt data_text""".split()
 KERNELS = """optim_cpu combine_cpu matmul_cpu mlp_cpu loss_cpu embed_cpu layernorm_cpu
 attention_cpu pointwise_cpu backend_cpu backend""".split()
-POLICY = "policy_conf policy_decide policy_estimate policy_record policy_tag policy_tres policy_util policy_speeds".split()
+POLICY = "policy_conf policy_decide policy_estimate policy_map policy_record policy_tag policy_tres policy_util policy_speeds".split()
 CUDA_KERNELS = """optim_cuda combine_cuda matmul_cuda mlp_cuda loss_cuda embed_cuda layernorm_cuda
 attention_cuda pointwise_cuda backend_cuda""".split()
 NVCC_ARCH = ["-gencode", "arch=compute_80,code=sm_80", "-gencode", "arch=compute_90,code=sm_90",

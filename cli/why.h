@@ -144,6 +144,11 @@ typedef struct {
 	 * one asks (Slurm's tres_per_* strings) */
 	const char *tres_alloc;
 	const char *tres_per_job, *tres_per_node, *tres_per_task, *tres_per_socket;
+	/* and, for the backfill map (policy_map.c), a pending job's time limit
+	 * (minutes, NODEOX_TIME_NONE/INFINITE: its partition's MaxTime) and
+	 * its constraint (a broadened job's types) */
+	uint32_t time_limit;
+	const char *features;
 } why_qjob_t;
 
 /* A reservation. */
@@ -391,7 +396,8 @@ int why_analyze(const why_job_t *job, const why_node_t *nodes, size_t nnodes, co
  * job_submit/nodeox reads it from slurmctld: every running job's GPUs on each
  * of its nodes (its allocated GPUs spread evenly over its nodes) with its
  * expected end, and the GPUs each pending, not held job of the job's
- * partitions wants, by type. nodes are the policy's nodes (one per node and
+ * partitions wants, by type and (for the backfill map) one by one in
+ * priority order, with its types, limit and id. nodes are the policy's nodes (one per node and
  * GPU type, _flex_cluster). Returns 0, or -1 out of memory. */
 typedef struct {
 	nodeox_running_t *running;
@@ -399,14 +405,18 @@ typedef struct {
 	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
 	uint32_t *scratch;
+	nodeox_pending_t *pending; /* the backfill map's list, priority order */
+	uint32_t *pending_prio;    /* the priority of each */
 } why_state_t;
-int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes, size_t nnodes,
-		   why_state_t *st, nodeox_cluster_t *out);
+int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_conf_t *conf,
+		   const nodeox_node_t *nodes, size_t nnodes, why_state_t *st, nodeox_cluster_t *out);
 void why_state_free(why_state_t *st);
 /* Name what decides the estimate e made from st and cl (why_state_fill's):
- * the running jobs of e's kept_by/broad_by and the demand ahead, into plan. */
-void why_state_deciders(const why_state_t *st, const nodeox_cluster_t *cl, const nodeox_estimate_t *e,
-			why_plan_t *plan);
+ * the running jobs of e's kept_by/broad_by and the demand ahead (with the
+ * backfill map: the pending jobs whose reservations touch each side, one
+ * by one, their types named from conf), into plan. */
+void why_state_deciders(const why_state_t *st, const nodeox_conf_t *conf, const nodeox_cluster_t *cl,
+			const nodeox_estimate_t *e, why_plan_t *plan);
 void why_fit_free(why_fit_t *fit);
 void why_result_free(why_result_t *res);
 /* "node_down", "gpu_type", ... (the JSON words) and a phrase for people. */

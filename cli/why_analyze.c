@@ -500,11 +500,11 @@ static void _flex_compute(const why_job_t *job, const why_node_t *nodes, size_t 
 	pn = _flex_cluster(nodes, nnodes, &cl.nnodes);
 	cl.nodes = pn;
 	if (pn && state && conf->broaden == NODEOX_BROADEN_WHEN_FASTER &&
-	    why_state_fill(state, job, pn, cl.nnodes, &st, &cl) < 0)
+	    why_state_fill(state, job, conf, pn, cl.nnodes, &st, &cl) < 0)
 		cl.scratch = NULL; /* out of memory: decided without the estimate, as it says */
 	nodeox_policy_decide(conf, &pj, pn ? &cl : NULL, d);
 	if (d->estimate.made) {
-		why_state_deciders(&st, &cl, &d->estimate, &fx->plan);
+		why_state_deciders(&st, conf, &cl, &d->estimate, &fx->plan);
 		if (d->requested_type >= 0 && d->requested_type < conf->ntypes)
 			snprintf(fx->plan.type, sizeof(fx->plan.type), "%s",
 				 conf->types[d->requested_type].name);

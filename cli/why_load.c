@@ -343,6 +343,8 @@ static int _load_queue(why_load_t *ld)
 		q->start_time = j->start_time;
 		q->end_time = j->end_time;
 		q->exit_status = _exit_status(j->exit_code);
+		q->time_limit = _minutes(j->time_limit);
+		q->features = j->features;
 	}
 	ld->cluster.jobs = ld->qjobs;
 	ld->cluster.njobs = n;

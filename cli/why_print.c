@@ -212,15 +212,21 @@ static void _text_secs(FILE *out, const char *what, int64_t start, int64_t finis
 }
 
 /* What the estimate does not model (nodeox.conf(5), WhenFasterMargin), said
- * where the estimate is shown. */
-static const char _not_modelled[] =
+ * where the estimate is shown: the backfill map's list (policy_map.c), and
+ * the older per-type estimate's for a state without it. */
+static const char _not_modelled_map[] =
+	"GPUs per node (counted per type), CPUs and memory, the job's own priority (it counts "
+	"after every pending job), running jobs ending before their limits, ends past the map's "
+	"first 64 rounded up; here a running job's GPUs are spread evenly over its nodes";
+static const char _not_modelled_old[] =
 	"backfill beyond the hole for the job as asked, the reservations of all but the first "
 	"job ahead of a type, CPUs and memory, priorities other than FIFO (every pending job "
 	"counts as ahead), running jobs ending before their limits; here a running job's GPUs "
 	"are spread evenly over its nodes";
+#define _not_modelled(e) ((e)->map ? _not_modelled_map : _not_modelled_old)
 
 /* One side's deciders: running jobs ending at its start, demand ahead. */
-static void _text_side_by(FILE *out, const why_plan_t *p, const why_by_t *by, int nby, bool kept)
+static void _text_side_by(FILE *out, const why_plan_t *p, const why_by_t *by, int nby, bool kept, bool map)
 {
 	bool any = false;
 
@@ -234,10 +240,15 @@ static void _text_side_by(FILE *out, const why_plan_t *p, const why_by_t *by, in
 
 		if (kept ? !a->kept : !a->broad)
 			continue;
-		fprintf(out, "%s %llu %s GPU%s (first: job %u, priority %u)",
-			any ? ";" : "      pending jobs ahead want", (unsigned long long)a->gpus,
-			a->type[0] ? a->type : "untyped", a->gpus == 1 ? "" : "s", a->first_id,
-			a->first_prio);
+		if (map)
+			fprintf(out, "%s job %u (priority %u, %llu %s GPU%s)",
+				any ? ";" : "      reservations of pending jobs ahead:", a->first_id, a->first_prio,
+				(unsigned long long)a->gpus, a->type[0] ? a->type : "any", a->gpus == 1 ? "" : "s");
+		else
+			fprintf(out, "%s %llu %s GPU%s (first: job %u, priority %u)",
+				any ? ";" : "      pending jobs ahead want", (unsigned long long)a->gpus,
+				a->type[0] ? a->type : "untyped", a->gpus == 1 ? "" : "s", a->first_id,
+				a->first_prio);
 		any = true;
 	}
 	if (any)
@@ -259,7 +270,7 @@ static void _text_estimate(FILE *out, const why_flex_t *fx)
 		fputs(" (backfill: fits now, ends before the jobs ahead can start)", out);
 	fprintf(out, "; GPUs %llu idle, %llu held\n", (unsigned long long)e->kept_idle,
 		(unsigned long long)e->kept_held);
-	_text_side_by(out, p, p->kept_by, p->nkept_by, true);
+	_text_side_by(out, p, p->kept_by, p->nkept_by, true, e->map);
 	fputs("    broadened (", out);
 	for (int i = 0; i < fx->neligible; i++)
 		fprintf(out, "%s%s", i ? "," : "", fx->eligible_types[i]);
@@ -269,10 +280,13 @@ static void _text_estimate(FILE *out, const why_flex_t *fx)
 		fprintf(out, " (limit x%.2f)", e->broad_factor);
 	fprintf(out, "; GPUs %llu idle, %llu held\n", (unsigned long long)e->broad_idle,
 		(unsigned long long)e->broad_held);
-	_text_side_by(out, p, p->broad_by, p->nbroad_by, false);
+	_text_side_by(out, p, p->broad_by, p->nbroad_by, false, e->map);
 	fprintf(out, "    %s-> %s\n", e->extrapolated ? "(extrapolated past the running jobs) " : "",
 		e->broaden ? "broaden" : "keep");
-	fprintf(out, "    not modelled: %s\n", _not_modelled);
+	if (e->map)
+		fprintf(out, "    backfill map: %d reservation%s of pending jobs ahead\n", e->map_reserved,
+			e->map_reserved == 1 ? "" : "s");
+	fprintf(out, "    not modelled: %s\n", _not_modelled(e));
 }
 
 static void _text_flex(FILE *out, const why_result_t *res)
@@ -511,10 +525,12 @@ static void _json_flex(FILE *out, const why_result_t *res)
 			d->estimate.broad_factor, d->estimate.extrapolated ? "true" : "false",
 			d->estimate.kept_backfill ? "true" : "false", d->estimate.broaden ? "true" : "false");
 	if (d->estimate.made) {
+		fprintf(out, ", \"backfill_map\": %s, \"reservations\": %d", d->estimate.map ? "true" : "false",
+			d->estimate.map_reserved);
 		_json_kv(out, "type", fx->plan.type);
 		_json_side(out, "as_asked", fx, true);
 		_json_side(out, "broadened", fx, false);
-		_json_kv(out, "not_modelled", _not_modelled);
+		_json_kv(out, "not_modelled", _not_modelled(&d->estimate));
 		fputc('}', out);
 	} else {
 		fputs(", \"estimate\": null", out);

@@ -47,6 +47,15 @@ static int state_name_cmp(const void *a, const void *b)
 	return c ? c : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/* bsearch's test: the name alone (state_name_cmp, which sorts, also
+ * orders equal names by index, so a key found only the entry of its own
+ * index: a running job on any node but the first sorted of its name was
+ * left out). */
+static int state_name_key(const void *a, const void *b)
+{
+	return strcmp(((const state_name_t *)a)->name, ((const state_name_t *)b)->name);
+}
+
 /* GPUs of a TRES list and the type of its first typed entry (type[0] = 0
  * if none); per-node and per-socket counts times nodes, per-task times
  * tasks. Typed entries are counted when there are any: tres_alloc_str
@@ -88,7 +97,7 @@ static long state_node(const state_name_t *idx, size_t n, const nodeox_node_t *n
 		return -1;
 	memcpy(key, name, len);
 	key[len] = '\0';
-	hit = bsearch(&k, idx, n, sizeof(*idx), state_name_cmp);
+	hit = bsearch(&k, idx, n, sizeof(*idx), state_name_key);
 	if (!hit)
 		return -1;
 	while (hit > idx && !strcmp(hit[-1].name, key))
@@ -99,23 +108,85 @@ static long state_node(const state_name_t *idx, size_t n, const nodeox_node_t *n
 	return (long)hit->idx;
 }
 
-int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_node_t *nodes, size_t nnodes,
-		   why_state_t *st, nodeox_cluster_t *out)
+/* A pending job for the backfill map, with its priority, sorted as
+ * slurmctld's backfill walks them (priority, then id). */
+typedef struct {
+	nodeox_pending_t p;
+	uint32_t prio;
+} state_pend_t;
+
+static int state_pend_cmp(const void *a, const void *b)
+{
+	const state_pend_t *x = a, *y = b;
+
+	if (x->prio != y->prio)
+		return x->prio > y->prio ? -1 : 1;
+	return (x->p.id > y->p.id) - (x->p.id < y->p.id);
+}
+
+/* A pending job's limit for the map, seconds (0: none): its own, else the
+ * MaxTime of the first of its partitions that has one, as the plugin reads
+ * it (part_ptr). */
+static int64_t state_limit(const why_cluster_t *cl, const why_qjob_t *q)
+{
+	const char *p = q->partition, *it;
+	size_t n, k;
+
+	if (q->time_limit != NODEOX_TIME_NONE && q->time_limit != NODEOX_TIME_INFINITE)
+		return (int64_t)q->time_limit * 60;
+	while (p && nodeox_util_list_next(&p, &it, &n))
+		for (k = 0; k < cl->nparts; k++)
+			if (cl->parts[k].name && strlen(cl->parts[k].name) == n && !strncmp(cl->parts[k].name, it, n))
+				return cl->parts[k].max_time == NODEOX_TIME_INFINITE ||
+						       cl->parts[k].max_time == NODEOX_TIME_NONE
+					       ? 0
+					       : (int64_t)cl->parts[k].max_time * 60;
+	return 0;
+}
+
+/* The backfill map's list (as the plugin's _state_pending gives it): the
+ * pending jobs into priority order, at most NODEOX_MAP_LIST, pending_more
+ * past them. */
+static int state_pending(state_pend_t *pend, size_t np, why_state_t *st, nodeox_cluster_t *out)
+{
+	size_t i, n = np < NODEOX_MAP_LIST ? np : NODEOX_MAP_LIST;
+
+	qsort(pend, np, sizeof(*pend), state_pend_cmp);
+	st->pending = calloc(n ? n : 1, sizeof(*st->pending));
+	st->pending_prio = calloc(n ? n : 1, sizeof(*st->pending_prio));
+	if (!st->pending || !st->pending_prio)
+		return -1;
+	for (i = 0; i < n; i++) {
+		st->pending[i] = pend[i].p;
+		st->pending_prio[i] = pend[i].prio;
+	}
+	out->map = true;
+	out->pending = st->pending;
+	out->npending = n;
+	out->pending_more = np > n;
+	return 0;
+}
+
+int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_conf_t *conf,
+		   const nodeox_node_t *nodes, size_t nnodes, why_state_t *st, nodeox_cluster_t *out)
 {
 	state_name_t *idx;
-	size_t nr = 0, cap = 0, i;
+	state_pend_t *pend;
+	size_t nr = 0, cap = 0, i, np = 0;
 	char type[NODEOX_NAME_MAX];
 
 	memset(st, 0, sizeof(*st));
 	st->scratch = calloc(NODEOX_ESTIMATE_SCRATCH(nnodes ? nnodes : 1), sizeof(uint32_t));
 	idx = calloc(nnodes ? nnodes : 1, sizeof(*idx));
+	pend = calloc(cl->njobs ? cl->njobs : 1, sizeof(*pend));
 	for (i = 0; i < cl->njobs; i++)
 		if (cl->jobs[i].phase == WHY_PHASE_ACTIVE && cl->jobs[i].nodes)
 			cap += cl->jobs[i].num_nodes ? cl->jobs[i].num_nodes : 1;
 	st->running = calloc(cap ? cap : 1, sizeof(*st->running));
 	st->running_id = calloc(cap ? cap : 1, sizeof(*st->running_id));
-	if (!st->scratch || !idx || !st->running || !st->running_id) {
+	if (!st->scratch || !idx || !pend || !st->running || !st->running_id) {
 		free(idx);
+		free(pend);
 		why_state_free(st);
 		return -1;
 	}
@@ -176,9 +247,21 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_n
 				out->nahead++;
 			}
 			nodeox_demand_add(&st->ahead[k], gpus, q->priority, q->job_id);
+			if (conf && nodeox_pending_types(conf, type, q->features, &pend[np].p.types)) {
+				pend[np].p.gpus = gpus;
+				pend[np].p.limit = state_limit(cl, q);
+				pend[np].p.id = q->job_id;
+				pend[np++].prio = q->priority;
+			}
 		}
 	}
 	free(idx);
+	if (conf && state_pending(pend, np, st, out) < 0) {
+		free(pend);
+		why_state_free(st);
+		return -1;
+	}
+	free(pend);
 	{
 		/* sorted with their job ids, in the order nodeox_running_sort
 		 * gives (stable by end), which then finds them sorted; without
@@ -219,8 +302,8 @@ static int state_by(const why_state_t *st, const nodeox_cluster_t *cl, const uin
 	return m;
 }
 
-void why_state_deciders(const why_state_t *st, const nodeox_cluster_t *cl, const nodeox_estimate_t *e,
-			why_plan_t *plan)
+void why_state_deciders(const why_state_t *st, const nodeox_conf_t *conf, const nodeox_cluster_t *cl,
+			const nodeox_estimate_t *e, why_plan_t *plan)
 {
 	size_t i;
 
@@ -230,6 +313,34 @@ void why_state_deciders(const why_state_t *st, const nodeox_cluster_t *cl, const
 		return;
 	plan->nkept_by = state_by(st, cl, e->kept_by, e->nkept_by, plan->kept_by);
 	plan->nbroad_by = state_by(st, cl, e->broad_by, e->nbroad_by, plan->broad_by);
+	if (cl->map) {
+		/* the reservations of the jobs ahead that touch a side (the
+		 * first 64, in priority order; the mask's bits), one by one:
+		 * type "a|b" for a job that may use several, "" any */
+		for (i = 0; i < cl->npending && i < 64 && plan->nahead < NODEOX_MAX_TYPES + 1; i++) {
+			const nodeox_pending_t *p = &cl->pending[i];
+			bool k = e->kept_ahead_mask >> i & 1, b = e->broad_ahead_mask >> i & 1;
+			why_ahead_t *a;
+			size_t len = 0;
+
+			if (!k && !b)
+				continue;
+			a = &plan->ahead[plan->nahead++];
+			a->type[0] = '\0';
+			for (int t = 0; conf && t < conf->ntypes; t++)
+				if (p->types >> t & 1 && len + 2 < sizeof(a->type))
+					len += (size_t)snprintf(a->type + len, sizeof(a->type) - len, "%s%s",
+								len ? "|" : "", conf->types[t].name);
+			if (len >= sizeof(a->type))
+				a->type[sizeof(a->type) - 1] = '\0';
+			a->gpus = p->gpus;
+			a->first_id = p->id;
+			a->first_prio = st->pending_prio ? st->pending_prio[i] : 0;
+			a->kept = k;
+			a->broad = b;
+		}
+		return;
+	}
 	for (i = 0; i < cl->nahead && i < 64 && plan->nahead < NODEOX_MAX_TYPES + 1; i++) {
 		const nodeox_demand_t *d = &cl->ahead[i];
 		bool k = e->kept_ahead_mask >> i & 1, b = e->broad_ahead_mask >> i & 1;
@@ -249,6 +360,10 @@ void why_state_deciders(const why_state_t *st, const nodeox_cluster_t *cl, const
 
 void why_state_free(why_state_t *st)
 {
+	free(st->pending);
+	free(st->pending_prio);
+	st->pending = NULL;
+	st->pending_prio = NULL;
 	free(st->running_id);
 	st->running_id = NULL;
 	free(st->running);

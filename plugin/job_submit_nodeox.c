@@ -444,6 +444,19 @@ static bool _cluster_snapshot(const char *job_parts, nodeox_cluster_t *cl, int32
  * itself; untagged submissions and other changes show at the next walk.
  */
 #define NODEOX_STATE_GROUPS 256 /* distinct partition lists of pending jobs */
+/* Pending GPU jobs the cache keeps one by one for the backfill map
+ * (policy_map.c), the first in priority order: a decision needs the first
+ * NODEOX_MAP_LIST of its partitions. Past them the jobs are only
+ * counted (nodeox_part_demand_t.dropped), and a decision whose partitions
+ * lost one makes no estimate (nodeox_cluster_t.pending_more). */
+#define NODEOX_STATE_PENDING NODEOX_MAP_LIST
+
+/* One pending job as the map reads it, with its place in priority order. */
+typedef struct {
+	nodeox_pending_t p;
+	uint32_t prio;
+	uint32_t group; /* index into nxs.groups: its partition list */
+} nodeox_state_pending_t;
 
 /* Pending jobs of one partition list wanting one GPU type ("" untyped). */
 typedef struct {
@@ -454,7 +467,8 @@ typedef struct {
 } nodeox_type_demand_t;
 
 typedef struct {
-	char *parts; /* xmalloc'd copy of the jobs' partition list, NULL: none */
+	char *parts;     /* xmalloc'd copy of the jobs' partition list, NULL: none */
+	uint64_t dropped; /* its pending jobs past NODEOX_STATE_PENDING */
 	size_t ntypes;
 	nodeox_type_demand_t t[NODEOX_MAX_TYPES + 1];
 } nodeox_part_demand_t;
@@ -479,6 +493,14 @@ static struct {
 	unsigned long view_walks; /* the walk it was made from */
 	nodeox_part_demand_t *groups;
 	size_t ngroups, gcap;
+	nodeox_state_pending_t *pend; /* NODEOX_STATE_PENDING + counted submissions:
+				       * while walking a heap (the last in priority
+				       * order on top), then sorted, first first */
+	size_t npend, pcap;
+	uint32_t counted; /* submissions counted since the walk (their order) */
+	nodeox_map_base_t base; /* the backfill map's running part for the view
+				 * (policy_map.c fills it; invalid when the view
+				 * is made again) */
 	unsigned long walks; /* walks done (tests, bench) */
 	long age_factor;     /* see above; tests: 0 (walk at every change) */
 	long age_max_ms;
@@ -486,6 +508,9 @@ static struct {
 
 /* Broaden=when-faster's per-call view (see _cluster_state). */
 typedef struct {
+	nodeox_pending_t pending[NODEOX_MAP_LIST];
+	int8_t meet[NODEOX_STATE_GROUPS]; /* group meets the job's partitions: 0 not
+					   * asked yet, 1 yes, -1 no */
 	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
 	int32_t *map; /* node record index -> snapshot index */
@@ -554,7 +579,7 @@ static bool _prio_before(uint32_t pa, uint32_t ia, uint32_t pb, uint32_t ib)
 /* The demand entry of partition list parts and GPU type, made if missing;
  * NULL past the bounds (more lists than NODEOX_STATE_GROUPS: nxs.cut; more
  * types than nodeox.conf can name: none of ours) or without memory (*nomem). */
-static nodeox_type_demand_t *_state_demand(const char *parts, const char *type, bool *nomem)
+static nodeox_type_demand_t *_state_demand(const char *parts, const char *type, bool *nomem, size_t *gi)
 {
 	nodeox_part_demand_t *g = NULL;
 	size_t i;
@@ -580,6 +605,7 @@ static nodeox_type_demand_t *_state_demand(const char *parts, const char *type, 
 		}
 		g = &nxs.groups[nxs.ngroups];
 		g->ntypes = 0;
+		g->dropped = 0;
 		g->parts = NULL;
 		if (parts) { /* xstrdup would abort slurmctld without memory */
 			size_t len = strlen(parts) + 1;
@@ -592,6 +618,7 @@ static nodeox_type_demand_t *_state_demand(const char *parts, const char *type, 
 		}
 		nxs.ngroups++;
 	}
+	*gi = (size_t)(g - nxs.groups);
 	for (i = 0; i < g->ntypes; i++)
 		if (!xstrcasecmp(g->t[i].type, type))
 			return &g->t[i];
@@ -620,6 +647,93 @@ static void _type_demand_add(nodeox_type_demand_t *t, uint64_t gpus, uint32_t pr
 	t->gpus = gpus > UINT64_MAX - t->gpus ? UINT64_MAX : t->gpus + gpus;
 }
 
+/* Does pending entry a come after b in priority order (a worse)? */
+static bool _pend_after(const nodeox_state_pending_t *a, const nodeox_state_pending_t *b)
+{
+	return _prio_before(b->prio, b->p.id, a->prio, a->p.id);
+}
+
+static void _pend_swap(size_t i, size_t j)
+{
+	nodeox_state_pending_t x = nxs.pend[i];
+
+	nxs.pend[i] = nxs.pend[j];
+	nxs.pend[j] = x;
+}
+
+/* Sift entry i of the heap nxs.pend[0..n) down (the last in priority
+ * order on top). */
+static void _pend_down(size_t i, size_t n)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, w = i;
+
+		if (l < n && _pend_after(&nxs.pend[l], &nxs.pend[w]))
+			w = l;
+		if (l + 1 < n && _pend_after(&nxs.pend[l + 1], &nxs.pend[w]))
+			w = l + 1;
+		if (w == i)
+			return;
+		_pend_swap(i, w);
+		i = w;
+	}
+}
+
+/* Keep a pending job for the map while the walk goes: among the first
+ * NODEOX_STATE_PENDING in priority order (a heap of them), else counted as
+ * dropped for its partition list. Returns false without memory. */
+static bool _pend_keep(const nodeox_state_pending_t *e)
+{
+	size_t i;
+
+	if (nxs.npend >= NODEOX_STATE_PENDING) {
+		if (!_pend_after(&nxs.pend[0], e)) {
+			nxs.groups[e->group].dropped++;
+			return true;
+		}
+		nxs.groups[nxs.pend[0].group].dropped++;
+		nxs.pend[0] = *e;
+		_pend_down(0, nxs.npend);
+		return true;
+	}
+	if (nxs.npend == nxs.pcap) {
+		size_t cap = MIN(nxs.pcap ? 2 * nxs.pcap : 64, NODEOX_STATE_PENDING + 64);
+
+		if (!try_xrealloc(nxs.pend, cap * sizeof(*nxs.pend)))
+			return false;
+		nxs.pcap = cap;
+	}
+	i = nxs.npend++;
+	nxs.pend[i] = *e;
+	while (i > 0 && _pend_after(&nxs.pend[i], &nxs.pend[(i - 1) / 2])) {
+		_pend_swap(i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	return true;
+}
+
+/* The heap into priority order, first first (a heap sort: no allocation). */
+static void _pend_sort(void)
+{
+	size_t n;
+
+	for (n = nxs.npend; n > 1; n--) {
+		_pend_swap(0, n - 1);
+		_pend_down(0, n - 1);
+	}
+}
+
+/* A pending job's time limit for the map, in seconds (0: none): its own,
+ * else its partition's MaxTime, as backfill takes it. */
+static int64_t _pend_limit(job_record_t *job_ptr)
+{
+	uint32_t lim = job_ptr->time_limit;
+
+	if ((lim == NO_VAL || lim == INFINITE) && job_ptr->part_ptr)
+		lim = job_ptr->part_ptr->max_time;
+	return lim == NO_VAL || lim == INFINITE ? 0 : (int64_t)lim * 60;
+}
+
 /* Empty the cache (its buffers stay for the next walk); free: and them. */
 static void _state_clear(bool free_all)
 {
@@ -629,11 +743,16 @@ static void _state_clear(bool free_all)
 		xfree(nxs.groups[i].parts);
 	nxs.ngroups = 0;
 	nxs.nrunning = 0;
+	nxs.npend = 0;
+	nxs.counted = 0;
+	nxs.base.valid = false;
 	nxs.valid = false;
 	nxs.cut = false;
 	if (!free_all)
 		return;
 	xfree(nxs.groups);
+	xfree(nxs.pend);
+	nxs.pcap = 0;
 	xfree(nxs.running);
 	xfree(nxs.view);
 	xfree(nxs.view_map);
@@ -711,15 +830,51 @@ static int _state_job(void *x, void *arg)
 			return -1;
 	} else if (IS_JOB_PENDING(job_ptr) && job_ptr->priority) {
 		nodeox_type_demand_t *t;
+		nodeox_state_pending_t e = { .prio = job_ptr->priority };
 		char type[NODEOX_NAME_MAX];
 		uint64_t gpus = _job_demand(job_ptr, type, sizeof(type));
+		size_t gi;
 
 		if (!gpus)
 			return 0;
-		if ((t = _state_demand(job_ptr->partition, type, &w->nomem)))
+		if ((t = _state_demand(job_ptr->partition, type, &w->nomem, &gi)))
 			_type_demand_add(t, gpus, job_ptr->priority, job_ptr->job_id);
 		else if (nxs.cut || w->nomem)
 			return -1; /* (a type past the bound is skipped) */
+		else
+			return 0;
+		/* for the map: a type nodeox.conf does not name runs on nodes
+		 * the map does not hold; one that comes after all the heap
+		 * keeps (when full) is only counted, its types not read */
+		e.p.id = job_ptr->job_id;
+		if (nxs.npend >= NODEOX_STATE_PENDING && !_pend_after(&nxs.pend[0], &e)) {
+			nxs.groups[gi].dropped++;
+			return 0;
+		}
+		if (nx.conf && nodeox_pending_types(nx.conf, type,
+						    job_ptr->details ? job_ptr->details->features : NULL,
+						    &e.p.types)) {
+			/* a pending array's record: one job per task not split
+			 * off yet (the map reserves each on its own), up to one
+			 * more than the map reserves for (past it, it makes no
+			 * estimate anyway) */
+			uint32_t tasks = job_ptr->array_recs && job_ptr->array_recs->task_cnt > 1
+						 ? job_ptr->array_recs->task_cnt
+						 : 1,
+				 k;
+
+			e.p.gpus = gpus == UINT64_MAX ? gpus : gpus / tasks;
+			e.p.limit = _pend_limit(job_ptr);
+			e.p.id = job_ptr->job_id;
+			e.group = (uint32_t)gi;
+			for (k = 0; k < tasks && k <= NODEOX_MAP_PENDING; k++)
+				if (!_pend_keep(&e)) {
+					w->nomem = true;
+					return -1;
+				}
+			if (tasks > NODEOX_MAP_PENDING + 1)
+				nxs.groups[gi].dropped++;
+		}
 	}
 	return 0;
 }
@@ -761,6 +916,7 @@ static bool _state_walk(void)
 		tmp = try_xmalloc(nxs.nrunning * sizeof(*tmp));
 	nodeox_running_sort(nxs.running, nxs.nrunning, tmp);
 	xfree(tmp);
+	_pend_sort();
 	clock_gettime(CLOCK_MONOTONIC, &nxs.done);
 	nxs.build_us = (nxs.done.tv_sec - t0.tv_sec) * 1000000L + (nxs.done.tv_nsec - t0.tv_nsec) / 1000;
 	nxs.valid = true;
@@ -812,6 +968,47 @@ static void _ahead_add(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const char 
 	st->ahead[k].gpus = gpus > UINT64_MAX - st->ahead[k].gpus ? UINT64_MAX : st->ahead[k].gpus + gpus;
 }
 
+/* Does cached partition list gi meet the job's (memo in st->meet)? */
+static bool _state_meets(nodeox_state_buf_t *st, size_t gi, const nodeox_job_t *job)
+{
+	const char *parts = nxs.groups[gi].parts;
+
+	if (!st->meet[gi])
+		st->meet[gi] = !parts || !job->partition || nodeox_util_lists_meet(parts, job->partition) ? 1 : -1;
+	return st->meet[gi] > 0;
+}
+
+/*
+ * The backfill map's list for the call: the cached pending jobs of the
+ * partitions that meet the job's, in priority order, less the job being
+ * updated (excl), at most NODEOX_MAP_LIST; pending_more where there are
+ * more, or jobs of those partitions were dropped by the cache. Bounded by the cache's entries.
+ */
+static void _state_pending(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const nodeox_job_t *job,
+			   job_record_t *excl)
+{
+	size_t i, n = 0;
+
+	memset(st->meet, 0, sizeof(st->meet));
+	for (i = 0; i < nxs.npend && !cl->pending_more; i++) {
+		const nodeox_state_pending_t *e = &nxs.pend[i];
+
+		if ((excl && e->p.id == excl->job_id && e->prio) || !_state_meets(st, e->group, job))
+			continue;
+		if (n == NODEOX_MAP_LIST)
+			cl->pending_more = true;
+		else
+			st->pending[n++] = e->p;
+	}
+	for (i = 0; i < nxs.ngroups && !cl->pending_more; i++)
+		if (nxs.groups[i].dropped && _state_meets(st, i, job))
+			cl->pending_more = true;
+	cl->map = true;
+	cl->pending = st->pending;
+	cl->npending = n;
+	cl->map_base = &nxs.base;
+}
+
 /*
  * The call's view of the cache: the holdings on the snapshot's nodes with
  * their ends from now (still sorted), and the demand of the pending jobs
@@ -834,6 +1031,7 @@ static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const node
 		goto demand;
 	}
 	nxs.view_map_n = 0;
+	nxs.base.valid = false;
 	if (nxs.nrunning > nxs.view_cap) {
 		if (!try_xrealloc(nxs.view, nxs.nrunning * sizeof(*nxs.view)))
 			return false;
@@ -860,6 +1058,7 @@ static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const node
 demand:
 	cl->running = nxs.view;
 	cl->nrunning = n;
+	_state_pending(st, cl, job, excl);
 	if (excl && IS_JOB_PENDING(excl) && excl->priority)
 		xgpus = _job_demand(excl, xtype, sizeof(xtype));
 	for (i = 0; i < nxs.ngroups; i++) {
@@ -940,6 +1139,9 @@ static void _state_count_submission(const nodeox_job_t *job, const nodeox_decisi
 	char type[NODEOX_NAME_MAX];
 	bool nomem = false;
 	uint64_t gpus;
+	size_t gi;
+	uint32_t lim = w && d->time_limit_set ? d->time_limit : job->time_limit;
+	nodeox_state_pending_t e = { .prio = 0 };
 
 	if (!nxs.valid || nxs.cut || held || (d->action != NODEOX_KEEP && d->action != NODEOX_REWRITE))
 		return;
@@ -947,8 +1149,27 @@ static void _state_count_submission(const nodeox_job_t *job, const nodeox_decisi
 			    type, sizeof(type));
 	if (!gpus)
 		return;
-	if ((t = _state_demand(job->partition, type, &nomem))) {
+	if ((t = _state_demand(job->partition, type, &nomem, &gi))) {
 		_type_demand_add(t, gpus, 0, UINT32_MAX);
+		/* for the map: after every job the walk found (priority 0
+		 * there is a held job, never kept), in the order counted */
+		if (nodeox_pending_types(nx.conf, type, w && d->features_set ? d->features : job->features,
+					 &e.p.types)) {
+			e.p.gpus = gpus;
+			e.p.limit = lim == NODEOX_TIME_NONE || lim == NODEOX_TIME_INFINITE ? 0 : (int64_t)lim * 60;
+			e.p.id = nxs.counted++;
+			e.group = (uint32_t)gi;
+			if (nxs.npend == nxs.pcap && nxs.pcap < 2 * NODEOX_STATE_PENDING) {
+				size_t cap = MIN(nxs.pcap ? 2 * nxs.pcap : 64, 2 * NODEOX_STATE_PENDING);
+
+				if (try_xrealloc(nxs.pend, cap * sizeof(*nxs.pend)))
+					nxs.pcap = cap;
+			}
+			if (nxs.npend < nxs.pcap)
+				nxs.pend[nxs.npend++] = e; /* last in order: stays sorted */
+			else
+				nxs.groups[gi].dropped++; /* (no room: the next walk finds it) */
+		}
 	} else if (nomem || nxs.cut) {
 		/* no memory to count it, or one partition list too many: the
 		 * next decision walks (and finds the bound there, if it holds) */

@@ -19,6 +19,9 @@
  *   policy_decide.c  the broadening decision       (nodeox_policy_*)
  *   policy_estimate.c Broaden=when-faster's two finishes (internal;
  *                    nodeox_running_sort for its feeders)
+ *   policy_map.c     the same as backfill would plan it: the map of
+ *                    running jobs' ends and pending jobs' reservations
+ *                    (internal; nodeox_pending_types for its feeders)
  *   policy_util.c    name checks, quoting, bounded strings (internal)
  *   policy_record.c  reads back the admin_comment record that
  *                    policy_decide.c writes (nodeox_record_*)
@@ -204,6 +207,56 @@ typedef struct {
  * walking its jobs in priority order may pass 0 and its position). */
 void nodeox_demand_add(nodeox_demand_t *d, uint64_t gpus, uint32_t priority, uint32_t id);
 
+/*
+ * Broaden=when-faster's backfill map (policy_map.c): one pending job ahead of
+ * the job being decided, as the feeder found it, in priority order (the
+ * order Slurm's backfill walks them). Each gets its reservation on the GPU
+ * types it can use, for its time limit, at the earliest time the map has
+ * room for it, as backfill plans (src/plugins/sched/backfill/backfill.c).
+ */
+typedef struct {
+	uint32_t types; /* conf types it can use (bit i: conf->types[i]);
+			 * 0: any type (an untyped request with no type
+			 * feature in its constraint): nodeox_pending_types */
+	uint64_t gpus;  /* GPUs in all */
+	int64_t limit;  /* its time limit, seconds; <= 0: none (it holds
+			 * what it gets for good) */
+	uint32_t id;    /* job id (0: not known), for the reason and `nodeox why` */
+} nodeox_pending_t;
+
+/* The types mask of a pending job: its gres type (typed: that conf type;
+ * false when nodeox.conf has no such type, i.e. it runs on nodes the map
+ * does not hold), or, untyped, the conf types whose feature its constraint
+ * names (a job nodeox broadened: its OR of type features); none named: 0
+ * (any type). type and features may be NULL. Bounded by NODEOX_STR_MAX
+ * bytes of features. */
+bool nodeox_pending_types(const nodeox_conf_t *conf, const char *type, const char *features, uint32_t *mask);
+
+/* Bounds on the map's work per decision. Past any, the decision makes no
+ * estimate: it decides as Broaden=when-blocked and says so. */
+#define NODEOX_MAP_PENDING 128   /* pending jobs ahead reserved for (those
+				  * with a type on the job's nodes) */
+#define NODEOX_MAP_LIST (8 * NODEOX_MAP_PENDING) /* pending jobs a feeder gives */
+#define NODEOX_MAP_RUN_STEPS 128 /* profile steps from running jobs' ends */
+#define NODEOX_MAP_STEPS (NODEOX_MAP_RUN_STEPS + 2 * NODEOX_MAP_PENDING + 8)
+#define NODEOX_MAP_WORK 2000000  /* (step, type) looks over all placements */
+#define NODEOX_MAP_RESOLUTION 60 /* s: a reservation holds from its start less
+				  * this (Slurm's bf_resolution default) */
+
+/* The running jobs' part of the backfill map (the GPUs they give back by
+ * type over time), which a feeder may keep between decisions for the same
+ * cl->running array and nodes (the plugin: per state view, made again
+ * with it): the map then does not read the running jobs again. Zero it,
+ * and set valid false whenever running, its ends or the nodes change. */
+typedef struct {
+	bool valid;
+	const nodeox_running_t *running; /* what it was made from */
+	size_t nrunning, nnodes;
+	int nt, n;
+	int64_t t[NODEOX_MAP_RUN_STEPS];
+	uint32_t back[NODEOX_MAP_RUN_STEPS * NODEOX_MAX_TYPES];
+} nodeox_map_base_t;
+
 /* Scratch the estimate needs per node (uint32_t entries), given by the caller
  * so that the decision allocates nothing. */
 #define NODEOX_ESTIMATE_SCRATCH(nnodes) (4 * (size_t)(nnodes))
@@ -224,6 +277,18 @@ typedef struct {
 	size_t nahead;
 	uint32_t *scratch;
 	bool state_cut;
+	/* The backfill map's input (Broaden=when-faster): with map set, the
+	 * estimate is policy_map.c's, from pending[0..npending) in priority
+	 * order (ahead is then read by nobody); pending_more: the feeder knows
+	 * of more pending jobs ahead than it gave (its own cap), so the map
+	 * cannot place the job (it decides as when-blocked and says so).
+	 * Without map: the older per-type estimate (policy_estimate.c), for
+	 * callers that only have the GPUs ahead by type. */
+	bool map;
+	const nodeox_pending_t *pending;
+	size_t npending;
+	bool pending_more;
+	nodeox_map_base_t *map_base; /* NULL: the map reads the running jobs */
 } nodeox_cluster_t;
 
 /* Running jobs an estimate names per side as deciding its start. */
@@ -264,6 +329,19 @@ typedef struct {
 	uint64_t broad_idle, broad_held, broad_ahead, broad_ahead_mask;
 	uint32_t kept_by[NODEOX_ESTIMATE_BY], broad_by[NODEOX_ESTIMATE_BY];
 	int nkept_by, nbroad_by;
+	/* The backfill map (cl->map): the reservations it placed, the
+	 * pending job whose reservation each side starts after (cl->pending
+	 * index, -1: none, it starts when running jobs' GPUs come back or
+	 * now), and why it made no estimate (map_cut: a bound of
+	 * NODEOX_MAP_*, or pending_more, was reached; map_cut_what says
+	 * which). broad_limit: the limit backfill plans the broadened job
+	 * with (seconds: scaled to the slowest eligible type, as the
+	 * decision writes it). */
+	bool map, map_cut;
+	const char *map_cut_what;
+	int map_reserved;
+	int kept_after, broad_after;
+	int64_t broad_limit;
 } nodeox_estimate_t;
 
 typedef enum {

@@ -855,9 +855,10 @@ static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	}
 	nodeox_estimate_make(conf, job, cl, req, out->eligible, out->neligible, shape, (int64_t)lim * 60, e);
 	if (!e->made) {
-		*fallback = cl->state_cut ? "when-faster, as when-blocked: more nodes or jobs in the cluster "
-					    "than the estimate reads"
-					  : "when-faster, as when-blocked: no cluster state to estimate with";
+		*fallback = e->map_cut	   ? e->map_cut_what
+			    : cl->state_cut ? "when-faster, as when-blocked: more nodes or jobs in the cluster "
+					      "than the estimate reads"
+					    : "when-faster, as when-blocked: no cluster state to estimate with";
 		return true;
 	}
 	if (e->broaden)
@@ -903,6 +904,17 @@ static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			    conf->types[req].name, ks, kf, types, bf);
 	}
 	return false;
+}
+
+/* Append a, b to the reason where both fit whole. */
+static void decide_append(nodeox_decision_t *out, const char *a, const char *b)
+{
+	size_t n = strlen(out->reason), la = strlen(a), lb = strlen(b);
+
+	if (n + la + lb < sizeof(out->reason)) {
+		memcpy(out->reason + n, a, la);
+		memcpy(out->reason + n + la, b, lb + 1);
+	}
 }
 
 /* Broadened by the estimate: say why, after what was changed. */
@@ -1025,6 +1037,8 @@ void nodeox_policy_decide(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	decide_speed_note(conf, entry, out);
 	if (out->estimate.made)
 		decide_faster_why(conf, req, out);
+	else if (fallback)
+		decide_append(out, "; ", fallback);
 }
 
 const char *nodeox_action_name(nodeox_action_t action)

@@ -250,41 +250,6 @@ static bool est_fits(const est_side_t *sd, const nodeox_shape_t *shape)
 	return sd->fit >= shape->nodes && sd->sum > 0 && (!shape->total || sd->sum >= shape->total);
 }
 
-/* The last few node strings classified (a gres type, or the features of an
- * untyped node) and their answers: a cluster has few distinct ones, so the
- * string tests run once per distinct string, not once per node. */
-#define EST_MEMO 8
-typedef struct {
-	const char *key[EST_MEMO];
-	bool typed[EST_MEMO];
-	int type[EST_MEMO];
-	int n, next;
-} est_memo_t;
-
-/* Which of the eligible types the node holds (conf index), or -1. */
-static int est_node_type(const nodeox_conf_t *conf, const nodeox_node_t *nd, const int *elig, int nelig,
-			 est_memo_t *mo)
-{
-	bool typed = nd->gpu_type && *nd->gpu_type;
-	const char *key = typed ? nd->gpu_type : nd->features ? nd->features : "";
-	int k, t = -1;
-
-	for (k = 0; k < mo->n; k++)
-		if (mo->key[k] == key && mo->typed[k] == typed)
-			return mo->type[k];
-	for (k = 0; k < mo->n; k++)
-		if (mo->typed[k] == typed && !strcmp(mo->key[k], key))
-			return mo->type[k];
-	for (k = 0; k < nelig && t < 0; k++)
-		if (nodeox_node_is_type(nd, &conf->types[elig[k]]))
-			t = elig[k];
-	k = mo->n < EST_MEMO ? mo->n++ : mo->next++ % EST_MEMO;
-	mo->key[k] = key;
-	mo->typed[k] = typed;
-	mo->type[k] = t;
-	return t;
-}
-
 /* The GPUs the jobs ahead want, per type of the side (types[0..ntypes)) and
  * untyped; demand for other types is not this side's. */
 static void est_demand(const nodeox_conf_t *conf, const nodeox_cluster_t *cl, const int *types, int ntypes,
@@ -338,6 +303,23 @@ static int est_by(const nodeox_cluster_t *cl, const uint32_t *cls, size_t at, in
 		by[n++] = (uint32_t)j;
 	}
 	return n;
+}
+
+/* The last running job ending at start (> 0), for est_by; SIZE_MAX if none
+ * does (the map's start after a reservation, or at a rounded end). */
+static size_t est_last_at(const nodeox_cluster_t *cl, int64_t start)
+{
+	size_t lo = 0, hi = cl->nrunning;
+
+	while (lo < hi) { /* first ending after start */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (cl->running[mid].end <= start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > 0 && cl->running[lo - 1].end == start ? lo - 1 : SIZE_MAX;
 }
 
 /* The slowest type among the broadened side's nodes that could take the job
@@ -488,14 +470,17 @@ static int64_t est_stop(const est_side_t *k, const est_side_t *b, const nodeox_e
 	return s >= 9e18 ? INT64_MAX : (int64_t)s;
 }
 
+static void est_choose(nodeox_estimate_t *est, const nodeox_shape_t *shape, int req, const int *elig, int nelig,
+		       double m);
+
 void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
 			  int req, const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
 			  nodeox_estimate_t *est)
 {
 	est_side_t k = { .start = -1 }, b = { .start = -1 };
-	est_memo_t memo = { .n = 0 };
+	nodeox_type_memo_t memo = { .n = 0 };
 	const char *last_parts = NULL;
-	bool last_in = false, slower = false;
+	bool last_in = false;
 	int64_t stop = INT64_MAX;
 	double m = conf->when_faster_margin;
 	uint32_t *cls, *tot;
@@ -515,6 +500,22 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	if (!cl || !cl->scratch || cl->state_cut || !shape->per_node || !shape->nodes)
 		return;
 	est->made = true;
+	if (cl->map) {
+		nodeox_map_make(conf, job, cl, req, elig, nelig, shape, limit_s, est);
+		if (est->map_cut) {
+			est->made = false;
+			return;
+		}
+		k.start = est->kept_start;
+		b.start = est->broad_start;
+		cls = cl->scratch + EST_CLASS;
+		if (k.start > 0)
+			k_at = est_last_at(cl, k.start);
+		if (b.start > 0)
+			b_at = est_last_at(cl, b.start);
+		est->broad_finish = b.start >= 0 ? est_finish(b.start, limit_s, est->broad_factor) : -1;
+		goto done;
+	}
 	k.free = cl->scratch + EST_KEPT;
 	b.free = cl->scratch + EST_BROAD;
 	cls = cl->scratch + EST_CLASS;
@@ -537,7 +538,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			last_parts = nd->partitions ? nd->partitions : "";
 			last_in = nodeox_node_in_parts(nd, job->partition);
 		}
-		if (!last_in || (t = est_node_type(conf, nd, elig, nelig, &memo)) < 0)
+		if (!last_in || (t = nodeox_node_type(conf, nd, elig, nelig, &memo)) < 0)
 			continue;
 		EST_AT(cls, i) = (uint32_t)t;
 		{
@@ -642,6 +643,7 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 		}
 		est->extrapolated = true;
 	}
+done:
 	est->nkept_by = est_by(cl, cls, k_at, k.start, req, est->kept_by);
 	est->nbroad_by = est_by(cl, cls, b_at, b.start, -1, est->broad_by);
 	est->kept_start = k.start;
@@ -649,21 +651,32 @@ void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 	est->broad_start = b.start;
 	if (b.start < 0)
 		est->broad_finish = -1;
-	/* broaden when only the broadened side fits, or it finishes sooner by the
-	 * margin; when no eligible type is slower than the one asked for (no run
-	 * time to lose, no limit scaled), as soon is enough: a tie broadens, for
-	 * the job then starts on whichever type frees first, and running jobs
-	 * mostly end before the limits the estimate counts (keeping ties was
-	 * tried on real replays and did worse for tagged jobs on all three
-	 * traces: admin guide, Broaden=when-faster); neither side fitting:
-	 * kept, nothing says broadening is sooner */
-	for (i = 0; i < (size_t)nelig; i++)
+	est_choose(est, shape, req, elig, nelig, m);
+}
+
+/* The choice, whichever estimate made the starts (this file's or the
+ * backfill map's): broaden when only the broadened side fits, or it
+ * finishes sooner by the margin; when no eligible type is slower than the one asked for (no run
+ * time to lose, no limit scaled), as soon is enough: a tie broadens, for
+ * the job then starts on whichever type frees first, and running jobs
+ * mostly end before the limits the estimate counts (keeping ties was
+ * tried on real replays and did worse for tagged jobs on all three
+ * traces: admin guide, Broaden=when-faster); neither side fitting:
+ * kept, nothing says broadening is sooner */
+static void est_choose(nodeox_estimate_t *est, const nodeox_shape_t *shape, int req, const int *elig, int nelig,
+		       double m)
+{
+	bool slower = false;
+	int i;
+
+	for (i = 0; i < nelig; i++)
 		slower = slower || shape->speed[elig[i]] < shape->speed[req];
 	if (!slower) /* no slower type to lose time on: as soon is enough */
-		est->broaden = b.start >= 0 && (k.start < 0 || est->broad_finish <= est->kept_finish);
+		est->broaden = est->broad_start >= 0 &&
+			       (est->kept_start < 0 || est->broad_finish <= est->kept_finish);
 	else
 		est->broaden =
-			b.start >= 0 &&
-			(k.start < 0 || (est->broad_finish < est->kept_finish &&
+			est->broad_start >= 0 &&
+			(est->kept_start < 0 || (est->broad_finish < est->kept_finish &&
 					 (double)est->broad_finish <= (1.0 - m) * (double)est->kept_finish));
 }

@@ -92,6 +92,43 @@ static inline bool nodeox_node_is_type(const nodeox_node_t *nd, const nodeox_gpu
 	return nodeox_node_has_feature(nd, t);
 }
 
+/* The last few node strings classified (a gres type, or the features of an
+ * untyped node) and their answers: a cluster has few distinct ones, so the
+ * string tests of nodeox_node_type run once per distinct string, not once
+ * per node (the estimates' passes over the nodes). Zero it per pass. */
+#define NODEOX_TYPE_MEMO 8
+typedef struct {
+	const char *key[NODEOX_TYPE_MEMO];
+	bool typed[NODEOX_TYPE_MEMO];
+	int type[NODEOX_TYPE_MEMO];
+	int n, next;
+} nodeox_type_memo_t;
+
+/* Which of the types elig[0..nelig) (conf indexes; NULL: 0..nelig-1) the
+ * node holds, or -1. One memo per pass and per elig. */
+static inline int nodeox_node_type(const nodeox_conf_t *conf, const nodeox_node_t *nd, const int *elig, int nelig,
+				   nodeox_type_memo_t *mo)
+{
+	bool typed = nd->gpu_type && *nd->gpu_type;
+	const char *key = typed ? nd->gpu_type : nd->features ? nd->features : "";
+	int k, t = -1;
+
+	for (k = 0; k < mo->n; k++)
+		if (mo->key[k] == key && mo->typed[k] == typed)
+			return mo->type[k];
+	for (k = 0; k < mo->n; k++)
+		if (mo->typed[k] == typed && !strcmp(mo->key[k], key))
+			return mo->type[k];
+	for (k = 0; k < nelig && t < 0; k++)
+		if (nodeox_node_is_type(nd, &conf->types[elig ? elig[k] : k]))
+			t = elig ? elig[k] : k;
+	k = mo->n < NODEOX_TYPE_MEMO ? mo->n++ : mo->next++ % NODEOX_TYPE_MEMO;
+	mo->key[k] = key;
+	mo->typed[k] = typed;
+	mo->type[k] = t;
+	return t;
+}
+
 /* Broaden=when-faster's estimate (policy_estimate.c): when the job could
  * start on its requested type req and on the eligible types elig[0..nelig),
  * from cl's free GPUs, running jobs and demand ahead, and the two finishes
@@ -101,5 +138,15 @@ static inline bool nodeox_node_is_type(const nodeox_node_t *nd, const nodeox_gpu
 void nodeox_estimate_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
 			  int req, const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
 			  nodeox_estimate_t *est);
+
+/* The same two starts as backfill would plan them (policy_map.c), from
+ * cl->pending (cl->map set): fills est's starts, broad_slowest,
+ * broad_factor, broad_limit, kept_backfill, the map_* fields and what
+ * decides each side; nodeox_estimate_make, which calls it, adds the
+ * finishes and the choice. est zeroed by the caller, starts -1. Bounded by
+ * NODEOX_MAP_*; allocates nothing (cl->scratch for per-node state). */
+void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl, int req,
+		     const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
+		     nodeox_estimate_t *est);
 
 #endif

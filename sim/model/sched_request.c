@@ -27,6 +27,7 @@ struct sched_pol {
 		nodeox_running_t *running;
 		size_t cap;
 		nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
+		nodeox_pending_t pending[NODEOX_MAP_LIST];
 		uint32_t *scratch;
 		size_t *cls_at; /* per class: where its allocations go */
 	} state;
@@ -228,9 +229,12 @@ void sched_policy_nodes_free(nodeox_node_t *nodes)
  * fills it from slurmctld's (plugin/job_submit_nodeox.c, _cluster_state):
  * every node with its free GPUs (pol_nodes), every running job's GPUs per
  * node with its expected end (the per-class release lists: start plus
- * limit), and the GPUs each pending GPU job of the job's partitions wants,
- * under its type ("" for a broadened one): a new submission is behind all
- * of them. The one place the simulator feeds the estimate.
+ * limit), and each pending GPU job of the job's partitions in priority
+ * order, with the GPUs it wants, the conf types of the classes it may use
+ * (a broadened one: its set) and the duration backfill plans it with, for
+ * the backfill map (policy/policy_map.c; also summed by type, "" for a
+ * broadened one, as the older estimate read them): a new submission is
+ * behind all of them. The one place the simulator feeds the estimate.
  */
 static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 {
@@ -295,6 +299,8 @@ static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 	prio_iter_t it;
 	uint32_t order = 0;
 	int64_t pj;
+	size_t np = 0;
+	bool more = false;
 	sched_order_begin(s, &it);
 	while ((pj = sched_order_next(s, &it)) >= 0) {
 		const req_t *r = &s->req[pj];
@@ -303,6 +309,32 @@ static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 		size_t k;
 		if (!r->gpus || (parts && !(r->parts & parts)))
 			continue;
+		/* the backfill map's list (policy_map.c): the first
+		 * NODEOX_MAP_PENDING + 1 (one more than it walks: past them it
+		 * makes no estimate), each with the conf types of the classes
+		 * it may use (a broadened job: its set) and the duration
+		 * backfill plans it with */
+		if (r->elig) {
+			uint32_t mask = 0;
+			bool ours = false;
+			for (int u = 0; u < r->elig->nucls; u++) {
+				int t = c->nodes[c->classes[r->elig->ucls[u]].first].type;
+				int ct = t >= 0 ? nodeox_conf_find_type(s->o->policy, c->types[t]) : -1;
+				if (ct >= 0) {
+					mask |= (uint32_t)1 << ct;
+					ours = true;
+				}
+			}
+			if (ours && np == NODEOX_MAP_LIST)
+				more = true;
+			else if (ours)
+				ps->pending[np++] = (nodeox_pending_t){
+					.types = mask,
+					.gpus = r->gpus,
+					.limit = r->plan == SCHED_INF ? 0 : r->plan,
+					.id = s->t->jobs[pj].id,
+				};
+		}
 		for (k = 0; k < nahead && g_ascii_strcasecmp(ps->ahead[k].type, type); k++)
 			;
 		if (k == nahead) {
@@ -319,7 +351,11 @@ static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 				  .nrunning = nr,
 				  .ahead = ps->ahead,
 				  .nahead = nahead,
-				  .scratch = ps->scratch };
+				  .scratch = ps->scratch,
+				  .map = true,
+				  .pending = ps->pending,
+				  .npending = np,
+				  .pending_more = more };
 }
 
 /* The smallest MaxTime (minutes) of the job's partitions; 0 when none has one. */

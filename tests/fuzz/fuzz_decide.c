@@ -12,7 +12,12 @@
  * state it reads: up to 31 running holdings (node indexes one past the
  * cluster included, ends from overdue to far off, sorted), up to 3 demand
  * entries (typed, untyped, unknown types, counts up to UINT64_MAX), no
- * scratch (bit 2) or a cut state (bit 1).
+ * scratch (bit 2) or a cut state (bit 1). Knob 13 bit 0 gives the state as
+ * the backfill map reads it (policy_map.c): up to 7 pending jobs drawn from
+ * the same seed (types masks with bits past the conf's, counts and limits up
+ * to INT64/UINT64 extremes, none), the first one's types read from the
+ * job's own constraint text (nodeox_pending_types, a user's string), and
+ * pending_more (bit 1).
  *
  * Besides fuzz_check.h's invariants, every result must keep the policy's
  * promises: an untagged job (or Mode=off) is PASS; a REWRITE's GPU strings
@@ -128,6 +133,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static const char *const dtypes[] = { "a100", "", "l40s", "zz", "H100", "l40s" };
 	nodeox_running_t run[31];
 	nodeox_demand_t ahead[3];
+	nodeox_pending_t pend[7];
 	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(8)], lcg;
 	int64_t end = -100;
 	static const char *const feats[] = { "a100,ib", "gpu_l40s", "l40s", "h100,ib", "v100", "" };
@@ -207,6 +213,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cl.nahead = (k[14] >> 3) & 3;
 	cl.scratch = k[14] & 4 ? NULL : scratch;
 	cl.state_cut = (k[14] & 2) != 0;
+	if (k[13] & 1) {
+		static const int64_t lims[] = { 60, 0, -5, 3600, INT64_MAX, INT64_MAX / 4 - 1 };
+
+		cl.map = true;
+		cl.pending_more = (k[13] & 2) != 0;
+		cl.pending = pend;
+		cl.npending = (k[13] >> 2) & 7;
+		for (i = 0; i < cl.npending; i++) {
+			lcg = lcg * 1103515245u + 12345u;
+			pend[i] = (nodeox_pending_t){ .types = (lcg & 0x200) ? 0x80000000u | (lcg >> 8) : (lcg >> 8) & 7,
+						      .gpus = (lcg & 0x400) ? UINT64_MAX : (lcg >> 12) % 12,
+						      .limit = lims[(lcg >> 20) % 6],
+						      .id = (uint32_t)i };
+		}
+		if (cl.npending && !nodeox_pending_types(conf, (lcg & 0x800) ? "l40s" : "", job.features,
+							 &pend[0].types))
+			pend[0].types = 0;
+	}
 	nodeox_policy_decide(conf, &job, k[0] & 8 ? NULL : &cl, &d);
 	fuzz_check_decision(&d);
 	fuzz_check_line(d.reason, sizeof(d.reason));
@@ -223,6 +247,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    (e->kept_start >= 0 && e->kept_finish < e->kept_start) ||
 		    (e->broad_start >= 0 && e->broad_finish < e->broad_start))
 			FUZZ_DECIDE_FAIL("an inconsistent estimate", &d);
+		if (e->map && (e->map_cut || e->map_reserved > (int)cl.npending ||
+			       (e->broad_start >= 0 && e->broad_limit < (int64_t)job.time_limit * 60 &&
+				job.time_limit < NODEOX_TIME_NONE) ||
+			       (e->kept_backfill && e->kept_start != 0)))
+			FUZZ_DECIDE_FAIL("an inconsistent backfill map", &d);
 		if ((d.action == NODEOX_KEEP && !strncmp(d.reason, "kept:", 5) && e->broaden) ||
 		    (d.action == NODEOX_REWRITE && !e->broaden))
 			FUZZ_DECIDE_FAIL("the decision disagrees with the estimate", &d);

@@ -12,7 +12,9 @@
 #   - two untagged l40s jobs pending ahead take the l40s GPUs as they free:
 #     kept again;
 #   - backfill's hole: a1 idle, an 8-GPU a100 job ahead waiting for a2 for
-#     an hour: a tagged 5-minute a100 job is kept and starts on a1 at once.
+#     an hour: a tagged 5-minute a100 job is kept and starts on a1 at once;
+#   - issue 47's blind spot: holes on a1 and l1 long enough for a 2-minute
+#     limit, not for it scaled to l40s (4 min): kept, runs on a1 at once.
 # The user's line and the slurmctld log line say which and why; `nodeox why`
 # (where it is built) shows the same estimate, from the live queue.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
@@ -56,7 +58,7 @@ check_eq "$(job_field "$k" NodeList)" a1 "kept: runs on a1 (a100)"
 # now (17 min there against 40 as asked).
 b=$(cluster_sbatch -t 10 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 600")
 msg=$(cluster_submit_msg)
-check_match "$msg" '^sbatch: nodeox: GPU type a100 broadened to a100\|l40s, time limit 10 -> 17 min; broadened: a100 expected free in about (29|30) min at the earliest, l40s free now: finishing in about 17 min \(Broaden=when-faster\)$' "broadened: the user is told why"
+check_match "$msg" '^sbatch: nodeox: GPU type a100 broadened to a100\|l40s, time limit 10 -> 17 min; broadened: a100 expected free in about (29|30) min, l40s free now: finishing in about 17 min against in about (39|40) min as asked \(Broaden=when-faster\)$' "broadened: the user is told why"
 check_true "broadened: starts" wait_for_state "$b" RUNNING 20
 check_match "$(job_field "$b" NodeList)" '^l[12]$' "broadened: runs on an l40s node"
 check_eq "$(job_field "$b" Features)" "a100|l40s" "broadened: constraint a100|l40s"
@@ -89,5 +91,34 @@ check_match "$(cluster_ctld_log | grep -c 'KEEP: kept: a100 free now for its 5 m
 check_true "hole: backfill starts it" wait_for_state "$h" RUNNING 60
 check_eq "$(job_field "$h" NodeList)" a1 "hole: runs on a1 (a100)"
 check_eq "$(job_state "$big")" PENDING "hole: the job ahead still waits for a2"
+
+# The blind spot of issue 47, as backfill's map sees it: holes too short
+# for the scaled limit. a1 has 1 idle a100 until a 4-GPU a100 job ahead
+# (P2) gets a1 when its 3-minute filler ends; l1's 4 l40s are idle until an
+# 8-GPU l40s job ahead (P1) gets l1 and l2 when l2's 3-minute filler ends.
+# A tagged 1-GPU a100 job with a 2-minute limit fits a1's hole as asked;
+# broadened, its limit would be 4 minutes (2 / 0.6), which fits neither
+# hole, so it would start only after the reservations, in an hour. The map
+# keeps it, and backfill starts it on a1 at once.
+scancel "$h" "$big" "$f2" "$f3" "$b" "$p1" "$p2"
+check_true "blind spot: nodes free again" wait_for_state "$f2" CANCELLED 30
+sleep 3
+g1=$(cluster_sbatch -w a1 -t 3 --gres=gpu:a100:3 --wrap "sleep 600")
+g2=$(cluster_sbatch -w a2 -t 60 --gres=gpu:a100:4 --wrap "sleep 600")
+g3=$(cluster_sbatch -w l2 -t 3 --gres=gpu:l40s:4 --wrap "sleep 600")
+check_true "blind spot: fillers run" wait_for_state "$g3" RUNNING 20
+check_eq "$(job_state "$g1")$(job_state "$g2")" RUNNINGRUNNING "blind spot: a100 fillers run"
+q2=$(cluster_sbatch -w a1 -t 60 --gres=gpu:a100:4 --wrap "sleep 600")
+q1=$(cluster_sbatch -N 2 -w l1,l2 -t 60 --gres=gpu:l40s:4 --wrap "sleep 600")
+check_true "blind spot: the 8-GPU l40s job ahead pends" wait_for_reason "$q1" "Resources|Priority" 20
+check_eq "$(job_state "$q2")" PENDING "blind spot: the a100 job ahead pends"
+s=$(cluster_sbatch -t 2 --gres=gpu:a100:1 --comment=nodeox:flex --wrap "sleep 600")
+check_match "$(cluster_submit_msg)" '^sbatch: nodeox: kept: a100 free now for its 2 min limit, which ends before the jobs ahead can take those GPUs: backfill can start it as asked \(Broaden=when-faster\)$' "blind spot: kept, the user is told why"
+check_eq "$(job_field "$s" TresPerNode)" "$(cluster_tres gres:gpu:a100:1)" "blind spot: request as asked"
+check_eq "$(job_field "$s" TimeLimit)" 00:02:00 "blind spot: limit as asked"
+check_true "blind spot: backfill starts it at once" wait_for_state "$s" RUNNING 60
+check_eq "$(job_field "$s" NodeList)" a1 "blind spot: runs on a1 (a100), in the hole"
+check_eq "$(job_state "$q1")" PENDING "blind spot: the l40s job ahead still waits"
+check_match "$(cluster_ctld_log | grep -c 'KEEP: kept: a100 free now for its 2 min limit')" '^1$' "blind spot: slurmctld log has the decision"
 check_true "slurmctld still runs" cluster_alive slurmctld
 cluster_finish

@@ -771,13 +771,14 @@ static void test_when_faster_walk(void **state)
 
 	/* a100 busy for 3 hours: broadened onto the l40s free in a minute */
 	rec[0].job.end_time = now + 10800;
-	glue_submit_want("; broadened: a100 expected free in about 180 min at the earliest, l40s "
-			 "free in about 1 min: finishing in about 121 min (Broaden=when-faster)",
+	glue_submit_want("; broadened: a100 expected free in about 180 min, l40s "
+			 "free in about 1 min: finishing in about 121 min against in about 240 min as asked "
+			 "(Broaden=when-faster)",
 			 NODEOX_TRES_GPU ":4");
 
 	/* one pending job ahead wants 4 of the 8 l40s: still broadened */
 	glue_pending(&rec[5], 6, 100, "gpu,old", NODEOX_TRES_GPU ":l40s:4", 0);
-	glue_submit_want("; broadened: a100 expected free in about 180 min at the earliest, l40s free "
+	glue_submit_want("; broadened: a100 expected free in about 180 min, l40s free "
 			 "in about 1 min",
 			 NODEOX_TRES_GPU ":4");
 
@@ -944,7 +945,29 @@ typedef struct {
 	nodeox_running_t running[64];
 	nodeox_demand_t ahead[NODEOX_MAX_TYPES + 1];
 	char type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
+	nodeox_pending_t pending[256]; /* the backfill map's list */
+	uint32_t prio[256];
 } glue_ref_t;
+
+/* The reference's pending list into priority order: insertion sort by
+ * priority, then id (the order slurmctld's backfill walks). */
+static void glue_ref_sort(glue_ref_t *ref, size_t n)
+{
+	size_t i, j;
+
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && (ref->prio[j] > ref->prio[j - 1] ||
+				      (ref->prio[j] == ref->prio[j - 1] && ref->pending[j].id < ref->pending[j - 1].id));
+		     j--) {
+			nodeox_pending_t p = ref->pending[j];
+			uint32_t q = ref->prio[j];
+
+			ref->pending[j] = ref->pending[j - 1];
+			ref->prio[j] = ref->prio[j - 1];
+			ref->pending[j - 1] = p;
+			ref->prio[j - 1] = q;
+		}
+}
 
 static void glue_ref_walk(glue_ref_t *ref, nodeox_cluster_t *cl, const nodeox_job_t *job, const int32_t *map,
 			  time_t now)
@@ -990,9 +1013,30 @@ static void glue_ref_walk(glue_ref_t *ref, nodeox_cluster_t *cl, const nodeox_jo
 				cl->nahead++;
 			}
 			nodeox_demand_add(&ref->ahead[k], gpus, jp->priority, jp->job_id);
+			{ /* the map's list: one entry per array task */
+				uint32_t tasks = jp->array_recs && jp->array_recs->task_cnt > 1
+							 ? jp->array_recs->task_cnt
+							 : 1,
+					 mask, t;
+
+				if (nodeox_pending_types(nx.conf, type, jp->details->features, &mask))
+					for (t = 0; t < tasks; t++) {
+						assert_true(cl->npending < 256);
+						ref->prio[cl->npending] = jp->priority;
+						ref->pending[cl->npending++] = (nodeox_pending_t){
+							.types = mask,
+							.gpus = gpus / tasks,
+							.limit = (int64_t)jp->time_limit * 60,
+							.id = jp->job_id,
+						};
+					}
+			}
 		}
 	}
 	list_iterator_destroy(it);
+	glue_ref_sort(ref, cl->npending);
+	cl->map = true;
+	cl->pending = ref->pending;
 	nodeox_running_sort(ref->running, cl->nrunning, NULL);
 	cl->running = ref->running;
 	cl->ahead = ref->ahead;
@@ -1015,6 +1059,28 @@ static void glue_ahead_equal(const nodeox_cluster_t *a, const nodeox_cluster_t *
 				 "), from the walk %" PRIu64 " (first %" PRIu64 ")",
 				 state, a->ahead[i].type, a->ahead[i].gpus, a->ahead[i].first,
 				 k < b->nahead ? b->ahead[k].gpus : 0, k < b->nahead ? b->ahead[k].first : 0);
+	}
+}
+
+/* The same backfill map list (the queued probe's id is the cache's count,
+ * not its record's: ids are compared before it). */
+static void glue_pending_equal(const nodeox_cluster_t *a, const nodeox_cluster_t *b, int state)
+{
+	size_t i;
+
+	assert_true(a->map && b->map);
+	if (a->npending != b->npending)
+		fail_msg("state %d: %zu pending jobs for the map from the cache, %zu from the walk", state,
+			 a->npending, b->npending);
+	assert_false(a->pending_more);
+	for (i = 0; i < a->npending; i++) {
+		const nodeox_pending_t *x = &a->pending[i], *y = &b->pending[i];
+
+		if (x->types != y->types || x->gpus != y->gpus || x->limit != y->limit ||
+		    (y->id != 1000 && x->id != y->id))
+			fail_msg("state %d: pending %zu: cache %u/%" PRIu64 "/%" PRId64 "/%u, walk %u/%" PRIu64
+				 "/%" PRId64 "/%u",
+				 state, i, x->types, x->gpus, x->limit, x->id, y->types, y->gpus, y->limit, y->id);
 	}
 }
 
@@ -1072,6 +1138,10 @@ static void test_state_cache_equals_walk(void **state)
 			glue_pending(&rec[n], (uint32_t)(100 + n),
 				     rand_r(&seed) % 5 ? 1 + rand_r(&seed) % 50 : 0, GLUE_PICK(&seed, pparts),
 				     tres[n], rand_r(&seed) % 5 ? 0 : 2 + rand_r(&seed) % 3);
+			/* the map reads limits (none: held for good) and, of an
+			 * untyped job, its constraint's types */
+			rec[n].job.time_limit = rand_r(&seed) % 4 ? 5 + rand_r(&seed) % 200 : 0;
+			rec[n].det.features = rand_r(&seed) % 2 ? "a100|l40s" : NULL;
 		}
 
 		/* the cache, walked for another job, which is then queued */
@@ -1086,6 +1156,8 @@ static void test_state_cache_equals_walk(void **state)
 		assert_int_equal(nxs.walks, w + 1);
 		xfree(err);
 		glue_pending(&rec[n], 1000, 1, probe->partition, probe->tres_per_node, 0);
+		rec[n].job.time_limit = probe->time_limit; /* as written back */
+		rec[n].det.features = probe->features;
 		n++;
 
 		/* the job decided, from the cache and from the reference walk */
@@ -1113,6 +1185,7 @@ static void test_state_cache_equals_walk(void **state)
 			assert_memory_equal(cl.running, cr.running, cl.nrunning * sizeof(*cl.running));
 		}
 		glue_ahead_equal(&cl, &cr, it);
+		glue_pending_equal(&cl, &cr, it);
 		nodeox_policy_decide(nx.conf, &job, &cl, da);
 		nodeox_policy_decide(nx.conf, &job, &cr, db);
 		if (time(NULL) == now &&
@@ -1202,8 +1275,7 @@ static void test_state_groups_bound(void **state)
 		snprintf(parts[i], sizeof(parts[i]), "gpu,p%d", i);
 		glue_pending(&rec[2 + i], (uint32_t)(100 + i), 10, parts[i], NODEOX_TRES_GPU ":v100:1", 0);
 	}
-	glue_submit_want("broadened: a100 expected free in about 180 min at the earliest",
-			 NODEOX_TRES_GPU ":4");
+	glue_submit_want("broadened: a100 expected free in about 180 min,", NODEOX_TRES_GPU ":4");
 	assert_false(nxs.cut);
 	snprintf(parts[i], sizeof(parts[i]), "gpu,p%d", i); /* one more */
 	glue_pending(&rec[2 + i], (uint32_t)(100 + i), 10, parts[i], NODEOX_TRES_GPU ":v100:1", 0);
@@ -1212,7 +1284,9 @@ static void test_state_groups_bound(void **state)
 	assert_int_equal(job_submit(j, 1000, &err), SLURM_SUCCESS);
 	assert_true(nxs.cut);
 	/* when-blocked: a100 busy now, so broadened, without an estimate */
-	assert_string_equal(err, "nodeox: GPU type a100 broadened to a100|l40s, time limit 60 -> 120 min");
+	assert_string_equal(err, "nodeox: GPU type a100 broadened to a100|l40s, time limit 60 -> 120 min; "
+				 "when-faster, as when-blocked: more nodes or jobs in the cluster than the "
+				 "estimate reads");
 	xfree(err);
 	glue_free(j);
 	glue_recs_free(rec, NODEOX_STATE_GROUPS + 3);

@@ -51,8 +51,8 @@ static void bench_decide(const char *what, const nodeox_conf_t *conf, const node
 		nodeox_policy_decide(conf, job, cl, &d);
 		bench_sink += d.action;
 	}
-	printf("%-46s %10.0f ns/call  (%s)\n", what, (bench_now() - t0) / (double)iters,
-	       nodeox_action_name(d.action));
+	printf("%-46s %10.0f ns/call  (%s%s)\n", what, (bench_now() - t0) / (double)iters,
+	       nodeox_action_name(d.action), d.estimate.map_cut ? ", map past a bound" : "");
 }
 
 /* A table of n user entries u0..u(n-1), a100 -> l40s, v100, h100; the
@@ -204,6 +204,43 @@ int main(int argc, char **argv)
 			wide.min_nodes = 30;
 			bench_decide("  the same, 30 nodes of 10: walk through nearly all", wb, &wide, &state,
 				     5000);
+			{
+				/* the backfill map (policy_map.c) from the same state,
+				 * with the same demand as 75 pending jobs in priority
+				 * order (50 of 4 a100, 25 of 4 l40s, an hour each; a
+				 * second time with no limits), as the plugin gives it */
+				static nodeox_pending_t pend[75];
+				nodeox_cluster_t mapped = state;
+				uint32_t a100 = 0, l40s = 0;
+				int c;
+
+				for (c = 0; c < wb->ntypes; c++) {
+					a100 |= strcmp(wb->types[c].name, "a100") ? 0 : 1u << c;
+					l40s |= strcmp(wb->types[c].name, "l40s") ? 0 : 1u << c;
+				}
+				for (i = 0; i < 75; i++)
+					pend[i] = (nodeox_pending_t){ i < 50 ? a100 : l40s, 4, 3600, (uint32_t)i + 1 };
+				mapped.map = true;
+				mapped.pending = pend;
+				mapped.npending = 75;
+				bench_decide("tagged job, when-faster map, 10000 running, 75 pending", wb, &tagged,
+					     &mapped, 5000);
+				for (i = 0; i < 75; i++)
+					pend[i].limit = 0;
+				bench_decide("  the same, pending jobs without limits", wb, &tagged, &mapped, 5000);
+				bench_decide("  the same, 30 nodes of 10", wb, &wide, &mapped, 2000);
+				{
+					/* the running part kept between decisions, as the
+					 * plugin keeps it per state view */
+					static nodeox_map_base_t base;
+
+					for (i = 0; i < 75; i++)
+						pend[i].limit = 3600;
+					mapped.map_base = &base;
+					bench_decide("  the same, 4 GPUs, running part kept (map_base)", wb, &tagged,
+						     &mapped, 5000);
+				}
+			}
 			nodeox_conf_free(wb);
 		}
 		{

@@ -717,7 +717,7 @@ static void test_when_faster(void **state)
 	nodeox_running_t run[4];
 	nodeox_demand_t ahead[2];
 	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(4)];
-	nodeox_cluster_t cl = { nodes, 4, run, 4, NULL, 0, scratch, false };
+	nodeox_cluster_t cl = { nodes, 4, run, 4, NULL, 0, scratch, false, false, NULL, 0, false, NULL };
 	nodeox_job_t job = { .comment = "nodeox:flex:types=a100+l40s",
 			     .partition = "gpu",
 			     .tres_per_node = "gres:gpu:a100:4",
@@ -799,7 +799,7 @@ static void test_when_faster(void **state)
 			{ 0, 4, 240 }, { 4, 4, 240 }, { 2, 4, 7200 }, { 3, 4, 7200 }, { 1, 4, 9000 }
 		};
 		uint32_t sc5[NODEOX_ESTIMATE_SCRATCH(5)];
-		nodeox_cluster_t c5 = { five, 5, tie, 5, NULL, 0, sc5, false };
+		nodeox_cluster_t c5 = { five, 5, tie, 5, NULL, 0, sc5, false, false, NULL, 0, false, NULL };
 
 		nodeox_policy_decide(c, &job, &c5, &d);
 		assert_keep("kept: a100 expected free in about 4 min");
@@ -929,7 +929,7 @@ static void test_when_faster_bounds(void **state)
 	};
 	nodeox_running_t run[1] = { { 0, 4, 600 } };
 	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(2)];
-	nodeox_cluster_t cl = { nodes, 2, run, 1, NULL, 0, scratch, false };
+	nodeox_cluster_t cl = { nodes, 2, run, 1, NULL, 0, scratch, false, false, NULL, 0, false, NULL };
 	nodeox_job_t job = { .comment = "nodeox:flex",
 			     .partition = "gpu",
 			     .tres_per_node = "gres:gpu:a100:4",
@@ -1003,7 +1003,7 @@ static void test_when_faster_deciders(void **state)
 		{ .type = "", .gpus = 0 },
 	};
 	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(4)];
-	nodeox_cluster_t cl = { nodes, 4, run, 5, NULL, 0, scratch, false };
+	nodeox_cluster_t cl = { nodes, 4, run, 5, NULL, 0, scratch, false, false, NULL, 0, false, NULL };
 	nodeox_job_t job = { .comment = "nodeox:flex:types=a100+l40s",
 			     .partition = "gpu",
 			     .tres_per_node = "gres:gpu:a100:4",

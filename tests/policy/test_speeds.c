@@ -394,7 +394,7 @@ static void test_decide_when_faster(void **state)
 	};
 	nodeox_running_t run[2] = { { 1, 4, 60 }, { 0, 4, 7200 } };
 	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(2)];
-	nodeox_cluster_t cl = { nodes, 2, run, 2, NULL, 0, scratch, false };
+	nodeox_cluster_t cl = { nodes, 2, run, 2, NULL, 0, scratch, false, false, NULL, 0, false, NULL };
 	nodeox_speeds_t *t = table(HEAD "workload slow a100 l40s 0.2 10 0.1\n");
 	nodeox_job_t job = { .comment = "nodeox:flex:types=a100+l40s",
 			     .name = "fast",

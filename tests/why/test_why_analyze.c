@@ -243,7 +243,7 @@ static void test_when_faster_state(void **state)
 	why_job_t job = _job("gres:gpu:a100:4", NULL);
 	why_qjob_t q[2] = { 0 };
 	why_cluster_t cl = { .jobs = q, .njobs = 1, .now = 1000 };
-	char text[4096];
+	char text[8192];
 	nodeox_conf_t *conf = _conf("GpuType=a100 Memory=80G Speed=1.0\n"
 				    "GpuType=l40s Memory=48G Speed=0.6\n"
 				    "Group=train Types=a100,l40s\nBroaden=when-faster\n");
@@ -276,7 +276,8 @@ static void test_when_faster_state(void **state)
 			  "    broadened (a100,l40s): start in 0 s, finish in 3000 s (limit x1.67); "
 			  "GPUs 4 idle, 4 held\n"
 			  "    -> keep\n"
-			  "    not modelled: backfill beyond the hole"))
+			  "    backfill map: 0 reservations of pending jobs ahead\n"
+			  "    not modelled: GPUs per node (counted per type)"))
 		fail_msg("text: %s", text);
 	assert_int_equal(res.flex.plan.nkept_by, 1);
 	assert_int_equal(res.flex.plan.kept_by[0].job_id, 7);
@@ -311,6 +312,54 @@ static void test_when_faster_state(void **state)
 			  "\"running\": [], \"ahead\": [{\"type\": \"a100\", \"gpus\": 4, "
 			  "\"first_job_id\": 8, \"first_priority\": 10}]}"))
 		fail_msg("json: %s", text);
+	why_result_free(&res);
+	nodeox_conf_free(conf);
+}
+
+/* The backfill map's reservations as nodeox why names them (the live
+ * queue of tests/why/test_why_plan.sh): R1 holds a1's a100 for 10 min, R2
+ * l1's l40s for 3; P (l40s:4, 30 min) pending ahead reserves l1 from R2's
+ * end. J (a100:4, 5 min): as asked and broadened it starts at R1's end;
+ * broadened, P's reservation is named, with its id and priority. */
+static void test_when_faster_map_plan(void **state)
+{
+	why_node_t nodes[] = { _node("a1", "a100", 4, 4), _node("l1", "l40s", 4, 4) };
+	why_job_t job = _job(NULL, "gres:gpu:a100:4");
+	why_qjob_t q[3] = { 0 };
+	why_cluster_t cl = { .jobs = q, .njobs = 3, .now = 1000 };
+	nodeox_conf_t *conf = _conf("GpuType=a100 Memory=80G Speed=1.0\n"
+				    "GpuType=l40s Memory=48G Speed=0.6\n"
+				    "Group=train Types=a100,l40s\nBroaden=when-faster\n");
+	char text[8192], err[256];
+	why_result_t res;
+	FILE *f;
+
+	(void)state;
+	job.time_limit = 5;
+	q[0] = (why_qjob_t){ .job_id = 1, .phase = WHY_PHASE_ACTIVE, .nodes = "a1", .num_nodes = 1,
+			     .end_time = 1000 + 600, .tres_alloc = "cpu=1,gres/gpu=4,gres/gpu:a100=4" };
+	q[1] = (why_qjob_t){ .job_id = 2, .phase = WHY_PHASE_ACTIVE, .nodes = "l1", .num_nodes = 1,
+			     .end_time = 1000 + 180, .tres_alloc = "cpu=1,gres/gpu=4,gres/gpu:l40s=4" };
+	q[2] = (why_qjob_t){ .job_id = 3, .phase = WHY_PHASE_PENDING, .priority = 77, .num_nodes = 1,
+			     .partition = "gpu", .time_limit = 30, .tres_per_node = "gres:gpu:l40s:4" };
+	assert_int_equal(why_analyze(&job, nodes, 2, &cl, conf, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.flex.decision.action, NODEOX_KEEP);
+	assert_true(res.flex.decision.estimate.map);
+	assert_int_equal(res.flex.decision.estimate.map_reserved, 1);
+	assert_int_equal(res.flex.decision.estimate.kept_start, 600);
+	assert_int_equal(res.flex.decision.estimate.broad_start, 600);
+	assert_int_equal(res.flex.plan.nahead, 1);
+	assert_int_equal(res.flex.plan.ahead[0].first_id, 3);
+	assert_int_equal(res.flex.plan.ahead[0].first_prio, 77);
+	assert_string_equal(res.flex.plan.ahead[0].type, "l40s");
+	assert_false(res.flex.plan.ahead[0].kept);
+	assert_true(res.flex.plan.ahead[0].broad);
+	f = fmemopen(text, sizeof(text), "w");
+	why_print_text(f, &res);
+	fclose(f);
+	if (!strstr(text, "      reservations of pending jobs ahead: job 3 (priority 77, 4 l40s GPUs)\n") ||
+	    !strstr(text, "    backfill map: 1 reservation of pending jobs ahead\n"))
+		fail_msg("text: %s", text);
 	why_result_free(&res);
 	nodeox_conf_free(conf);
 }
@@ -1003,7 +1052,7 @@ static void test_pending_other_reasons(void **state)
 
 NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_gres_node), cmocka_unit_test(test_gres_job),
 		 cmocka_unit_test(test_feature), cmocka_unit_test(test_article),
-		 cmocka_unit_test(test_when_faster_state), cmocka_unit_test(test_per_node_count),
+		 cmocka_unit_test(test_when_faster_state), cmocka_unit_test(test_when_faster_map_plan), cmocka_unit_test(test_per_node_count),
 		 cmocka_unit_test(test_per_task), cmocka_unit_test(test_cpus_memory),
 		 cmocka_unit_test(test_partition_state_feature), cmocka_unit_test(test_cause_order),
 		 cmocka_unit_test(test_grouping), cmocka_unit_test(test_flex_group_limits),

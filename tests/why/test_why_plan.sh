@@ -77,7 +77,7 @@ text=$("$WHY_BIN" why "$j")
 check_match "$text" "when-faster estimate now" "text: the section"
 check_match "$text" "as asked \(a100\): start in [0-9]+ s" "text: as asked, type a100"
 check_match "$text" "decided by running job $r1 \(ends in [0-9]+ s\)" "text: R1 decides"
-check_match "$text" "pending jobs ahead want 4 l40s GPUs \(first: job $p, priority [0-9]+\)" "text: P ahead"
+check_match "$text" "reservations of pending jobs ahead: job $p \(priority [0-9]+, 4 l40s GPUs\)" "text: P's reservation ahead"
 check_match "$text" "broadened \(a100,l40s\): start in [0-9]+ s" "text: broadened"
 check_match "$text" "not modelled: " "text: what it does not model"
 # the user's own nodeox why shows the same plan
