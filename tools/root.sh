@@ -1,14 +1,18 @@
 # tools/root.sh: the Debian roots in which nodeox is built and tested against
 # another Slurm than the host's, one per test lane (sourced by
 # tools/setup-root and tools/test, not run):
-#   debian13  Debian 13 (trixie), Slurm 24.11
-#   forky     Debian forky (testing), Slurm 26.05
+#   debian13  Debian 13 (trixie), Debian's Slurm 24.11
+#   forky     the 26.05 lane: SchedMD's Slurm 26.05.3 built from source
+#             (tools/slurm-build, into /usr/local) in a Debian forky root;
+#             Debian's own 26.05.5 is not installed there (see below)
 #
 #   root_select LANE sets, for LANE, ROOT_LANE, ROOT_DIR (the root:
 #                    $NODEOX_CACHE/LANE, made by debootstrap), ROOT_SUITE (the
-#                    Debian suite), ROOT_TITLE ("Debian 13") and ROOT_SLURM
-#                    (the Slurm release expected there); false, saying so,
-#                    for an unknown LANE. The functions below act on the
+#                    Debian suite), ROOT_TITLE ("Debian 13"), ROOT_SLURM
+#                    (the Slurm release expected there) and ROOT_SLURM_BUILD
+#                    (the SchedMD release built from source in the root, or
+#                    empty where Debian's packages are used); false, saying
+#                    so, for an unknown LANE. The functions below act on the
 #                    root selected last.
 #   root_build_dir   where this source tree is copied and built inside the
 #                    root (/build/<path of the tree, / as _>), so several
@@ -28,20 +32,22 @@
 : "${NODEOX_CACHE:=/var/cache/nodeox}"
 ROOT_LANES="debian13 forky"
 # The root lanes tools/setup prepares and tools/test runs unless
-# NODEOX_LANES names others. forky is not among them: Debian's archive does
-# not serve the source of forky's Slurm 26.05.5, and SchedMD's 26.05.3
+# NODEOX_LANES names others. The forky lane does not use Debian's Slurm
+# 26.05.5: the archive does not serve its source, and SchedMD's 26.05.3
 # source (the latest we have) lays job_record_t out 8 bytes shorter, so a
 # plugin built with it reads 26.05.5's job records at the wrong offsets
-# (doc/install.md, "Not safe for 26.05.5"); run it with NODEOX_LANES=forky.
+# (doc/install.md, "Not safe for 26.05.5"). It builds SchedMD's 26.05.3 in
+# the root instead and runs everything against that. Not in the default
+# run (building Slurm adds to CI's time): NODEOX_LANES=forky.
 ROOT_LANES_DEFAULT="debian13"
-ROOT_LANE= ROOT_DIR= ROOT_SUITE= ROOT_TITLE= ROOT_SLURM=
+ROOT_LANE= ROOT_DIR= ROOT_SUITE= ROOT_TITLE= ROOT_SLURM= ROOT_SLURM_BUILD=
 
 # root_select LANE: make LANE's root the one the functions below act on.
 root_select()
 {
 	case $1 in
-	debian13) ROOT_SUITE=trixie ROOT_TITLE="Debian 13" ROOT_SLURM=24.11 ;;
-	forky)    ROOT_SUITE=forky ROOT_TITLE="Debian forky" ROOT_SLURM=26.05 ;;
+	debian13) ROOT_SUITE=trixie ROOT_TITLE="Debian 13" ROOT_SLURM=24.11 ROOT_SLURM_BUILD= ;;
+	forky)    ROOT_SUITE=forky ROOT_TITLE="Debian forky" ROOT_SLURM=26.05 ROOT_SLURM_BUILD=26.05.3 ;;
 	*) echo "root.sh: no root lane '$1' (lanes: $ROOT_LANES)" >&2; return 1 ;;
 	esac
 	ROOT_LANE=$1

@@ -30,11 +30,15 @@ SH
 chmod +x "$fake/scontrol" "$fake/squeue"
 printf 'GpuType=a100 Speed=1.0\nGpuType=l40s Speed=0.5\nGroup=g Types=a100,l40s\n' > "$RT_WORK/nodeox.conf"
 fail() { cat "$RT_WORK/out"; echo "FAIL: $*"; exit 1; }
+# Open MPI 6 (forky) launches through PRRTE, which reads its own PRTE_MCA_*
+# variables, not OMPI_MCA_*: its ras/slurm would see SLURM_JOB_ID and fail
+# without SLURM_NODELIST.
+PRTE_NO_SLURM="PRTE_MCA_ras=^slurm PRTE_MCA_plm=^slurm"
 run() { # the ranks as srun would start them in job 4242 (mpirun's Slurm support off)
 	rm -f "$RT_WORK"/fake.*
 	env PATH="$fake:$PATH" FAKE_LOG="$RT_WORK/fake" SLURM_JOB_ID=4242 SLURMD_NODENAME=n1 \
 		SLURM_JOB_NAME="${JOBNAME:-train.sh}" NODEOX_CONF="$RT_WORK/nodeox.conf" \
-		OMPI_MCA_ras=^slurm OMPI_MCA_plm=^slurm OMPI_MCA_ess=^slurm \
+		OMPI_MCA_ras=^slurm OMPI_MCA_plm=^slurm OMPI_MCA_ess=^slurm $PRTE_NO_SLURM \
 		"$RT_MPIRUN" --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
 		-x PATH -x FAKE_LOG -x FAKE_COMMENT -x FAKE_FAIL -x FAKE_HANG -x SLURM_JOB_ID -x SLURMD_NODENAME \
 		-x SLURM_JOB_NAME -x NODEOX_CONF -np 2 nice "$RT_RUN" --data "$RT_DATA" --mode rounds -H 4 \
@@ -84,7 +88,7 @@ if "$TR_PY" -c 'import torch' 2>/dev/null && ls "$top_builddir"/python/build/nod
 	rm -f "$RT_WORK"/fake.*
 	env PATH="$fake:$PATH" FAKE_LOG="$RT_WORK/fake" FAKE_COMMENT='nodeox:flex torch run' SLURM_JOB_ID=4243 \
 		SLURMD_NODENAME=n1 SLURM_JOB_NAME=mlp NODEOX_CONF="$RT_WORK/nodeox.conf" OMP_NUM_THREADS=1 \
-		PYTHONPATH="$top_builddir/python/build" OMPI_MCA_ras=^slurm OMPI_MCA_plm=^slurm OMPI_MCA_ess=^slurm \
+		PYTHONPATH="$top_builddir/python/build" OMPI_MCA_ras=^slurm OMPI_MCA_plm=^slurm OMPI_MCA_ess=^slurm $PRTE_NO_SLURM \
 		"$RT_MPIRUN" --allow-run-as-root --oversubscribe --bind-to none --mca btl self,vader \
 		-x PATH -x FAKE_LOG -x FAKE_COMMENT -x SLURM_JOB_ID -x SLURMD_NODENAME -x SLURM_JOB_NAME \
 		-x NODEOX_CONF -x OMP_NUM_THREADS -x PYTHONPATH -np 2 nice "$TR_PY" "$top_srcdir/tests/torch/train_mlp.py" \

@@ -49,8 +49,23 @@ export top_srcdir top_builddir
 # check_eq, check_match, check_true and their counters.
 . "$(dirname "${BASH_SOURCE[0]}")/check.sh"
 
-# Where Debian's Slurm keeps its own plugins; ours are searched after these.
-CLUSTER_SLURM_PLUGINDIR=${CLUSTER_SLURM_PLUGINDIR:-/usr/lib/x86_64-linux-gnu/slurm-wlm}
+# Where Slurm keeps its own plugins; ours are searched after these: lib/slurm
+# beside the slurmctld found first where Slurm was built from source (the
+# 26.05 lane's, in /usr/local: tools/slurm-build), else Debian's directory.
+cluster_slurm_plugindir()
+{
+	local ctld
+	ctld=$(PATH=$PATH:/usr/sbin:/sbin command -v slurmctld 2>/dev/null)
+	case $ctld in
+	*/sbin/slurmctld)
+		if [ -f "${ctld%/sbin/slurmctld}/lib/slurm/select_cons_tres.so" ]; then
+			echo "${ctld%/sbin/slurmctld}/lib/slurm"
+			return
+		fi ;;
+	esac
+	echo /usr/lib/x86_64-linux-gnu/slurm-wlm
+}
+CLUSTER_SLURM_PLUGINDIR=${CLUSTER_SLURM_PLUGINDIR:-$(cluster_slurm_plugindir)}
 # Ports come in blocks of CLUSTER_PORT_BLOCK from 16800 to 18815, each with
 # its lock file; a cluster claims CLUSTER_PORT_SPAN ports, a whole number of
 # blocks in a row (one unless cluster_plan_size asked for more): slurmctld's
