@@ -464,6 +464,8 @@ static void report_priority(GString *in, bool *fi, GString *beyond, bool *fb, co
 		report_item(beyond, fb, "PriorityFlags=SMALL_RELATIVE_TO_TIME");
 	if (p->weight_partition > 0 && p->no_normal_part)
 		report_item(beyond, fb, "PriorityFlags=NO_NORMAL_PART");
+	if (p->weight_fs > 0)
+		report_item(beyond, fb, "fair-share (Fair Tree over accounts.conf; not yet replayed)");
 	if (p->prio_zero)
 		report_item(beyond, fb, "%s (not modelled: counted as 0)", p->prio_zero);
 }
