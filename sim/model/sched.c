@@ -720,7 +720,9 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			tn = t->jobs[next_submit].submit;
 		if (s.npending && bf_dirty && next_bf < tn)
 			tn = next_bf;
-		if (s.npending && s.next_recalc < tn)
+		/* the decay thread's passes; with fair-share they count usage
+		 * while jobs run, whether any pend or not */
+		if ((s.npending || (s.fair && s.all.n)) && s.next_recalc < tn)
 			tn = s.next_recalc;
 		if (s.npending && next_full < tn)
 			tn = next_full;
