@@ -135,6 +135,7 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->weight_fs = 0;
 	p->decay_hl_s = 7 * 86400;
 	p->no_fair_tree = false;
+	p->enforce_limits = false;
 	p->prio_zero = NULL;
 	p->slurmdbd = false;
 }
@@ -767,6 +768,17 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 						if (rc == 0 && (s->calc_period_s == SIM_TIME_NONE ||
 								s->calc_period_s == 0))
 							rc = cluster_fail(p, "PriorityCalcPeriod=%s", v);
+					} else if (!g_ascii_strcasecmp(k, "AccountingStorageEnforce")) {
+						/* _validate_accounting_storage_enforce
+						 * (read_config.c): limits, 2, safe or all */
+						gchar **tok = g_strsplit(v, ",", -1);
+						s->enforce_limits = false;
+						for (int t = 0; tok[t]; t++)
+							s->enforce_limits |= !g_ascii_strcasecmp(tok[t], "limits") ||
+									     !strcmp(tok[t], "2") ||
+									     !g_ascii_strcasecmp(tok[t], "safe") ||
+									     !g_ascii_strcasecmp(tok[t], "all");
+						g_strfreev(tok);
 					} else if (!g_ascii_strcasecmp(k, "AccountingStorageType")) {
 						s->slurmdbd =
 							!g_ascii_strcasecmp(v, "accounting_storage/slurmdbd");

@@ -138,6 +138,9 @@ typedef struct {
 	double weight_fs;         /* PriorityWeightFairshare, 0; 0 where not modelled
 				   * (no slurmdbd, no accounts.conf, NO_FAIR_TREE) */
 	int64_t decay_hl_s;       /* PriorityDecayHalfLife, seconds, 7 days; 0: none */
+	bool enforce_limits;      /* AccountingStorageEnforce has limits (or safe,
+				   * all): only then does a job's end add its
+				   * last slice of usage (acct_policy.c) */
 	bool no_fair_tree;        /* PriorityFlags=NO_FAIR_TREE (the classic */
 				  /* algorithm: not modelled) */
 	const char *prio_zero;    /* a weight the model counts as 0 (QOS...), or NULL */

@@ -4,7 +4,7 @@
  * thread decays, and the Fair Tree factor a job's priority takes, as Slurm
  * 22.05's priority/multifactor keeps them (priority_multifactor.c:
  * _decay_thread, _apply_decay, _apply_new_usage, priority_p_job_end;
- * fair_tree.c: fair_tree_decay). The tree and the ranking are
+ * fair_tree.c: fair_tree_decay; acct_policy.c, _adjust_limit_usage). The tree and the ranking are
  * sim/model/fairshare.c's.
  */
 #include <float.h>
@@ -85,8 +85,13 @@ void sched_fair_end(sched_t *s, uint32_t j)
 	sched_fair_t *f = s->fair;
 	if (!f || f->done[j])
 		return;
-	/* priority_p_job_end: from the last pass to the job's end */
-	sched_fair_apply(s, j, f->last_ran, !f->ran, s->run->jobs[j].end);
+	/* priority_p_job_end: from the last pass to the job's end; 22.05 calls
+	 * it (acct_policy_job_fini, _adjust_limit_usage) only when
+	 * AccountingStorageEnforce has limits: otherwise a job's usage is
+	 * what the passes it ran through added, and one that started and
+	 * ended between two passes adds none */
+	if (s->o->params.enforce_limits)
+		sched_fair_apply(s, j, f->last_ran, !f->ran, s->run->jobs[j].end);
 	f->done[j] = true;
 }
 
