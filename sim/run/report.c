@@ -435,10 +435,13 @@ static void report_item(GString *s, bool *first, const char *fmt, ...)
  * (priority/basic, or multifactor with every weight the model counts at 0)
  * up to REPORT_REPLAY_NODES nodes; the job-size factor alone (no slurmdbd,
  * so no age) on the 128-node mflarge trace; age and job size with slurmdbd
- * on the 4-node multifactor trace and the 128-node mfdbd trace. Every other
+ * on the 4-node multifactor trace and the 128-node mfdbd trace; fair-share
+ * (Fair Tree over accounts.conf, slurmdbd) on the 128-node mffair trace.
+ * Every other
  * priority setting is beyond them, and those the model leaves out say so. */
 #define REPORT_REPLAY_PRIO_SIZE_NODES 128
 #define REPORT_REPLAY_PRIO_AGE_NODES 128
+#define REPORT_REPLAY_PRIO_FS_NODES 128
 
 static void report_priority(GString *in, bool *fi, GString *beyond, bool *fb, const sim_cluster_t *c)
 {
@@ -466,8 +469,18 @@ static void report_priority(GString *in, bool *fi, GString *beyond, bool *fb, co
 		report_item(beyond, fb, "PriorityFlags=SMALL_RELATIVE_TO_TIME");
 	if (p->weight_partition > 0 && p->no_normal_part)
 		report_item(beyond, fb, "PriorityFlags=NO_NORMAL_PART");
-	if (p->weight_fs > 0)
-		report_item(beyond, fb, "fair-share (Fair Tree over accounts.conf; not yet replayed)");
+	/* fair-share: replayed on the 128-node mffair trace (four accounts
+	 * under root, slurmdbd, no AccountingStorageEnforce) */
+	if (p->weight_fs > 0) {
+		if (p->enforce_limits)
+			report_item(beyond, fb, "fair-share with AccountingStorageEnforce=limits (replayed "
+						"without it)");
+		else if (c->nnodes <= REPORT_REPLAY_PRIO_FS_NODES)
+			report_item(in, fi, "fair-share over accounts.conf (Fair Tree)");
+		else
+			report_item(beyond, fb, "fair-share on %d nodes (replayed on up to %d)", c->nnodes,
+				    REPORT_REPLAY_PRIO_FS_NODES);
+	}
 	if (p->prio_zero)
 		report_item(beyond, fb, "%s (not modelled: counted as 0)", p->prio_zero);
 }
