@@ -310,6 +310,9 @@ static const report_replay_t report_replays[] = {
 	  "-0.3%", "-0.8%", "0.0%", "0.4%", "0.98-0.98",
 	  "the plugin's real effect there (+1.8% and +2.3%) is beyond Slurm's spread, and the "
 	  "simulator's is +1.5%" },
+	{ "A 128-node trace (mffair) as mfdbd with fair-share over four accounts of unequal shares, "
+	  "two runs without the plugin",
+	  "+0.0%", NULL, "1.1%", NULL, "0.93-0.94", NULL },
 };
 
 /* Print text wrapped at 80 columns, between words (text is cut up), and a

@@ -5,9 +5,9 @@
 # second, level_fs as shares over usage) reproduce what slurmctld logged in
 # each recorded mffair run (tools/fidelity-fairshare, on the run's own
 # starts, ends and CPUs): the accounts in the same order at every pass and
-# each level_fs within 3%. Adding each job's last slice at its end, as
-# Slurm does only with that enforcement, must not: 16% off on run 1, which
-# shows the check can fail. No cluster needed.
+# each level_fs within 3% (1.0% and 0.0% on runs 1 and 2). Adding each
+# job's last slice at its end, as Slurm does only with that enforcement,
+# must not: 16% off, which shows the check can fail. No cluster needed.
 set -eu
 d="$top_srcdir/tests/fidelity/mffair"
 for csv in "$d"/real-off-*.csv; do
