@@ -132,6 +132,10 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->favor_small = false;
 	p->weight_partition = 0;
 	p->size_relative = p->no_normal_part = false;
+	p->weight_fs = 0;
+	p->decay_hl_s = 7 * 86400;
+	p->no_fair_tree = false;
+	p->enforce_limits = false;
 	p->prio_zero = NULL;
 	p->slurmdbd = false;
 }
@@ -764,14 +768,31 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 						if (rc == 0 && (s->calc_period_s == SIM_TIME_NONE ||
 								s->calc_period_s == 0))
 							rc = cluster_fail(p, "PriorityCalcPeriod=%s", v);
+					} else if (!g_ascii_strcasecmp(k, "AccountingStorageEnforce")) {
+						/* _validate_accounting_storage_enforce
+						 * (read_config.c): limits, 2, safe or all */
+						gchar **tok = g_strsplit(v, ",", -1);
+						s->enforce_limits = false;
+						for (int t = 0; tok[t]; t++)
+							s->enforce_limits |= !g_ascii_strcasecmp(tok[t], "limits") ||
+									     !strcmp(tok[t], "2") ||
+									     !g_ascii_strcasecmp(tok[t], "safe") ||
+									     !g_ascii_strcasecmp(tok[t], "all");
+						g_strfreev(tok);
 					} else if (!g_ascii_strcasecmp(k, "AccountingStorageType")) {
 						s->slurmdbd =
 							!g_ascii_strcasecmp(v, "accounting_storage/slurmdbd");
 					} else if (!g_ascii_strcasecmp(k, "PriorityWeightPartition")) {
 						rc = cluster_uint(p, k, v, UINT32_MAX, &x);
 						s->weight_partition = (double)x;
+					} else if (!g_ascii_strcasecmp(k, "PriorityWeightFairshare")) {
+						rc = cluster_uint(p, k, v, UINT32_MAX, &x);
+						s->weight_fs = (double)x;
+					} else if (!g_ascii_strcasecmp(k, "PriorityDecayHalfLife")) {
+						rc = cluster_time_value(p, k, v, &s->decay_hl_s);
+						if (rc == 0 && s->decay_hl_s == SIM_TIME_NONE)
+							rc = cluster_fail(p, "PriorityDecayHalfLife=%s", v);
 					} else if (!g_ascii_strcasecmp(k, "PriorityWeightQOS") ||
-						   !g_ascii_strcasecmp(k, "PriorityWeightFairshare") ||
 						   !g_ascii_strcasecmp(k, "PriorityWeightAssoc") ||
 						   !g_ascii_strcasecmp(k, "PriorityWeightTRES")) {
 						/* the model has no QOS, associations or usage */
@@ -784,6 +805,7 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 							strstr(up, "SMALL_RELATIVE_TO_TIME") != NULL;
 						s->no_normal_part = strstr(up, "NO_NORMAL_PART") != NULL ||
 								    strstr(up, "NO_NORMAL_ALL") != NULL;
+						s->no_fair_tree = strstr(up, "NO_FAIR_TREE") != NULL;
 						g_free(up);
 					} else if (!g_ascii_strcasecmp(k, "PriorityFavorSmall")) {
 						s->favor_small = !g_ascii_strcasecmp(v, "YES");
@@ -1027,7 +1049,49 @@ static void cluster_finish_defaults(cparse_t *p, sim_slurm_version_t ver)
 	cluster_version_set(p->c, ver, -1);
 }
 
+static int cluster_parse(const char *slurm_conf, const char *gres_conf, const char *name,
+			 sim_slurm_version_t ver, sim_cluster_t **out, char *err, size_t errlen);
+
+/* Fair-share as the model can follow it: Fair Tree (22.05's default;
+ * PriorityFlags=NO_FAIR_TREE's classic algorithm is not modelled) over the
+ * associations of accounts.conf, with slurmdbd (without it there are no
+ * associations, and every job's factor is 0). Otherwise the weight counts
+ * as 0 and the run says so. accounts_text NULL: no accounts.conf. */
+static int cluster_fairshare_finish(sim_cluster_t *c, const char *accounts_text, const char *aname,
+				    const char *name, char *err, size_t errlen)
+{
+	sim_sched_params_t *p = &c->params;
+	if (accounts_text && fs_accounts_parse(accounts_text, aname, &c->accounts, err, errlen) < 0)
+		return -1;
+	if (p->weight_fs <= 0)
+		return 0;
+	const char *why = !p->slurmdbd	       ? "without slurmdbd there are no associations"
+			  : p->no_fair_tree    ? "PriorityFlags=NO_FAIR_TREE's classic algorithm is not modelled"
+			  : !c->accounts.n     ? "no accounts.conf beside slurm.conf names the accounts"
+					       : NULL;
+	if (why) {
+		g_printerr("nodeox-sim: note: %s: PriorityWeightFairshare counted as 0: %s\n", name, why);
+		p->weight_fs = 0;
+		if (!p->prio_zero)
+			p->prio_zero = "PriorityWeightFairshare";
+	}
+	return 0;
+}
+
 int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const char *name,
+			 sim_slurm_version_t ver, sim_cluster_t **out, char *err, size_t errlen)
+{
+	if (cluster_parse(slurm_conf, gres_conf, name, ver, out, err, errlen) < 0)
+		return -1;
+	if (cluster_fairshare_finish(*out, NULL, NULL, name, err, errlen) < 0) {
+		cluster_free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+static int cluster_parse(const char *slurm_conf, const char *gres_conf, const char *name,
 			 sim_slurm_version_t ver, sim_cluster_t **out, char *err, size_t errlen)
 {
 	sim_cluster_t *c = g_new0(sim_cluster_t, 1);
@@ -1068,6 +1132,7 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 		cluster_finish_defaults(&p, ver);
 	if (rc == 0 && p.priority_basic) { /* FIFO: Slurm ignores the weights */
 		c->params.weight_age = c->params.weight_job_size = c->params.weight_partition = 0;
+		c->params.weight_fs = 0;
 		c->params.prio_zero = NULL;
 	}
 	/* priority/multifactor without slurmdbd: "PriorityWeightAge can only be
@@ -1112,9 +1177,17 @@ int cluster_read(const char *dir, sim_slurm_version_t ver, sim_cluster_t **out, 
 	} else {
 		if (!g_file_get_contents(gc, &gtext, NULL, NULL))
 			gtext = NULL; /* gres.conf is optional */
-		rc = cluster_read_strings(stext, gtext, sc, ver, out, err, errlen);
+		rc = cluster_parse(stext, gtext, sc, ver, out, err, errlen);
 	}
-	nodeox_g_free_all(stext, gtext, sc, gc);
+	char *ac = g_build_filename(dir, "accounts.conf", NULL), *atext = NULL;
+	if (rc == 0 && !g_file_get_contents(ac, &atext, NULL, NULL))
+		atext = NULL; /* accounts.conf is optional */
+	if (rc == 0 && cluster_fairshare_finish(*out, atext, ac, sc, err, errlen) < 0) {
+		cluster_free(*out);
+		*out = NULL;
+		rc = -1;
+	}
+	nodeox_g_free_all(stext, gtext, sc, gc, ac, atext);
 	return rc;
 }
 
@@ -1134,5 +1207,6 @@ void cluster_free(sim_cluster_t *c)
 		g_free(c->parts[i].name);
 	for (int k = 0; c->classes && k < c->nclasses; k++)
 		g_free(c->classes[k].nodes);
+	fs_accounts_free(&c->accounts);
 	nodeox_g_free_all(c->classes, c->dir, c);
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "common/feature_expr.h"
+#include "sim/model/fairshare.h"
 
 #define SIM_MAX_FEATURES 64 /* distinct node features (one bit each) */
 #define SIM_MAX_PARTITIONS 64
@@ -134,6 +135,14 @@ typedef struct {
 	double weight_partition;  /* PriorityWeightPartition, 0 */
 	bool size_relative;       /* PriorityFlags=SMALL_RELATIVE_TO_TIME */
 	bool no_normal_part;      /* PriorityFlags=NO_NORMAL_PART (or NO_NORMAL_ALL) */
+	double weight_fs;         /* PriorityWeightFairshare, 0; 0 where not modelled
+				   * (no slurmdbd, no accounts.conf, NO_FAIR_TREE) */
+	int64_t decay_hl_s;       /* PriorityDecayHalfLife, seconds, 7 days; 0: none */
+	bool enforce_limits;      /* AccountingStorageEnforce has limits (or safe,
+				   * all): only then does a job's end add its
+				   * last slice of usage (acct_policy.c) */
+	bool no_fair_tree;        /* PriorityFlags=NO_FAIR_TREE (the classic */
+				  /* algorithm: not modelled) */
 	const char *prio_zero;    /* a weight the model counts as 0 (QOS...), or NULL */
 	bool slurmdbd;            /* AccountingStorageType=accounting_storage/slurmdbd */
 	double end_latency_s;     /* a job's nodes go to the next job this long after
@@ -167,6 +176,7 @@ typedef struct {
 	uint64_t total_cpus; /* every node's, usable or not: Slurm's cluster_cpus */
 	sim_sched_params_t params;
 	sim_job_defaults_t defs;           /* the cluster-wide ones */
+	fs_accounts_t accounts;            /* DIR/accounts.conf (none: n 0) */
 	bool mem_counted;                  /* memory is allocated: SelectTypeParameters names
 				   * it (CR_*_Memory), or, without the line, the
 				   * select plugin is cons_tres (given, or 24.11's

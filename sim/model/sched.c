@@ -55,9 +55,10 @@
 /* Slurm's priority for job j, as it stores it, with `age_s` seconds of age
  * (negative: none accrued yet): priority_multifactor.c,
  * _get_priority_internal and set_priority_factors (22.05 to 26.05). Each
- * factor times its weight, summed in Slurm's order (age, then job size,
- * then partition; the association, fair-share, QOS and TRES factors are
- * not modelled and count 0, as do site factor and nice), then stored as an
+ * factor times its weight, summed in Slurm's order (age, fair-share as the
+ * last decay pass left it (sched_fair.c), job size, then partition; the
+ * association, QOS and TRES factors are not modelled and count 0, as do
+ * site factor and nice), then stored as an
  * integer (prio_store: truncated, at least 1). The job-size factor counts
  * the job's minimum node count and the CPUs slurmctld counts while it
  * pends (tasks x CPUs per task, not what it is allocated;
@@ -73,9 +74,11 @@ static double sched_key(const sched_t *s, uint32_t j, int64_t age_s)
 {
 	const sim_sched_params_t *p = &s->o->params;
 	const req_t *r = &s->req[j];
-	double age = 0, js = 0;
+	double age = 0, fs = 0, js = 0;
 	if (p->weight_age > 0 && age_s >= 0)
 		age = prio_age_factor(age_s, p->max_age_s) * p->weight_age;
+	if (p->weight_fs > 0)
+		fs = sched_fair_factor(s, j) * p->weight_fs;
 	if (p->weight_job_size > 0) {
 		uint32_t limit_min = r->limit == SCHED_INF ? UINT32_MAX : (uint32_t)(r->limit / 60);
 		js = prio_size_factor(r->nodes ? r->nodes : 1, r->size_cpus, (uint32_t)s->c->nnodes,
@@ -91,10 +94,10 @@ static double sched_key(const sched_t *s, uint32_t j, int64_t age_s)
 		double pf = 0;
 		if (p->weight_partition > 0 && part->job_factor)
 			pf = (p->no_normal_part ? part->job_factor : part->norm_job) * p->weight_partition;
-		double k = part->tier * SCHED_TIER_STEP + prio_store(age + js + pf);
+		double k = part->tier * SCHED_TIER_STEP + prio_store(age + fs + js + pf);
 		best = MAX(best, k);
 	}
-	return best >= 0 ? best : prio_store(age + js);
+	return best >= 0 ? best : prio_store(age + fs + js);
 }
 
 /* A new job's priority has no age yet (Slurm sets it at submission, before
@@ -135,10 +138,12 @@ static int sched_ent_cmp(const void *a, const void *b)
  * The stored priority is an integer, so two jobs whose ages differ by less
  * than a point tie now and part later: the order of the ageing jobs is
  * computed anew each time (the work Slurm's decay thread does too). Jobs
- * past the cap move to the capped list, whose priorities no longer change. */
+ * past the cap move to the capped list, whose priorities no longer change
+ * (but with fair-share, whose factor each pass changes: sched_fair.c). */
 static void sched_recalc(sched_t *s, int64_t at)
 {
 	const sim_sched_params_t *p = &s->o->params;
+	sched_fair_pass(s, at); /* usage and factors first (fair_tree_decay) */
 	size_t n = s->fresh.n + s->young.n, k = 0;
 	prio_ent_t *all = g_new(prio_ent_t, MAX(n, 1));
 	prio_list_t *from[] = { &s->fresh, &s->young };
@@ -155,7 +160,8 @@ static void sched_recalc(sched_t *s, int64_t at)
 		uint32_t j = all[i].job;
 		int64_t age = at - s->t->jobs[j].submit;
 		all[i].key = s->key[j] = sched_key(s, j, age);
-		s->where[j] = age >= p->max_age_s ? SCHED_OLD : SCHED_YOUNG;
+		/* with fair-share no priority stops changing */
+		s->where[j] = age >= p->max_age_s && !s->fair ? SCHED_OLD : SCHED_YOUNG;
 	}
 	qsort(all, n, sizeof(prio_ent_t), sched_ent_cmp);
 	for (size_t i = 0; i < n; i++) /* in order: each goes to its list's end */
@@ -363,6 +369,7 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 
 static void sched_end(sched_t *s, uint32_t j)
 {
+	sched_fair_end(s, j); /* before its allocation goes */
 	running_t *run = s->running[j];
 	const sim_result_t *res = &s->run->jobs[j];
 	int64_t dur = res->end - res->start;
@@ -579,7 +586,9 @@ static void sched_state_init(sched_t *s)
 	prio_list_init(&s->young);
 	prio_list_init(&s->old);
 	s->prio_time = 0;
-	s->next_recalc = s->o->params.weight_age > 0 ? 0 : SCHED_INF;
+	sched_fair_init(s);
+	/* the decay thread's passes change priorities by age and by usage */
+	s->next_recalc = s->o->params.weight_age > 0 || s->fair ? 0 : SCHED_INF;
 	sim_queue_init(&s->events);
 	s->abuf = g_new(alloc_t, nn + 1);
 	s->part_tested = g_new0(int, MAX(c->nparts, 1));
@@ -600,6 +609,7 @@ static void sched_state_free(sched_t *s)
 	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);
 	prio_list_free(&s->old);
+	sched_fair_free(s);
 	if (s->all.e)
 		g_free(s->all.e - s->all.head);
 	sched_backfill_free(s);
@@ -710,7 +720,9 @@ int sched_run(const sim_cluster_t *c, const sim_trace_t *t, const sim_sched_opts
 			tn = t->jobs[next_submit].submit;
 		if (s.npending && bf_dirty && next_bf < tn)
 			tn = next_bf;
-		if (s.npending && s.next_recalc < tn)
+		/* the decay thread's passes; with fair-share they count usage
+		 * while jobs run, whether any pend or not */
+		if ((s.npending || (s.fair && s.all.n)) && s.next_recalc < tn)
 			tn = s.next_recalc;
 		if (s.npending && next_full < tn)
 			tn = next_full;

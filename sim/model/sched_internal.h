@@ -22,6 +22,8 @@
  *   sched_prefer.c    --prefer: the job's prefer record, tried first
  *   sched_socket.c    GPUs bound to sockets (sched_sock_t: free cores and
  *                     GPUs per socket)
+ *   sched_fair.c      fair-share usage and factors (sched_fair_t: the
+ *                     association tree, each job's association)
  */
 #ifndef SIM_SCHED_INTERNAL_H
 #define SIM_SCHED_INTERNAL_H
@@ -122,6 +124,7 @@ typedef struct sched_bf sched_bf_t;               /* backfill's own state (sched
 typedef struct sched_place_scratch sched_place_t; /* placement's scratch (sched_place.c) */
 typedef struct sched_pol sched_pol_t;             /* submission's policy view (sched_request.c) */
 typedef struct sched_sock sched_sock_t;           /* free cores and GPUs by socket (sched_socket.c) */
+typedef struct sched_fair sched_fair_t;           /* fair-share's own (sched_fair.c) */
 
 typedef struct { /* the run's state, which every file reads */
 	const sim_cluster_t *c;
@@ -174,6 +177,8 @@ typedef struct { /* the run's state, which every file reads */
 	sched_pol_t *pol;     /* submission's (sched_request.c) */
 	sched_sock_t *sock;   /* sockets' (sched_socket.c); NULL: no node */
 			      /* binds GPUs to sockets */
+	sched_fair_t *fair;   /* fair-share's (sched_fair.c); NULL: its */
+			      /* weight is 0 */
 } sched_t;
 
 
@@ -396,5 +401,16 @@ void sched_socket_free(sched_t *s);
 int64_t sched_socket_first_pass(const sched_t *s, int n, uint32_t gpus, uint32_t cpus, int *near);
 void sched_socket_take(sched_t *s, const alloc_t *a, sock_take_t *t);
 void sched_socket_release(sched_t *s, const alloc_t *a, const sock_take_t *t);
+
+/* sched_fair.c: fair-share (params.weight_fs > 0; else s->fair stays NULL) */
+void sched_fair_init(sched_t *s);
+void sched_fair_free(sched_t *s);
+/* The decay thread's fair-share work at its pass at `at`, before it
+ * recalculates the pending jobs' priorities. */
+void sched_fair_pass(sched_t *s, int64_t at);
+/* Job j's usage at its end (priority_p_job_end). */
+void sched_fair_end(sched_t *s, uint32_t j);
+/* Job j's fair-share factor, 0 to 1 (0 without fair-share). */
+double sched_fair_factor(const sched_t *s, uint32_t j);
 
 #endif

@@ -103,11 +103,11 @@ static double replica_spread(int k, double a)
  * phase, in seconds: the least common multiple of the time-limit checks'
  * 30 s (PERIODIC_TIMEOUT), sched_interval (both timed from the background
  * loop's start, controller.c _slurmctld_background) and, where priorities
- * are recalculated (an age weight), PriorityCalcPeriod (the decay thread,
+ * are recalculated (an age or fair-share weight), PriorityCalcPeriod (the decay thread,
  * timed from its own start; priority_multifactor.c _decay_thread). */
 static int64_t replica_ctld_cycle(const sim_sched_params_t *p)
 {
-	int64_t per[2] = { p->sched_interval_s, p->weight_age > 0 ? p->calc_period_s : 1 };
+	int64_t per[2] = { p->sched_interval_s, p->weight_age > 0 || p->weight_fs > 0 ? p->calc_period_s : 1 };
 	int64_t l = REPLICA_LIMIT_PERIOD_S;
 	for (int i = 0; i < 2; i++) {
 		int64_t v = per[i] > 0 ? per[i] : 1;

@@ -110,6 +110,15 @@ case $f in *"Beyond them:"*"PriorityWeightPartition"*) ;; *) fail "partition wei
 f=$(footer_of AccountingStorageType=accounting_storage/slurmdbd)
 case $f in *"in the replays:"*"priority by age and job size (slurmdbd)"*) ;; *) fail "age at 10 nodes: $f" ;; esac
 case $f in *"Beyond them"*"priorit"*) fail "age at 10 nodes beyond the replays (mfdbd has 128): $f" ;; esac
+f=$(footer_of PriorityWeightFairshare=500 AccountingStorageType=accounting_storage/slurmdbd)
+case $f in *"Beyond them:"*"PriorityWeightFairshare (not modelled: counted as 0)"*) ;; *) fail "fair-share without accounts.conf not named: $f" ;; esac
+printf 'Account=a\n' > "$out/c/accounts.conf"
+f=$("$sim" --replicas 1 -c "$out/c" "$out/c/trace.csv" 2>/dev/null | sed -n '/^This run, in the replays:/,$p' | tr '\n' ' ' | tr -s ' ')
+case $f in *"in the replays:"*"fair-share over accounts.conf (Fair Tree)"*"Beyond them"*) ;; *) fail "fair-share at 10 nodes not in the replays (mffair has 128): $f" ;; esac
+case $f in *"counted as 0"*) fail "fair-share with accounts.conf counted as 0: $f" ;; esac
+echo AccountingStorageEnforce=limits >> "$out/c/slurm.conf"
+f=$("$sim" --replicas 1 -c "$out/c" "$out/c/trace.csv" 2>/dev/null | sed -n '/^This run, in the replays:/,$p' | tr '\n' ' ' | tr -s ' ')
+case $f in *"Beyond them:"*"fair-share with AccountingStorageEnforce=limits (replayed without it)"*) ;; *) fail "fair-share with limits enforced not named: $f" ;; esac
 f=$(footer_of PriorityType=priority/basic)
 case $f in *"in the replays:"*"FIFO priority"*) ;; *) fail "FIFO not named: $f" ;; esac
 case $f in *"Beyond them"*"priorit"*) fail "FIFO priority beyond the replays: $f" ;; esac

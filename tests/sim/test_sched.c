@@ -670,6 +670,46 @@ static void test_priority(void **state)
 	cluster_free(c);
 }
 
+/* Fair-share (sched_fair.c), decay passes every 60 s from 0: job 1 (account
+ * p) runs 1-50, between two passes; job 2 (q) from about 50 for 60 s,
+ * through the pass at 60 and ended by the one at 120. Jobs 3 (q, at 55) and 4 (p, at 56) wait for the
+ * whole cluster until job 2 ends, ordered by the pass at 60. Without a fair-share weight: FIFO, 3
+ * first. Without AccountingStorageEnforce=limits a job's end adds nothing
+ * (22.05 calls priority_p_job_end only then): p has no usage, ranks first,
+ * and 4 goes first. With it, p's 49 s outweigh q's 10 and 3 goes first. */
+static void test_fair_share(void **state)
+{
+	(void)state;
+	sim_cluster_t *c = one_type_cluster();
+	char err[256];
+	assert_int_equal(fs_accounts_parse("Account=p\nAccount=q\n", "accounts.conf", &c->accounts, err,
+					   sizeof(err)),
+			 0);
+	sim_trace_t *t = trace_from("job_id,user,account,submit,gpus,run_time,time_limit\n"
+				    "1,up,p,1,8,49,100\n"
+				    "2,uq,q,2,8,60,200\n"
+				    "3,uq,q,55,8,100,200\n"
+				    "4,up,p,56,8,100,200\n",
+				    NULL);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.calc_period_s = 60;
+	o.params.decay_hl_s = 3600;
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_true(r->jobs[job_at(t, 2)].start >= 50 && r->jobs[job_at(t, 2)].start < 60);
+	assert_true(r->jobs[job_at(t, 3)].start < r->jobs[job_at(t, 4)].start);
+	sched_run_free(r);
+	o.params.weight_fs = 1000;
+	r = run_sched(c, t, NULL, NULL, &o);
+	assert_true(r->jobs[job_at(t, 4)].start < r->jobs[job_at(t, 3)].start);
+	sched_run_free(r);
+	o.params.enforce_limits = true;
+	r = run_sched(c, t, NULL, NULL, &o);
+	assert_true(r->jobs[job_at(t, 3)].start < r->jobs[job_at(t, 4)].start);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* The decay thread recalculates every PriorityCalcPeriod (300 s here) from
  * slurmctld's start (limit_origin_s), not from trace second 0. X (1 GPU,
  * submitted at 1) and the larger Y (8 GPUs, at 2) wait for job 1 until
@@ -1754,6 +1794,7 @@ int main(void)
 		cmocka_unit_test(test_priority_tier),
 		cmocka_unit_test(test_submit_before_end),
 		cmocka_unit_test(test_priority),
+		cmocka_unit_test(test_fair_share),
 		cmocka_unit_test(test_priority_recalc_origin),
 		cmocka_unit_test(test_priority_cpus_per_gpu),
 		cmocka_unit_test(test_priority_size_cpus),
