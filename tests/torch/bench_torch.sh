@@ -14,7 +14,8 @@
 # seeds (BENCH_TUNING, default 1 2) before the held-out ones (BENCH_SEEDS,
 # default 3 4 5) were run; every seed is reported. BENCH_ROUNDS_OPTS adds
 # train_mlp.py options to the rounds runs (tuning other settings). Then a
-# transformer in bfloat16 beside its float32 twin (at the end, said there).
+# transformer in bfloat16 beside its float32 twin, and the MLP and a
+# transformers GPT-2 through RoundsOptimizer (at the end, said there).
 . "$top_srcdir/tests/runtime/mpi-env.sh"
 . "$top_srcdir/tests/torch/torch-env.sh"
 steps=${BENCH_STEPS:-1500}
@@ -83,5 +84,62 @@ b, a = r["before"], r["after"]
 print("| %s | %.4f | %.4f | %.2f | %s |" % (sys.argv[2], b["loss"], a["loss"], a["critical_s"],
                                           ",".join(str(s) for s in a["local_steps"])))
 PY
+    done
+fi
+# Quality through the wrapper (issue 44): tests/torch/bench_quality.py, an
+# ordinary loop around nxt.RoundsOptimizer(inner, mode=..., total_steps=N,
+# model=model) with every other option the wrapper's default, rounds
+# against sync (the same wrapper, mode="sync"), 4 ranks at speeds
+# 1,1,0.5,0.5: the MLP (N = BENCH_Q_MLP_STEPS, default 600, base 20 ms) and
+# a transformers GPT-2 built from a config on the fortunes' bytes (N =
+# BENCH_Q_GPT_STEPS, default 300, base 40 ms; left out without transformers
+# or the fortunes). Per seed (BENCH_Q_SEEDS, default 11 12, seeds no recipe
+# was tuned on): sync's final held-out loss after N global steps and the
+# critical path at which it first reached it (evaluated every 10 global
+# steps); rounds' final loss after the same N global steps; and rounds
+# given the same time, 2N global steps (its critical path about sync's at
+# N; BENCH_Q_X sets the factor): the critical path at which it first
+# reached sync's final loss, the speed-up, its final loss. BENCH_Q_OPTS:
+# JSON of more RoundsOptimizer options for the rounds runs (tuning).
+# BENCH_QUALITY=0 leaves it out.
+if [ "${BENCH_QUALITY:-1}" = 1 ]; then
+    qmodels="mlp"
+    if "$TR_PY" -c 'import transformers' 2>/dev/null && [ -d /usr/share/games/fortunes ]; then
+        qmodels="mlp gpt2"
+    else
+        echo "bench-torch: no transformers for $TR_PY or no fortunes: the GPT-2 rows are left out"
+    fi
+    qx=${BENCH_Q_X:-2}
+    qrun() {  # model mode seed steps-factor
+        q=$RT_WORK/q-$1-$2-$3-$4
+        if [ "$1" = mlp ]; then qs=${BENCH_Q_MLP_STEPS:-600}; qb=20; else qs=${BENCH_Q_GPT_STEPS:-300}; qb=40; fi
+        qo="{}"; [ "$2" = sync ] || qo=${BENCH_Q_OPTS:-"{}"}
+        tr_mpi 4 bench_quality.py --model "$1" --mode "$2" --seed "$3" --steps $((qs * $4)) --base-ms "$qb" \
+            --opts "$qo" --json "$q.json" >"$q.out" 2>&1 || { cat "$q.out"; echo "bench-torch: $1 $2 seed $3 failed"; }
+    }
+    echo
+    echo "bench-torch: quality through nxt.RoundsOptimizer (its defaults), speeds 1,1,0.5,0.5, MLP N = ${BENCH_Q_MLP_STEPS:-600} global steps (base 20 ms), GPT-2 N = ${BENCH_Q_GPT_STEPS:-300} (base 40 ms)${BENCH_Q_OPTS:+, rounds with $BENCH_Q_OPTS}"
+    echo "| model | seed | sync (N): final held-out loss | sync: critical s to it | rounds (N): final loss, critical s | rounds (${qx}N): critical s to sync's final | speed-up | rounds (${qx}N): final loss, critical s |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    for m in $qmodels; do
+        for seed in ${BENCH_Q_SEEDS-11 12}; do
+            qrun "$m" sync "$seed" 1 &
+            qrun "$m" rounds "$seed" 1 &
+            qrun "$m" rounds "$seed" "$qx" &
+            wait
+            "$TR_PY" - "$RT_WORK/q-$m-sync-$seed-1.json" "$RT_WORK/q-$m-rounds-$seed-1.json" \
+                "$RT_WORK/q-$m-rounds-$seed-$qx.json" <<'PY' || true
+import json, sys
+s, r1, rx = (json.load(open(p)) for p in sys.argv[1:4])
+goal = s["final_loss"]
+def first(run):  # critical path at the first evaluation at or below sync's final loss
+    return next((c for _, c, l in run["curve"] if l <= goal), None)
+ts, tx = first(s), first(rx)
+print("| %s | %d | %.4f | %.2f | %.4f, %.2f | %s | %s | %.4f, %.2f |" % (
+    s["model"], s["seed"], goal, ts, r1["final_loss"], r1["critical_s"],
+    "never" if tx is None else "%.2f" % tx, "-" if tx is None else "%.2fx" % (ts / tx),
+    rx["final_loss"], rx["critical_s"]))
+PY
+        done
     done
 fi
