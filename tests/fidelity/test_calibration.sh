@@ -15,15 +15,11 @@
 # much narrower or much wider than Slurm's spread fail here, whatever the
 # widening lets in. No cluster needed: the real runs are files. nodeox-sim's
 # and fidelity-compare's stderr go to the test's log, so that a run that
-# fails says why there. multinode-when-faster is left out: its real runs
-# were recorded with when-faster's estimate before the backfill map (issue
-# 47), which nodeox-sim no longer models (with the map it predicts 177.0 s,
-# 170.8-186.5, against the old runs' 157.6-178.5 s); in again once runs with
-# the map are recorded.
+# fails says why there.
 set -eu
 d="$top_srcdir/tests/fidelity"
 NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_CALIBRATION_EXCEPT=multifactor:off:6,multifactor-prefer:off:6 \
 	python3 "$top_srcdir/tools/fidelity-compare" --calibrate --check \
 	"$d/fifo" "$d/multinode" "$d/tagged" "$d/twopart" "$d/tiny" "$d/multifactor" "$d/crosstype" \
 	"$d/tagged-prefer" "$d/multifactor-prefer" "$d/fifo-prefer" "$d/fifo5" "$d/fifo5-when-blocked" \
-	"$d/fifo5-when-faster" "$d/fifo-when-faster" "$d/large" "$d/mflarge" "$d/mfdbd" "$d/mffair"
+	"$d/fifo5-when-faster" "$d/fifo-when-faster" "$d/multinode-when-faster" "$d/large" "$d/mflarge" "$d/mfdbd" "$d/mffair"
