@@ -29,7 +29,11 @@ why_run()
 	shift
 	echo "----- nodeox why $* $id"
 	"$WHY_BIN" why "$@" "$id" || cluster_fail "nodeox why $id exited $?"
+	# the --json run's clock: its times in seconds from now are checked against
+	# these (on a loaded machine the checks that follow take seconds)
+	WHY_T0=$(date +%s)
 	"$WHY_BIN" why --json "$@" "$id" > "$WHY_OUT" || cluster_fail "nodeox why --json $id exited $?"
+	WHY_T1=$(date +%s)
 	python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$WHY_OUT" ||
 		cluster_fail "nodeox why --json $id: not valid JSON: $(cat "$WHY_OUT")"
 }
