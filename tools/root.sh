@@ -27,7 +27,8 @@
 #                    kill -9 included); a trap also unmounts them in order.
 #   root_sync        copies the tree (tracked and untracked, not ignored,
 #                    files) into root_build_dir, keeping modification times
-#                    so make rebuilds only what changed.
+#                    so make rebuilds only what changed, and removes there the
+#                    files an earlier sync brought that the tree has lost.
 
 : "${NODEOX_CACHE:=/var/cache/nodeox}"
 ROOT_LANES="debian13 forky"
@@ -104,6 +105,16 @@ root_sync()
 	local dest
 	dest=$ROOT_DIR$(root_build_dir)
 	mkdir -p "$dest" || return 1
+	# files an earlier sync brought that the tree no longer has (a deleted
+	# recorded run would otherwise stay and be read: CI's debian13 lane on
+	# 7f68c20 read three removed multinode-when-faster runs); build outputs,
+	# never in the list, stay
+	(cd "$top" && git ls-files -co --exclude-standard) | LC_ALL=C sort > "$dest/.nodeox-sync.new" || return 1
+	if [ -f "$dest/.nodeox-sync" ]; then
+		LC_ALL=C comm -23 "$dest/.nodeox-sync" "$dest/.nodeox-sync.new" |
+			while IFS= read -r f; do rm -f -- "$dest/$f"; done
+	fi
+	mv "$dest/.nodeox-sync.new" "$dest/.nodeox-sync" || return 1
 	(cd "$top" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) |
 		tar -xf - -C "$dest"
 }
