@@ -55,7 +55,15 @@ class TorchComm:
         if on_device:  # NCCL works on the current device: the one the engine picks
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
         if not dist.is_initialized():
-            dist.init_process_group(backend=self.backend, init_method="env://")
+            try:
+                dist.init_process_group(backend=self.backend, init_method="env://")
+            except RuntimeError as e:
+                # torch 2.4+ asks for libuv's TCPStore by default; a torch built
+                # without it (Debian 13's 2.6) refuses: use the classic store
+                if "libuv" not in str(e) or os.environ.get("USE_LIBUV") == "0":
+                    raise
+                os.environ["USE_LIBUV"] = "0"
+                dist.init_process_group(backend=self.backend, init_method="env://")
             self.created = True
         elif dist.get_backend() != self.backend:
             raise RuntimeError("torch.distributed is already up with backend %s; the engine needs %s"
