@@ -108,13 +108,20 @@ root_sync()
 	# files an earlier sync brought that the tree no longer has (a deleted
 	# recorded run would otherwise stay and be read: CI's debian13 lane on
 	# 7f68c20 read three removed multinode-when-faster runs); build outputs,
-	# never in the list, stay
-	(cd "$top" && git ls-files -co --exclude-standard) | LC_ALL=C sort > "$dest/.nodeox-sync.new" || return 1
-	if [ -f "$dest/.nodeox-sync" ]; then
-		LC_ALL=C comm -23 "$dest/.nodeox-sync" "$dest/.nodeox-sync.new" |
+	# never in the list, stay. A directory with no list (made before
+	# there was one, or a list by the old name .nodeox-sync, written by a
+	# sync that could not know what came before it: CI's debian13 lane on
+	# 6e3469d still read those three runs) is emptied once: the next make
+	# rebuilds everything.
+	if [ ! -f "$dest/.nodeox-synced" ] && [ -n "$(ls -A "$dest")" ]; then
+		find "$dest" -mindepth 1 -maxdepth 1 -exec rm -rf -- {} + || return 1
+	fi
+	(cd "$top" && git ls-files -co --exclude-standard) | LC_ALL=C sort > "$dest/.nodeox-synced.new" || return 1
+	if [ -f "$dest/.nodeox-synced" ]; then
+		LC_ALL=C comm -23 "$dest/.nodeox-synced" "$dest/.nodeox-synced.new" |
 			while IFS= read -r f; do rm -f -- "$dest/$f"; done
 	fi
-	mv "$dest/.nodeox-sync.new" "$dest/.nodeox-sync" || return 1
+	mv "$dest/.nodeox-synced.new" "$dest/.nodeox-synced" || return 1
 	(cd "$top" && git ls-files -co --exclude-standard -z | tar --null -T - -cf -) |
 		tar -xf - -C "$dest"
 }
