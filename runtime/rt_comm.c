@@ -1,7 +1,9 @@
 /*
  * rt_comm.c: the collectives the runtime needs (sum all-reduce of float
  * buffers, all-gather of small records, broadcast, barrier), over MPI, and
- * over NCCL for device buffers when built with CUDA and NCCL. Every call is
+ * over NCCL for device buffers when built with CUDA and NCCL (unless ranks
+ * share a GPU, which NCCL refuses: then through MPI on host memory, as
+ * without NCCL). Every call is
  * checked and names file:line on failure (mpiCheck / ncclCheck, as in
  * llm.c); MPI_COMM_WORLD uses MPI_ERRORS_RETURN so an error comes back to
  * the check instead of aborting somewhere inside the library. Each call is
@@ -169,6 +171,39 @@ static void _comm_nccl_fail(ncclResult_t r, const char *expr, const char *file, 
 	} while (0)
 #endif
 
+#ifdef RT_COMM_NCCL
+/* Whether two ranks run on one GPU (several ranks per GPU, or one GPU for a
+ * test): NCCL refuses them ("Duplicate GPU detected"), so the device
+ * buffers then go through MPI on host memory; rank 0 says so. Keys are
+ * "host/PCI bus id", gathered from every rank once. */
+static int _comm_shared_device(rt_comm_t *c)
+{
+	enum { KEY = 128 };
+	char key[KEY] = "", host[64] = "", bus[32] = "";
+	int dev = 0, a = 0, b = 0;
+	if (gethostname(host, sizeof host - 1) != 0)
+		snprintf(host, sizeof host, "?");
+	if (cudaGetDevice(&dev) != cudaSuccess || cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess)
+		snprintf(bus, sizeof bus, "device %d", dev);
+	snprintf(key, sizeof key, "%s/%s", host, bus);
+	char *keys = calloc((size_t)c->world, KEY);
+	if (keys == NULL) {
+		rt_util_say(c->rank, "out of memory at %s:%d", __FILE__, __LINE__);
+		exit(NODEOX_RT_EXIT_COMM);
+	}
+	rt_comm_allgather(c, key, keys, KEY, __FILE__, __LINE__);
+	c->bytes = 0; /* set-up, not the training's traffic */
+	int shared = rt_env_shared_device(keys, c->world, KEY, &a, &b);
+	if (shared && c->rank == 0)
+		rt_util_say(c->rank,
+			    "ranks %d and %d share the GPU %s: NCCL needs one GPU per rank, so updates are "
+			    "combined through MPI on host memory",
+			    a, b, keys + (size_t)a * KEY);
+	free(keys);
+	return shared;
+}
+#endif
+
 rt_comm_t *rt_comm_create(int rank, int world, const nodeox_backend_t *be)
 {
 	rt_comm_t *c = calloc(1, sizeof *c);
@@ -181,7 +216,8 @@ rt_comm_t *rt_comm_create(int rank, int world, const nodeox_backend_t *be)
 	c->be = be;
 	mpiCheck(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN));
 #ifdef RT_COMM_NCCL
-	if (be->on_device && comm_ops == NULL) { /* the caller's collectives bring their own NCCL */
+	if (be->on_device && comm_ops == NULL && !_comm_shared_device(c)) {
+		/* (the caller's collectives bring their own NCCL) */
 		ncclUniqueId id;
 		if (rank == 0)
 			ncclCheck(ncclGetUniqueId(&id));

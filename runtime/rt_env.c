@@ -5,13 +5,15 @@
  * other PMI launchers PMI_RANK/PMI_SIZE; torchrun RANK/WORLD_SIZE/LOCAL_RANK). MPI's own rank is authoritative
  * once MPI is up; the engine checks the two agree (under torchrun, where MPI
  * sees a world of one, the caller's collectives' group is: rt_engine.c). The local rank picks the GPU, so
- * one process per GPU needs no per-node configuration.
+ * one process per GPU needs no per-node configuration; where ranks share a
+ * GPU (more ranks than GPUs on a node), rt_env_shared_device finds them.
  */
 #include "config.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifdef HAVE_CUDA
 #include <cuda_runtime.h>
@@ -92,4 +94,18 @@ int rt_env_pick_device(int local_rank)
 #else
 	return local_rank;
 #endif
+}
+
+int rt_env_shared_device(const char *keys, int world, size_t keylen, int *first, int *second)
+{
+	/* once at start, world ranks: the quadratic scan costs less than the
+	 * all-gather that brought the keys */
+	for (int b = 1; b < world; b++)
+		for (int a = 0; a < b; a++)
+			if (strncmp(keys + (size_t)a * keylen, keys + (size_t)b * keylen, keylen) == 0) {
+				*first = a;
+				*second = b;
+				return 1;
+			}
+	return 0;
 }

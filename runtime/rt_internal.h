@@ -38,6 +38,11 @@ int rt_env_read(rt_env_t *env, const char *(*getenv_fn)(const char *), char *err
 /* The GPU index for this local rank: local_rank % (GPUs on the node), or
  * local_rank when none can be counted (backend_cuda then reports it). */
 int rt_env_pick_device(int local_rank);
+/* keys: world device keys (this rank's GPU as "host/PCI bus id", gathered
+ * from every rank), keylen bytes each, each NUL-terminated within. Returns
+ * 1 with *first < *second the lowest pair of ranks on one device (NCCL
+ * refuses them), else 0. */
+int rt_env_shared_device(const char *keys, int world, size_t keylen, int *first, int *second);
 
 /* ------------------------------------------------------------ rt_fault.c */
 /* A watchdog thread: while a collective is "armed", it checks every 100 ms

@@ -180,6 +180,30 @@ static const char *_fake_getenv(const char *name)
 	return NULL;
 }
 
+/* rt_env_shared_device: the first pair of ranks on one GPU, by key */
+static void test_env_shared_device(void **state)
+{
+	(void)state;
+	enum { K = 16 };
+	char keys[4 * K];
+	memset(keys, 0, sizeof keys);
+	strcpy(keys + 0 * K, "n1/0000:01:00.0");
+	strcpy(keys + 1 * K, "n1/0000:02:00.0");
+	strcpy(keys + 2 * K, "n2/0000:01:00.0"); /* same bus, other host */
+	strcpy(keys + 3 * K, "n2/0000:02:00.0");
+	int a = -1, b = -1;
+	assert_int_equal(rt_env_shared_device(keys, 4, K, &a, &b), 0);
+	strcpy(keys + 3 * K, "n1/0000:02:00.0"); /* rank 3 on rank 1's GPU */
+	assert_int_equal(rt_env_shared_device(keys, 4, K, &a, &b), 1);
+	assert_int_equal(a, 1);
+	assert_int_equal(b, 3);
+	strcpy(keys + 2 * K, "n1/0000:01:00.0"); /* and rank 2 on rank 0's: the lower pair first */
+	assert_int_equal(rt_env_shared_device(keys, 4, K, &a, &b), 1);
+	assert_int_equal(a, 0);
+	assert_int_equal(b, 2);
+	assert_int_equal(rt_env_shared_device(keys, 1, K, &a, &b), 0);
+}
+
 static void test_env(void **state)
 {
 	(void)state;
@@ -466,6 +490,7 @@ NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_combine_mean),
 		 cmocka_unit_test(test_combine_fednova_momentum_and_shards),
 		 cmocka_unit_test(test_combine_all_dropped), cmocka_unit_test(test_h_ramp),
 		 cmocka_unit_test(test_plan), cmocka_unit_test(test_lr_schedule), cmocka_unit_test(test_env),
+		 cmocka_unit_test(test_env_shared_device),
 		 cmocka_unit_test(test_emulate), cmocka_unit_test(test_options),
 		 cmocka_unit_test(test_options_gpt_recipe), cmocka_unit_test(test_ema),
 		 cmocka_unit_test(test_speedrec_observe), cmocka_unit_test(test_speedrec_median),

@@ -8,11 +8,16 @@ of the engine's own buffers. Each buffer is wrapped as a tensor over that
 memory (torch.frombuffer on the host, __cuda_array_interface__ on the
 device): no copies. Gloo carries host buffers; with NCCL (CUDA) device
 buffers go through NCCL and host buffers (the engine's small records)
-through a second, Gloo group.
+through a second, Gloo group. NCCL refuses two ranks on one GPU
+("Duplicate GPU detected"): where ranks share a GPU (several processes per
+GPU, or one GPU for a test), device buffers go through the Gloo group too,
+which copies them through host memory, and rank 0 says so.
 """
 
 import ctypes
 import os
+import socket
+import sys
 
 import torch
 import torch.distributed as dist
@@ -47,6 +52,7 @@ class TorchComm:
     def __init__(self):
         self.backend = None
         self.host_group = None  # None: the default group carries host buffers too
+        self.device_group = None  # None: the default group (NCCL) carries device buffers
         self.created = False    # the default group is ours (stop() destroys it)
         self._tensors = {}      # (addr, size, dtype, device) -> tensor over that memory
 
@@ -70,7 +76,30 @@ class TorchComm:
                                % (dist.get_backend(), self.backend))
         if self.backend == "nccl":
             self.host_group = dist.new_group(backend="gloo")
+            shared = self._shared_device()
+            if shared:
+                self.device_group = self.host_group
+                if dist.get_rank() == 0:
+                    print("nodeox.torch: ranks %d and %d share the GPU %s on %s: NCCL needs one GPU per "
+                          "rank, so the engine's device buffers go through Gloo (copied through host "
+                          "memory)" % shared, file=sys.stderr, flush=True)
         return dist.get_rank(), dist.get_world_size()
+
+    def _shared_device(self):
+        """(rank, rank, device, host) of the first two ranks on one GPU, or
+        None. NCCL creates its communicator at the first collective, so
+        nothing has touched it yet."""
+        index = torch.cuda.current_device()
+        props = torch.cuda.get_device_properties(index)
+        key = (socket.gethostname(), str(getattr(props, "uuid", index)))
+        keys = [None] * dist.get_world_size()
+        dist.all_gather_object(keys, key, group=self.host_group)
+        seen = {}
+        for r, k in enumerate(keys):
+            if tuple(k) in seen:
+                return (seen[tuple(k)], r, k[1], k[0])
+            seen[tuple(k)] = r
+        return None
 
     def stop(self):
         if self.created and dist.is_initialized():
@@ -103,7 +132,7 @@ class TorchComm:
             return
         dt = _DTYPES[dtype]
         if on_device:
-            dist.all_reduce(self._device(addr, n, dt))
+            dist.all_reduce(self._device(addr, n, dt), group=self.device_group)
             torch.cuda.current_stream().synchronize()  # the engine reads it next
         else:
             t = self._host(addr, n * (4 if dt == torch.float32 else 8), dt, keep=dt == torch.float32)
