@@ -6,6 +6,8 @@ run it in different ways:
                               nodeox-run's model file format (the equality test)
   --nan-at R:N                rank R's weights become NaN in its round N
   --kill-at R:N / --hang-at R:N   rank R kills itself (SIGKILL) / stops at round N
+                              (under torchrun --max-restarts: in the first
+                              attempt only, TORCHELASTIC_RESTART_COUNT 0)
   --checkpoint-dir, --every, --resume   checkpoints; the data stream resumes at tr.data_pos
   --eval-every K, --target A  rank 0 evaluates test accuracy every K rounds
                               (inside tr.pause()) until A is reached, then
@@ -104,9 +106,10 @@ def main():
     evals, reached = [], None
     updates = round_ends = 0  # step() returning True, and rounds closed (this rank)
     t0 = time.time()
+    first_attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0") == "0"
     while tr.global_step < a.steps:
         rnd = tr.round + 1
-        if a.kill_at and a.kill_at == (ctx.rank, rnd):
+        if a.kill_at and a.kill_at == (ctx.rank, rnd) and first_attempt:
             print("train_mlp: rank %d: killing myself in round %d" % (ctx.rank, rnd), flush=True)
             os.kill(os.getpid(), signal.SIGKILL)
         if a.hang_at and a.hang_at == (ctx.rank, rnd):

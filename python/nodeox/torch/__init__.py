@@ -184,7 +184,8 @@ def broadcast(tensors):
 def all_reduce(values):
     """Sum a float64 CPU tensor over all ranks, in place (e.g. per-item
     evaluation losses, each item computed by one rank)."""
-    if values.dtype != torch.float64 or values.device.type != "cpu" or not values.is_contiguous():
+    if (not isinstance(values, torch.Tensor) or values.dtype != torch.float64 or values.device.type != "cpu"
+            or not values.is_contiguous()):
         raise ValueError("nodeox.torch.all_reduce: needs a contiguous float64 CPU tensor")
     _engine.allreduce_host(values.data_ptr(), values.numel())
     return values

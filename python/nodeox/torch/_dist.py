@@ -62,14 +62,14 @@ class TorchComm:
             torch.cuda.set_device(int(os.environ.get("LOCAL_RANK", "0")) % torch.cuda.device_count())
         if not dist.is_initialized():
             try:
-                dist.init_process_group(backend=self.backend, init_method="env://")
+                self._init_group()
             except RuntimeError as e:
                 # torch 2.4+ asks for libuv's TCPStore by default; a torch built
                 # without it (Debian 13's 2.6) refuses: use the classic store
                 if "libuv" not in str(e) or os.environ.get("USE_LIBUV") == "0":
                     raise
                 os.environ["USE_LIBUV"] = "0"
-                dist.init_process_group(backend=self.backend, init_method="env://")
+                self._init_group()
             self.created = True
         elif dist.get_backend() != self.backend:
             raise RuntimeError("torch.distributed is already up with backend %s; the engine needs %s"
@@ -84,6 +84,22 @@ class TorchComm:
                           "rank, so the engine's device buffers go through Gloo (copied through host "
                           "memory)" % shared, file=sys.stderr, flush=True)
         return dist.get_rank(), dist.get_world_size()
+
+    def _init_group(self):
+        """The default group, env://. After torchrun --max-restarts restarted
+        the workers (TORCHELASTIC_RESTART_COUNT > 0) the agent's store still
+        holds the failed attempt's keys, the ranks' addresses among them,
+        and a new rank that reads its predecessor's address fails ("Gloo
+        connectFullMesh failed ... Connection refused"; plain torch 2.15
+        does the same, depending on which rank starts first): each
+        attempt's keys get their own prefix."""
+        attempt = os.environ.get("TORCHELASTIC_RESTART_COUNT", "0")
+        if attempt == "0":
+            dist.init_process_group(backend=self.backend, init_method="env://")
+            return
+        store, rank, world = next(dist.rendezvous("env://"))
+        dist.init_process_group(backend=self.backend, store=dist.PrefixStore("nodeox/attempt_" + attempt, store),
+                                rank=rank, world_size=world)
 
     def _shared_device(self):
         """(rank, rank, device, host) of the first two ranks on one GPU, or
