@@ -38,14 +38,5 @@ tr_elastic "$RT_WORK/elastic.out" 1 $common --checkpoint-dir "$RT_WORK/ck" --eve
 grep "train_mlp:\|restart\|no checkpoint" "$RT_WORK/elastic.out" | head -20
 grep -q "rank 1: killing myself in round 5" "$RT_WORK/elastic.out" || fail "rank 1 was not killed in round 5"
 grep -q "resumed at round 4, global step" "$RT_WORK/elastic.out" || fail "the second attempt did not resume at round 4"
-"$TR_PY" - "$RT_WORK/full.json" "$RT_WORK/elastic.json" <<'PY' || exit 1
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-ok = True
-for k in ("params_fnv", "rounds", "global_steps", "local_steps", "test_accuracy", "critical_s"):
-    print("%s: uninterrupted %s, restarted %s" % (k, a[k], b[k]))
-    ok = ok and a[k] == b[k]
-print("ok" if ok else "FAIL: the restarted run differs")
-sys.exit(0 if ok else 1)
-PY
+"$TR_PY" "$TR_DIR/same_run.py" "$RT_WORK/full.json" "$RT_WORK/elastic.json" restarted || exit 1
 echo PASS
