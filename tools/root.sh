@@ -31,17 +31,21 @@
 #                    files an earlier sync brought that the tree has lost.
 
 : "${NODEOX_CACHE:=/var/cache/nodeox}"
-ROOT_LANES="debian13 forky"
+ROOT_LANES="debian13 forky forky-deb"
 # The root lanes tools/setup prepares and tools/test runs unless
-# NODEOX_LANES names others. The forky lane does not use Debian's Slurm
-# 26.05.5: the archive does not serve its source, and SchedMD's 26.05.3
-# source (the latest we have) lays job_record_t out 8 bytes shorter, so a
-# plugin built with it reads 26.05.5's job records at the wrong offsets
-# (doc/install.md, "Not safe for 26.05.5"). It builds SchedMD's 26.05.3 in
-# the root instead and runs everything against that. In the default run:
-# building Slurm adds about 13 min to a first setup (in the background,
-# beside the host lane) and the lane about 12 min of tests.
-ROOT_LANES_DEFAULT="debian13 forky"
+# NODEOX_LANES names others. The forky lane builds SchedMD's 26.05.3 in a
+# Debian forky root and runs everything against it: building Slurm adds
+# about 13 min to a first setup (in the background, beside the host lane)
+# and the lane about 12 min of tests. The forky-deb lane runs Debian's own
+# Slurm 26.05.5 (what forky and sid ship): the archive serves no 26.05.5
+# source, so the plugin is built against SchedMD's 26.05.3 with 26.05.5's
+# job record layout (tools/slurm-layout: one 8-byte field more, measured in
+# Debian's libslurmfull.so and checked there at every setup), and the lane
+# runs the tests that start Slurm (the plugin in Debian's slurmctld with
+# sbatch, nodeox why, the sacct round trip) and make check-valgrind: the
+# rest of the suite does not depend on the Slurm release and runs in the
+# forky lane on the same Debian.
+ROOT_LANES_DEFAULT="debian13 forky forky-deb"
 ROOT_LANE= ROOT_DIR= ROOT_SUITE= ROOT_TITLE= ROOT_SLURM= ROOT_SLURM_BUILD=
 
 # root_select LANE: make LANE's root the one the functions below act on.
@@ -50,6 +54,7 @@ root_select()
 	case $1 in
 	debian13) ROOT_SUITE=trixie ROOT_TITLE="Debian 13" ROOT_SLURM=24.11 ROOT_SLURM_BUILD= ;;
 	forky)    ROOT_SUITE=forky ROOT_TITLE="Debian forky" ROOT_SLURM=26.05 ROOT_SLURM_BUILD=26.05.3 ;;
+	forky-deb) ROOT_SUITE=forky ROOT_TITLE="Debian forky (Debian's Slurm)" ROOT_SLURM=26.05 ROOT_SLURM_BUILD= ;;
 	*) echo "root.sh: no root lane '$1' (lanes: $ROOT_LANES)" >&2; return 1 ;;
 	esac
 	ROOT_LANE=$1
