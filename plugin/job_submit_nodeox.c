@@ -865,6 +865,13 @@ static void _running_ends(const nodeox_history_t *hist, time_t now)
 	int64_t end = 0;
 	nodeox_end_from_t from = NODEOX_END_LIMIT;
 
+	if (!hist || !hist->users) { /* every end its limit's: count the jobs */
+		for (i = 0; i < nxs.nrunning; i++)
+			if (!i || nxs.run[i].job_id != nxs.run[i - 1].job_id ||
+			    nxs.run[i].start != nxs.run[i - 1].start)
+				nxs.ends[NODEOX_END_LIMIT]++;
+		return;
+	}
 	for (i = 0; i < nxs.nrunning; i++) {
 		const nodeox_state_run_t *j = &nxs.run[i];
 
