@@ -149,6 +149,11 @@ typedef struct {
 	 * its constraint (a broadened job's types) */
 	uint32_t time_limit;
 	const char *features;
+	/* and, for the run-time history (policy_history.c), its user's id
+	 * and whether an ended job ended on its own (completed, failed,
+	 * timed out, out of memory: a run time, as the plugin counts one) */
+	uint32_t user_id;
+	bool ended_own;
 } why_qjob_t;
 
 /* A reservation. */

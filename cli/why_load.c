@@ -342,6 +342,14 @@ static int _load_queue(why_load_t *ld)
 		q->tres_per_socket = j->tres_per_socket;
 		q->start_time = j->start_time;
 		q->end_time = j->end_time;
+		q->user_id = j->user_id;
+		{
+			uint32_t base = j->job_state & JOB_STATE_BASE;
+
+			q->ended_own = q->phase == WHY_PHASE_ENDED &&
+				       (base == JOB_COMPLETE || base == JOB_FAILED || base == JOB_TIMEOUT ||
+					base == JOB_OOM);
+		}
 		q->exit_status = _exit_status(j->exit_code);
 		q->time_limit = _minutes(j->time_limit);
 		q->features = j->features;

@@ -7,7 +7,10 @@
  * type. One difference, said in doc/why.md: libslurm gives a running job's
  * GPUs over all its nodes (tres_alloc_str, or where that does not count
  * GPUs its request), so they are spread evenly over its nodes here, where
- * slurmctld knows them per node.
+ * slurmctld knows them per node. Running jobs' ends come from their users'
+ * run-time history (RunTimeHistory=yes, policy_history.c) as the plugin's
+ * do, but the history is only the ended jobs the loaded queue still holds
+ * (MinJobAge), where the plugin remembers what its earlier walks saw.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,10 +175,22 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_c
 {
 	state_name_t *idx;
 	state_pend_t *pend;
+	nodeox_history_t *hist = NULL;
 	size_t nr = 0, cap = 0, i, np = 0;
 	char type[NODEOX_NAME_MAX];
 
 	memset(st, 0, sizeof(*st));
+	/* the run-time history from the ended jobs the queue still holds */
+	if (conf && conf->run_time_history && (hist = malloc(sizeof(*hist)))) {
+		nodeox_history_init(hist);
+		for (i = 0; i < cl->njobs; i++) {
+			const why_qjob_t *q = &cl->jobs[i];
+
+			if (q->ended_own && q->nodes && q->start_time > 0 && q->end_time >= q->start_time)
+				(void)nodeox_history_record(hist, q->user_id, q->job_id, (int64_t)q->end_time,
+							    (int64_t)(q->end_time - q->start_time));
+		}
+	}
 	st->scratch = calloc(NODEOX_ESTIMATE_SCRATCH(nnodes ? nnodes : 1), sizeof(uint32_t));
 	idx = calloc(nnodes ? nnodes : 1, sizeof(*idx));
 	pend = calloc(cl->njobs ? cl->njobs : 1, sizeof(*pend));
@@ -185,6 +200,7 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_c
 	st->running = calloc(cap ? cap : 1, sizeof(*st->running));
 	st->running_id = calloc(cap ? cap : 1, sizeof(*st->running_id));
 	if (!st->scratch || !idx || !pend || !st->running || !st->running_id) {
+		free(hist);
 		free(idx);
 		free(pend);
 		why_state_free(st);
@@ -213,6 +229,8 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_c
 
 			const char *it;
 			size_t n;
+			int64_t end = nodeox_history_end(hist, q->user_id, (int64_t)q->start_time,
+							 (int64_t)q->end_time, (int64_t)cl->now, NULL);
 
 			while (gpus && nr < cap && nodeox_util_list_next(&p, &it, &n)) {
 				long at = state_node(idx, nnodes, nodes, it, n, type);
@@ -222,7 +240,7 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_c
 					st->running[nr++] =
 						(nodeox_running_t){ (uint32_t)at,
 								    (uint32_t)((gpus + nn - 1) / nn),
-								    (int64_t)(q->end_time - cl->now) };
+								    end - (int64_t)cl->now };
 				}
 			}
 		} else if (q->phase == WHY_PHASE_PENDING && q->priority && q->job_id != job->job_id &&
@@ -256,6 +274,7 @@ int why_state_fill(const why_cluster_t *cl, const why_job_t *job, const nodeox_c
 		}
 	}
 	free(idx);
+	free(hist);
 	if (conf && state_pending(pend, np, st, out) < 0) {
 		free(pend);
 		why_state_free(st);

@@ -425,7 +425,12 @@ static bool _cluster_snapshot(const char *job_parts, nodeox_cluster_t *cl, int32
  * read every job record again. It holds copies only (no pointer into
  * slurmctld's records, which may be freed between calls):
  *   - every running job's GPUs per node (node record index, absolute
- *     end_time), sorted by end;
+ *     expected end), sorted by end: its end_time (start plus limit), or
+ *     sooner from its user's run-time history (RunTimeHistory=yes, the
+ *     default): the same walk records every finished job slurmctld still
+ *     holds (MinJobAge) into nxs.hist, which outlives the walks (a
+ *     bounded table: policy_history.c), and the running jobs' ends are
+ *     taken from it once the walk is done (_running_ends);
  *   - the GPUs pending, not held jobs want, summed per partition list (as the
  *     jobs name it) and GPU type, with the first two in priority order.
  * A decision narrows that to the job's own partitions and nodes (_state_view)
@@ -450,6 +455,13 @@ static bool _cluster_snapshot(const char *job_parts, nodeox_cluster_t *cl, int32
  * counted (nodeox_part_demand_t.dropped), and a decision whose partitions
  * lost one makes no estimate (nodeox_cluster_t.pending_more). */
 #define NODEOX_STATE_PENDING NODEOX_MAP_LIST
+
+/* A running job's holding as the walk found it: what its expected end is
+ * made from once the walk is done (_running_ends). */
+typedef struct {
+	uint32_t job_id, uid;
+	time_t start;
+} nodeox_state_run_t;
 
 /* One pending job as the map reads it, with its place in priority order. */
 typedef struct {
@@ -483,8 +495,13 @@ static struct {
 	long build_us;        /* the walk's own time */
 	int node_count;       /* node table and job list it was built from */
 	const void *table, *list;
-	nodeox_running_t *running; /* node: record index, end: end_time */
+	nodeox_running_t *running; /* node: record index, end: expected end */
 	size_t nrunning, cap;
+	nodeox_state_run_t *run;   /* per holding: its job, for its end */
+	nodeox_history_t *hist;    /* run-time history (NULL: none yet, or no
+				    * memory: ends from limits) */
+	uint32_t ends[3];          /* running jobs by where their ends came
+				    * from (nodeox_end_from_t), at the walk */
 	nodeox_running_t *view; /* a call's holdings, in snapshot terms */
 	size_t view_cap, nview;
 	int32_t *view_map;        /* the node map the view was made for */
@@ -743,6 +760,7 @@ static void _state_clear(bool free_all)
 		xfree(nxs.groups[i].parts);
 	nxs.ngroups = 0;
 	nxs.nrunning = 0;
+	memset(nxs.ends, 0, sizeof(nxs.ends));
 	nxs.npend = 0;
 	nxs.counted = 0;
 	nxs.base.valid = false;
@@ -754,6 +772,8 @@ static void _state_clear(bool free_all)
 	xfree(nxs.pend);
 	nxs.pcap = 0;
 	xfree(nxs.running);
+	xfree(nxs.run);
+	xfree(nxs.hist);
 	xfree(nxs.view);
 	xfree(nxs.view_map);
 	nxs.gcap = nxs.cap = nxs.view_cap = 0;
@@ -792,12 +812,15 @@ static bool _running_add(job_record_t *job_ptr, bool *nomem)
 				}
 				/* inside slurmctld: a failed allocation must not
 				 * abort it (xrecalloc would); no estimate instead */
-				if (!try_xrealloc(nxs.running, cap * sizeof(*nxs.running))) {
+				if (!try_xrealloc(nxs.running, cap * sizeof(*nxs.running)) ||
+				    !try_xrealloc(nxs.run, cap * sizeof(*nxs.run))) {
 					*nomem = true;
 					return false;
 				}
 				nxs.cap = cap;
 			}
+			nxs.run[nxs.nrunning] = (nodeox_state_run_t){ job_ptr->job_id, job_ptr->user_id,
+								      job_ptr->start_time };
 			r = &nxs.running[nxs.nrunning++];
 			r->node = (uint32_t)n;
 			r->gpus = (uint32_t)MIN(js->gres_cnt_node_alloc[j], UINT32_MAX);
@@ -812,7 +835,54 @@ static bool _running_add(job_record_t *job_ptr, bool *nomem)
 typedef struct {
 	size_t scanned;
 	bool nomem;
+	bool hist; /* RunTimeHistory=yes and nxs.hist there */
 } nodeox_state_walk_t;
+
+/* A finished job the walk meets (slurmctld keeps its record MinJobAge
+ * seconds): how long it ran, into the history. Only jobs that ended on
+ * their own count (completed, failed, timed out, out of memory): a
+ * cancelled job's length is when someone cancelled it, and a job that
+ * never started (no nodes) has none. Run time less suspended time. */
+static void _finished_add(job_record_t *job_ptr)
+{
+	uint32_t base = job_ptr->job_state & JOB_STATE_BASE;
+	time_t sus = job_ptr->tot_sus_time > 0 ? job_ptr->tot_sus_time : 0;
+
+	if ((base != JOB_COMPLETE && base != JOB_FAILED && base != JOB_TIMEOUT && base != JOB_OOM) ||
+	    !job_ptr->nodes || !job_ptr->nodes[0] || job_ptr->start_time <= 0 ||
+	    job_ptr->end_time < job_ptr->start_time)
+		return;
+	(void)nodeox_history_record(nxs.hist, job_ptr->user_id, job_ptr->job_id, (int64_t)job_ptr->end_time,
+				    (int64_t)(job_ptr->end_time - job_ptr->start_time) - (int64_t)sus);
+}
+
+/* Once the walk is done (the history holds what it found): each running
+ * job's expected end, the same for all its holdings, counted by where it
+ * came from. hist NULL: every end is the limit's. O(holdings). */
+static void _running_ends(const nodeox_history_t *hist, time_t now)
+{
+	size_t i;
+	int64_t end = 0;
+	nodeox_end_from_t from = NODEOX_END_LIMIT;
+
+	if (!hist || !hist->users) { /* every end its limit's: count the jobs */
+		for (i = 0; i < nxs.nrunning; i++)
+			if (!i || nxs.run[i].job_id != nxs.run[i - 1].job_id ||
+			    nxs.run[i].start != nxs.run[i - 1].start)
+				nxs.ends[NODEOX_END_LIMIT]++;
+		return;
+	}
+	for (i = 0; i < nxs.nrunning; i++) {
+		const nodeox_state_run_t *j = &nxs.run[i];
+
+		if (!i || j->job_id != nxs.run[i - 1].job_id || j->start != nxs.run[i - 1].start) {
+			end = nodeox_history_end(hist, j->uid, (int64_t)j->start, nxs.running[i].end,
+						 (int64_t)now, &from);
+			nxs.ends[from]++;
+		}
+		nxs.running[i].end = end;
+	}
+}
 
 /* list_for_each_ro's call per job record: a running job's holdings, a
  * pending one's demand; -1 stops the walk (a bound reached, or no memory). */
@@ -828,6 +898,9 @@ static int _state_job(void *x, void *arg)
 	if (IS_JOB_RUNNING(job_ptr)) {
 		if (!_running_add(job_ptr, &w->nomem))
 			return -1;
+	} else if (IS_JOB_FINISHED(job_ptr)) {
+		if (w->hist)
+			_finished_add(job_ptr);
 	} else if (IS_JOB_PENDING(job_ptr) && job_ptr->priority) {
 		nodeox_type_demand_t *t;
 		nodeox_state_pending_t e = { .prio = job_ptr->priority };
@@ -904,12 +977,19 @@ static bool _state_walk(void)
 	nxs.node_count = node_record_count;
 	nxs.table = node_record_table_ptr;
 	nxs.list = job_list;
+	/* the history outlives the walks (a finished job leaves job_list
+	 * MinJobAge after its end); allocated once, kept till fini */
+	w.hist = nx.conf && nx.conf->run_time_history;
+	if (w.hist && !nxs.hist && (nxs.hist = try_xmalloc(sizeof(*nxs.hist))))
+		nodeox_history_init(nxs.hist);
+	w.hist = w.hist && nxs.hist;
 	if (job_list)
 		(void)list_for_each_ro(job_list, _state_job, &w);
 	if (w.nomem) {
 		_state_clear(false);
 		return false;
 	}
+	_running_ends(w.hist ? nxs.hist : NULL, nxs.built_at);
 	/* the radix sort's scratch; without it, a merge sort in place (the
 	 * same order), still no abort */
 	if (nxs.nrunning > 1)
@@ -1178,6 +1258,23 @@ static void _state_count_submission(const nodeox_job_t *job, const nodeox_decisi
 	}
 }
 
+/* Which ends the cached running jobs have, for the log line. */
+static void _ends_note(char *note, size_t cap)
+{
+	size_t n = strlen(note);
+
+	if (n >= cap)
+		return;
+	if (nx.conf && nx.conf->run_time_history && nxs.hist)
+		snprintf(note + n, cap - n, "; ends: %u from history, %u from limits, %u past their prediction",
+			 nxs.ends[NODEOX_END_HISTORY], nxs.ends[NODEOX_END_LIMIT],
+			 nxs.ends[NODEOX_END_OUTLIVED]);
+	else
+		snprintf(note + n, cap - n, "; ends: %u from limits (%s)",
+			 nxs.ends[NODEOX_END_LIMIT] + nxs.ends[NODEOX_END_HISTORY] + nxs.ends[NODEOX_END_OUTLIVED],
+			 nx.conf && !nx.conf->run_time_history ? "RunTimeHistory=no" : "no memory for history");
+}
+
 /* Frees st itself too (NULL: nothing); the cache stays. */
 static void _cluster_state_free(nodeox_state_buf_t *st)
 {
@@ -1406,7 +1503,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	bool parts_ok, nomem = false;
 	nodeox_tag_t tag;
 	char tagerr[NODEOX_ERR_MAX], acct[NODEOX_NAME_MAX], reqname[NODEOX_NAME_MAX] = "";
-	char safe_reason[4 * NODEOX_ERR_MAX], safe_note[4 * NODEOX_STR_MAX], statenote[128] = "";
+	char safe_reason[4 * NODEOX_ERR_MAX], safe_note[4 * NODEOX_STR_MAX], statenote[256] = "";
 	int rc = SLURM_SUCCESS;
 
 	slurm_mutex_lock(&nx.lock);
@@ -1459,6 +1556,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 			snprintf(statenote, sizeof(statenote),
 				 "; job_list as read %ld ms ago (read again at a change once %ld ms old)",
 				 st->age_ms, MIN(nxs.age_factor * nxs.build_us / 1000, nxs.age_max_ms));
+		_ends_note(statenote, sizeof(statenote));
 		if (!upd) /* sbatch -H: priority 0, held */
 			_state_count_submission(job, d, job_desc->priority == 0);
 	}

@@ -22,6 +22,8 @@
  *   policy_map.c     the same as backfill would plan it: the map of
  *                    running jobs' ends and pending jobs' reservations
  *                    (internal; nodeox_pending_types for its feeders)
+ *   policy_history.c how long users' jobs really ran: running jobs'
+ *                    expected ends for the map (nodeox_history_*)
  *   policy_util.c    name checks, quoting, bounded strings (internal)
  *   policy_record.c  reads back the admin_comment record that
  *                    policy_decide.c writes (nodeox_record_*)
@@ -98,6 +100,9 @@ typedef struct {
 	double when_faster_margin;    /* WhenFasterMargin=, default NODEOX_WHEN_FASTER_MARGIN */
 	bool scale_time_limit;        /* ScaleTimeLimit=, default yes */
 	bool prefer_requested;        /* PreferRequested=, default no */
+	bool run_time_history;        /* RunTimeHistory=, default yes: running
+				       * jobs' ends from their users' last
+				       * jobs (policy_history.c) */
 	nodeox_namelist_t partitions; /* Partitions=: empty = all */
 	nodeox_namelist_t allow_accounts, deny_accounts;
 	nodeox_namelist_t allow_users, deny_users;
@@ -175,12 +180,66 @@ typedef struct {
 } nodeox_node_t;
 
 /* Broaden=when-faster: GPUs a running job holds on one node, and when they are
- * expected back (its start plus its time limit, as slurmctld's end_time). */
+ * expected back (its start plus its time limit, as slurmctld's end_time,
+ * or sooner from its user's history: nodeox_history_end). */
 typedef struct {
 	uint32_t node; /* index into nodeox_cluster_t.nodes */
 	uint32_t gpus;
 	int64_t end; /* seconds from now; <= 0: overdue, free now */
 } nodeox_running_t;
+
+/*
+ * Run-time history (policy_history.c): a running job's expected end from
+ * how long its user's last two finished jobs ran (their mean; Tsafrir,
+ * Etsion and Feitelson 2007), never later than its limit's end; the limit's
+ * end where the user has no history, or where the job already ran past its
+ * prediction. Keyed by user id only (why: policy_history.c). A fixed table
+ * the caller allocates (nodeox_history_init zeroes it); every call is
+ * bounded (NODEOX_HISTORY_PROBE slots), allocates nothing and accepts any
+ * input. nodeox.conf's RunTimeHistory=no turns its use off.
+ */
+#define NODEOX_HISTORY_USERS 4096 /* users kept; past it the stalest in a
+				   * probe window is forgotten */
+#define NODEOX_HISTORY_PROBE 16
+
+typedef struct {
+	uint32_t uid;
+	uint32_t njobs;   /* 0: an empty slot; 1 or 2 */
+	uint32_t id[2];   /* [0] the latest to end, [1] the one before */
+	int64_t end[2];   /* when they ended (the feeder's clock) */
+	int64_t run[2];   /* how long they ran, seconds */
+} nodeox_history_user_t;
+
+typedef struct {
+	uint64_t recorded, ignored, evicted; /* record calls that changed it,
+					      * that were refused (run < 0),
+					      * users forgotten */
+	uint32_t users;                      /* slots in use */
+	nodeox_history_user_t slot[NODEOX_HISTORY_USERS];
+} nodeox_history_t;
+
+/* Where an expected end came from. */
+typedef enum {
+	NODEOX_END_LIMIT = 0, /* the limit: no history, or it predicts no sooner */
+	NODEOX_END_HISTORY,   /* start + the user's predicted run time */
+	NODEOX_END_OUTLIVED,  /* the limit: the job ran past its prediction */
+} nodeox_end_from_t;
+
+void nodeox_history_init(nodeox_history_t *h);
+/* A finished job of user uid: it ended at end (any clock the feeder uses
+ * throughout) after running run seconds (>= 0; capped at a year).
+ * Kept when it is among the user's last two by end; the same job (id and
+ * end) again changes nothing. Returns whether the history changed. */
+bool nodeox_history_record(nodeox_history_t *h, uint32_t uid, uint32_t job_id, int64_t end, int64_t run);
+/* The user's predicted run time in seconds, or -1: no history. */
+int64_t nodeox_history_run(const nodeox_history_t *h, uint32_t uid);
+/* A running job's expected end: it started at start and its limit ends at
+ * limit_end (slurmctld's end_time; same clock as now); *from (may be NULL)
+ * says which rule gave it. h NULL: limit_end (history off). */
+int64_t nodeox_history_end(const nodeox_history_t *h, uint32_t uid, int64_t start, int64_t limit_end,
+			   int64_t now, nodeox_end_from_t *from);
+/* "limit", "history", "outlived". */
+const char *nodeox_end_from_name(nodeox_end_from_t from);
 
 /* Sort running jobs by end, ascending, equal ends kept in the order given:
  * the order nodeox_cluster_t.running must have (every feeder calls this).

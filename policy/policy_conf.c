@@ -51,11 +51,13 @@ enum {
 	K_DENYUSR,
 	K_MARGIN,
 	K_SPEEDTABLE,
+	K_HISTORY,
 	K_NGLOBAL
 };
 static const char *const conf_global_keys[K_NGLOBAL] = {
 	"Mode",          "Broaden",      "MinSpeed",   "ScaleTimeLimit", "PreferRequested",  "Partitions",
 	"AllowAccounts", "DenyAccounts", "AllowUsers", "DenyUsers",      "WhenFasterMargin", "SpeedTable",
+	"RunTimeHistory",
 };
 
 /* "NAME:LINE: message" into p->err (common/util.h); -1. */
@@ -208,6 +210,7 @@ static int conf_global(conf_parser_t *p, const conf_tok_t *t)
 	case K_SPEEDTABLE: return conf_path(p, t, c->speed_table, sizeof(c->speed_table));
 	case K_SCALE: return conf_bool(p, t, &c->scale_time_limit);
 	case K_PREFER: return conf_bool(p, t, &c->prefer_requested);
+	case K_HISTORY: return conf_bool(p, t, &c->run_time_history);
 	default: return conf_names(p, t, lists[k]);
 	}
 }
@@ -433,6 +436,7 @@ int nodeox_conf_parse_string(const char *text, const char *name, nodeox_conf_t *
 	p->conf->broaden = NODEOX_BROADEN_ALWAYS;
 	p->conf->when_faster_margin = NODEOX_WHEN_FASTER_MARGIN;
 	p->conf->scale_time_limit = true;
+	p->conf->run_time_history = true;
 	while (text && *s) {
 		const char *nl = strchr(s, '\n');
 		size_t n = nl ? (size_t)(nl - s) : strlen(s);

@@ -370,6 +370,7 @@ static void sched_start(sched_t *s, uint32_t j, int na)
 static void sched_end(sched_t *s, uint32_t j)
 {
 	sched_fair_end(s, j); /* before its allocation goes */
+	sched_policy_job_end(s, j);
 	running_t *run = s->running[j];
 	const sim_result_t *res = &s->run->jobs[j];
 	int64_t dur = res->end - res->start;

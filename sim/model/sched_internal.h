@@ -358,6 +358,9 @@ bool sched_submit(sched_t *s, uint32_t j);
 void sched_reject(sched_t *s, uint32_t j, sim_job_status_t st, const char *why);
 /* Node n now has idle GPUs free: the policy's view follows. */
 void sched_policy_idle(sched_t *s, int n, uint32_t idle);
+/* Job j ended: its run time goes into when-faster's run-time history
+ * (policy_history.c), which expects running jobs' ends from it. */
+void sched_policy_job_end(sched_t *s, uint32_t j);
 
 /* sched_backfill.c */
 void sched_backfill_init(sched_t *s);

@@ -30,9 +30,57 @@ struct sched_pol {
 		nodeox_pending_t pending[NODEOX_MAP_LIST];
 		uint32_t *scratch;
 		size_t *cls_at; /* per class: where its allocations go */
+		nodeox_history_t *hist; /* run times of the jobs ended so far
+					 * (RunTimeHistory=yes; NULL: none) */
+		GHashTable *uids;       /* user name -> its id in hist, + 1 */
 	} state;
 	GHashTable *elig_cache; /* key string -> elig_t* */
 };
+
+/* ------------------------------------------------------------ run-time history */
+
+/* Does when-faster take running jobs' ends from their users' history
+ * (Broaden=when-faster with RunTimeHistory=yes)? */
+static bool sched_history_on(const sched_t *s)
+{
+	return s->o->policy && s->o->policy->broaden == NODEOX_BROADEN_WHEN_FASTER &&
+	       s->o->policy->run_time_history;
+}
+
+/* The history's id of job j's user (interned in order of first sight), or
+ * false where the trace names no user (its ends stay its limit's). */
+static bool sched_history_uid(sched_t *s, uint32_t j, uint32_t *uid)
+{
+	struct pol_state *ps = &s->pol->state;
+	const char *user = s->t->jobs[j].user;
+	if (!user)
+		return false;
+	if (!ps->uids)
+		ps->uids = g_hash_table_new(g_str_hash, g_str_equal);
+	gpointer v = g_hash_table_lookup(ps->uids, user);
+	if (!v) {
+		v = GUINT_TO_POINTER(g_hash_table_size(ps->uids) + 1);
+		g_hash_table_insert(ps->uids, (gpointer)user, v);
+	}
+	*uid = GPOINTER_TO_UINT(v) - 1;
+	return true;
+}
+
+void sched_policy_job_end(sched_t *s, uint32_t j)
+{
+	struct pol_state *ps = &s->pol->state;
+	const sim_result_t *res = &s->run->jobs[j];
+	uint32_t uid;
+	if (!sched_history_on(s) || !sched_history_uid(s, j, &uid))
+		return;
+	if (!ps->hist) {
+		ps->hist = g_new(nodeox_history_t, 1);
+		nodeox_history_init(ps->hist);
+	}
+	/* as the plugin reads a finished job's record: its end, and its end
+	 * less its start (the trace's id is its job id) */
+	(void)nodeox_history_record(ps->hist, uid, s->t->jobs[j].id, res->end, res->end - res->start);
+}
 
 /* ------------------------------------------------------------ eligibility */
 
@@ -196,7 +244,10 @@ void sched_request_free(sched_t *s)
 	if (!p)
 		return;
 	sched_policy_nodes_free(p->nodes);
-	nodeox_g_free_all(p->compact, p->node, p->pos, p->state.running, p->state.scratch, p->state.cls_at);
+	nodeox_g_free_all(p->compact, p->node, p->pos, p->state.running, p->state.scratch, p->state.cls_at,
+			  p->state.hist);
+	if (p->state.uids)
+		g_hash_table_destroy(p->state.uids);
 	g_hash_table_destroy(p->elig_cache);
 	g_free(p);
 	s->pol = NULL;
@@ -268,6 +319,14 @@ static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 		for (size_t q = 0; q < s->all.n; q++) {
 			const release_t *e = &s->all.e[q];
 			const running_t *run = s->running[e->job];
+			int64_t end = e->end;
+			uint32_t uid;
+			/* its user's history may expect it back sooner (the
+			 * plugin's rule: policy_history.c); only jobs that
+			 * ended so far are in it */
+			if (pass == 1 && ps->hist && sched_history_uid(s, e->job, &uid))
+				end = nodeox_history_end(ps->hist, uid, s->run->jobs[e->job].start, e->end,
+							 s->now, NULL);
 			for (int i = 0; i < run->na; i++) {
 				const alloc_t *a = &run->a[i];
 				if (!a->gpus)
@@ -277,7 +336,7 @@ static void sched_policy_state(sched_t *s, uint32_t j, nodeox_cluster_t *cl)
 				else
 					ps->running[at[a->cls]++] =
 						(nodeox_running_t){ (uint32_t)a->node, a->gpus,
-								    e->end - s->now };
+								    end - s->now };
 			}
 		}
 	}

@@ -17,7 +17,12 @@
  * the same seed (types masks with bits past the conf's, counts and limits up
  * to INT64/UINT64 extremes, none), the first one's types read from the
  * job's own constraint text (nodeox_pending_types, a user's string), and
- * pending_more (bit 1).
+ * pending_more (bit 1). Knob 13 bit 5 takes the running holdings' ends from
+ * a run-time history (policy_history.c) as the feeders do: finished jobs
+ * of a few users with ends and run times from the same seed (negative,
+ * zero, INT64 extremes; the same job twice), then each holding's end from
+ * nodeox_history_end on its limit's end, which must never be later than
+ * that, and later than now where the history gave it; then sorted.
  *
  * Besides fuzz_check.h's invariants, every result must keep the policy's
  * promises: an untagged job (or Mode=off) is PASS; a REWRITE's GPU strings
@@ -203,6 +208,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	cl.running = run;
 	cl.nrunning = k[15] & 31;
+	if (k[13] & 0x20) {
+		static const int64_t vals[] = { 0, 1, -1, 59, 3600, INT64_MAX, INT64_MIN, INT64_MAX / 2 };
+		static nodeox_history_t h;
+		const int64_t now = (int64_t)(k[12] & 3) * 1000;
+		nodeox_end_from_t from;
+		int64_t e;
+
+		nodeox_history_init(&h);
+		for (i = 0; i < (size_t)(k[12] >> 2 & 15); i++) {
+			lcg = lcg * 1103515245u + 12345u;
+			(void)nodeox_history_record(&h, (lcg >> 8) & 3, (lcg >> 10) & 7,
+						    (lcg & 0x10000) ? vals[(lcg >> 12) & 7] : (int64_t)(lcg >> 16) % 5000,
+						    (lcg & 0x20000) ? vals[(lcg >> 20) & 7] : (int64_t)(lcg >> 18) % 900);
+		}
+		for (i = 0; i < cl.nrunning; i++) {
+			lcg = lcg * 1103515245u + 12345u;
+			e = nodeox_history_end(&h, (lcg >> 8) & 3, (lcg & 0x100) ? vals[(lcg >> 12) & 7] : now - 100,
+					       run[i].end, now, &from);
+			if (e > run[i].end || (from != NODEOX_END_HISTORY && e != run[i].end) ||
+			    (from == NODEOX_END_HISTORY && e <= now)) {
+				fprintf(stderr, "fuzz_decide: history end %lld from %s, limit's end %lld, now %lld\n",
+					(long long)e, nodeox_end_from_name(from), (long long)run[i].end, (long long)now);
+				abort();
+			}
+			run[i].end = e - now;
+		}
+		nodeox_running_sort(run, cl.nrunning, NULL);
+	}
 	for (i = 0; i < (size_t)((k[14] >> 3) & 3); i++) {
 		lcg = lcg * 1103515245u + 12345u;
 		ahead[i] = (nodeox_demand_t){ .type = dtypes[(lcg >> 8) % 6],

@@ -14,7 +14,13 @@
 #   - backfill's hole: a1 idle, an 8-GPU a100 job ahead waiting for a2 for
 #     an hour: a tagged 5-minute a100 job is kept and starts on a1 at once;
 #   - issue 47's blind spot: holes on a1 and l1 long enough for a 2-minute
-#     limit, not for it scaled to l40s (4 min): kept, runs on a1 at once.
+#     limit, not for it scaled to l40s (4 min): kept, runs on a1 at once;
+#   - run-time history (RunTimeHistory=yes, the default): a second user's
+#     last two jobs ran 40 s, so its jobs holding both a100 nodes with
+#     30-minute limits are expected back in under a minute: a 10-minute
+#     a100 job is kept and runs on a100, where the limits alone would
+#     broaden it onto the idle l40s (it fails with RunTimeHistory=no:
+#     NODEOX_TEST_NO_HISTORY=1).
 # The user's line and the slurmctld log line say which and why; `nodeox why`
 # (where it is built) shows the same estimate, from the live queue.
 [ -n "$BASH_VERSION" ] || exec bash "$0" "$@"
@@ -25,7 +31,9 @@ cluster_init
 WHY_OUT="$CLUSTER_DIR/why.json"
 cluster_use_plugin
 cluster_default_topology
-cluster_nodeox_conf_article Broaden=when-faster
+# NODEOX_TEST_NO_HISTORY=1: RunTimeHistory=no, for showing that the history
+# case fails without it
+cluster_nodeox_conf_article Broaden=when-faster ${NODEOX_TEST_NO_HISTORY:+RunTimeHistory=no}
 cluster_start
 
 f1=$(cluster_sbatch -w a1 -t 3 --gres=gpu:a100:4 --wrap "sleep 600")
@@ -128,5 +136,34 @@ check_true "blind spot: backfill starts it at once" wait_for_state "$s" RUNNING 
 check_eq "$(job_field "$s" NodeList)" a1 "blind spot: runs on a1 (a100), in the hole"
 check_eq "$(job_state "$q1")" PENDING "blind spot: the l40s job ahead still waits"
 check_match "$(cluster_ctld_log | grep -c 'KEEP: kept: a100 free now for its 2 min limit')" '^1$' "blind spot: slurmctld log has the decision"
+
+# Run-time history (issue 47, item 2): the second user's two jobs that end
+# on their own after 40 s (cancelled jobs, all of the above, do not count),
+# then two of its jobs hold a1 and a2 with 30-minute limits (they run 70
+# s). From the limits a100 frees in 30 minutes and a tagged 10-minute a100
+# job would be broadened onto the idle l40s (17 min there against 40); from
+# the history they end about 40 s after their start: kept (about 11 min),
+# and it starts on a100 when one of them ends.
+scancel "$s" "$q1" "$q2" "$g1" "$g2" "$g3"
+check_true "history: nodes free again" wait_for_state "$g2" CANCELLED 30
+for _ in $(seq 60); do [ -z "$(squeue -h -t CG -o %i)" ] && break; sleep 0.5; done
+e1=$(CLUSTER_SUBMIT_USER=$CLUSTER_USER2 cluster_sbatch -w a1 -t 10 --gres=gpu:a100:4 --wrap "sleep 40")
+e2=$(CLUSTER_SUBMIT_USER=$CLUSTER_USER2 cluster_sbatch -w a2 -t 10 --gres=gpu:a100:4 --wrap "sleep 40")
+check_true "history: the second user's short jobs complete" wait_for_state "$e2" COMPLETED 90
+check_true "history: both" wait_for_state "$e1" COMPLETED 20
+r1=$(CLUSTER_SUBMIT_USER=$CLUSTER_USER2 cluster_sbatch -w a1 -t 30 --gres=gpu:a100:4 --wrap "sleep 70")
+r2=$(CLUSTER_SUBMIT_USER=$CLUSTER_USER2 cluster_sbatch -w a2 -t 30 --gres=gpu:a100:4 --wrap "sleep 70")
+check_true "history: its long-limit jobs hold a1" wait_for_state "$r1" RUNNING 20
+check_true "history: and a2" wait_for_state "$r2" RUNNING 20
+t=$(cluster_sbatch -t 10 --gres=gpu:a100:4 --comment=nodeox:flex --wrap "sleep 600")
+check_match "$(cluster_submit_msg)" '^sbatch: nodeox: kept: a100 expected free in (under a minute|about 1 min), finishing there is sooner \(in about 1[01] min; broadened to a100\|l40s: in about 17 min; Broaden=when-faster\)$' "history: kept, the user is told why"
+check_eq "$(job_field "$t" TresPerNode)" "$(cluster_tres gres:gpu:a100:4)" "history: request as asked"
+check_match "$(cluster_ctld_log | grep 'KEEP: kept: a100 expected free in' | tail -n 1)" 'ends: 2 from history, 0 from limits, 0 past their prediction$' "history: the log line says which ends it used"
+if [ -x "$WHY_BIN" ] && command -v python3 >/dev/null 2>&1; then
+why_run "$t"
+check_match "$(jq_py 'j["flex"]["estimate"]["kept_start_s"]')" '^[0-9]{1,2}$' "nodeox why: a100 expected back within a minute, from the same history"
+fi
+check_true "history: starts on a100 once one of them ends" wait_for_state "$t" RUNNING 90
+check_match "$(job_field "$t" NodeList)" '^a[12]$' "history: runs on a100"
 check_true "slurmctld still runs" cluster_alive slurmctld
 cluster_finish

@@ -864,6 +864,63 @@ static int glue_submit_broadened(void)
 }
 
 /*
+ * Run-time history through the walk (_finished_add, _running_ends): a1's
+ * 4 a100 are held by a job of user 4242 that started a minute ago with an
+ * end 3 hours on; that user's last two jobs that ended on their own ran 5
+ * and 6 minutes, so a1 is expected back in about 4.5 minutes, and the
+ * tagged a100 job is kept (about 65 min against 121 broadened onto the
+ * l40s free in a minute). A later job of the user that was cancelled after
+ * 10 s is not a run time (counted, a1 would be back in about 2 minutes);
+ * one that never ran (no nodes) neither. RunTimeHistory=no: broadened, as
+ * with the limit alone.
+ */
+static void glue_finished(glue_rec_t *r, uint32_t id, uint32_t uid, uint32_t st, time_t start, time_t end,
+			  char *nodes)
+{
+	memset(r, 0, sizeof(*r));
+	r->job.job_id = id;
+	r->job.user_id = uid;
+	r->job.job_state = st;
+	r->job.partition = "gpu";
+	r->job.details = &r->det;
+	r->job.nodes = nodes;
+	r->job.start_time = start;
+	r->job.end_time = end;
+	list_append(job_list, &r->job);
+}
+
+static void test_when_faster_history(void **state)
+{
+	static glue_rec_t rec[6];
+	char text[512];
+	time_t now = time(NULL);
+
+	(void)state;
+	glue_faster_busy();
+	glue_running(&rec[0], 1, 0, 3, 4, now + 10800); /* a1, 3 hours by its limit */
+	rec[0].job.user_id = 4242;
+	rec[0].job.start_time = now - 60;
+	glue_running(&rec[1], 2, 1, 3, 8, now + 75); /* l1 (user 0: no history) */
+	glue_finished(&rec[2], 3, 4242, JOB_COMPLETE, now - 900, now - 600, "a1");
+	glue_finished(&rec[3], 4, 4242, JOB_TIMEOUT, now - 700, now - 340, "a1");
+	glue_finished(&rec[4], 5, 4242, JOB_CANCELLED, now - 100, now - 90, "a1");
+	glue_finished(&rec[5], 6, 4242, JOB_CANCELLED, now - 80, now - 80, NULL);
+	glue_submit_want("kept: a100 expected free in about 5 min, finishing there is sooner (in about 65 min; "
+			 "broadened to a100|l40s: in about 121 min",
+			 NODEOX_TRES_GPU ":a100:4");
+	assert_int_equal(nxs.ends[NODEOX_END_HISTORY], 1);
+	assert_int_equal(nxs.ends[NODEOX_END_LIMIT], 1);
+
+	snprintf(text, sizeof(text), "%sBroaden=when-faster\nRunTimeHistory=no\n", glue_conf);
+	glue_write_conf(text);
+	glue_submit_want("; broadened: a100 expected free in about 180 min, l40s free in about 1 min",
+			 NODEOX_TRES_GPU ":4");
+	assert_int_equal(nxs.ends[NODEOX_END_LIMIT], 2);
+	glue_recs_free(rec, 6);
+	glue_gres_drop();
+}
+
+/*
  * The state cache (Broaden=when-faster): job_list is walked again when
  * slurmctld's stamps say a job or node record changed (a job ends, a job
  * starts, a node goes down), and not when nothing changed; within the
@@ -1368,7 +1425,7 @@ NODEOX_TEST_MAIN(glue_setup, glue_teardown, cmocka_unit_test(test_missing_conf_p
 		 cmocka_unit_test(test_modify_leaves_job_record),
 		 cmocka_unit_test(test_count_constraint_kept),
 		 cmocka_unit_test(test_constraint_update_restores_limit),
-		 cmocka_unit_test(test_external_node_not_capacity), cmocka_unit_test(test_when_faster_walk),
+		 cmocka_unit_test(test_external_node_not_capacity), cmocka_unit_test(test_when_faster_walk), cmocka_unit_test(test_when_faster_history),
 		 cmocka_unit_test(test_state_cache_changes), cmocka_unit_test(test_state_cache_equals_walk),
 		 cmocka_unit_test(test_node_cap), cmocka_unit_test(test_state_groups_bound),
 		 cmocka_unit_test(test_partition_bound), cmocka_unit_test(test_speed_table))

@@ -4,13 +4,16 @@
  * each, l40s at Speed=0.7 (a limit scaled by 1/0.7): the blind spot of issue
  * 47 (a small a100 job broadened onto idle l40s GPUs that a reservation for
  * an 8-GPU job ahead holds), a case where broadening clearly wins, and a
- * hole long enough (or not) for the scaled limit.
+ * hole long enough (or not) for the scaled limit; and running jobs' ends
+ * expected from their users' run-time history (policy_history.c), where
+ * that changes the decision.
  *
  * Each scenario gives the same pending jobs both ways, as a list in priority
  * order (cl.map) and summed by type (cl.ahead, what the older estimate
  * reads). NODEOX_TEST_OLD_ESTIMATE=1 in the environment decides on the
  * older estimate instead: the three scenario tests then fail, which is how
- * they were shown to catch what it misses.
+ * they were shown to catch what it misses. NODEOX_TEST_NO_HISTORY=1 decides
+ * with RunTimeHistory=no: the history scenario then fails.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -45,12 +48,23 @@ static void nodes_reset(uint32_t l1_idle)
 
 /* Decide a tagged job of `tres` (per node) with a limit of lim minutes,
  * running jobs run[0..nr) (sorted by end), pending jobs p[0..np) ahead. */
+/* nodeox.conf, RunTimeHistory=no under NODEOX_TEST_NO_HISTORY=1 */
+static nodeox_conf_t *conf_load(void)
+{
+	char text[512], err[NODEOX_ERR_MAX];
+	nodeox_conf_t *c;
+
+	snprintf(text, sizeof(text), "%s%s", conf_text, getenv("NODEOX_TEST_NO_HISTORY") ? "RunTimeHistory=no\n" : "");
+	if (nodeox_conf_parse_string(text, "test.conf", &c, err, sizeof(err)))
+		fail_msg("conf: %s", err);
+	return c;
+}
+
 static void decide(nodeox_running_t *run, size_t nr, const nodeox_pending_t *p, size_t np, const char *tres,
 		   uint32_t lim)
 {
 	static const char *const names[] = { "", "a100", "l40s", "" };
 	nodeox_conf_t *c;
-	char err[NODEOX_ERR_MAX];
 	nodeox_demand_t ahead[4];
 	uint32_t scratch[NODEOX_ESTIMATE_SCRATCH(4)];
 	nodeox_cluster_t cl = { .nodes = nodes, .nnodes = 4, .running = run, .nrunning = nr, .ahead = ahead,
@@ -58,8 +72,7 @@ static void decide(nodeox_running_t *run, size_t nr, const nodeox_pending_t *p, 
 	nodeox_job_t job = { .comment = "nodeox:flex", .partition = "gpu", .tres_per_node = tres, .time_limit = lim };
 	size_t i, k;
 
-	if (nodeox_conf_parse_string(conf_text, "test.conf", &c, err, sizeof(err)))
-		fail_msg("conf: %s", err);
+	c = conf_load();
 	for (i = 0; i < np; i++) { /* the same jobs, summed by type */
 		const char *type = names[p[i].types & 3];
 
@@ -177,6 +190,53 @@ static void test_map_hole_fits_scaled_limit(void **state)
 	assert_int_equal(d.estimate.kept_start, 7200);
 }
 
+/*
+ * Run-time history (issue 47's job 73 in bigahead): the a100 nodes are held
+ * by jobs of user 1001 that started 60 s ago with 60-minute limits, and l1
+ * is idle. The user's last two jobs ran 5 and 6 minutes. With limits as
+ * the ends, a100 frees in 59 minutes and the 30-minute a100 job broadens
+ * onto l1 (43 minutes there, scaled by 1/0.7); from the history, a100 frees
+ * in about 4.5 minutes and the job is kept (finishing in about 35 minutes).
+ * The feeder's part (the plugin's _running_ends, nodeox-sim's
+ * sched_policy_state) is done here the same way: each running job's end
+ * from nodeox_history_end, then sorted.
+ */
+static void test_map_history(void **state)
+{
+	nodeox_history_t *h = malloc(sizeof(*h));
+	nodeox_conf_t *c = conf_load();
+	const int64_t now = 10000, start = now - 60, limit_end = start + 3600;
+	nodeox_running_t run[3];
+	nodeox_end_from_t from;
+	const nodeox_pending_t none[1] = { { 0 } };
+	size_t i;
+
+	(void)state;
+	assert_non_null(h);
+	nodeox_history_init(h);
+	/* an earlier job of another user, and user 1001's two */
+	assert_true(nodeox_history_record(h, 1002, 5, now - 900, 3000));
+	assert_true(nodeox_history_record(h, 1001, 6, now - 600, 300));
+	assert_true(nodeox_history_record(h, 1001, 7, now - 300, 360));
+	for (i = 0; i < 3; i++) {
+		/* a1, a2 (user 1001), l2 (user 1003, no history) */
+		uint32_t uid = i < 2 ? 1001 : 1003;
+		int64_t end = nodeox_history_end(c->run_time_history ? h : NULL, uid, start, limit_end, now, &from);
+
+		run[i] = (nodeox_running_t){ i < 2 ? (uint32_t)i : 3, 4, end - now };
+		assert_int_equal(from, i < 2 && c->run_time_history ? NODEOX_END_HISTORY : NODEOX_END_LIMIT);
+	}
+	nodeox_running_sort(run, 3, NULL);
+	nodes_reset(4);
+	decide(run, 3, none, 0, "gres:gpu:a100:4", 30);
+	want(NODEOX_KEEP, "kept: a100 expected free in about 5 min, finishing there is sooner (in about 35 min; "
+			  "broadened to a100|l40s: in about 43 min");
+	assert_int_equal(d.estimate.kept_start, 270);
+	assert_int_equal(d.estimate.broad_start, 0);
+	nodeox_conf_free(c);
+	free(h);
+}
+
 /* Past the map's bounds, or with only part of the jobs ahead, no estimate:
  * decided as when-blocked, saying so. */
 static void test_map_bounds(void **state)
@@ -237,5 +297,5 @@ static void test_pending_types(void **state)
 }
 
 NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_map_blind_spot), cmocka_unit_test(test_map_broaden_wins),
-		 cmocka_unit_test(test_map_hole_fits_scaled_limit), cmocka_unit_test(test_map_bounds),
+		 cmocka_unit_test(test_map_hole_fits_scaled_limit), cmocka_unit_test(test_map_bounds), cmocka_unit_test(test_map_history),
 		 cmocka_unit_test(test_pending_types))
