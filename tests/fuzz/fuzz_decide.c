@@ -17,7 +17,10 @@
  * the same seed (types masks with bits past the conf's, counts and limits up
  * to INT64/UINT64 extremes, none), the first one's types read from the
  * job's own constraint text (nodeox_pending_types, a user's string), and
- * pending_more (bit 1).
+ * pending_more (bit 1). A map decision is then made again with the map's
+ * kept parts (nodeox_map_base_t: made by a first call on the list less
+ * its last job, then extended by a second and served whole to a third),
+ * which must decide exactly as without them.
  *
  * Besides fuzz_check.h's invariants, every result must keep the policy's
  * promises: an untagged job (or Mode=off) is PASS; a REWRITE's GPU strings
@@ -232,6 +235,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pend[0].types = 0;
 	}
 	nodeox_policy_decide(conf, &job, k[0] & 8 ? NULL : &cl, &d);
+	if (cl.map && cl.scratch && !(k[0] & 8)) {
+		/* the kept parts of the map decide as the map made afresh */
+		static nodeox_map_base_t base;
+		static nodeox_decision_t d2;
+		nodeox_cluster_t kept = cl;
+		int call;
+
+		memset(&base, 0, sizeof(base));
+		kept.map_base = &base;
+		for (call = 0; call < 3; call++) {
+			kept.npending = cl.npending - (call == 0 && cl.npending);
+			nodeox_policy_decide(conf, &job, &kept, &d2);
+			if (call && (d2.action != d.action || strcmp(d2.reason, d.reason) ||
+				     memcmp(&d2.estimate, &d.estimate, sizeof(d.estimate))))
+				FUZZ_DECIDE_FAIL("the map's kept parts decide otherwise", &d2);
+		}
+	}
+#ifdef FUZZ_DECIDE_PRINT
+	/* (a differential against another build: one line per input) */
+	printf("%d %s | %d %lld %lld %lld %lld %d %d\n", d.action, d.reason, d.estimate.made,
+	       (long long)d.estimate.kept_start, (long long)d.estimate.broad_start,
+	       (long long)d.estimate.kept_finish, (long long)d.estimate.broad_finish, d.estimate.map_reserved,
+	       d.estimate.map_cut);
+#endif
 	fuzz_check_decision(&d);
 	fuzz_check_line(d.reason, sizeof(d.reason));
 	/* untagged or off: untouched */
