@@ -772,6 +772,7 @@ static void _state_clear(bool free_all)
 	if (!free_all)
 		return; /* (the node snapshot stays: a walk reads no node) */
 	nxs.snap_valid = false;
+	nxs.base.placed = false; /* (its scratch is freed) */
 	xfree(nxs.groups);
 	xfree(nxs.pend);
 	nxs.pcap = 0;
@@ -1147,6 +1148,7 @@ static int _snapshot_kept(const char *parts, nodeox_cluster_t *cl, nodeox_state_
 
 		nxs.snap_valid = false;
 		nxs.base.valid = false; /* the map's kept parts were for the old nodes */
+		nxs.base.placed = false;
 		if (!try_xrealloc(nxs.snap_map, node_record_count * sizeof(*nxs.snap_map)))
 			return 0;
 		if (plen > nxs.snap_parts_cap) {
@@ -1226,6 +1228,7 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 	 * and for the conf they were made under */
 	if (nxs.base_conf_gen != nx.conf_gen) {
 		nxs.base.valid = false;
+		nxs.base.placed = false;
 		nxs.base_conf_gen = nx.conf_gen;
 	}
 	if (!st->kept)

@@ -256,9 +256,11 @@ bool nodeox_pending_types(const nodeox_conf_t *conf, const char *type, const cha
  *     nodes without string tests), and a list that only grew at its end
  *     (submissions counted since) is reserved for from where it stopped.
  * The decisions are the same as without it. Zero it, give it only with
- * cl->map, keep cl->scratch's entries between the calls, and set valid
- * false whenever running, its ends, the nodes (or what they hold) or the
- * conf change. Filled and read by policy_map.c only. */
+ * cl->map, keep cl->scratch's entries between the calls, set valid false
+ * whenever running or its ends change (the running part and the
+ * reservations are made again), and valid and placed false whenever the
+ * nodes (or what they hold), the scratch or the conf change. Filled and
+ * read by policy_map.c only. */
 typedef struct {
 	bool valid;
 	const nodeox_running_t *running; /* what it was made from */
@@ -266,10 +268,12 @@ typedef struct {
 	int nt, n;
 	int64_t t[NODEOX_MAP_RUN_STEPS];
 	uint32_t back[NODEOX_MAP_RUN_STEPS * NODEOX_MAX_TYPES];
-	/* the placed part (placed false: none kept) */
+	/* the placed part (placed false: none kept; the reservations also
+	 * need valid) */
 	bool placed;
 	const nodeox_conf_t *conf;
 	const nodeox_node_t *nodes;
+	size_t pnodes;
 	const uint32_t *scratch;
 	bool parts_set; /* job partitions given (parts), else none */
 	char parts[NODEOX_STR_MAX];

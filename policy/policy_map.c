@@ -266,6 +266,13 @@ static void map_running(map_t *m, const nodeox_cluster_t *cl, const uint32_t *de
 	}
 }
 
+/* May the kept running part serve (map_profile's test)? */
+static bool map_run_kept(const nodeox_map_base_t *b, const nodeox_cluster_t *cl, int nt)
+{
+	return b && b->valid && b->running == cl->running && b->nrunning == cl->nrunning &&
+	       b->nnodes == cl->nnodes && b->nt == nt;
+}
+
 /* The map from the running jobs (map_running), or from the copy a feeder
  * keeps of it (cl->map_base) while it is for the same running jobs and
  * nodes; then each step's GPUs plus the idle ones, at most the type's.
@@ -276,8 +283,7 @@ static int64_t map_profile(map_t *m, const nodeox_cluster_t *cl, const uint32_t 
 	int64_t run = 0;
 	int i, d;
 
-	if (b && b->valid && b->running == cl->running && b->nrunning == cl->nrunning &&
-	    b->nnodes == cl->nnodes && b->nt == m->nt) {
+	if (map_run_kept(b, cl, m->nt)) {
 		m->n = b->n;
 		memcpy(m->t, b->t, sizeof(m->t[0]) * (size_t)b->n);
 		memcpy(m->fr, b->back, MAP_ROWSZ(m) * (size_t)b->n);
@@ -289,8 +295,7 @@ static int64_t map_profile(map_t *m, const nodeox_cluster_t *cl, const uint32_t 
 		run = m->work - run;
 		if (b) {
 			b->valid = true;
-			b->placed = false; /* made for other running jobs or nodes */
-			b->pn = 0;
+			b->pn = 0; /* the reservations were for the old running part */
 			b->running = cl->running;
 			b->nrunning = cl->nrunning;
 			b->nnodes = cl->nnodes;
@@ -456,12 +461,11 @@ static void map_nodes_kept(map_t *m, const nodeox_map_base_t *b, const nodeox_cl
 }
 
 /* May the kept node pass serve (cl->map_base placed, for the same nodes,
- * running jobs, conf, scratch and partitions)? */
+ * conf, scratch and partitions)? */
 static bool map_kept(const nodeox_map_base_t *b, const nodeox_conf_t *conf, const nodeox_job_t *job,
 		     const nodeox_cluster_t *cl)
 {
-	return b && b->valid && b->placed && b->running == cl->running && b->nrunning == cl->nrunning &&
-	       b->nnodes == cl->nnodes && b->nt == conf->ntypes && b->conf == conf && b->nodes == cl->nodes &&
+	return b && b->placed && b->pnodes == cl->nnodes && b->conf == conf && b->nodes == cl->nodes &&
 	       b->scratch == cl->scratch && b->parts_set == (job->partition != NULL) &&
 	       (!job->partition || !strcmp(b->parts, job->partition));
 }
@@ -484,6 +488,7 @@ static void map_keep_nodes(nodeox_map_base_t *b, const nodeox_conf_t *conf, cons
 		return;
 	b->conf = conf;
 	b->nodes = cl->nodes;
+	b->pnodes = cl->nnodes;
 	b->scratch = cl->scratch;
 	b->parts_set = job->partition != NULL;
 	if (job->partition)
@@ -569,7 +574,7 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 	else
 		map_nodes(&m, conf, job, cl, req, elig, nelig, shape, idle0, est);
 	listed = !cl->pending_more && cl->npending <= NODEOX_MAP_LIST;
-	if (kept && listed && b->pn > 0 && b->npending <= cl->npending) {
+	if (kept && listed && map_run_kept(b, cl, m.nt) && b->pn > 0 && b->npending <= cl->npending) {
 		/* the kept reservations serve where the list starts as theirs */
 		for (k = 0; k < b->npending && map_pending_eq(&b->pending[k], &cl->pending[k]); k++)
 			;

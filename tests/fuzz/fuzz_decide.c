@@ -19,8 +19,9 @@
  * job's own constraint text (nodeox_pending_types, a user's string), and
  * pending_more (bit 1). A map decision is then made again with the map's
  * kept parts (nodeox_map_base_t: made by a first call on the list less
- * its last job, then extended by a second and served whole to a third),
- * which must decide exactly as without them.
+ * its last job, then extended by a second and served whole to a third, and
+ * to a fourth with the running part to make again, as after a new state
+ * view), which must decide exactly as without them.
  *
  * Besides fuzz_check.h's invariants, every result must keep the policy's
  * promises: an untagged job (or Mode=off) is PASS; a REWRITE's GPU strings
@@ -244,8 +245,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		memset(&base, 0, sizeof(base));
 		kept.map_base = &base;
-		for (call = 0; call < 3; call++) {
+		for (call = 0; call < 4; call++) {
 			kept.npending = cl.npending - (call == 0 && cl.npending);
+			base.valid = base.valid && call < 3;
 			nodeox_policy_decide(conf, &job, &kept, &d2);
 			if (call && (d2.action != d.action || strcmp(d2.reason, d.reason) ||
 				     memcmp(&d2.estimate, &d.estimate, sizeof(d.estimate))))
