@@ -495,6 +495,8 @@ static struct {
 	int view_map_n;           /* its entries, 0: no view */
 	time_t view_now;          /* the time its ends count from */
 	unsigned long view_walks; /* the walk it was made from */
+	unsigned long view_snaps; /* the kept snapshot it was made for (nxs.snaps;
+				   * 0: another node map) */
 	nodeox_part_demand_t *groups;
 	size_t ngroups, gcap;
 	nodeox_state_pending_t *pend; /* NODEOX_STATE_PENDING + counted submissions:
@@ -1054,7 +1056,8 @@ static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const node
 	/* the last call's view serves again for the same walk, node map and
 	 * second (consecutive submissions to the same partitions) */
 	if (nxs.view_map_n == node_record_count && nxs.view_now == now && nxs.view_walks == nxs.walks &&
-	    !memcmp(nxs.view_map, st->map, node_record_count * sizeof(*st->map))) {
+	    ((st->kept && nxs.view_snaps == nxs.snaps) ||
+	     !memcmp(nxs.view_map, st->map, node_record_count * sizeof(*st->map)))) {
 		n = nxs.nview;
 		goto demand;
 	}
@@ -1082,6 +1085,7 @@ static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const node
 		nxs.view_map_n = node_record_count;
 		nxs.view_now = now;
 		nxs.view_walks = nxs.walks;
+		nxs.view_snaps = st->kept ? nxs.snaps : 0;
 	} /* (without memory: no reuse, the view is made again next time) */
 demand:
 	cl->running = nxs.view;

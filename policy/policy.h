@@ -279,6 +279,13 @@ typedef struct {
 	char parts[NODEOX_STR_MAX];
 	uint64_t cap[NODEOX_MAX_TYPES];
 	uint32_t idle0[NODEOX_MAX_TYPES];
+	/* the last node pass's answers for a job (its type, eligible types
+	 * and per-node count; the classes are in the scratch) */
+	bool jset;
+	int jreq, jnelig, jelig[NODEOX_MAX_TYPES];
+	uint64_t jper_node;
+	uint64_t jhold[NODEOX_MAX_TYPES];
+	uint64_t jkept_idle, jkept_held, jbroad_idle, jbroad_held;
 	int pn;                                         /* the map's steps */
 	int64_t pt[NODEOX_MAP_STEPS];                   /* their starts */
 	uint32_t pfr[NODEOX_MAP_STEPS * NODEOX_MAX_TYPES]; /* free GPUs, rows of nt */

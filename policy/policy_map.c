@@ -470,6 +470,57 @@ static bool map_kept(const nodeox_map_base_t *b, const nodeox_conf_t *conf, cons
 	       (!job->partition || !strcmp(b->parts, job->partition));
 }
 
+/* Was the last node pass (kept) for a job of the same type, eligible types
+ * and per-node count? Its answers then serve whole (map_nodes_again). */
+static bool map_job_same(const nodeox_map_base_t *b, int req, const int *elig, int nelig, uint64_t per_node)
+{
+	int i;
+
+	if (!b->jset || b->jreq != req || b->jnelig != nelig || b->jper_node != per_node)
+		return false;
+	for (i = 0; i < nelig; i++)
+		if (b->jelig[i] != elig[i])
+			return false;
+	return true;
+}
+
+/* map_nodes' answers for the same job again (the classes are in the
+ * scratch already). */
+static void map_nodes_again(map_t *m, const nodeox_map_base_t *b, uint32_t *idle0, nodeox_estimate_t *est)
+{
+	int d;
+
+	for (d = 0; d < m->nt; d++) {
+		m->cap[d] = b->cap[d];
+		idle0[d] = b->idle0[d];
+		m->hold[d] = b->jhold[d];
+	}
+	est->kept_idle = b->jkept_idle;
+	est->kept_held = b->jkept_held;
+	est->broad_idle = b->jbroad_idle;
+	est->broad_held = b->jbroad_held;
+}
+
+/* Keep the node pass's answers for the job (map_job_same). */
+static void map_keep_job(nodeox_map_base_t *b, int req, const int *elig, int nelig, uint64_t per_node,
+			 const map_t *m, const nodeox_estimate_t *est)
+{
+	int i;
+
+	b->jreq = req;
+	b->jnelig = nelig;
+	for (i = 0; i < nelig; i++)
+		b->jelig[i] = elig[i];
+	b->jper_node = per_node;
+	for (i = 0; i < m->nt; i++)
+		b->jhold[i] = m->hold[i];
+	b->jkept_idle = est->kept_idle;
+	b->jkept_held = est->kept_held;
+	b->jbroad_idle = est->broad_idle;
+	b->jbroad_held = est->broad_held;
+	b->jset = true;
+}
+
 static bool map_pending_eq(const nodeox_pending_t *a, const nodeox_pending_t *b)
 {
 	return a->types == b->types && a->gpus == b->gpus && a->limit == b->limit && a->id == b->id;
@@ -483,6 +534,7 @@ static void map_keep_nodes(nodeox_map_base_t *b, const nodeox_conf_t *conf, cons
 	int d;
 
 	b->placed = false;
+	b->jset = false;
 	b->pn = 0;
 	if (job->partition && strlen(job->partition) >= sizeof(b->parts))
 		return;
@@ -569,7 +621,9 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 	est->map = true;
 	est->kept_after = est->broad_after = -1;
 	kept = map_kept(b, conf, job, cl);
-	if (kept)
+	if (kept && map_job_same(b, req, elig, nelig, shape->per_node))
+		map_nodes_again(&m, b, idle0, est);
+	else if (kept)
 		map_nodes_kept(&m, b, cl, req, elig, nelig, shape, idle0, est);
 	else
 		map_nodes(&m, conf, job, cl, req, elig, nelig, shape, idle0, est);
@@ -596,6 +650,8 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 		if (b && !kept)
 			map_keep_nodes(b, conf, job, cl, &m, idle0);
 	}
+	if (b && b->placed)
+		map_keep_job(b, req, elig, nelig, shape->per_node, &m, est);
 	kmask = req >= 0 && m.dense_of[req] >= 0 ? (uint32_t)1 << m.dense_of[req] : 0;
 	bmask = 0;
 	for (i = 0; i < nelig; i++)

@@ -21,7 +21,9 @@
  * kept parts (nodeox_map_base_t: made by a first call on the list less
  * its last job, then extended by a second and served whole to a third, and
  * to a fourth with the running part to make again, as after a new state
- * view), which must decide exactly as without them.
+ * view; then another job, of 3 a100 or 1 l40s per node, and the first
+ * job again), which
+ * must decide exactly as without them.
  *
  * Besides fuzz_check.h's invariants, every result must keep the policy's
  * promises: an untagged job (or Mode=off) is PASS; a REWRITE's GPU strings
@@ -239,8 +241,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (cl.map && cl.scratch && !(k[0] & 8)) {
 		/* the kept parts of the map decide as the map made afresh */
 		static nodeox_map_base_t base;
-		static nodeox_decision_t d2;
+		static nodeox_decision_t d2, o1, o2;
 		nodeox_cluster_t kept = cl;
+		nodeox_job_t other = job;
 		int call;
 
 		memset(&base, 0, sizeof(base));
@@ -253,6 +256,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				     memcmp(&d2.estimate, &d.estimate, sizeof(d.estimate))))
 				FUZZ_DECIDE_FAIL("the map's kept parts decide otherwise", &d2);
 		}
+		other.tres_per_job = other.tres_per_task = other.tres_per_socket = NULL;
+		other.tres_per_node = k[12] & 1 ? "gres:gpu:a100:3" : "gres:gpu:l40s:1";
+		nodeox_policy_decide(conf, &other, &cl, &o1);
+		nodeox_policy_decide(conf, &other, &kept, &o2);
+		if (o2.action != o1.action || strcmp(o2.reason, o1.reason) ||
+		    memcmp(&o2.estimate, &o1.estimate, sizeof(o1.estimate)))
+			FUZZ_DECIDE_FAIL("the map's kept parts decide otherwise for another job", &o2);
+		nodeox_policy_decide(conf, &job, &kept, &d2);
+		if (d2.action != d.action || strcmp(d2.reason, d.reason) ||
+		    memcmp(&d2.estimate, &d.estimate, sizeof(d.estimate)))
+			FUZZ_DECIDE_FAIL("the map's kept parts decide otherwise after another job", &d2);
 	}
 #ifdef FUZZ_DECIDE_PRINT
 	/* (a differential against another build: one line per input) */

@@ -448,6 +448,10 @@ int main(void)
 	bench_line("tagged, when-faster, nothing changed (cached)",
 		   bench_submit("nodeox:flex:mem=40G", bench_same_iters, BENCH_SAME, 0, note, sizeof(note)),
 		   note, NULL);
+	bench_line("tagged, when-faster, nothing changed, one call every 5 ms",
+		   bench_submit("nodeox:flex:mem=40G", bench_env("BENCH_PACED_ITERS", 400), BENCH_SAME, 5000000L,
+				note, sizeof(note)),
+		   note, NULL);
 	bench_line("tagged, when-faster, nothing changed, first call of a second",
 		   bench_submit("nodeox:flex:mem=40G", bench_same_iters, BENCH_NEWSEC, 0, note, sizeof(note)),
 		   note, NULL);
