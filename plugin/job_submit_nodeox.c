@@ -23,7 +23,10 @@
  *      with Broaden=when-faster also job_list (running jobs' GPUs per node
  *      and end times, pending jobs' GPUs by type), through the state cache:
  *      walked again only when slurmctld changed a job or node record and
- *      the cache is older than its window (_state_fresh, bounded);
+ *      the cache is older than its window (_state_fresh, bounded); the
+ *      node snapshot is then kept too, taken again when slurmctld changed a
+ *      node or partition record (_snapshot_kept), with the backfill map's
+ *      kept parts (nxs.base, policy_map.c);
  *   4. calls nodeox_policy_decide and writes the changed fields back with
  *      Slurm's allocator, logs one info() line and tells the user one line.
  *

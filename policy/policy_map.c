@@ -42,7 +42,13 @@
  * Work: one pass over the nodes, one over the running jobs, and per pending
  * job a placement of at most NODEOX_MAP_STEPS^2 (step, type) looks, all
  * counted against NODEOX_MAP_WORK. The map lives on the stack (~52 KB); no
- * allocation.
+ * allocation. A feeder that keeps cl->map_base between decisions (the
+ * plugin) saves most of it: the node pass (its string tests; for the same
+ * job shape, all of it), the running part, and the map with the pending
+ * jobs' reservations, which a decision then copies and places the job on
+ * alone (map_kept, map_run_kept, map_job_same); the work counted and the
+ * decision are the same as without it (tests/fuzz/fuzz_decide.c decides
+ * each map input both ways).
  */
 #include <math.h>
 #include <string.h>
