@@ -1056,6 +1056,15 @@ static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const node
 	uint64_t xgpus = 0;
 	size_t i, k, n = 0;
 
+	_state_pending(st, cl, job, excl);
+	if (cl->pending_more) {
+		/* past the pending jobs the state keeps, the map makes no
+		 * estimate (the job is decided as when-blocked): the running
+		 * jobs are not read for it */
+		cl->running = NULL;
+		cl->nrunning = 0;
+		goto ahead;
+	}
 	/* the last call's view serves again for the same walk, node map and
 	 * second (consecutive submissions to the same partitions) */
 	if (nxs.view_map_n == node_record_count && nxs.view_now == now && nxs.view_walks == nxs.walks &&
@@ -1093,7 +1102,7 @@ static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const node
 demand:
 	cl->running = nxs.view;
 	cl->nrunning = n;
-	_state_pending(st, cl, job, excl);
+ahead:
 	if (excl && IS_JOB_PENDING(excl) && excl->priority)
 		xgpus = _job_demand(excl, xtype, sizeof(xtype));
 	for (i = 0; i < nxs.ngroups; i++) {

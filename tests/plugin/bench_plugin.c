@@ -461,6 +461,10 @@ int main(void)
 	bench_line("tagged, when-faster, nothing changed, first call of a second",
 		   bench_submit("nodeox:flex:mem=40G", bench_same_iters, BENCH_NEWSEC, 0, note, sizeof(note)),
 		   note, NULL);
+	bench_line("tagged, when-faster, nothing changed, first of a second, every 5 ms",
+		   bench_submit("nodeox:flex:mem=40G", bench_env("BENCH_PACED_ITERS", 400), BENCH_NEWSEC, 5000000L,
+				note, sizeof(note)),
+		   note, NULL);
 #ifndef BENCH_NO_PARTS
 	bench_parts();
 #endif
