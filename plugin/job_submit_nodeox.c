@@ -23,7 +23,10 @@
  *      with Broaden=when-faster also job_list (running jobs' GPUs per node
  *      and end times, pending jobs' GPUs by type), through the state cache:
  *      walked again only when slurmctld changed a job or node record and
- *      the cache is older than its window (_state_fresh, bounded);
+ *      the cache is older than its window (_state_fresh, bounded); the
+ *      node snapshot is then kept too, taken again when slurmctld changed a
+ *      node or partition record (_snapshot_kept), with the backfill map's
+ *      kept parts (nxs.base, policy_map.c);
  *   4. calls nodeox_policy_decide and writes the changed fields back with
  *      Slurm's allocator, logs one info() line and tells the user one line.
  *
@@ -110,6 +113,8 @@ static struct {
 	char *speeds_path;       /* xmalloc'd: the file last looked at */
 	struct stat speeds_st;   /* its identity then (speeds_errno 0) */
 	int speeds_errno;        /* stat's errno then, 0: stat worked */
+	unsigned long conf_gen;  /* moves on at every conf change (the
+				  * backfill map kept is for one conf) */
 } nx = { .lock = PTHREAD_MUTEX_INITIALIZER, .look_interval_ms = 1000 };
 
 static bool _same_file(const struct stat *a, const struct stat *b)
@@ -124,6 +129,7 @@ static void _conf_drop(const char *why)
 {
 	nodeox_conf_free(nx.conf);
 	nx.conf = NULL;
+	nx.conf_gen++;
 	error("%s: %s: %s; jobs pass unchanged", plugin_type, nx.path, why);
 }
 
@@ -183,6 +189,7 @@ static void _conf_reread(void)
 	}
 	nodeox_conf_free(nx.conf);
 	nx.conf = conf;
+	nx.conf_gen++;
 	info("%s: loaded %s: Mode=%s Broaden=%s, %d GPU types, %d groups", plugin_type, nx.path,
 	     conf->mode == NODEOX_MODE_ENFORCE  ? "enforce"
 	     : conf->mode == NODEOX_MODE_DRYRUN ? "dryrun"
@@ -508,6 +515,8 @@ static struct {
 	int view_map_n;           /* its entries, 0: no view */
 	time_t view_now;          /* the time its ends count from */
 	unsigned long view_walks; /* the walk it was made from */
+	unsigned long view_snaps; /* the kept snapshot it was made for (nxs.snaps;
+				   * 0: another node map) */
 	nodeox_part_demand_t *groups;
 	size_t ngroups, gcap;
 	nodeox_state_pending_t *pend; /* NODEOX_STATE_PENDING + counted submissions:
@@ -518,6 +527,22 @@ static struct {
 	nodeox_map_base_t base; /* the backfill map's running part for the view
 				 * (policy_map.c fills it; invalid when the view
 				 * is made again) */
+	unsigned long base_conf_gen; /* nx.conf_gen the base was made under */
+	/* the node snapshot kept for the decisions (_snapshot_kept) */
+	bool snap_valid;
+	const nodeox_node_t *snap; /* its nodes (strings into slurmctld's records) */
+	size_t nsnap;
+	bool snap_cut;          /* cut at NODEOX_MAX_NODES */
+	int32_t *snap_map;      /* node record index -> snapshot index */
+	uint32_t *snap_scratch; /* the map's scratch, kept with it */
+	size_t snap_scratch_n;
+	char *snap_parts; /* the partition list it was taken for */
+	size_t snap_parts_cap;
+	bool snap_parts_set; /* (NULL: none) */
+	const void *snap_table;
+	int snap_count;
+	time_t snap_node_stamp, snap_part_stamp, snap_at;
+	unsigned long snaps; /* snapshots taken (tests, bench) */
 	unsigned long walks; /* walks done (tests, bench) */
 	long age_factor;     /* see above; tests: 0 (walk at every change) */
 	long age_max_ms;
@@ -532,6 +557,7 @@ typedef struct {
 	char ahead_type[NODEOX_MAX_TYPES + 1][NODEOX_NAME_MAX];
 	int32_t *map; /* node record index -> snapshot index */
 	uint32_t *scratch;
+	bool kept;   /* map, scratch and the nodes are the kept snapshot's */
 	bool nomem;  /* an allocation failed: no estimate */
 	bool walked; /* this call walked job_list */
 	long age_ms; /* else: how old the cached state was */
@@ -767,7 +793,9 @@ static void _state_clear(bool free_all)
 	nxs.valid = false;
 	nxs.cut = false;
 	if (!free_all)
-		return;
+		return; /* (the node snapshot stays: a walk reads no node) */
+	nxs.snap_valid = false;
+	nxs.base.placed = false; /* (its scratch is freed) */
 	xfree(nxs.groups);
 	xfree(nxs.pend);
 	nxs.pcap = 0;
@@ -776,6 +804,11 @@ static void _state_clear(bool free_all)
 	xfree(nxs.hist);
 	xfree(nxs.view);
 	xfree(nxs.view_map);
+	xfree(nxs.snap);
+	xfree(nxs.snap_map);
+	xfree(nxs.snap_scratch);
+	xfree(nxs.snap_parts);
+	nxs.nsnap = nxs.snap_scratch_n = nxs.snap_parts_cap = 0;
 	nxs.gcap = nxs.cap = nxs.view_cap = 0;
 	nxs.view_map_n = 0;
 }
@@ -1103,10 +1136,20 @@ static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const node
 	uint64_t xgpus = 0;
 	size_t i, k, n = 0;
 
+	_state_pending(st, cl, job, excl);
+	if (cl->pending_more) {
+		/* past the pending jobs the state keeps, the map makes no
+		 * estimate (the job is decided as when-blocked): the running
+		 * jobs are not read for it */
+		cl->running = NULL;
+		cl->nrunning = 0;
+		goto ahead;
+	}
 	/* the last call's view serves again for the same walk, node map and
 	 * second (consecutive submissions to the same partitions) */
 	if (nxs.view_map_n == node_record_count && nxs.view_now == now && nxs.view_walks == nxs.walks &&
-	    !memcmp(nxs.view_map, st->map, node_record_count * sizeof(*st->map))) {
+	    ((st->kept && nxs.view_snaps == nxs.snaps) ||
+	     !memcmp(nxs.view_map, st->map, node_record_count * sizeof(*st->map)))) {
 		n = nxs.nview;
 		goto demand;
 	}
@@ -1134,11 +1177,12 @@ static bool _state_view(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const node
 		nxs.view_map_n = node_record_count;
 		nxs.view_now = now;
 		nxs.view_walks = nxs.walks;
+		nxs.view_snaps = st->kept ? nxs.snaps : 0;
 	} /* (without memory: no reuse, the view is made again next time) */
 demand:
 	cl->running = nxs.view;
 	cl->nrunning = n;
-	_state_pending(st, cl, job, excl);
+ahead:
 	if (excl && IS_JOB_PENDING(excl) && excl->priority)
 		xgpus = _job_demand(excl, xtype, sizeof(xtype));
 	for (i = 0; i < nxs.ngroups; i++) {
@@ -1168,6 +1212,80 @@ demand:
 	return true;
 }
 
+/* May the kept node snapshot serve a decision for the partitions parts?
+ * Yes while slurmctld changed no node or partition record since it was
+ * taken (last_node_update, last_part_update: older than its second and
+ * unchanged; a job's start and end move last_node_update, with the GPUs
+ * it takes or gives back) and the node table is the same. */
+static bool _snapshot_fresh(const char *parts)
+{
+	return nxs.snap_valid && nxs.snap_table == (void *)node_record_table_ptr &&
+	       nxs.snap_count == node_record_count && last_node_update == nxs.snap_node_stamp &&
+	       last_part_update == nxs.snap_part_stamp && nxs.snap_node_stamp < nxs.snap_at &&
+	       nxs.snap_part_stamp < nxs.snap_at && nxs.snap_parts_set == (parts != NULL) &&
+	       (!parts || !strcmp(nxs.snap_parts, parts));
+}
+
+/*
+ * Broaden=when-faster's node snapshot, kept between decisions while
+ * _snapshot_fresh says so (else taken again), with the node map and the
+ * map's scratch: a decision then reads no node record, and the backfill
+ * map's kept parts (nxs.base) serve, as they are for these nodes. The
+ * strings point into slurmctld's records, which stay as they were while
+ * the stamps do. Returns 1; 0 without memory for what is kept (the caller
+ * takes a snapshot of its own); -1 without memory for the snapshot itself
+ * (as _cluster_snapshot: nothing to decide with).
+ */
+static int _snapshot_kept(const char *parts, nodeox_cluster_t *cl, nodeox_state_buf_t *st)
+{
+	if (!_snapshot_fresh(parts)) {
+		nodeox_cluster_t fresh = { 0 };
+		size_t plen = parts ? strlen(parts) + 1 : 0, need;
+
+		nxs.snap_valid = false;
+		nxs.base.valid = false; /* the map's kept parts were for the old nodes */
+		nxs.base.placed = false;
+		if (!try_xrealloc(nxs.snap_map, node_record_count * sizeof(*nxs.snap_map)))
+			return 0;
+		if (plen > nxs.snap_parts_cap) {
+			if (!try_xrealloc(nxs.snap_parts, plen))
+				return 0;
+			nxs.snap_parts_cap = plen;
+		}
+		nxs.snap_at = time(NULL);
+		nxs.snap_node_stamp = last_node_update;
+		nxs.snap_part_stamp = last_part_update;
+		if (!_cluster_snapshot(parts, &fresh, nxs.snap_map))
+			return -1;
+		need = NODEOX_ESTIMATE_SCRATCH(fresh.nnodes ? fresh.nnodes : 1);
+		if (need > nxs.snap_scratch_n) {
+			if (!try_xrealloc(nxs.snap_scratch, need * sizeof(*nxs.snap_scratch))) {
+				xfree(fresh.nodes);
+				return 0;
+			}
+			nxs.snap_scratch_n = need;
+		}
+		xfree(nxs.snap);
+		nxs.snap = fresh.nodes;
+		nxs.nsnap = fresh.nnodes;
+		nxs.snap_cut = fresh.state_cut;
+		nxs.snap_parts_set = parts != NULL;
+		if (parts)
+			memcpy(nxs.snap_parts, parts, plen);
+		nxs.snap_table = node_record_table_ptr;
+		nxs.snap_count = node_record_count;
+		nxs.snap_valid = true;
+		nxs.snaps++;
+	}
+	cl->nodes = nxs.snap;
+	cl->nnodes = nxs.nsnap;
+	cl->state_cut = nxs.snap_cut;
+	st->map = nxs.snap_map;
+	st->scratch = nxs.snap_scratch;
+	st->kept = true;
+	return 1;
+}
+
 /*
  * Broaden=when-faster's state for one decision: the cache, walked again
  * first where _state_fresh says so, then narrowed to the job (_state_view).
@@ -1177,7 +1295,8 @@ demand:
 static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const nodeox_job_t *job,
 			   job_record_t *excl)
 {
-	st->scratch = try_xcalloc(NODEOX_ESTIMATE_SCRATCH(cl->nnodes ? cl->nnodes : 1), sizeof(uint32_t));
+	if (!st->kept)
+		st->scratch = try_xcalloc(NODEOX_ESTIMATE_SCRATCH(cl->nnodes ? cl->nnodes : 1), sizeof(uint32_t));
 	if (!st->scratch) { /* no scratch: the decision makes no estimate */
 		st->nomem = true;
 		return;
@@ -1201,6 +1320,15 @@ static void _cluster_state(nodeox_state_buf_t *st, nodeox_cluster_t *cl, const n
 	}
 	cl->scratch = st->scratch;
 	cl->ahead = st->ahead;
+	/* the map's kept parts serve only with the kept snapshot and scratch,
+	 * and for the conf they were made under */
+	if (nxs.base_conf_gen != nx.conf_gen) {
+		nxs.base.valid = false;
+		nxs.base.placed = false;
+		nxs.base_conf_gen = nx.conf_gen;
+	}
+	if (!st->kept)
+		cl->map_base = NULL;
 }
 
 /* A tagged submission just decided: slurmctld will queue it pending (its
@@ -1280,8 +1408,10 @@ static void _cluster_state_free(nodeox_state_buf_t *st)
 {
 	if (!st)
 		return;
-	xfree(st->map);
-	xfree(st->scratch);
+	if (!st->kept) {
+		xfree(st->map);
+		xfree(st->scratch);
+	}
 	xfree(st);
 }
 
@@ -1501,6 +1631,7 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	nodeox_state_buf_t *st = NULL;
 	nodeox_decision_t *d;
 	bool parts_ok, nomem = false;
+	int kept = 0; /* the kept node snapshot: 1 serves, -1 no memory for it */
 	nodeox_tag_t tag;
 	char tagerr[NODEOX_ERR_MAX], acct[NODEOX_NAME_MAX], reqname[NODEOX_NAME_MAX] = "";
 	char safe_reason[4 * NODEOX_ERR_MAX], safe_note[4 * NODEOX_STR_MAX], statenote[256] = "";
@@ -1536,9 +1667,10 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 	}
 	if (parts_ok && nx.conf->broaden == NODEOX_BROADEN_WHEN_FASTER && node_record_count > 0 &&
 	    (!(st = try_xmalloc(sizeof(*st))) ||
-	     !(st->map = try_xcalloc(node_record_count, sizeof(*st->map)))))
+	     (!(kept = _snapshot_kept(job->partition, &cluster, st)) &&
+	      !(st->map = try_xcalloc(node_record_count, sizeof(*st->map))))))
 		nomem = true; /* no state read: the decision makes no estimate */
-	if (parts_ok && !_cluster_snapshot(job->partition, &cluster, st ? st->map : NULL)) {
+	if (parts_ok && (kept < 0 || (!kept && !_cluster_snapshot(job->partition, &cluster, st ? st->map : NULL)))) {
 		slurm_mutex_unlock(&nx.lock);
 		_cluster_state_free(st);
 		xfree(d);
@@ -1573,8 +1705,9 @@ static int _decide_apply(nodeox_job_t *job, uint32_t uid, job_desc_msg_t *job_de
 		     "decided as Broaden=when-blocked",
 		     plugin_type, what, uid, NODEOX_MAX_NODES, NODEOX_MAX_JOBS_SCANNED, NODEOX_MAX_RUNNING,
 		     NODEOX_STATE_GROUPS);
+	if (!(st && st->kept))
+		xfree(cluster.nodes);
 	_cluster_state_free(st);
-	xfree(cluster.nodes);
 	if (d->action == NODEOX_REWRITE && !d->dryrun && upd && _job_gres_typed(upd->job_ptr, reqname)) {
 		/* Slurm cannot untype a pending job's stored request: see top. */
 		d->action = NODEOX_KEEP;

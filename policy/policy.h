@@ -302,11 +302,24 @@ bool nodeox_pending_types(const nodeox_conf_t *conf, const char *type, const cha
 #define NODEOX_MAP_RESOLUTION 60 /* s: a reservation holds from its start less
 				  * this (Slurm's bf_resolution default) */
 
-/* The running jobs' part of the backfill map (the GPUs they give back by
- * type over time), which a feeder may keep between decisions for the same
- * cl->running array and nodes (the plugin: per state view, made again
- * with it): the map then does not read the running jobs again. Zero it,
- * and set valid false whenever running, its ends or the nodes change. */
+/* What a feeder may keep of the backfill map between decisions (the
+ * plugin does: per state view and node snapshot), so that a decision need
+ * not make it again from the start:
+ *   - the running jobs' part (the GPUs they give back by type over time),
+ *     for the same cl->running array and nodes: the map then does not read
+ *     the running jobs again;
+ *   - the map with the pending jobs' reservations (placed), and the
+ *     nodes' map types in the scratch, for the same running part, conf,
+ *     cl->nodes, cl->scratch, job partitions and pending list: a decision
+ *     then places the job alone (two placements and one pass over the
+ *     nodes without string tests), and a list that only grew at its end
+ *     (submissions counted since) is reserved for from where it stopped.
+ * The decisions are the same as without it. Zero it, give it only with
+ * cl->map, keep cl->scratch's entries between the calls, set valid false
+ * whenever running or its ends change (the running part and the
+ * reservations are made again), and valid and placed false whenever the
+ * nodes (or what they hold), the scratch or the conf change. Filled and
+ * read by policy_map.c only. */
 typedef struct {
 	bool valid;
 	const nodeox_running_t *running; /* what it was made from */
@@ -314,6 +327,35 @@ typedef struct {
 	int nt, n;
 	int64_t t[NODEOX_MAP_RUN_STEPS];
 	uint32_t back[NODEOX_MAP_RUN_STEPS * NODEOX_MAX_TYPES];
+	/* the placed part (placed false: none kept; the reservations also
+	 * need valid) */
+	bool placed;
+	const nodeox_conf_t *conf;
+	const nodeox_node_t *nodes;
+	size_t pnodes;
+	const uint32_t *scratch;
+	bool parts_set; /* job partitions given (parts), else none */
+	char parts[NODEOX_STR_MAX];
+	uint64_t cap[NODEOX_MAX_TYPES];
+	uint32_t idle0[NODEOX_MAX_TYPES];
+	/* the last node pass's answers for a job (its type, eligible types
+	 * and per-node count; the classes are in the scratch) */
+	bool jset;
+	int jreq, jnelig, jelig[NODEOX_MAX_TYPES];
+	uint64_t jper_node;
+	uint64_t jhold[NODEOX_MAX_TYPES];
+	uint64_t jkept_idle, jkept_held, jbroad_idle, jbroad_held;
+	int pn;                                         /* the map's steps */
+	int64_t pt[NODEOX_MAP_STEPS];                   /* their starts */
+	uint32_t pfr[NODEOX_MAP_STEPS * NODEOX_MAX_TYPES]; /* free GPUs, rows of nt */
+	int64_t work;    /* the map's work so far, less the running jobs' read */
+	const char *cut; /* a bound reached while reserving */
+	size_t npending; /* the jobs reserved for so far: */
+	nodeox_pending_t pending[NODEOX_MAP_LIST];
+	int nr; /* their reservations */
+	int64_t rend[NODEOX_MAP_PENDING];
+	uint32_t rmask[NODEOX_MAP_PENDING];
+	int rwho[NODEOX_MAP_PENDING];
 } nodeox_map_base_t;
 
 /* Scratch the estimate needs per node (uint32_t entries), given by the caller

@@ -42,7 +42,13 @@
  * Work: one pass over the nodes, one over the running jobs, and per pending
  * job a placement of at most NODEOX_MAP_STEPS^2 (step, type) looks, all
  * counted against NODEOX_MAP_WORK. The map lives on the stack (~52 KB); no
- * allocation.
+ * allocation. A feeder that keeps cl->map_base between decisions (the
+ * plugin) saves most of it: the node pass (its string tests; for the same
+ * job shape, all of it), the running part, and the map with the pending
+ * jobs' reservations, which a decision then copies and places the job on
+ * alone (map_kept, map_run_kept, map_job_same); the work counted and the
+ * decision are the same as without it (tests/fuzz/fuzz_decide.c decides
+ * each map input both ways).
  */
 #include <math.h>
 #include <string.h>
@@ -266,25 +272,36 @@ static void map_running(map_t *m, const nodeox_cluster_t *cl, const uint32_t *de
 	}
 }
 
+/* May the kept running part serve (map_profile's test)? */
+static bool map_run_kept(const nodeox_map_base_t *b, const nodeox_cluster_t *cl, int nt)
+{
+	return b && b->valid && b->running == cl->running && b->nrunning == cl->nrunning &&
+	       b->nnodes == cl->nnodes && b->nt == nt;
+}
+
 /* The map from the running jobs (map_running), or from the copy a feeder
  * keeps of it (cl->map_base) while it is for the same running jobs and
- * nodes; then each step's GPUs plus the idle ones, at most the type's. */
-static void map_profile(map_t *m, const nodeox_cluster_t *cl, const uint32_t *sc, const uint32_t *idle0)
+ * nodes; then each step's GPUs plus the idle ones, at most the type's.
+ * Returns the work of reading the running jobs (0: the copy served). */
+static int64_t map_profile(map_t *m, const nodeox_cluster_t *cl, const uint32_t *sc, const uint32_t *idle0)
 {
 	nodeox_map_base_t *b = cl->map_base;
+	int64_t run = 0;
 	int i, d;
 
-	if (b && b->valid && b->running == cl->running && b->nrunning == cl->nrunning &&
-	    b->nnodes == cl->nnodes && b->nt == m->nt) {
+	if (map_run_kept(b, cl, m->nt)) {
 		m->n = b->n;
 		memcpy(m->t, b->t, sizeof(m->t[0]) * (size_t)b->n);
 		memcpy(m->fr, b->back, MAP_ROWSZ(m) * (size_t)b->n);
 	} else {
 		for (d = 0; d < m->nt; d++)
 			MAP_FREE(m, 0, d) = 0;
+		run = m->work;
 		map_running(m, cl, sc);
+		run = m->work - run;
 		if (b) {
 			b->valid = true;
+			b->pn = 0; /* the reservations were for the old running part */
 			b->running = cl->running;
 			b->nrunning = cl->nrunning;
 			b->nnodes = cl->nnodes;
@@ -301,6 +318,7 @@ static void map_profile(map_t *m, const nodeox_cluster_t *cl, const uint32_t *sc
 			MAP_FREE(m, i, d) = (uint32_t)(f < m->cap[d] ? f : m->cap[d]);
 		}
 	m->work += (int64_t)m->n * m->nt;
+	return run;
 }
 
 /* The map types of a conf types mask (0: all). */
@@ -351,43 +369,33 @@ static int map_after(const int64_t *rend, const uint32_t *rmask, const int *rwho
 	return -1;
 }
 
-void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl, int req,
-		     const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
-		     nodeox_estimate_t *est)
-{
-	map_t m;
-	uint32_t *sc = cl->scratch, kmask, bmask, take[NODEOX_MAX_TYPES], idle0[NODEOX_MAX_TYPES];
-	nodeox_type_memo_t memo = { .n = 0 };
-	int order[NODEOX_MAX_TYPES], norder = 0, nr = 0, i, s, d;
+/* The reservations of the jobs ahead, as far as they got. */
+typedef struct {
+	int nr;
 	int64_t rend[NODEOX_MAP_PENDING];
 	uint32_t rmask[NODEOX_MAP_PENDING];
 	int rwho[NODEOX_MAP_PENDING];
-	uint64_t g = nodeox_mul_sat(shape->nodes, shape->per_node), bhold = 0;
+} map_resv_t;
+
+/* The nodes of the job's partitions (usable, with GPUs of a conf type):
+ * scratch per node [0] its map type, [2] its class for est_by in
+ * policy_estimate.c (an eligible conf type, or MAP_NONE), [3] its GPUs;
+ * each type's GPUs (cap), idle GPUs (idle0) and nodes that can hold the
+ * job's per-node count (hold), and est's idle and held counts. One string
+ * test per distinct partition list and node type string. */
+static void map_nodes(map_t *m, const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl,
+		      int req, const int *elig, int nelig, const nodeox_shape_t *shape, uint32_t *idle0,
+		      nodeox_estimate_t *est)
+{
+	nodeox_type_memo_t memo = { .n = 0 };
 	const char *last_parts = NULL;
 	bool last_in = false;
+	uint32_t *sc = cl->scratch;
 	size_t k;
 
-	if (shape->total > g)
-		g = shape->total;
-	/* a map type per conf type (one without nodes here has no GPUs) */
-	m.nt = conf->ntypes;
-	m.n = 1;
-	m.t[0] = 0;
-	m.work = 0;
-	m.cut = NULL;
-	for (i = 0; i < NODEOX_MAX_TYPES; i++) {
-		m.dense_of[i] = i < m.nt ? i : -1;
-		m.conf_of[i] = i;
-		m.cap[i] = m.hold[i] = 0;
-		idle0[i] = 0;
-	}
-	est->map = true;
-	est->kept_after = est->broad_after = -1;
-	/* the nodes: scratch per node [0] its map type, [2] its class for
-	 * est_by in policy_estimate.c (an eligible conf type, or MAP_NONE) */
 	for (k = 0; k < cl->nnodes; k++) {
 		const nodeox_node_t *nd = &cl->nodes[k];
-		int t = -1, j;
+		int t = -1, j, d;
 		uint32_t idle;
 
 		sc[4 * k] = sc[4 * k + 2] = MAP_NONE;
@@ -406,9 +414,9 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 		d = t;
 		sc[4 * k] = (uint32_t)d;
 		idle = nd->gpus_idle < nd->gpus_total ? nd->gpus_idle : nd->gpus_total;
-		m.cap[d] += nd->gpus_total;
+		m->cap[d] += nd->gpus_total;
 		idle0[d] += idle;
-		m.hold[d] += nd->gpus_total >= shape->per_node;
+		m->hold[d] += nd->gpus_total >= shape->per_node;
 		for (j = 0; j < nelig; j++)
 			if (elig[j] == t) {
 				sc[4 * k + 2] = (uint32_t)t;
@@ -420,7 +428,236 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 				}
 			}
 	}
-	map_profile(&m, cl, sc, idle0);
+}
+
+/* map_nodes again from what it left in the scratch ([0], [3]) and the kept
+ * caps and idle GPUs (cl->map_base placed): what depends on the job (its
+ * eligible types, per-node count) without the string tests. */
+static void map_nodes_kept(map_t *m, const nodeox_map_base_t *b, const nodeox_cluster_t *cl, int req,
+			   const int *elig, int nelig, const nodeox_shape_t *shape, uint32_t *idle0,
+			   nodeox_estimate_t *est)
+{
+	uint32_t *sc = cl->scratch;
+	size_t k;
+	int d, j;
+
+	for (d = 0; d < m->nt; d++) {
+		m->cap[d] = b->cap[d];
+		idle0[d] = b->idle0[d];
+	}
+	for (k = 0; k < cl->nnodes; k++) {
+		uint32_t t = sc[4 * k], total = sc[4 * k + 3], idle;
+
+		sc[4 * k + 2] = MAP_NONE;
+		if (t == MAP_NONE)
+			continue;
+		idle = cl->nodes[k].gpus_idle < total ? cl->nodes[k].gpus_idle : total;
+		m->hold[t] += total >= shape->per_node;
+		for (j = 0; j < nelig; j++)
+			if (elig[j] == (int)t) {
+				sc[4 * k + 2] = t;
+				est->broad_idle += idle;
+				est->broad_held += total - idle;
+				if ((int)t == req) {
+					est->kept_idle += idle;
+					est->kept_held += total - idle;
+				}
+			}
+	}
+}
+
+/* May the kept node pass serve (cl->map_base placed, for the same nodes,
+ * conf, scratch and partitions)? */
+static bool map_kept(const nodeox_map_base_t *b, const nodeox_conf_t *conf, const nodeox_job_t *job,
+		     const nodeox_cluster_t *cl)
+{
+	return b && b->placed && b->pnodes == cl->nnodes && b->conf == conf && b->nodes == cl->nodes &&
+	       b->scratch == cl->scratch && b->parts_set == (job->partition != NULL) &&
+	       (!job->partition || !strcmp(b->parts, job->partition));
+}
+
+/* Was the last node pass (kept) for a job of the same type, eligible types
+ * and per-node count? Its answers then serve whole (map_nodes_again). */
+static bool map_job_same(const nodeox_map_base_t *b, int req, const int *elig, int nelig, uint64_t per_node)
+{
+	int i;
+
+	if (!b->jset || b->jreq != req || b->jnelig != nelig || b->jper_node != per_node)
+		return false;
+	for (i = 0; i < nelig; i++)
+		if (b->jelig[i] != elig[i])
+			return false;
+	return true;
+}
+
+/* map_nodes' answers for the same job again (the classes are in the
+ * scratch already). */
+static void map_nodes_again(map_t *m, const nodeox_map_base_t *b, uint32_t *idle0, nodeox_estimate_t *est)
+{
+	int d;
+
+	for (d = 0; d < m->nt; d++) {
+		m->cap[d] = b->cap[d];
+		idle0[d] = b->idle0[d];
+		m->hold[d] = b->jhold[d];
+	}
+	est->kept_idle = b->jkept_idle;
+	est->kept_held = b->jkept_held;
+	est->broad_idle = b->jbroad_idle;
+	est->broad_held = b->jbroad_held;
+}
+
+/* Keep the node pass's answers for the job (map_job_same). */
+static void map_keep_job(nodeox_map_base_t *b, int req, const int *elig, int nelig, uint64_t per_node,
+			 const map_t *m, const nodeox_estimate_t *est)
+{
+	int i;
+
+	b->jreq = req;
+	b->jnelig = nelig;
+	for (i = 0; i < nelig; i++)
+		b->jelig[i] = elig[i];
+	b->jper_node = per_node;
+	for (i = 0; i < m->nt; i++)
+		b->jhold[i] = m->hold[i];
+	b->jkept_idle = est->kept_idle;
+	b->jkept_held = est->kept_held;
+	b->jbroad_idle = est->broad_idle;
+	b->jbroad_held = est->broad_held;
+	b->jset = true;
+}
+
+static bool map_pending_eq(const nodeox_pending_t *a, const nodeox_pending_t *b)
+{
+	return a->types == b->types && a->gpus == b->gpus && a->limit == b->limit && a->id == b->id;
+}
+
+/* Keep the node pass (after map_profile, which drops it with the running
+ * part); a partition list too long to copy is not kept. */
+static void map_keep_nodes(nodeox_map_base_t *b, const nodeox_conf_t *conf, const nodeox_job_t *job,
+			   const nodeox_cluster_t *cl, const map_t *m, const uint32_t *idle0)
+{
+	int d;
+
+	b->placed = false;
+	b->jset = false;
+	b->pn = 0;
+	if (job->partition && strlen(job->partition) >= sizeof(b->parts))
+		return;
+	b->conf = conf;
+	b->nodes = cl->nodes;
+	b->pnodes = cl->nnodes;
+	b->scratch = cl->scratch;
+	b->parts_set = job->partition != NULL;
+	if (job->partition)
+		strcpy(b->parts, job->partition);
+	for (d = 0; d < m->nt; d++) {
+		b->cap[d] = m->cap[d];
+		b->idle0[d] = idle0[d];
+	}
+	b->placed = true;
+}
+
+/* The reservations of the jobs ahead cl->pending[from..), in priority
+ * order, onto m (as far as r got already). */
+static void map_reserve_ahead(map_t *m, const nodeox_conf_t *conf, const nodeox_cluster_t *cl, size_t from,
+			      map_resv_t *r)
+{
+	uint32_t take[NODEOX_MAX_TYPES];
+	size_t k;
+	int s, d;
+
+	for (k = from; k < cl->npending && !m->cut; k++) {
+		const nodeox_pending_t *p = &cl->pending[k];
+		uint32_t known = (uint32_t)(((uint64_t)1 << conf->ntypes) - 1), mask;
+		uint64_t room = 0;
+		int64_t len = p->limit > 0 ? p->limit : MAP_FOREVER;
+
+		if (p->types && !(p->types & known))
+			continue; /* types beyond the conf's: none of the map's */
+		mask = map_mask(m, p->types & known);
+		for (d = 0; d < m->nt; d++)
+			room += (mask >> d & 1) ? m->cap[d] : 0;
+		if (!mask || !p->gpus || p->gpus > room)
+			continue; /* never on these nodes: backfill reserves nothing here */
+		if (r->nr >= NODEOX_MAP_PENDING) {
+			m->cut = "when-faster, as when-blocked: more pending jobs ahead than the backfill map walks "
+				 "(NODEOX_MAP_PENDING)";
+			break;
+		}
+		if ((s = map_place(m, mask, NULL, 0, p->gpus, len, take)) < 0)
+			continue; /* never fits for good (or m->cut, seen by the loop) */
+		r->rend[r->nr] = len < MAP_FOREVER - m->t[s] ? m->t[s] + len : MAP_FOREVER;
+		if (!map_reserve(m, s, len, take)) /* (moves the steps: s is stale after) */
+			break;
+		r->rmask[r->nr] = mask;
+		r->rwho[r->nr++] = (int)k;
+	}
+}
+
+void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const nodeox_cluster_t *cl, int req,
+		     const int *elig, int nelig, const nodeox_shape_t *shape, int64_t limit_s,
+		     nodeox_estimate_t *est)
+{
+	map_t m;
+	nodeox_map_base_t *b = cl->map_base;
+	uint32_t kmask, bmask, take[NODEOX_MAX_TYPES], idle0[NODEOX_MAX_TYPES];
+	int order[NODEOX_MAX_TYPES], norder = 0, i, s, d;
+	map_resv_t r;
+	uint64_t g = nodeox_mul_sat(shape->nodes, shape->per_node), bhold = 0;
+	int64_t run_work = 0;
+	size_t k, from = 0;
+	bool kept, listed;
+
+	if (shape->total > g)
+		g = shape->total;
+	/* a map type per conf type (one without nodes here has no GPUs) */
+	m.nt = conf->ntypes;
+	m.n = 1;
+	m.t[0] = 0;
+	m.work = 0;
+	m.cut = NULL;
+	r.nr = 0;
+	for (i = 0; i < NODEOX_MAX_TYPES; i++) {
+		m.dense_of[i] = i < m.nt ? i : -1;
+		m.conf_of[i] = i;
+		m.cap[i] = m.hold[i] = 0;
+		idle0[i] = 0;
+	}
+	est->map = true;
+	est->kept_after = est->broad_after = -1;
+	kept = map_kept(b, conf, job, cl);
+	if (kept && map_job_same(b, req, elig, nelig, shape->per_node))
+		map_nodes_again(&m, b, idle0, est);
+	else if (kept)
+		map_nodes_kept(&m, b, cl, req, elig, nelig, shape, idle0, est);
+	else
+		map_nodes(&m, conf, job, cl, req, elig, nelig, shape, idle0, est);
+	listed = !cl->pending_more && cl->npending <= NODEOX_MAP_LIST;
+	if (kept && listed && map_run_kept(b, cl, m.nt) && b->pn > 0 && b->npending <= cl->npending) {
+		/* the kept reservations serve where the list starts as theirs */
+		for (k = 0; k < b->npending && map_pending_eq(&b->pending[k], &cl->pending[k]); k++)
+			;
+		if (k == b->npending) {
+			m.n = b->pn;
+			memcpy(m.t, b->pt, sizeof(m.t[0]) * (size_t)m.n);
+			memcpy(m.fr, b->pfr, MAP_ROWSZ(&m) * (size_t)m.n);
+			m.work = b->work;
+			m.cut = b->cut;
+			r.nr = b->nr;
+			memcpy(r.rend, b->rend, sizeof(r.rend[0]) * (size_t)r.nr);
+			memcpy(r.rmask, b->rmask, sizeof(r.rmask[0]) * (size_t)r.nr);
+			memcpy(r.rwho, b->rwho, sizeof(r.rwho[0]) * (size_t)r.nr);
+			from = b->npending;
+		}
+	}
+	if (!from) {
+		run_work = map_profile(&m, cl, cl->scratch, idle0);
+		if (b && !kept)
+			map_keep_nodes(b, conf, job, cl, &m, idle0);
+	}
+	if (b && b->placed)
+		map_keep_job(b, req, elig, nelig, shape->per_node, &m, est);
 	kmask = req >= 0 && m.dense_of[req] >= 0 ? (uint32_t)1 << m.dense_of[req] : 0;
 	bmask = 0;
 	for (i = 0; i < nelig; i++)
@@ -434,37 +671,34 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 	else if (cl->npending > NODEOX_MAP_LIST)
 		m.cut = "when-faster, as when-blocked: more pending jobs ahead than the backfill map walks (NODEOX_MAP_LIST)";
 	/* the reservations of the jobs ahead, in priority order */
-	for (k = 0; k < cl->npending && !m.cut; k++) {
-		const nodeox_pending_t *p = &cl->pending[k];
-		uint32_t known = (uint32_t)(((uint64_t)1 << conf->ntypes) - 1), mask;
-		uint64_t room = 0;
-		int64_t len = p->limit > 0 ? p->limit : MAP_FOREVER;
+	if (!m.cut)
+		map_reserve_ahead(&m, conf, cl, from, &r);
+	/* kept for the next decision (not where reading the running jobs
+	 * here made a bound's difference: the next would not count it) */
+	if (b && b->placed && listed && (from < cl->npending || !b->pn) && !(run_work && m.cut)) {
+		b->pn = m.n;
+		memcpy(b->pt, m.t, sizeof(m.t[0]) * (size_t)m.n);
+		memcpy(b->pfr, m.fr, MAP_ROWSZ(&m) * (size_t)m.n);
+		b->work = m.work - run_work;
+		b->cut = m.cut;
+		for (k = from; k < cl->npending; k++)
+			b->pending[k] = cl->pending[k];
+		b->npending = cl->npending;
+		b->nr = r.nr;
+		memcpy(b->rend, r.rend, sizeof(r.rend[0]) * (size_t)r.nr);
+		memcpy(b->rmask, r.rmask, sizeof(r.rmask[0]) * (size_t)r.nr);
+		memcpy(b->rwho, r.rwho, sizeof(r.rwho[0]) * (size_t)r.nr);
+	}
+	for (i = 0; i < r.nr; i++) {
+		const nodeox_pending_t *p = &cl->pending[r.rwho[i]];
 
-		if (p->types && !(p->types & known))
-			continue; /* types beyond the conf's: none of the map's */
-		mask = map_mask(&m, p->types & known);
-		for (d = 0; d < m.nt; d++)
-			room += (mask >> d & 1) ? m.cap[d] : 0;
-		if (!mask || !p->gpus || p->gpus > room)
-			continue; /* never on these nodes: backfill reserves nothing here */
-		if (nr >= NODEOX_MAP_PENDING) {
-			m.cut = "when-faster, as when-blocked: more pending jobs ahead than the backfill map walks "
-				"(NODEOX_MAP_PENDING)";
-			break;
-		}
-		if ((s = map_place(&m, mask, NULL, 0, p->gpus, len, take)) < 0)
-			continue; /* never fits for good (or m.cut, seen by the loop) */
-		rend[nr] = len < MAP_FOREVER - m.t[s] ? m.t[s] + len : MAP_FOREVER;
-		if (!map_reserve(&m, s, len, take)) /* (moves the steps: s is stale after) */
-			break;
-		rmask[nr] = mask;
-		rwho[nr++] = (int)k;
+		k = (size_t)r.rwho[i];
 		est->map_reserved++;
-		if (mask & kmask) {
+		if (r.rmask[i] & kmask) {
 			est->kept_ahead += p->gpus;
 			est->kept_ahead_mask |= k < 64 ? (uint64_t)1 << k : 0;
 		}
-		if (mask & bmask) {
+		if (r.rmask[i] & bmask) {
 			est->broad_ahead += p->gpus;
 			est->broad_ahead_mask |= k < 64 ? (uint64_t)1 << k : 0;
 		}
@@ -474,13 +708,13 @@ void nodeox_map_make(const nodeox_conf_t *conf, const nodeox_job_t *job, const n
 	if (!m.cut && kmask && m.hold[m.dense_of[req]] >= shape->nodes &&
 	    (s = map_place(&m, kmask, order, norder, g, limit_s, take)) >= 0) {
 		est->kept_start = m.t[s];
-		est->kept_after = map_after(rend, rmask, rwho, nr, m.t[s], kmask);
+		est->kept_after = map_after(r.rend, r.rmask, r.rwho, r.nr, m.t[s], kmask);
 		est->kept_backfill = m.t[s] == 0 && est->kept_ahead > 0;
 	}
 	if (!m.cut && bmask && bhold >= shape->nodes &&
 	    (s = map_place(&m, bmask, order, norder, g, est->broad_limit, take)) >= 0) {
 		est->broad_start = m.t[s];
-		est->broad_after = map_after(rend, rmask, rwho, nr, m.t[s], bmask);
+		est->broad_after = map_after(r.rend, r.rmask, r.rwho, r.nr, m.t[s], bmask);
 		est->broad_slowest = -1;
 		est->broad_factor = 1.0;
 		for (d = 0; d < m.nt; d++) {

@@ -23,6 +23,13 @@
  * zero, INT64 extremes; the same job twice), then each holding's end from
  * nodeox_history_end on its limit's end, which must never be later than
  * that, and later than now where the history gave it; then sorted.
+ * A map decision is then made again with the map's
+ * kept parts (nodeox_map_base_t: made by a first call on the list less
+ * its last job, then extended by a second and served whole to a third, and
+ * to a fourth with the running part to make again, as after a new state
+ * view; then another job, of 3 a100 or 1 l40s per node, and the first
+ * job again), which
+ * must decide exactly as without them.
  *
  * Besides fuzz_check.h's invariants, every result must keep the policy's
  * promises: an untagged job (or Mode=off) is PASS; a REWRITE's GPU strings
@@ -265,6 +272,43 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			pend[0].types = 0;
 	}
 	nodeox_policy_decide(conf, &job, k[0] & 8 ? NULL : &cl, &d);
+	if (cl.map && cl.scratch && !(k[0] & 8)) {
+		/* the kept parts of the map decide as the map made afresh */
+		static nodeox_map_base_t base;
+		static nodeox_decision_t d2, o1, o2;
+		nodeox_cluster_t kept = cl;
+		nodeox_job_t other = job;
+		int call;
+
+		memset(&base, 0, sizeof(base));
+		kept.map_base = &base;
+		for (call = 0; call < 4; call++) {
+			kept.npending = cl.npending - (call == 0 && cl.npending);
+			base.valid = base.valid && call < 3;
+			nodeox_policy_decide(conf, &job, &kept, &d2);
+			if (call && (d2.action != d.action || strcmp(d2.reason, d.reason) ||
+				     memcmp(&d2.estimate, &d.estimate, sizeof(d.estimate))))
+				FUZZ_DECIDE_FAIL("the map's kept parts decide otherwise", &d2);
+		}
+		other.tres_per_job = other.tres_per_task = other.tres_per_socket = NULL;
+		other.tres_per_node = k[12] & 1 ? "gres:gpu:a100:3" : "gres:gpu:l40s:1";
+		nodeox_policy_decide(conf, &other, &cl, &o1);
+		nodeox_policy_decide(conf, &other, &kept, &o2);
+		if (o2.action != o1.action || strcmp(o2.reason, o1.reason) ||
+		    memcmp(&o2.estimate, &o1.estimate, sizeof(o1.estimate)))
+			FUZZ_DECIDE_FAIL("the map's kept parts decide otherwise for another job", &o2);
+		nodeox_policy_decide(conf, &job, &kept, &d2);
+		if (d2.action != d.action || strcmp(d2.reason, d.reason) ||
+		    memcmp(&d2.estimate, &d.estimate, sizeof(d.estimate)))
+			FUZZ_DECIDE_FAIL("the map's kept parts decide otherwise after another job", &d2);
+	}
+#ifdef FUZZ_DECIDE_PRINT
+	/* (a differential against another build: one line per input) */
+	printf("%d %s | %d %lld %lld %lld %lld %d %d\n", d.action, d.reason, d.estimate.made,
+	       (long long)d.estimate.kept_start, (long long)d.estimate.broad_start,
+	       (long long)d.estimate.kept_finish, (long long)d.estimate.broad_finish, d.estimate.map_reserved,
+	       d.estimate.map_cut);
+#endif
 	fuzz_check_decision(&d);
 	fuzz_check_line(d.reason, sizeof(d.reason));
 	/* untagged or off: untouched */

@@ -186,6 +186,9 @@ typedef enum {
 			* walks job_list (the worst single call) */
 	BENCH_QUEUED, /* each submission then queued as slurmctld does (a
 			* pending record appended, last_job_update moved on) */
+	BENCH_NEWSEC, /* nothing changes, but each call is the first of its
+			* second: the view's ends count from a new now, so it
+			* and the map's running part are made again */
 } bench_mode_t;
 
 /* A burst's queued records (BENCH_QUEUED). */
@@ -197,9 +200,24 @@ static long bench_nqueued;
 /* What bench_submit measured: CPU ns per call, mean and largest, and the
  * walks of job_list the calls did. */
 typedef struct {
-	double mean, max;
+	double mean, max, min, median;
 	unsigned long walks;
 } bench_stat_t;
+
+static int bench_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* min and median of n per-call times (sorts them) */
+static void bench_dist(double *v, long n, bench_stat_t *r)
+{
+	qsort(v, (size_t)n, sizeof(*v), bench_cmp);
+	r->min = n ? v[0] : 0;
+	r->median = n ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : 0;
+}
 
 /* Submit the job as sbatch sends it `iters` times, one every gap_ns of
  * wall time (0: back to back; the wait is no CPU time); the message nodeox
@@ -208,7 +226,7 @@ static bench_stat_t bench_submit(const char *comment, long iters, bench_mode_t m
 				 size_t cap)
 {
 	bench_stat_t r = { 0 };
-	double t0, t, total = 0;
+	double t0, t, total = 0, *each = xcalloc(iters, sizeof(double));
 	unsigned long walks0 = nxs.walks;
 	long i;
 
@@ -224,6 +242,12 @@ static bench_stat_t bench_submit(const char *comment, long iters, bench_mode_t m
 		j->time_limit = 120;
 		j->user_id = 1000;
 		j->het_job_offset = NO_VAL;
+		/* nothing changes between calls: submitted held (sbatch -H), so
+		 * the plugin does not count it into the pending jobs ahead (75
+		 * stay 75; counted, 1000 calls would pass the map's 1024 and
+		 * every later call would decide as when-blocked) */
+		if (mode == BENCH_SAME || mode == BENCH_NEWSEC)
+			j->priority = 0;
 		if (gap_ns) {
 			struct timespec gap = { gap_ns / 1000000000L, gap_ns % 1000000000L };
 
@@ -231,6 +255,8 @@ static bench_stat_t bench_submit(const char *comment, long iters, bench_mode_t m
 		}
 		if (mode == BENCH_WALK)
 			nxs.valid = false;
+		if (mode == BENCH_NEWSEC)
+			nxs.view_map_n = 0;
 		t0 = bench_now();
 		if (job_submit(j, 1000, &err) != SLURM_SUCCESS) {
 			fprintf(stderr, "bench_plugin: job_submit failed: %s\n", err ? err : "?");
@@ -238,6 +264,7 @@ static bench_stat_t bench_submit(const char *comment, long iters, bench_mode_t m
 		}
 		t = bench_now() - t0;
 		total += t;
+		each[i] = t;
 		r.max = t > r.max ? t : r.max;
 		if (i + 1 == iters)
 			snprintf(note, cap, "%s", err ? err : "");
@@ -271,12 +298,14 @@ static bench_stat_t bench_submit(const char *comment, long iters, bench_mode_t m
 	}
 	r.mean = total / (double)iters;
 	r.walks = nxs.walks - walks0;
+	bench_dist(each, iters, &r);
+	xfree(each);
 	return r;
 }
 
 static void bench_line(const char *what, bench_stat_t r, const char *note, const char *want)
 {
-	printf("%-58s %10.0f ns/call", what, r.mean);
+	printf("%-58s %10.0f ns/call (min %.0f, median %.0f)", what, r.mean, r.min, r.median);
 	if (r.walks)
 		printf("  (largest %.0f ns; %lu walks of job_list)", r.max, r.walks);
 	printf("\n");
@@ -286,6 +315,61 @@ static void bench_line(const char *what, bench_stat_t r, const char *note, const
 		exit(1);
 	}
 }
+
+/* Where a cached when-faster decision's time goes (BENCH_PARTS_ITERS
+ * calls, default 2000, nothing changed between them): the node snapshot,
+ * the state view from the cache, and the policy's decision (the backfill
+ * map in it), each timed per call, min and median; the rest of
+ * job_submit (tag, time cap, log line, writing back) is the whole call's
+ * time less these. */
+#ifndef BENCH_NO_PARTS /* (a plugin from before the kept snapshot: -DBENCH_NO_PARTS) */
+static void bench_parts(void)
+{
+	static const char *what[] = { "  node snapshot (_snapshot_kept)", "  state view (_cluster_state)",
+				      "  nodeox_policy_decide (the map in it)" };
+	long iters = bench_env("BENCH_PARTS_ITERS", 2000), i;
+	double *v[3];
+	int k;
+
+	for (k = 0; k < 3; k++)
+		v[k] = xcalloc(iters, sizeof(double));
+	for (i = 0; i < iters; i++) {
+		static nodeox_decision_t d;
+		nodeox_job_t job = { .comment = "nodeox:flex:mem=40G",
+				     .tres_per_node = NODEOX_TRES_GPU ":a100:4",
+				     .partition = "gpu",
+				     .time_limit = 120 };
+		nodeox_cluster_t cl = { 0 };
+		nodeox_state_buf_t *st = xmalloc(sizeof(*st));
+		double t[4];
+
+		slurm_mutex_lock(&nx.lock);
+		t[0] = bench_now();
+		if (_snapshot_kept(job.partition, &cl, st) <= 0) {
+			fprintf(stderr, "bench_plugin: no memory for the node snapshot\n");
+			exit(1);
+		}
+		t[1] = bench_now();
+		_cluster_state(st, &cl, &job, NULL);
+		t[2] = bench_now();
+		nodeox_policy_decide(nx.conf, &job, &cl, &d);
+		t[3] = bench_now();
+		slurm_mutex_unlock(&nx.lock);
+		_cluster_state_free(st);
+		for (k = 0; k < 3; k++)
+			v[k][i] = t[k + 1] - t[k];
+	}
+	for (k = 0; k < 3; k++) {
+		bench_stat_t r = { 0 };
+
+		for (i = 0; i < iters; i++)
+			r.mean += v[k][i] / (double)iters;
+		bench_dist(v[k], iters, &r);
+		printf("%-58s %10.0f ns/call (min %.0f, median %.0f)\n", what[k], r.mean, r.min, r.median);
+		xfree(v[k]);
+	}
+}
+#endif
 
 int main(void)
 {
@@ -370,6 +454,20 @@ int main(void)
 	bench_line("tagged, when-faster, nothing changed (cached)",
 		   bench_submit("nodeox:flex:mem=40G", bench_same_iters, BENCH_SAME, 0, note, sizeof(note)),
 		   note, NULL);
+	bench_line("tagged, when-faster, nothing changed, one call every 5 ms",
+		   bench_submit("nodeox:flex:mem=40G", bench_env("BENCH_PACED_ITERS", 400), BENCH_SAME, 5000000L,
+				note, sizeof(note)),
+		   note, NULL);
+	bench_line("tagged, when-faster, nothing changed, first call of a second",
+		   bench_submit("nodeox:flex:mem=40G", bench_same_iters, BENCH_NEWSEC, 0, note, sizeof(note)),
+		   note, NULL);
+	bench_line("tagged, when-faster, nothing changed, first of a second, every 5 ms",
+		   bench_submit("nodeox:flex:mem=40G", bench_env("BENCH_PACED_ITERS", 400), BENCH_NEWSEC, 5000000L,
+				note, sizeof(note)),
+		   note, NULL);
+#ifndef BENCH_NO_PARTS
+	bench_parts();
+#endif
 	{
 		char what[96];
 

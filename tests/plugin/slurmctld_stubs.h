@@ -14,6 +14,7 @@ uint16_t accounting_enforce = 0;
 part_record_t *default_part_loc = NULL;
 __typeof__(job_list) job_list = NULL; /* Broaden=when-faster reads it */
 time_t last_job_update = 0;           /* and this (last_node_update is libslurmfull's) */
+time_t last_part_update = 0;          /* and the kept node snapshot this */
 bool validate_operator(uid_t uid)
 {
 	return uid == 0;

@@ -925,13 +925,15 @@ static void test_when_faster_history(void **state)
  * slurmctld's stamps say a job or node record changed (a job ends, a job
  * starts, a node goes down), and not when nothing changed; within the
  * window (nxs.age_factor times the walk's time, at most nxs.age_max_ms) a
- * change is not walked: the state read is at most that old.
+ * change is not walked: the state read is at most that old. The node
+ * snapshot is kept while last_node_update and last_part_update stay, and
+ * taken again when either moves.
  */
 static void test_state_cache_changes(void **state)
 {
 	static glue_rec_t rec[3];
 	time_t now = time(NULL);
-	unsigned long w;
+	unsigned long w, sn;
 
 	(void)state;
 	glue_faster_busy();
@@ -939,12 +941,21 @@ static void test_state_cache_changes(void **state)
 	glue_running(&rec[1], 2, 1, 3, 8, now + 60);    /* l1 free in a minute */
 	glue_changed_before(true);
 	w = nxs.walks;
+	sn = nxs.snaps;
 	assert_int_equal(glue_submit_broadened(), 1);
 	assert_int_equal(nxs.walks, w + 1);
+	assert_int_equal(nxs.snaps, sn + 1);
 
-	/* nothing changed: the cache serves, no walk */
+	/* nothing changed: the cache serves, no walk, no node read */
 	assert_int_equal(glue_submit_broadened(), 1);
 	assert_int_equal(nxs.walks, w + 1);
+	assert_int_equal(nxs.snaps, sn + 1);
+
+	/* a partition record changed: the nodes are read again (the
+	 * decision counts the two submissions before it: not asserted) */
+	last_part_update = glue_stamp;
+	glue_submit_broadened();
+	assert_int_equal(nxs.snaps, sn + 2);
 
 	/* a job ends: a1's holder gone, its 4 a100 idle: walked, kept */
 	list_delete_ptr(job_list, &rec[0].job);
@@ -968,11 +979,13 @@ static void test_state_cache_changes(void **state)
 	 * (no l40s to go to) */
 	glue_nodes[1].node_state = NODE_STATE_DOWN;
 	glue_changed_before(false);
+	sn = nxs.snaps;
 	assert_int_equal(glue_submit_broadened(), 0);
 	assert_int_equal(nxs.walks, w + 4);
+	assert_int_equal(nxs.snaps, sn + 1);
 
 	/* within the window a change is not walked (l1 back up; the node
-	 * table itself is read at every decision) ... */
+	 * table itself is read again, as last_node_update moved) ... */
 	nxs.age_factor = 100;
 	nxs.age_max_ms = 60000;
 	nxs.build_us = 10000; /* as if the walk had taken 10 ms: a 1 s window */
