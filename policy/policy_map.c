@@ -33,7 +33,9 @@
  *     every 8 steps, and past NODEOX_MAP_RUN_STEPS all later GPUs come back
  *     at the last end: the map then frees GPUs later than they do, never
  *     sooner;
- *   - running jobs end at their limits (most end sooner);
+ *   - running jobs end where the feeder says: at their limits, or sooner
+ *     from their users' recent run times (RunTimeHistory=yes,
+ *     policy_history.c); the map reads the ends as given;
  *   - past NODEOX_MAP_PENDING pending jobs, NODEOX_MAP_STEPS steps or
  *     NODEOX_MAP_WORK (step, type) looks, or where the feeder gave only part
  *     of the jobs ahead (cl->pending_more), it makes no estimate (map_cut):
