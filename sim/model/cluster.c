@@ -129,6 +129,7 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->latency_seed = 0;
 	p->bf_phase = NULL;
 	p->end_overhead_s = 0.075;
+	p->submit_phase_s = 0;
 	p->favor_small = false;
 	p->weight_partition = 0;
 	p->size_relative = p->no_normal_part = false;

@@ -157,6 +157,12 @@ typedef struct {
 	 * the second whose pass follows that end, instead of end_latency_s. */
 	const struct sim_bf_phase *bf_phase;
 	double end_overhead_s;
+	/* The sub-second at which a second's submissions reach slurmctld (not in
+	 * slurm.conf; nodeox-sim's --submit-phase, 0): the plugin's view at a
+	 * submission holds as idle the GPUs of jobs that ended before it, though
+	 * their nodes reach the next job only at a later pass (sched.c,
+	 * sched_soft_end). */
+	double submit_phase_s;
 } sim_sched_params_t;
 
 typedef struct {

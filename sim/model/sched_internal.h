@@ -97,6 +97,7 @@ typedef struct { /* a running job */
 	sock_take_t *st; /* per allocation, where s->sockets (else NULL) */
 	int na;
 	int64_t expected_end; /* start + limit (or real run time) */
+	bool soft;            /* ended, its nodes not yet handed on (sched_soft_end) */
 } running_t;
 
 typedef struct {     /* a running job in release order */
@@ -165,6 +166,9 @@ typedef struct { /* the run's state, which every file reads */
 	/* Slurm's will-run batches */
 	size_t nnwords; /* node bitmap words */
 	sim_queue_t events;
+	/* with a policy: the ends its view sees before the nodes go back */
+	sim_queue_t soft;
+	int32_t *soft_g; /* per node: GPUs of such ended jobs */
 
 
 	alloc_t *abuf; /* a placement's answer (sched_place, or */

@@ -1262,6 +1262,56 @@ static void test_end_latency(void **state)
 	cluster_free(c);
 }
 
+/* The policy's view of a job's end (sched.c, sched_soft_plan): slurmctld
+ * frees a job's GPUs when it records its end, and Broaden=when-blocked reads
+ * them idle from then, though the next job gets the node only at a later
+ * pass. Job 1 holds a1's four a100s for 100 s and ends at 100.075 (its last
+ * second plus end_overhead_s); with end_latency_s 1 its node goes on at
+ * 101. The tagged job 2 asks for four a100s: submitted at 101 (before that
+ * second's hand-on) it finds them idle and is kept as asked; at 100 (before
+ * the end) it is broadened; at 100 with --submit-phase 0.5 (after the end)
+ * it is kept again. Before the soft end, the submission at 101 was
+ * broadened: the view followed the hand-on. */
+static bool soft_end_broadened(int64_t submit, double phase)
+{
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+					"NodeName=l1 CPUs=16 RealMemory=64000 Features=l40s Gres=gpu:l40s:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	nodeox_conf_t *conf = NULL;
+	char err[256], csv[512];
+	assert_int_equal(nodeox_conf_parse_string("Broaden=when-blocked\n"
+						  "GpuType=a100 Feature=a100 Memory=80G Speed=1.0\n"
+						  "GpuType=l40s Feature=l40s Memory=48G Speed=1.0\n"
+						  "Group=g Types=a100,l40s\n",
+						  "soft.conf", &conf, err, sizeof(err)),
+			 0);
+	snprintf(csv, sizeof(csv),
+		 "job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
+		 "1,0,4,1,a100,100,00:05:00,\n"
+		 "2,%" G_GINT64_FORMAT ",4,1,a100,10,00:05:00,nodeox:flex\n",
+		 submit);
+	sim_trace_t *t = trace_from(csv, conf);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.end_latency_s = 1;
+	o.params.submit_phase_s = phase;
+	sim_run_t *r = run_sched(c, t, conf, conf, &o);
+	assert_int_equal(r->jobs[job_at(t, 1)].end, 100);
+	bool b = r->jobs[job_at(t, 2)].broadened;
+	sched_run_free(r);
+	trace_free(t);
+	nodeox_conf_free(conf);
+	cluster_free(c);
+	return b;
+}
+
+static void test_soft_end(void **state)
+{
+	(void)state;
+	assert_false(soft_end_broadened(101, 0));
+	assert_true(soft_end_broadened(100, 0));
+	assert_false(soft_end_broadened(100, 0.5));
+}
+
 /* Node weights (select/cons_tres's consec_weight): the lowest Weight is
  * taken first even when a heavier node fits better or comes first. */
 static void test_place_weight(void **state)
@@ -1807,6 +1857,7 @@ int main(void)
 		cmocka_unit_test(test_will_run_batches_large),
 		cmocka_unit_test(test_blocked_shorter_limit),
 		cmocka_unit_test(test_end_latency),
+		cmocka_unit_test(test_soft_end),
 		cmocka_unit_test(test_pass_after_start),
 		cmocka_unit_test(test_reserve_whole_nodes),
 		cmocka_unit_test(test_reserve_other_type),
