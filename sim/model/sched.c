@@ -56,8 +56,9 @@
  * (negative: none accrued yet): priority_multifactor.c,
  * _get_priority_internal and set_priority_factors (22.05 to 26.05). Each
  * factor times its weight, summed in Slurm's order (age, fair-share as the
- * last decay pass left it (sched_fair.c), job size, then partition; the
- * association, QOS and TRES factors are not modelled and count 0, as do
+ * last decay pass left it (sched_fair.c), job size, partition, then QOS
+ * (qos.c: the job's QOS of qos.conf, "normal" where the trace gives none);
+ * the association and TRES factors are not modelled and count 0, as do
  * site factor and nice), then stored as an
  * integer (prio_store: truncated, at least 1). The job-size factor counts
  * the job's minimum node count and the CPUs slurmctld counts while it
@@ -94,10 +95,10 @@ static double sched_key(const sched_t *s, uint32_t j, int64_t age_s)
 		double pf = 0;
 		if (p->weight_partition > 0 && part->job_factor)
 			pf = (p->no_normal_part ? part->job_factor : part->norm_job) * p->weight_partition;
-		double k = part->tier * SCHED_TIER_STEP + prio_store(age + fs + js + pf);
+		double k = part->tier * SCHED_TIER_STEP + prio_store(age + fs + js + pf + s->qos_w[j]);
 		best = MAX(best, k);
 	}
-	return best >= 0 ? best : prio_store(age + fs + js);
+	return best >= 0 ? best : prio_store(age + fs + js + s->qos_w[j]);
 }
 
 /* A new job's priority has no age yet (Slurm sets it at submission, before
@@ -635,6 +636,12 @@ static void sched_state_init(sched_t *s)
 		s->tagged[j] = s->o->tagged ? s->o->tagged[j] : s->t->jobs[j].tagged;
 	s->where = g_new0(uint8_t, nj);
 	s->key = g_new0(double, nj);
+	s->qos_w = g_new0(double, nj);
+	if (s->o->params.weight_qos > 0)
+		for (size_t j = 0; j < nj; j++)
+			s->qos_w[j] = qos_factor(&c->qos, qos_find(&c->qos, s->t->jobs[j].qos),
+						 s->o->params.no_normal_qos) *
+				      s->o->params.weight_qos;
 	s->running = g_new0(running_t *, nj);
 	prio_list_init(&s->fresh);
 	prio_list_init(&s->young);
@@ -661,7 +668,7 @@ static void sched_state_free(sched_t *s)
 		}
 	nodeox_g_free_all(s->free_g, s->free_c, s->free_m, s->class_free_g, s->node_end);
 	sched_request_free(s);
-	nodeox_g_free_all(s->req, s->preq, s->tagged, s->where, s->key, s->running);
+	nodeox_g_free_all(s->req, s->preq, s->tagged, s->where, s->key, s->qos_w, s->running);
 	prio_list_free(&s->fresh);
 	prio_list_free(&s->young);
 	prio_list_free(&s->old);

@@ -154,6 +154,7 @@ typedef struct { /* the run's state, which every file reads */
 	bool *tagged;
 	uint8_t *where; /* SCHED_FRESH, _YOUNG, _OLD while pending */
 	double *key;
+	double *qos_w; /* per job: its QOS factor times PriorityWeightQOS */
 	running_t **running;
 	uint64_t release_epoch;
 	int64_t *node_end; /* per node: the second its last job gave it back */

@@ -255,7 +255,7 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 	);
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o->cluster,
-		  "Directory with slurm.conf, gres.conf and accounts.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
+		  "Directory with slurm.conf, gres.conf, accounts.conf and qos.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
 		{ "policy", 'p', 0, G_OPTION_ARG_FILENAME, &o->policy,
 		  "nodeox.conf to apply (default DIR/nodeox.conf)", "FILE" },
 		{ "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode,

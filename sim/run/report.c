@@ -535,6 +535,9 @@ static void report_priority(GString *in, bool *fi, GString *beyond, bool *fb, co
 			report_item(beyond, fb, "fair-share on %d nodes (replayed on up to %d)", c->nnodes,
 				    REPORT_REPLAY_PRIO_FS_NODES);
 	}
+	/* the QOS factor: modelled from qos.conf (qos.c), no replay yet */
+	if (p->weight_qos > 0)
+		report_item(beyond, fb, "QOS priority from qos.conf (modelled, not replayed)");
 	if (p->prio_zero)
 		report_item(beyond, fb, "%s (not modelled: counted as 0)", p->prio_zero);
 }
