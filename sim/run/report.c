@@ -490,12 +490,14 @@ static void report_item(GString *s, bool *first, const char *fmt, ...)
  * up to REPORT_REPLAY_NODES nodes; the job-size factor alone (no slurmdbd,
  * so no age) on the 128-node mflarge trace; age and job size with slurmdbd
  * on the 4-node multifactor trace and the 128-node mfdbd trace; fair-share
- * (Fair Tree over accounts.conf, slurmdbd) on the 128-node mffair trace.
+ * (Fair Tree over accounts.conf, slurmdbd) on the 128-node mffair trace;
+ * the QOS factor (qos.conf, slurmdbd) on the 4-node mfqos trace.
  * Every other
  * priority setting is beyond them, and those the model leaves out say so. */
 #define REPORT_REPLAY_PRIO_SIZE_NODES 128
 #define REPORT_REPLAY_PRIO_AGE_NODES 128
 #define REPORT_REPLAY_PRIO_FS_NODES 128
+#define REPORT_REPLAY_PRIO_QOS_NODES 4
 
 static void report_priority(GString *in, bool *fi, GString *beyond, bool *fb, const sim_cluster_t *c)
 {
@@ -535,9 +537,14 @@ static void report_priority(GString *in, bool *fi, GString *beyond, bool *fb, co
 			report_item(beyond, fb, "fair-share on %d nodes (replayed on up to %d)", c->nnodes,
 				    REPORT_REPLAY_PRIO_FS_NODES);
 	}
-	/* the QOS factor: modelled from qos.conf (qos.c), no replay yet */
-	if (p->weight_qos > 0)
-		report_item(beyond, fb, "QOS priority from qos.conf (modelled, not replayed)");
+	/* the QOS factor (qos.c): replayed on the 4-node mfqos trace */
+	if (p->weight_qos > 0) {
+		if (c->nnodes <= REPORT_REPLAY_PRIO_QOS_NODES)
+			report_item(in, fi, "QOS priority from qos.conf");
+		else
+			report_item(beyond, fb, "QOS priority on %d nodes (replayed on up to %d)", c->nnodes,
+				    REPORT_REPLAY_PRIO_QOS_NODES);
+	}
 	if (p->prio_zero)
 		report_item(beyond, fb, "%s (not modelled: counted as 0)", p->prio_zero);
 }
