@@ -129,10 +129,13 @@ void cluster_params_default(sim_sched_params_t *p)
 	p->latency_seed = 0;
 	p->bf_phase = NULL;
 	p->end_overhead_s = 0.075;
+	p->submit_phase_s = 0;
 	p->favor_small = false;
 	p->weight_partition = 0;
 	p->size_relative = p->no_normal_part = false;
 	p->weight_fs = 0;
+	p->weight_qos = 0;
+	p->no_normal_qos = false;
 	p->decay_hl_s = 7 * 86400;
 	p->no_fair_tree = false;
 	p->enforce_limits = false;
@@ -792,10 +795,12 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 						rc = cluster_time_value(p, k, v, &s->decay_hl_s);
 						if (rc == 0 && s->decay_hl_s == SIM_TIME_NONE)
 							rc = cluster_fail(p, "PriorityDecayHalfLife=%s", v);
-					} else if (!g_ascii_strcasecmp(k, "PriorityWeightQOS") ||
-						   !g_ascii_strcasecmp(k, "PriorityWeightAssoc") ||
+					} else if (!g_ascii_strcasecmp(k, "PriorityWeightQOS")) {
+						rc = cluster_uint(p, k, v, UINT32_MAX, &x);
+						s->weight_qos = (double)x;
+					} else if (!g_ascii_strcasecmp(k, "PriorityWeightAssoc") ||
 						   !g_ascii_strcasecmp(k, "PriorityWeightTRES")) {
-						/* the model has no QOS, associations or usage */
+						/* the model has no association priorities or TRES usage */
 						if (strspn(v, "0") != strlen(v) && !s->prio_zero)
 							s->prio_zero = g_intern_string(k);
 					} else if (!g_ascii_strcasecmp(k, "PriorityFlags")) {
@@ -806,6 +811,8 @@ static int cluster_read_text(cparse_t *p, char *text, const char *name, bool gre
 						s->no_normal_part = strstr(up, "NO_NORMAL_PART") != NULL ||
 								    strstr(up, "NO_NORMAL_ALL") != NULL;
 						s->no_fair_tree = strstr(up, "NO_FAIR_TREE") != NULL;
+						s->no_normal_qos = strstr(up, "NO_NORMAL_QOS") != NULL ||
+								   strstr(up, "NO_NORMAL_ALL") != NULL;
 						g_free(up);
 					} else if (!g_ascii_strcasecmp(k, "PriorityFavorSmall")) {
 						s->favor_small = !g_ascii_strcasecmp(v, "YES");
@@ -1052,6 +1059,17 @@ static void cluster_finish_defaults(cparse_t *p, sim_slurm_version_t ver)
 static int cluster_parse(const char *slurm_conf, const char *gres_conf, const char *name,
 			 sim_slurm_version_t ver, sim_cluster_t **out, char *err, size_t errlen);
 
+/* A priority weight the model cannot follow here counts as 0: say so, and
+ * name it to the footer (the first such). */
+static void cluster_weight_zero(sim_sched_params_t *p, const char *name, const char *key, const char *why,
+				double *weight)
+{
+	g_printerr("nodeox-sim: note: %s: %s counted as 0: %s\n", name, key, why);
+	*weight = 0;
+	if (!p->prio_zero)
+		p->prio_zero = key;
+}
+
 /* Fair-share as the model can follow it: Fair Tree (22.05's default;
  * PriorityFlags=NO_FAIR_TREE's classic algorithm is not modelled) over the
  * associations of accounts.conf, with slurmdbd (without it there are no
@@ -1069,12 +1087,28 @@ static int cluster_fairshare_finish(sim_cluster_t *c, const char *accounts_text,
 			  : p->no_fair_tree    ? "PriorityFlags=NO_FAIR_TREE's classic algorithm is not modelled"
 			  : !c->accounts.n     ? "no accounts.conf beside slurm.conf names the accounts"
 					       : NULL;
-	if (why) {
-		g_printerr("nodeox-sim: note: %s: PriorityWeightFairshare counted as 0: %s\n", name, why);
-		p->weight_fs = 0;
-		if (!p->prio_zero)
-			p->prio_zero = "PriorityWeightFairshare";
-	}
+	if (why)
+		cluster_weight_zero(p, name, "PriorityWeightFairshare", why, &p->weight_fs);
+	return 0;
+}
+
+/* The QOS factor as the model can follow it: with slurmdbd (without it jobs
+ * have no QOS, and the factor is 0) and the QOS of qos.conf (their
+ * priorities are slurmdbd's, which slurm.conf does not hold). Otherwise the
+ * weight counts as 0 and the run says so. qos_text NULL: no qos.conf. */
+static int cluster_qos_finish(sim_cluster_t *c, const char *qos_text, const char *qname, const char *name,
+			      char *err, size_t errlen)
+{
+	sim_sched_params_t *p = &c->params;
+	if (qos_text && qos_parse(qos_text, qname, &c->qos, err, errlen) < 0)
+		return -1;
+	if (p->weight_qos <= 0)
+		return 0;
+	const char *why = !p->slurmdbd ? "without slurmdbd jobs have no QOS"
+			  : !c->qos.n	 ? "no qos.conf beside slurm.conf gives the QOS' priorities"
+					 : NULL;
+	if (why)
+		cluster_weight_zero(p, name, "PriorityWeightQOS", why, &p->weight_qos);
 	return 0;
 }
 
@@ -1083,7 +1117,8 @@ int cluster_read_strings(const char *slurm_conf, const char *gres_conf, const ch
 {
 	if (cluster_parse(slurm_conf, gres_conf, name, ver, out, err, errlen) < 0)
 		return -1;
-	if (cluster_fairshare_finish(*out, NULL, NULL, name, err, errlen) < 0) {
+	if (cluster_fairshare_finish(*out, NULL, NULL, name, err, errlen) < 0 ||
+	    cluster_qos_finish(*out, NULL, NULL, name, err, errlen) < 0) {
 		cluster_free(*out);
 		*out = NULL;
 		return -1;
@@ -1132,7 +1167,7 @@ static int cluster_parse(const char *slurm_conf, const char *gres_conf, const ch
 		cluster_finish_defaults(&p, ver);
 	if (rc == 0 && p.priority_basic) { /* FIFO: Slurm ignores the weights */
 		c->params.weight_age = c->params.weight_job_size = c->params.weight_partition = 0;
-		c->params.weight_fs = 0;
+		c->params.weight_fs = c->params.weight_qos = 0;
 		c->params.prio_zero = NULL;
 	}
 	/* priority/multifactor without slurmdbd: "PriorityWeightAge can only be
@@ -1182,12 +1217,16 @@ int cluster_read(const char *dir, sim_slurm_version_t ver, sim_cluster_t **out, 
 	char *ac = g_build_filename(dir, "accounts.conf", NULL), *atext = NULL;
 	if (rc == 0 && !g_file_get_contents(ac, &atext, NULL, NULL))
 		atext = NULL; /* accounts.conf is optional */
-	if (rc == 0 && cluster_fairshare_finish(*out, atext, ac, sc, err, errlen) < 0) {
+	char *qc = g_build_filename(dir, "qos.conf", NULL), *qtext = NULL;
+	if (rc == 0 && !g_file_get_contents(qc, &qtext, NULL, NULL))
+		qtext = NULL; /* qos.conf is optional */
+	if (rc == 0 && (cluster_fairshare_finish(*out, atext, ac, sc, err, errlen) < 0 ||
+			cluster_qos_finish(*out, qtext, qc, sc, err, errlen) < 0)) {
 		cluster_free(*out);
 		*out = NULL;
 		rc = -1;
 	}
-	nodeox_g_free_all(stext, gtext, sc, gc, ac, atext);
+	nodeox_g_free_all(stext, gtext, sc, gc, ac, atext, qc, qtext);
 	return rc;
 }
 
@@ -1208,5 +1247,6 @@ void cluster_free(sim_cluster_t *c)
 	for (int k = 0; c->classes && k < c->nclasses; k++)
 		g_free(c->classes[k].nodes);
 	fs_accounts_free(&c->accounts);
+	qos_free(&c->qos);
 	nodeox_g_free_all(c->classes, c->dir, c);
 }

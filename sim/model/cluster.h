@@ -15,6 +15,7 @@
 
 #include "common/feature_expr.h"
 #include "sim/model/fairshare.h"
+#include "sim/model/qos.h"
 
 #define SIM_MAX_FEATURES 64 /* distinct node features (one bit each) */
 #define SIM_MAX_PARTITIONS 64
@@ -135,6 +136,8 @@ typedef struct {
 	double weight_partition;  /* PriorityWeightPartition, 0 */
 	bool size_relative;       /* PriorityFlags=SMALL_RELATIVE_TO_TIME */
 	bool no_normal_part;      /* PriorityFlags=NO_NORMAL_PART (or NO_NORMAL_ALL) */
+	double weight_qos;        /* PriorityWeightQOS, 0; 0 without slurmdbd or qos.conf */
+	bool no_normal_qos;       /* PriorityFlags=NO_NORMAL_QOS (or NO_NORMAL_ALL) */
 	double weight_fs;         /* PriorityWeightFairshare, 0; 0 where not modelled
 				   * (no slurmdbd, no accounts.conf, NO_FAIR_TREE) */
 	int64_t decay_hl_s;       /* PriorityDecayHalfLife, seconds, 7 days; 0: none */
@@ -157,6 +160,12 @@ typedef struct {
 	 * the second whose pass follows that end, instead of end_latency_s. */
 	const struct sim_bf_phase *bf_phase;
 	double end_overhead_s;
+	/* The sub-second at which a second's submissions reach slurmctld (not in
+	 * slurm.conf; nodeox-sim's --submit-phase, 0): the plugin's view at a
+	 * submission holds as idle the GPUs of jobs that ended before it, though
+	 * their nodes reach the next job only at a later pass (sched.c,
+	 * sched_soft_end). */
+	double submit_phase_s;
 } sim_sched_params_t;
 
 typedef struct {
@@ -177,6 +186,7 @@ typedef struct {
 	sim_sched_params_t params;
 	sim_job_defaults_t defs;           /* the cluster-wide ones */
 	fs_accounts_t accounts;            /* DIR/accounts.conf (none: n 0) */
+	sim_qos_t qos;                     /* DIR/qos.conf (none: n 0) */
 	bool mem_counted;                  /* memory is allocated: SelectTypeParameters names
 				   * it (CR_*_Memory), or, without the line, the
 				   * select plugin is cons_tres (given, or 24.11's

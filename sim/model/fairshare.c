@@ -11,67 +11,18 @@
 #include <string.h>
 
 #include "sim/model/fairshare.h"
+#include "sim/model/name_conf.h"
 
 int fs_accounts_parse(const char *text, const char *name, fs_accounts_t *out, char *err, size_t errlen)
 {
-	GPtrArray *names = g_ptr_array_new();
-	GArray *shares = g_array_new(FALSE, FALSE, sizeof(uint32_t));
-	gchar **lines = g_strsplit(text, "\n", -1);
-	int rc = 0;
+	static const name_conf_t f = { .key = "Account",
+				       .num_key = "Fairshare",
+				       .what = "account",
+				       .num_default = 1,
+				       .refuse = "root",
+				       .refuse_why = "is the tree's root, not an account under it" };
 	memset(out, 0, sizeof(*out));
-	for (int i = 0; lines[i] && rc == 0; i++) {
-		char *hash = strchr(lines[i], '#');
-		if (hash)
-			*hash = '\0';
-		gchar **items = g_strsplit_set(g_strstrip(lines[i]), " \t", -1);
-		char *acct = NULL;
-		uint32_t share = 1;
-		bool any = false;
-		for (int k = 0; items[k] && rc == 0; k++) {
-			if (!*items[k])
-				continue;
-			any = true;
-			char *eq = strchr(items[k], '=');
-			char *end = NULL;
-			if (eq && !g_ascii_strncasecmp(items[k], "Account=", 8) && eq[1]) {
-				acct = eq + 1;
-			} else if (eq && !g_ascii_strncasecmp(items[k], "Fairshare=", 10) && eq[1] &&
-				   (share = (uint32_t)strtoul(eq + 1, &end, 10), *end == '\0') &&
-				   eq[1] != '-') {
-				/* sacctmgr's Fairshare=N */
-			} else {
-				snprintf(err, errlen, "%s:%d: '%s': expected Account=NAME [Fairshare=N]", name,
-					 i + 1, items[k]);
-				rc = -1;
-			}
-		}
-		if (rc == 0 && any && !acct) {
-			snprintf(err, errlen, "%s:%d: no Account=", name, i + 1);
-			rc = -1;
-		}
-		for (guint a = 0; rc == 0 && any && a < names->len; a++)
-			if (!strcmp(names->pdata[a], acct)) {
-				snprintf(err, errlen, "%s:%d: account %s given twice", name, i + 1, acct);
-				rc = -1;
-			}
-		if (rc == 0 && any && !strcmp(acct, "root")) {
-			snprintf(err, errlen, "%s:%d: root is the tree's root, not an account under it", name,
-				 i + 1);
-			rc = -1;
-		}
-		if (rc == 0 && any) {
-			g_ptr_array_add(names, g_strdup(acct));
-			g_array_append_val(shares, share);
-		}
-		g_strfreev(items);
-	}
-	g_strfreev(lines);
-	out->n = (int)names->len;
-	out->name = (char **)g_ptr_array_free(names, FALSE);
-	out->shares = (uint32_t *)(void *)g_array_free(shares, FALSE);
-	if (rc < 0)
-		fs_accounts_free(out);
-	return rc;
+	return name_conf_parse(&f, text, name, NULL, NULL, 0, &out->name, &out->shares, &out->n, err, errlen);
 }
 
 void fs_accounts_free(fs_accounts_t *a)

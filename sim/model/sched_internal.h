@@ -97,6 +97,7 @@ typedef struct { /* a running job */
 	sock_take_t *st; /* per allocation, where s->sockets (else NULL) */
 	int na;
 	int64_t expected_end; /* start + limit (or real run time) */
+	bool soft;            /* ended, its nodes not yet handed on (sched_soft_end) */
 } running_t;
 
 typedef struct {     /* a running job in release order */
@@ -153,6 +154,7 @@ typedef struct { /* the run's state, which every file reads */
 	bool *tagged;
 	uint8_t *where; /* SCHED_FRESH, _YOUNG, _OLD while pending */
 	double *key;
+	double *qos_w; /* per job: its QOS factor times PriorityWeightQOS */
 	running_t **running;
 	uint64_t release_epoch;
 	int64_t *node_end; /* per node: the second its last job gave it back */
@@ -165,6 +167,9 @@ typedef struct { /* the run's state, which every file reads */
 	/* Slurm's will-run batches */
 	size_t nnwords; /* node bitmap words */
 	sim_queue_t events;
+	/* with a policy: the ends its view sees before the nodes go back */
+	sim_queue_t soft;
+	int32_t *soft_g; /* per node: GPUs of such ended jobs */
 
 
 	alloc_t *abuf; /* a placement's answer (sched_place, or */

@@ -39,12 +39,13 @@ enum {
 	COL_ROUNDS,
 	COL_CPUS_PER_GPU,
 	COL_MEM_PER_GPU,
+	COL_QOS,
 	COL_N
 };
 static const char *const trace_col_names[COL_N] = {
 	"submit",   "gpus",       "run_time",   "job_id",       "user",        "account", "partition",
 	"gpu_type", "nodes",      "time_limit", "comment",      "flex",        "class",   "cpus",
-	"mem",      "constraint", "rounds",     "cpus_per_gpu", "mem_per_gpu",
+	"mem",      "constraint", "rounds",     "cpus_per_gpu", "mem_per_gpu", "qos",
 };
 #define TRACE_MAX_FIELDS 256
 
@@ -406,6 +407,7 @@ static int trace_parse_row(trace_reader_t *r, const sim_trace_opts_t *o, sim_tra
 	job->comment = trace_intern(t, s);
 	job->user = trace_intern(t, trace_field(r, COL_USER));
 	job->account = trace_intern(t, trace_field(r, COL_ACCOUNT));
+	job->qos = trace_intern(t, trace_field(r, COL_QOS));
 	job->partition = trace_intern(t, trace_field(r, COL_PARTITION));
 	job->gpu_type = trace_intern(t, trace_field(r, COL_GPU_TYPE));
 	job->features = trace_intern(t, trace_field(r, COL_CONSTRAINT));

@@ -32,6 +32,7 @@ typedef struct {
 	bool tagged;                            /* nodeox:flex in comment, or flex=1 */
 	bool rounds;                            /* uses the heterogeneous-rounds runtime */
 	const char *user, *account, *partition; /* NULL = not given */
+	const char *qos;                        /* sbatch --qos, NULL = not given */
 	const char *gpu_type;                   /* NULL = any type */
 	const char *comment;                    /* NULL = none */
 	const char *features;                   /* --constraint, NULL = none */

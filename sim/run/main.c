@@ -57,6 +57,7 @@ typedef struct {
 	gint64 latency_seed;
 	char *bf_phase;
 	double end_overhead;
+	double submit_phase;
 	double weight_age, weight_size;
 	char *max_age;
 	char **price; /* --price items, NULL when none given */
@@ -114,6 +115,12 @@ static int main_sched_params(const main_opts_t *o, sim_sched_params_t *p, char *
 		}
 		p->end_overhead_s = o->end_overhead;
 	}
+	if (!(o->submit_phase >= 0 && o->submit_phase < 1)) {
+		snprintf(err, len, "--submit-phase=%g: a fraction of a second, from 0 to below 1",
+			 o->submit_phase);
+		return -1;
+	}
+	p->submit_phase_s = o->submit_phase;
 	if (o->bf_max_job_test >= 0)
 		p->bf_max_job_test = (int)o->bf_max_job_test;
 	if (o->bf_interval >= 0)
@@ -185,6 +192,7 @@ static void main_store_args(const main_opts_t *o, GPtrArray *a)
 	if (o->bf_phase)
 		ARG("--bf-phase=bf-phase");
 	ARG("--end-overhead=%.17g", o->end_overhead);
+	ARG("--submit-phase=%.17g", o->submit_phase);
 	ARG("--bf-interval=%" G_GINT64_FORMAT, o->bf_interval);
 	ARG("--default-queue-depth=%" G_GINT64_FORMAT, o->queue_depth);
 	ARG("--priority-weight-age=%.17g", o->weight_age);
@@ -247,7 +255,7 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 	);
 	GOptionEntry entries[] = {
 		{ "cluster", 'c', 0, G_OPTION_ARG_FILENAME, &o->cluster,
-		  "Directory with slurm.conf, gres.conf and accounts.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
+		  "Directory with slurm.conf, gres.conf, accounts.conf and qos.conf (default " NODEOX_SIM_CLUSTER_DIR ")", "DIR" },
 		{ "policy", 'p', 0, G_OPTION_ARG_FILENAME, &o->policy,
 		  "nodeox.conf to apply (default DIR/nodeox.conf)", "FILE" },
 		{ "mode", 'm', 0, G_OPTION_ARG_STRING, &o->mode,
@@ -301,6 +309,10 @@ static int main_parse(int *argc, char ***argv, main_opts_t *o)
 		  "FILE" },
 		{ "end-overhead", 0, 0, G_OPTION_ARG_DOUBLE, &o->end_overhead,
 		  "With --bf-phase: seconds from a job's last second of run time to its end (0.075)", "S" },
+		{ "submit-phase", 0, 0, G_OPTION_ARG_DOUBLE, &o->submit_phase,
+		  "Fraction of its second at which a submission reaches slurmctld: the policy sees as "
+		  "idle the GPUs of jobs that ended before it, whose nodes wait for the next pass (0)",
+		  "F" },
 		{ "bf-interval", 0, 0, G_OPTION_ARG_INT64, &o->bf_interval, "bf_interval, s (30)", "S" },
 		{ "default-queue-depth", 0, 0, G_OPTION_ARG_INT64, &o->queue_depth,
 		  "Jobs the main pass looks at (100)", "N" },

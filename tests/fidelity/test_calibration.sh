@@ -22,4 +22,4 @@ NODEOX_SIM="$top_builddir/sim/nodeox-sim" FIDELITY_CALIBRATION_EXCEPT=multifacto
 	python3 "$top_srcdir/tools/fidelity-compare" --calibrate --check \
 	"$d/fifo" "$d/multinode" "$d/tagged" "$d/twopart" "$d/tiny" "$d/multifactor" "$d/crosstype" \
 	"$d/tagged-prefer" "$d/multifactor-prefer" "$d/fifo-prefer" "$d/fifo5" "$d/fifo5-when-blocked" \
-	"$d/fifo5-when-faster" "$d/fifo-when-faster" "$d/multinode-when-faster" "$d/large" "$d/mflarge" "$d/mfdbd" "$d/mffair"
+	"$d/fifo5-when-faster" "$d/fifo-when-faster" "$d/multinode-when-faster" "$d/large" "$d/mflarge" "$d/mfdbd" "$d/mffair" "$d/mfqos"

@@ -119,6 +119,12 @@ case $f in *"counted as 0"*) fail "fair-share with accounts.conf counted as 0: $
 echo AccountingStorageEnforce=limits >> "$out/c/slurm.conf"
 f=$("$sim" --replicas 1 -c "$out/c" "$out/c/trace.csv" 2>/dev/null | sed -n '/^This run, in the replays:/,$p' | tr '\n' ' ' | tr -s ' ')
 case $f in *"Beyond them:"*"fair-share with AccountingStorageEnforce=limits (replayed without it)"*) ;; *) fail "fair-share with limits enforced not named: $f" ;; esac
+f=$(footer_of PriorityWeightQOS=500 AccountingStorageType=accounting_storage/slurmdbd)
+case $f in *"Beyond them:"*"PriorityWeightQOS (not modelled: counted as 0)"*) ;; *) fail "QOS without qos.conf not named: $f" ;; esac
+printf 'QOS=high Priority=10\n' > "$out/c/qos.conf"
+f=$("$sim" --replicas 1 -c "$out/c" "$out/c/trace.csv" 2>/dev/null | sed -n '/^This run, in the replays:/,$p' | tr '\n' ' ' | tr -s ' ')
+case $f in *"Beyond them:"*"QOS priority on 10 nodes (replayed on up to 4)"*) ;; *) fail "QOS at 10 nodes not named beyond the replays (mfqos has 4): $f" ;; esac
+case $f in *"counted as 0"*) fail "QOS with qos.conf counted as 0: $f" ;; esac
 f=$(footer_of PriorityType=priority/basic)
 case $f in *"in the replays:"*"FIFO priority"*) ;; *) fail "FIFO not named: $f" ;; esac
 case $f in *"Beyond them"*"priorit"*) fail "FIFO priority beyond the replays: $f" ;; esac

@@ -1262,6 +1262,114 @@ static void test_end_latency(void **state)
 	cluster_free(c);
 }
 
+/* The policy's view of a job's end (sched.c, sched_soft_plan): slurmctld
+ * frees a job's GPUs when it records its end, and Broaden=when-blocked reads
+ * them idle from then, though the next job gets the node only at a later
+ * pass. Job 1 holds a1's four a100s for 100 s and ends at 100.075 (its last
+ * second plus end_overhead_s); with end_latency_s 1 its node goes on at
+ * 101. The tagged job 2 asks for four a100s: submitted at 101 (before that
+ * second's hand-on) it finds them idle and is kept as asked; at 100 (before
+ * the end) it is broadened; at 100 with --submit-phase 0.5 (after the end)
+ * it is kept again. Before the soft end, the submission at 101 was
+ * broadened: the view followed the hand-on. */
+static bool soft_end_broadened(int64_t submit, double phase)
+{
+	sim_cluster_t *c = cluster_from("NodeName=a1 CPUs=16 RealMemory=64000 Features=a100 Gres=gpu:a100:4\n"
+					"NodeName=l1 CPUs=16 RealMemory=64000 Features=l40s Gres=gpu:l40s:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	nodeox_conf_t *conf = NULL;
+	char err[256], csv[512];
+	assert_int_equal(nodeox_conf_parse_string("Broaden=when-blocked\n"
+						  "GpuType=a100 Feature=a100 Memory=80G Speed=1.0\n"
+						  "GpuType=l40s Feature=l40s Memory=48G Speed=1.0\n"
+						  "Group=g Types=a100,l40s\n",
+						  "soft.conf", &conf, err, sizeof(err)),
+			 0);
+	snprintf(csv, sizeof(csv),
+		 "job_id,submit,gpus,nodes,gpu_type,run_time,time_limit,comment\n"
+		 "1,0,4,1,a100,100,00:05:00,\n"
+		 "2,%" G_GINT64_FORMAT ",4,1,a100,10,00:05:00,nodeox:flex\n",
+		 submit);
+	sim_trace_t *t = trace_from(csv, conf);
+	sim_sched_opts_t o = { .params = c->params };
+	o.params.end_latency_s = 1;
+	o.params.submit_phase_s = phase;
+	sim_run_t *r = run_sched(c, t, conf, conf, &o);
+	assert_int_equal(r->jobs[job_at(t, 1)].end, 100);
+	bool b = r->jobs[job_at(t, 2)].broadened;
+	sched_run_free(r);
+	trace_free(t);
+	nodeox_conf_free(conf);
+	cluster_free(c);
+	return b;
+}
+
+static void test_soft_end(void **state)
+{
+	(void)state;
+	assert_false(soft_end_broadened(101, 0));
+	assert_true(soft_end_broadened(100, 0));
+	assert_false(soft_end_broadened(100, 0.5));
+}
+
+/* The QOS factor (qos.c; 22.05: assoc_mgr.c _set_qos_norm_priority, the
+ * QOS's priority over the highest of all; priority_multifactor.c
+ * set_priority_factors, only for a QOS with a priority, the raw priority
+ * with NO_NORMAL_QOS; summed after the partition factor). One node, full
+ * until 100 s; at 1 s three jobs for all of it: 2 in "normal" (0), 3 in
+ * "low" (10), 4 in "HIGH" (100, matched case-blind as assoc_mgr does), and
+ * 5 in a QOS qos.conf lacks (no QOS: 0). With PriorityWeightQOS=1000 they
+ * weigh 0, 100, 1000 and 0: 4, then 3, then 2 and 5 in submission order. */
+static void test_qos_factor(void **state)
+{
+	(void)state;
+	sim_qos_t q;
+	char err[256];
+	assert_int_equal(qos_parse("# qos\nQOS=low Priority=10\nQOS=high Priority=100\n", "qos.conf", &q, err,
+				   sizeof(err)),
+			 0);
+	assert_int_equal(q.n, 3); /* normal first */
+	assert_int_equal(q.max, 100);
+	assert_true(qos_factor(&q, qos_find(&q, NULL), false) == 0);
+	assert_true(qos_factor(&q, qos_find(&q, "low"), false) == 0.1);
+	assert_true(qos_factor(&q, qos_find(&q, "High"), false) == 1.0);
+	assert_true(qos_factor(&q, qos_find(&q, "low"), true) == 10);
+	assert_int_equal(qos_find(&q, "nope"), -1);
+	assert_true(qos_factor(&q, -1, false) == 0);
+	qos_free(&q);
+	assert_int_equal(qos_parse("QOS=a Prio=1\n", "qos.conf", &q, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "qos.conf:1: 'Prio=1': expected QOS=NAME [Priority=N]"));
+	assert_int_equal(qos_parse("QOS=a\nQOS=A Priority=2\n", "qos.conf", &q, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "qos.conf:2: QOS A given twice"));
+
+	sim_cluster_t *c = cluster_from("NodeName=n1 CPUs=16 RealMemory=64000 Gres=gpu:4\n"
+					"PartitionName=p Nodes=ALL Default=YES MaxTime=UNLIMITED\n");
+	assert_int_equal(qos_parse("QOS=low Priority=10\nQOS=high Priority=100\n", "qos.conf", &c->qos, err,
+				   sizeof(err)),
+			 0);
+	sim_trace_t *t = trace_from("job_id,submit,gpus,run_time,time_limit,qos\n"
+				    "1,0,4,100,00:05:00,\n2,1,4,10,00:05:00,\n3,1,4,10,00:05:00,low\n"
+				    "4,1,4,10,00:05:00,HIGH\n5,1,4,10,00:05:00,nope\n",
+				    NULL);
+	for (int no_normal = 0; no_normal < 2; no_normal++) {
+		sim_sched_opts_t o = { .params = c->params };
+		o.params.weight_qos = 1000;
+		o.params.no_normal_qos = no_normal;
+		sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+		int64_t s2 = r->jobs[job_at(t, 2)].start, s3 = r->jobs[job_at(t, 3)].start,
+			s4 = r->jobs[job_at(t, 4)].start, s5 = r->jobs[job_at(t, 5)].start;
+		assert_true(s4 >= 100 && s4 < s3 && s3 < s2 && s2 < s5);
+		sched_run_free(r);
+	}
+	sim_sched_opts_t o = { .params = c->params }; /* without the weight: submission order */
+	sim_run_t *r = run_sched(c, t, NULL, NULL, &o);
+	assert_true(r->jobs[job_at(t, 2)].start < r->jobs[job_at(t, 3)].start);
+	assert_true(r->jobs[job_at(t, 3)].start < r->jobs[job_at(t, 4)].start);
+	sched_run_free(r);
+	trace_free(t);
+	cluster_free(c);
+}
+
 /* Node weights (select/cons_tres's consec_weight): the lowest Weight is
  * taken first even when a heavier node fits better or comes first. */
 static void test_place_weight(void **state)
@@ -1807,6 +1915,8 @@ int main(void)
 		cmocka_unit_test(test_will_run_batches_large),
 		cmocka_unit_test(test_blocked_shorter_limit),
 		cmocka_unit_test(test_end_latency),
+		cmocka_unit_test(test_soft_end),
+		cmocka_unit_test(test_qos_factor),
 		cmocka_unit_test(test_pass_after_start),
 		cmocka_unit_test(test_reserve_whole_nodes),
 		cmocka_unit_test(test_reserve_other_type),
