@@ -419,6 +419,8 @@ typedef struct {
 					 * now on idle GPUs of its type and ends before
 					 * the jobs ahead could take them */
 	bool broaden;         /* the broadened finish is earlier by the margin */
+	bool tie_kept;        /* kept: no slower type, and broadened is not sooner by
+			       * more than NODEOX_MAP_RESOLUTION (with history) */
 	/* What decides each side, for `nodeox why` (the decision reads none
 	 * of it): GPUs on the side's usable nodes of the job's partitions,
 	 * idle and held by running jobs now; what the pending jobs ahead want

@@ -884,7 +884,15 @@ static bool decide_faster(const nodeox_conf_t *conf, const nodeox_job_t *job, co
 			    "kept: %s expected free %s, finishing there is sooner (%s; "
 			    "%s not expected sooner; Broaden=when-faster)",
 			    conf->types[req].name, ks, kf, types);
-	else if (e->broad_finish < e->kept_finish) {
+	else if (e->tie_kept) {
+		decide_when(bf, sizeof(bf), e->broad_finish);
+		decide_keep(out,
+			    "kept: %s expected free %s, finishing %s; broadened to %s it "
+			    "would finish %s, within backfill's %d s resolution: a tie, "
+			    "and the other types' GPUs stay with the jobs that asked for "
+			    "them (Broaden=when-faster)",
+			    conf->types[req].name, ks, kf, types, bf, NODEOX_MAP_RESOLUTION);
+	} else if (e->broad_finish < e->kept_finish) {
 		decide_when(bf, sizeof(bf), e->broad_finish);
 		decide_keep(out,
 			    "kept: %s expected free %s, finishing %s; broadened to %s it "
