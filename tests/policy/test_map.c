@@ -6,14 +6,15 @@
  * an 8-GPU job ahead holds), a case where broadening clearly wins, and a
  * hole long enough (or not) for the scaled limit; and running jobs' ends
  * expected from their users' run-time history (policy_history.c), where
- * that changes the decision.
+ * that changes the decision; and a near tie with no slower type, kept with
+ * history.
  *
  * Each scenario gives the same pending jobs both ways, as a list in priority
  * order (cl.map) and summed by type (cl.ahead, what the older estimate
  * reads). NODEOX_TEST_OLD_ESTIMATE=1 in the environment decides on the
  * older estimate instead: the three scenario tests then fail, which is how
  * they were shown to catch what it misses. NODEOX_TEST_NO_HISTORY=1 decides
- * with RunTimeHistory=no: the history scenario then fails.
+ * with RunTimeHistory=no: the history and the tie scenarios then fail.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -239,6 +240,35 @@ static void test_map_history(void **state)
 
 /* Past the map's bounds, or with only part of the jobs ahead, no estimate:
  * decided as when-blocked, saying so. */
+/*
+ * Ties with history (RunTimeHistory=yes): a 1-GPU l40s job (no eligible type
+ * slower) with a 2-minute limit; an l40s GPU frees at 30 s. With a100
+ * freeing at 10 s, broadened it would finish 20 s sooner, within backfill's
+ * 60 s resolution: kept, a tie. With a100 free at once and l40s only at
+ * 100 s, broadened is 100 s sooner: broadened. Under
+ * NODEOX_TEST_NO_HISTORY=1 the near tie broadens (the rule without
+ * history), and this test fails.
+ */
+static void test_map_tie_kept(void **state)
+{
+	nodeox_running_t near[] = { { 0, 1, 10 }, { 2, 1, 30 }, { 0, 3, 600 }, { 1, 4, 600 }, { 2, 3, 600 },
+				    { 3, 4, 600 } };
+	nodeox_running_t clear[] = { { 0, 1, 0 }, { 2, 1, 100 }, { 0, 3, 600 }, { 1, 4, 600 }, { 2, 3, 600 },
+				     { 3, 4, 600 } };
+
+	(void)state;
+	nodes_reset(0);
+	decide(near, 6, NULL, 0, "gres:gpu:l40s:1", 2);
+	want(NODEOX_KEEP, "within backfill's 60 s resolution: a tie");
+	assert_int_equal(d.estimate.kept_finish, 150);
+	assert_int_equal(d.estimate.broad_finish, 130);
+	assert_true(d.estimate.tie_kept);
+	decide(clear, 6, NULL, 0, "gres:gpu:l40s:1", 2);
+	assert_int_equal(d.action, NODEOX_REWRITE);
+	assert_int_equal(d.estimate.kept_finish, 220);
+	assert_int_equal(d.estimate.broad_finish, 120);
+}
+
 static void test_map_bounds(void **state)
 {
 	static nodeox_pending_t many[NODEOX_MAP_PENDING + 1];
@@ -298,4 +328,5 @@ static void test_pending_types(void **state)
 
 NODEOX_TEST_MAIN(NULL, NULL, cmocka_unit_test(test_map_blind_spot), cmocka_unit_test(test_map_broaden_wins),
 		 cmocka_unit_test(test_map_hole_fits_scaled_limit), cmocka_unit_test(test_map_bounds), cmocka_unit_test(test_map_history),
+		 cmocka_unit_test(test_map_tie_kept),
 		 cmocka_unit_test(test_pending_types))
