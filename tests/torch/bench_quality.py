@@ -7,8 +7,10 @@ mode="sync"), in an ordinary training loop:
         opt.zero_grad(); loss_fn(model(x), y).backward(); opt.step()
 
 Only mode and total_steps are given: local_steps 10, FedNova, outer
-Nesterov 0.3 / 0.7, 60 synchronous warm-up steps, no lr warm-up, cosine to
-0.1 of the inner lr at total_steps are the wrapper's defaults.
+Nesterov momentum 0.7 with the outer lr the inner optimizer picks (0.3 for
+the MLP's SGD, 0.9 for GPT-2's AdamW: nxt.default_outer_lr), 60
+synchronous warm-up steps, no lr warm-up, cosine to 0.1 of the inner lr at
+total_steps are the wrapper's defaults.
   --model mlp    tests/torch/fmnist.py's MLP (784-256-10), SGD lr 0.05,
                  momentum 0.9, batch 64 per rank; held-out loss: cross
                  entropy on the 10,000 Fashion-MNIST test images

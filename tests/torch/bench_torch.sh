@@ -101,14 +101,16 @@ fi
 # N; BENCH_Q_X sets the factor): the critical path at which it first
 # reached sync's final loss, the speed-up, its final loss. BENCH_Q_OPTS:
 # JSON of more RoundsOptimizer options for the rounds runs (tuning).
-# BENCH_QUALITY=0 leaves it out.
+# BENCH_Q_MODELS: which of "mlp gpt2" (default both). BENCH_QUALITY=0
+# leaves it out.
 if [ "${BENCH_QUALITY:-1}" = 1 ]; then
-    qmodels="mlp"
-    if "$TR_PY" -c 'import transformers' 2>/dev/null && [ -d /usr/share/games/fortunes ]; then
-        qmodels="mlp gpt2"
-    else
-        echo "bench-torch: no transformers for $TR_PY or no fortunes: the GPT-2 rows are left out"
-    fi
+    qmodels=${BENCH_Q_MODELS:-mlp gpt2}
+    case " $qmodels " in *" gpt2 "*)
+        if ! "$TR_PY" -c 'import transformers' 2>/dev/null || ! [ -d /usr/share/games/fortunes ]; then
+            qmodels=$(echo "$qmodels" | sed 's/gpt2//')
+            echo "bench-torch: no transformers for $TR_PY or no fortunes: the GPT-2 rows are left out"
+        fi
+    esac
     qx=${BENCH_Q_X:-2}
     qrun() {  # model mode seed steps-factor
         q=$RT_WORK/q-$1-$2-$3-$4

@@ -3,7 +3,7 @@
     import nodeox.torch as nxt
     ctx = nxt.init(emulate_speeds=None, emulate_base_ms=20.0)  # MPI up
     tr = nxt.Rounds(model, optimizer, mode="rounds", local_steps=10,
-                    combine="fednova", outer_lr=0.3, outer_momentum=0.7)
+                    combine="fednova", outer_momentum=0.7)  # outer_lr: by optimizer
     while tr.global_step < 1500:
         optimizer.zero_grad(); loss = loss_fn(model(x), y); loss.backward()
         updated = tr.step(loss)    # inner step; True when the global weights
@@ -191,6 +191,18 @@ def all_reduce(values):
     return values
 
 
+def default_outer_lr(optimizer):
+    """The outer lr Rounds takes when none is given: 0.9 for an inner
+    optimizer of the Adam family (a class named *Adam* in its MRO: Adam,
+    AdamW, NAdam, RAdam, Adamax, FusedAdam, AdamW8bit, ...), 0.3 for any
+    other (SGD). Measured in doc/runtime.md ("Quality through
+    RoundsOptimizer's defaults"): with AdamW, rounds of 10 at 0.3 kept pace
+    with sync but no more, and fell behind it in a longer run."""
+    if any("adam" in c.__name__.lower() for c in type(optimizer).__mro__):
+        return 0.9
+    return 0.3
+
+
 class Rounds:
     """Train model with optimizer in heterogeneous rounds (mode="rounds") or
     synchronous data parallel (mode="sync", the baseline: gradients
@@ -201,9 +213,13 @@ class Rounds:
     "time" with round_ms). combine: "fednova", "mean" or "samples"
     (batch_size, shard_size: this worker's batch and shard, for the
     samples and FedNova weights; equal by default). outer_lr,
-    outer_momentum: the outer Nesterov SGD (default 0.3 / 0.7, nodeox-run's
-    MLP recipe: DiLoCo's 0.7 / 0.9 is made for rounds of hundreds of AdamW
-    steps and overshoots with rounds of 10). sync_warmup: synchronous steps
+    outer_momentum: the outer Nesterov SGD (default momentum 0.7; outer_lr
+    None picks it from the inner optimizer: 0.9 for the Adam family, whose
+    steps are normalised per coordinate, so the workers' noisy displacements
+    largely cancel in the average (nodeox-run's transformer recipe), 0.3
+    otherwise (its MLP recipe; SGD); doc/runtime.md measures both. DiLoCo's
+    0.7 / 0.9 is made for rounds of hundreds of AdamW steps and overshoots
+    with rounds of 10). sync_warmup: synchronous steps
     before the first round (default 60; 0 starts in rounds). total_steps: when given, the engine's schedule
     (linear warm-up over warmup_steps, cosine to lr_min_ratio at
     total_steps, over the global step counter) scales every param group's
@@ -214,12 +230,15 @@ class Rounds:
     (rank-R.round-N.inner.pt); resume=True continues from the last one."""
 
     def __init__(self, model, optimizer, mode="rounds", local_steps=10, combine="fednova",
-                 outer_lr=0.3, outer_momentum=0.7, plan="speed", round_ms=0.0, sync_warmup=60,
+                 outer_lr=None, outer_momentum=0.7, plan="speed", round_ms=0.0, sync_warmup=60,
                  total_steps=None, warmup_steps=0, lr_min_ratio=0.1, batch_size=1, shard_size=1,
                  checkpoint_dir=None, checkpoint_every=1, resume=False, verbose=False):
         if _ctx is None:
             raise RuntimeError("nodeox.torch: call nxt.init() before Rounds")
         self.model, self.optimizer, self.mode = model, optimizer, mode
+        if outer_lr is None:
+            outer_lr = default_outer_lr(optimizer)
+        self.outer_lr = float(outer_lr)
         self.checkpoint_dir = checkpoint_dir
         self._schedule = total_steps is not None
         self.total_steps = total_steps
@@ -408,12 +427,12 @@ class Rounds:
         return _engine.progress()
 
     def summary(self):
-        """mode, rounds, global_steps, local_steps (per rank), critical_s,
-        train_s, dropped, bytes_communicated (all ranks), params_fnv. A
-        collective: every rank calls it."""
+        """mode, outer_lr, rounds, global_steps, local_steps (per rank),
+        critical_s, train_s, dropped, bytes_communicated (all ranks),
+        params_fnv. A collective: every rank calls it."""
         r = _engine.result()
         p = _engine.progress()
-        return {"mode": self.mode, "rounds": r["rounds"], "global_steps": r["global_steps"],
+        return {"mode": self.mode, "outer_lr": self.outer_lr, "rounds": r["rounds"], "global_steps": r["global_steps"],
                 "local_steps": list(p["steps_per_worker"]), "critical_s": r["critical_s"],
                 "train_s": r["train_s"], "dropped": r["dropped"],
                 "bytes_communicated": r["bytes_communicated"], "params_fnv": r["params_fnv"],
