@@ -2,9 +2,10 @@
 # tests/packaging/build-debs.sh SRCDIR OUTDIR: builds nodeox's binary packages
 # as an admin or a build machine would, from a clean copy of the source tree
 # (the files git tracks, plus new files git does not ignore: no build output
-# of the working tree gets in), with `dpkg-buildpackage -us -uc -b`, then runs
-# lintian on them (SRCDIR: a git checkout, or a clean copy of one's files
-# marked by a file .nodeox-clean). The .debs, the .changes, build.log and lintian.log land in
+# of the working tree gets in; in a root lane's build directory, which is no
+# git checkout, the list of those files tools/root.sh's root_sync wrote
+# there, .nodeox-synced), with `dpkg-buildpackage -us -uc -b`, then runs
+# lintian on them. The .debs, the .changes, build.log and lintian.log land in
 # OUTDIR. Fails when the build fails or lintian reports an error (E:).
 # Environment: NODEOX_SLURM_SOURCE (see debian/README.source), NODEOX_JOBS
 # (parallel jobs, default 2), DEB_BUILD_OPTIONS / DEB_BUILD_PROFILES as usual
@@ -19,24 +20,25 @@ for p in dpkg-buildpackage dh lintian git; do
 	command -v "$p" >/dev/null 2>&1 ||
 		{ echo "build-debs: $p not found (Debian packages dpkg-dev debhelper lintian git)" >&2; exit 1; }
 done
-# A git checkout, or a copy of one's files that its maker marked clean
-# (.nodeox-clean: tools/test's forky-deb lane copies the tree into its root)
-clean=0
-[ -f "$src/.nodeox-clean" ] && clean=1
-[ $clean = 1 ] || git -C "$src" rev-parse --git-dir >/dev/null 2>&1 ||
-	{ echo "build-debs: $src is not a git checkout: cannot tell sources from build outputs" >&2; exit 1; }
+# sources: NUL-separated paths, relative to $src
+sources()
+{
+	if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
+		(cd "$src" && { git ls-files -z; git ls-files -z --others --exclude-standard; })
+	else
+		tr '\n' '\0' < "$src/.nodeox-synced"
+	fi
+}
+git -C "$src" rev-parse --git-dir >/dev/null 2>&1 || [ -f "$src/.nodeox-synced" ] ||
+	{ echo "build-debs: $src is neither a git checkout nor a root lane's copy (.nodeox-synced): cannot tell sources from build outputs" >&2; exit 1; }
 
 t0=$SECONDS
 work=$out/src
 rm -rf "$work" "$out"/*.deb "$out"/*.changes "$out"/*.buildinfo
 mkdir -p "$work/nodeox"
-if [ $clean = 1 ]; then
-	(cd "$src" && tar --exclude=./.nodeox-clean -cf - .) | tar -xf - -C "$work/nodeox"
-else
-	(cd "$src" && { git ls-files -z; git ls-files -z --others --exclude-standard; } |
-		while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
-		tar --null -cf - -T -) | tar -xf - -C "$work/nodeox"
-fi
+(cd "$src" && sources |
+	while IFS= read -r -d '' f; do [ -e "$f" ] && printf '%s\0' "$f"; done |
+	tar --null -cf - -T -) | tar -xf - -C "$work/nodeox"
 say "building packages in $work/nodeox (log: $out/build.log)"
 if ! (cd "$work/nodeox" && nice dpkg-buildpackage -us -uc -b -j"${NODEOX_JOBS:-2}") > "$out/build.log" 2>&1; then
 	tail -n 40 "$out/build.log"
