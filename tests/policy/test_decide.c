@@ -816,11 +816,14 @@ static void test_when_faster(void **state)
 		assert_int_equal(d.estimate.broad_slowest, 2);
 	}
 
-	/* an l40s job whose only other type is faster (a100): no margin, and
-	 * as soon is enough: a tie broadens it (it starts on whichever frees
-	 * first), as does an a100 freeing sooner */
+	/* an l40s job whose only other type is faster (a100): no margin. With
+	 * run-time history (the default) a tie keeps it, and an a100 freeing
+	 * more than backfill's 60 s resolution sooner broadens it; with
+	 * RunTimeHistory=no as soon is enough: a tie broadens it too (it starts
+	 * on whichever frees first) */
 	{
 		nodeox_job_t lj = job;
+		nodeox_conf_t *nh = conf_with("Broaden=when-faster\nRunTimeHistory=no\n");
 
 		lj.tres_per_node = "gres:gpu:l40s:4";
 		run[0] = (nodeox_running_t){ 0, 4, 240 };
@@ -828,12 +831,16 @@ static void test_when_faster(void **state)
 		run[2] = (nodeox_running_t){ 1, 4, 10800 };
 		run[3] = (nodeox_running_t){ 3, 4, 10800 };
 		nodeox_policy_decide(c, &lj, &cl, &d);
+		assert_keep("would finish no sooner");
+		assert_int_equal(d.estimate.kept_finish, d.estimate.broad_finish);
+		nodeox_policy_decide(nh, &lj, &cl, &d);
 		assert_rewrite();
 		assert_int_equal(d.estimate.kept_finish, d.estimate.broad_finish);
 		run[0] = (nodeox_running_t){ 0, 4, 120 };
 		nodeox_policy_decide(c, &lj, &cl, &d);
 		assert_rewrite();
 		assert_int_equal(d.estimate.broad_start, 120);
+		nodeox_conf_free(nh);
 	}
 
 	/* free now on the requested type: kept, whatever the others do */
