@@ -69,6 +69,15 @@ root_build_dir()
 	echo "/build/$(echo "$tree" | tr '/' '_' | sed 's/^_//')"
 }
 
+# root_source_mark VERSION: the file, as seen inside the root, that names the
+# configured Slurm source a lane of Debian's Slurm VERSION builds against
+# (written by tools/setup-root; SchedMD's source may be an earlier micro
+# release).
+root_source_mark()
+{
+	echo "/var/cache/nodeox/slurm-source-$1"
+}
+
 # root_ready: true when the root has been made and its packages installed.
 root_ready()
 {
